@@ -127,10 +127,13 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
     }
     for (const p of pending) {
       const owner = enclosingDef(p.node, defs, true);
-      if (owner?.kind !== "class") continue;
-      if (p.kind === "attribute")
-        owner.attrs.push([p.node.startPosition.row + 1, p.node.endPosition.row + 1]);
-      else collectBases(p.node, owner.bases);
+      if (owner?.kind !== "class" || defs.has(p.node.id)) continue;
+      if (p.kind === "bases") {
+        collectBases(p.node, owner.bases);
+        continue;
+      }
+      const range: [number, number] = [p.node.startPosition.row + 1, p.node.endPosition.row + 1];
+      if (!owner.attrs.some(([a, b]) => a === range[0] && b === range[1])) owner.attrs.push(range);
     }
     const symbols = ordered.map((d) => toSymbol(d, lang));
     return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
@@ -231,6 +234,9 @@ function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
   let qualName = d.qualName;
   if (d.kind === "class") {
     className = d.parent?.kind === "class" ? d.parent.qualName : null;
+  } else if (prototypeOwner(node)) {
+    className = prototypeOwner(node);
+    qualName = `${className}.${d.name}`;
   } else if (d.receiver) {
     className = receiverType(d.receiver);
     qualName = className ? `${className}.${d.name}` : d.name;
@@ -242,7 +248,11 @@ function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
     className = anc?.qualName ?? null;
   }
   const kind: SymbolKind =
-    d.kind === "function" && className !== null && d.parent?.kind === "class" ? "method" : d.kind;
+    d.kind === "function" &&
+    className !== null &&
+    (d.parent?.kind === "class" || prototypeOwner(node) !== null)
+      ? "method"
+      : d.kind;
   const sym: SymbolInfo = {
     kind,
     name: d.name,
@@ -282,7 +292,7 @@ function hasAsync(node: Node): boolean {
 function headerEndOf(node: Node, value: Node | null, lang: LanguageId, end: number): number {
   if (node.type === "type_spec" || node.type === "type_alias") return end;
   let target = value ?? node;
-  if (target.type === "variable_declarator") target = target.childForFieldName("value") ?? target;
+  if (!target.childForFieldName("body")) target = target.childForFieldName("value") ?? target;
   const body = target.childForFieldName("body");
   if (!body) return end;
   if (lang === "python") {
@@ -299,4 +309,13 @@ function headerEndOf(node: Node, value: Node | null, lang: LanguageId, end: numb
 function receiverType(receiver: Node): string | null {
   const m = /^\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)/.exec(receiver.text);
   return m?.[1] ?? null;
+}
+
+/** `Foo.prototype.bar = function () {}` → `Foo`. */
+function prototypeOwner(node: Node): string | null {
+  if (node.type !== "expression_statement") return null;
+  const obj = node.firstNamedChild?.childForFieldName("left")?.childForFieldName("object");
+  if (obj?.type !== "member_expression" || obj.childForFieldName("property")?.text !== "prototype")
+    return null;
+  return obj.childForFieldName("object")?.text ?? null;
 }

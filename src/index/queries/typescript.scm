@@ -21,6 +21,12 @@
   name: (identifier) @name
   value: (class (class_heritage)? @bases)) @class
 
+; static Inner = class extends Base {} in a class body: a nested class
+(class_body
+  (public_field_definition
+    name: (property_identifier) @name
+    value: (class (class_heritage)? @bases)) @class)
+
 (class_body
   (method_definition
     name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @method)
@@ -55,7 +61,8 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)] @value) @function
 
-(expression_statement
-  (assignment_expression
-    left: (member_expression property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)] @value)) @function
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @name)
+      right: [(arrow_function) (function_expression) (generator_function)] @value)) @function)
