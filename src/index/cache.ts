@@ -54,6 +54,7 @@ export class IndexCache {
   readonly dir: string;
   private readonly onNote: (note: string) => void;
   private writeFailed = false;
+  private readonly madeDirs = new Set<string>();
 
   constructor(cacheDir: string, onNote: (note: string) => void) {
     this.dir = join(cacheDir, `index-${extractorKey()}`);
@@ -127,7 +128,11 @@ export class IndexCache {
     if (this.writeFailed) return;
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
-      await mkdir(dirname(path), { recursive: true });
+      const dir = dirname(path);
+      if (!this.madeDirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
       await writeFile(tmp, text);
       await rename(tmp, path);
     } catch (err) {

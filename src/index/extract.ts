@@ -119,15 +119,34 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
         defs.set(defNode.id, d);
       }
     }
-    // Nesting: the nearest enclosing definition.
-    const ordered = [...defs.values()].sort((a, b) => a.node.startIndex - b.node.startIndex);
-    for (const d of ordered) {
-      d.parent = enclosingDef(d.node, defs);
-      d.qualName = d.parent ? `${d.parent.qualName}.${d.name}` : d.name;
-    }
+    // Nesting by byte ranges (tree nodes nest properly): one sweep, no walks up the tree.
+    type Item = { s: number; e: number; def: Def | null; pend: (typeof pending)[number] | null };
+    const items: Item[] = [];
+    for (const d of defs.values())
+      items.push({ s: d.node.startIndex, e: d.node.endIndex, def: d, pend: null });
     for (const p of pending) {
-      const owner = enclosingDef(p.node, defs, true);
-      if (owner?.kind !== "class" || defs.has(p.node.id)) continue;
+      if (!defs.has(p.node.id)) items.push({ s: p.node.startIndex, e: p.node.endIndex, def: null, pend: p });
+    }
+    items.sort((a, b) => a.s - b.s || b.e - a.e || (a.def ? 0 : 1) - (b.def ? 0 : 1));
+    const stack: Item[] = [];
+    const ordered: Def[] = [];
+    for (const it of items) {
+      while (
+        stack.length > 0 &&
+        !(stack[stack.length - 1]!.s <= it.s && it.e <= stack[stack.length - 1]!.e)
+      ) {
+        stack.pop();
+      }
+      const owner = stack[stack.length - 1]?.def ?? null;
+      if (it.def) {
+        it.def.parent = owner;
+        it.def.qualName = owner ? `${owner.qualName}.${it.def.name}` : it.def.name;
+        ordered.push(it.def);
+        stack.push(it);
+        continue;
+      }
+      const p = it.pend!;
+      if (owner?.kind !== "class") continue;
       if (p.kind === "bases") {
         collectBases(p.node, owner.bases);
         continue;
@@ -135,21 +154,11 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
       const range: [number, number] = [p.node.startPosition.row + 1, p.node.endPosition.row + 1];
       if (!owner.attrs.some(([a, b]) => a === range[0] && b === range[1])) owner.attrs.push(range);
     }
-    const symbols = ordered.map((d) => toSymbol(d, lang));
+    const symbols = ordered.map((d) => toSymbol(d, lang, text));
     return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
   } finally {
     tree.delete();
   }
-}
-
-function enclosingDef(node: Node, defs: Map<number, Def>, includeSelf = false): Def | null {
-  let cur: Node | null = includeSelf ? node : node.parent;
-  while (cur) {
-    const d = defs.get(cur.id);
-    if (d) return d;
-    cur = cur.parent;
-  }
-  return null;
 }
 
 function collectBases(node: Node, out: string[]): void {
@@ -176,7 +185,7 @@ function decoratorText(n: Node): string {
   return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
 }
 
-function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
+function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
   let node = d.node;
   let first = node;
   const decorators: string[] = [];
@@ -204,7 +213,14 @@ function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
     exported = true;
     outer = outer.parent;
   }
-  for (const c of [...outer.namedChildren, ...(outer === node ? [] : node.namedChildren)]) {
+  // Python keeps decorators only in decorated_definition; other languages have them among the children.
+  const scan =
+    lang !== "python"
+      ? [...outer.namedChildren, ...(outer === node ? [] : node.namedChildren)]
+      : outer === node
+        ? []
+        : outer.namedChildren;
+  for (const c of scan) {
     if (!c) continue;
     if (c.type === "decorator") decorators.push(decoratorText(c));
     if (c.type === "modifiers") {
@@ -216,7 +232,8 @@ function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
   }
   first = outer;
   // TS/JS method decorators are siblings before the method in the class body.
-  let prev = outer.previousNamedSibling;
+  let prev =
+    lang === "typescript" || lang === "tsx" || lang === "javascript" ? outer.previousNamedSibling : null;
   const leading: string[] = [];
   while (prev && prev.type === "decorator") {
     leading.unshift(decoratorText(prev));
@@ -228,7 +245,7 @@ function toSymbol(d: Def, lang: LanguageId): SymbolInfo {
   const start = first.startPosition.row + 1;
   const end = outer.endPosition.row + 1;
   const valueNode = d.value ?? node;
-  const isAsync = hasAsync(valueNode);
+  const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
   const headerEnd = headerEndOf(node, d.value, lang, end);
   let className: string | null = null;
   let qualName = d.qualName;
@@ -280,14 +297,9 @@ function classKindOf(node: Node): string {
   return CLASS_KIND[node.type] ?? "class";
 }
 
-function hasAsync(node: Node): boolean {
-  for (const c of node.children) {
-    if (!c) continue;
-    if (c.type === "async") return true;
-    if (c.isNamed) break;
-  }
-  return false;
-}
+/** `async` before a definition, after modifiers (`export`, `static`, `public`, ...). */
+const ASYNC_PREFIX =
+  /^(?:(?:export|default|public|private|protected|static|override|readonly|abstract|declare)\s+)*async\b/;
 
 function headerEndOf(node: Node, value: Node | null, lang: LanguageId, end: number): number {
   if (node.type === "type_spec" || node.type === "type_alias") return end;

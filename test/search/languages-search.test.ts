@@ -98,6 +98,7 @@ test("javascript: search_method_in_file, literal template-string search, inherit
     { file: "src/models/item.js", class: "Item", method: "reserve", start: 22, end: 26 },
   ]);
   assert.match(r.text, /22 \| {3}async reserve\(amount\) \{/);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the search is for a literal JS template string
   const t = await a.call("search_code", ['`${n} item${n === 1 ? "" : "s"}`']);
   assert.deepEqual(
     t.results.map((x) => [x.file, x.method, x.start]),
