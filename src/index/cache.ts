@@ -4,7 +4,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
-import type { ExtractResult, FileRecord, SymbolInfo } from "./types.ts";
+import { decodeSymbols, encodeSymbols } from "./codec.ts";
+import type { ExtractResult, FileRecord } from "./types.ts";
 
 /** Bumped whenever the extractor's output changes shape or meaning. */
 const EXTRACTOR_VERSION = 3;
@@ -82,16 +83,33 @@ export class IndexCache {
       return null;
     }
     try {
-      const data = JSON.parse(text) as Manifest;
+      const data = JSON.parse(text) as StoredManifest;
       if (data.root !== realRoot || typeof data.writtenAt !== "number" || !Array.isArray(data.files)) {
         throw new Error("bad shape");
       }
-      for (const f of data.files) {
-        if (typeof f.path !== "string" || typeof f.hash !== "string" || !validSymbols(f.symbols)) {
+      const files: ManifestEntry[] = data.files.map((f) => {
+        if (
+          typeof f.p !== "string" ||
+          typeof f.h !== "string" ||
+          typeof f.b !== "number" ||
+          typeof f.m !== "number" ||
+          typeof f.e !== "number" ||
+          typeof f.l !== "string"
+        ) {
           throw new Error("bad entry");
         }
-      }
-      return data;
+        return {
+          path: f.p,
+          language: f.l as ManifestEntry["language"],
+          isTest: false,
+          bytes: f.b,
+          hash: f.h,
+          mtimeMs: f.m,
+          syntaxErrors: f.e,
+          symbols: decodeSymbols(f.s),
+        };
+      });
+      return { root: data.root, writtenAt: data.writtenAt, files };
     } catch {
       this.onNote("the index cache manifest for this repository was corrupt; rebuilding it");
       await rm(path, { force: true }).catch(() => {});
@@ -100,7 +118,20 @@ export class IndexCache {
   }
 
   async saveManifest(manifest: Manifest): Promise<void> {
-    await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(manifest));
+    const stored: StoredManifest = {
+      root: manifest.root,
+      writtenAt: manifest.writtenAt,
+      files: manifest.files.map((f) => ({
+        p: f.path,
+        l: f.language,
+        b: f.bytes,
+        h: f.hash,
+        m: f.mtimeMs,
+        e: f.syntaxErrors,
+        s: encodeSymbols(f.symbols),
+      })),
+    };
+    await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
   }
 
   async getObject(hash: string): Promise<ExtractResult | null> {
@@ -111,9 +142,9 @@ export class IndexCache {
       return null;
     }
     try {
-      const data = JSON.parse(text) as ExtractResult;
-      if (!validSymbols(data.symbols) || typeof data.syntaxErrors !== "number") throw new Error("bad shape");
-      return data;
+      const data = JSON.parse(text) as { s: unknown; e: unknown };
+      if (typeof data.e !== "number") throw new Error("bad shape");
+      return { symbols: decodeSymbols(data.s), syntaxErrors: data.e };
     } catch {
       this.onNote(`a corrupt index cache entry (${hash.slice(0, 12)}) was rebuilt`);
       return null;
@@ -121,7 +152,10 @@ export class IndexCache {
   }
 
   async putObject(hash: string, result: ExtractResult): Promise<void> {
-    await this.writeAtomic(this.objectPath(hash), JSON.stringify(result));
+    await this.writeAtomic(
+      this.objectPath(hash),
+      JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }),
+    );
   }
 
   private async writeAtomic(path: string, text: string): Promise<void> {
@@ -145,20 +179,9 @@ export class IndexCache {
   }
 }
 
-function validSymbols(symbols: unknown): symbols is SymbolInfo[] {
-  if (!Array.isArray(symbols)) return false;
-  for (const s of symbols as SymbolInfo[]) {
-    if (
-      typeof s !== "object" ||
-      s === null ||
-      typeof s.name !== "string" ||
-      typeof s.qualName !== "string" ||
-      typeof s.start !== "number" ||
-      typeof s.end !== "number" ||
-      !Array.isArray(s.baseNames)
-    ) {
-      return false;
-    }
-  }
-  return true;
+/** The manifest as stored: short keys, symbols encoded by codec.ts. */
+interface StoredManifest {
+  root: string;
+  writtenAt: number;
+  files: { p: string; l: string; b: number; h: string; m: number; e: number; s: unknown }[];
 }
