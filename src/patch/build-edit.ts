@@ -140,38 +140,55 @@ export function buildEdit(
     entries.map((e) => squash(e.text)),
     patched.map(squash),
   );
-  const anchorDelta = new Map<number, number>();
+  // Lines <patched> repeats exactly are the strongest anchors; lines equal but for whitespace come next
+  // (<patched> written at a different base indentation than <original>).
+  const exactAnchor = new Map<number, number>();
+  for (const op of ops) {
+    if (op.kind !== "equal") continue;
+    const e = entries[op.a]!;
+    if (e.origIdx < 0 || e.text.trim() === "") continue;
+    exactAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
+  }
+  const looseAnchor = new Map<number, number>();
   for (const op of sOps) {
     if (op.kind !== "equal") continue;
     const e = entries[op.a]!;
     if (e.origIdx < 0 || squash(e.text) === "") continue;
-    anchorDelta.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
+    looseAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
   }
   // The first line is often copied with a different indentation than the rest (seed guess 2): when other
   // lines anchor the block, the first one does not vote.
   const firstPi = patched.findIndex((l) => l.trim() !== "");
-  if (anchorDelta.size > 1 && anchorDelta.has(firstPi)) anchorDelta.delete(firstPi);
+  for (const m of [exactAnchor, looseAnchor]) if (m.size > 1 && m.has(firstPi)) m.delete(firstPi);
   const origDeltas: number[] = [];
   for (const e of entries) {
     if (e.origIdx >= 0 && e.text.trim() !== "") origDeltas.push(col(ft.lines[e.fileIdx]!) - col(e.text));
   }
   const firstDelta = firstPi >= 0 ? col(ft.lines[loc.start] ?? "") - col(patched[firstPi]!) : 0;
-  const globalAnchor = mode([...anchorDelta.values()]);
+  const exactMode = mode([...exactAnchor.values()]);
+  const looseMode = mode([...looseAnchor.values()]);
   const origMode = mode(origDeltas);
-  const anchorsSorted = [...anchorDelta.keys()].sort((a, b) => a - b);
-  const local = (j: number): number => {
-    let best: number | undefined;
-    for (const a of anchorsSorted) {
-      if (a < j) best = a;
-      else break;
-    }
-    if (best === undefined) best = anchorsSorted.find((a) => a > j);
-    return best === undefined ? (globalAnchor ?? origMode ?? 0) : anchorDelta.get(best)!;
+  const nearest = (anchors: Map<number, number>, fallback: number) => {
+    const sorted = [...anchors.keys()].sort((a, b) => a - b);
+    return (j: number): number => {
+      let best: number | undefined;
+      for (const a of sorted) {
+        if (a < j) best = a;
+        else break;
+      }
+      if (best === undefined) best = sorted.find((a) => a > j);
+      return best === undefined ? fallback : anchors.get(best)!;
+    };
   };
   const guesses: { guess: string; delta: (j: number) => number }[] = [];
-  if (globalAnchor !== null)
-    guesses.push({ guess: "relative to the matched lines", delta: () => globalAnchor });
-  if (anchorsSorted.length > 0) guesses.push({ guess: "relative to the nearest matched line", delta: local });
+  if (exactMode !== null) {
+    guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
+    guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
+  }
+  if (looseMode !== null) {
+    guesses.push({ guess: "relative to the matched lines", delta: () => looseMode });
+    guesses.push({ guess: "relative to the nearest matched line", delta: nearest(looseAnchor, looseMode) });
+  }
   if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   guesses.push({ guess: "as written from line 2", delta: () => 0 });
   guesses.push({ guess: "relative to the first line", delta: () => firstDelta });

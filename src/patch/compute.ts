@@ -148,7 +148,7 @@ export async function computePatch(
           ? "RAW_PATCH_BUT_AMBIGUOUS"
           : "RAW_PATCH_BUT_UNMATCHED";
     let message = r.message;
-    if (r.reason === "not-found" && edit.original && edit.original.some((l) => l.trim() !== "")) {
+    if (r.reason === "not-found" && (!edit.original || edit.original.every((l) => l.trim() === ""))) {
       message += ' To create a new file, write <file new="true">path</file> with an empty <original>.';
     }
     return { ok: false, out: fail(arg, status, message) };
@@ -332,14 +332,7 @@ export async function computePatch(
     if (loc.kind !== "ambiguous" && (!mapped || loc.kind !== "found") && st.applied.length > 0) {
       const again = locate(st.current.lines, orig);
       if (again.kind === "found") {
-        const overl = st.applied.find((a) => again.start < a.curEnd && a.curStart < again.end);
-        if (overl) {
-          return fail(
-            path,
-            "RAW_PATCH_BUT_AMBIGUOUS",
-            `<original> overlaps the lines edit ${overl.edit} changes. Merge the two edits into one.`,
-          );
-        }
+        // Found only in the text earlier edits produced: this edit builds on them.
         loc = again;
         mapped = { start: again.start, end: again.end, map: again.map };
       } else if (loc.kind !== "found") loc = again;

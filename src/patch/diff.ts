@@ -121,9 +121,11 @@ export function unifiedDiff(path: string, before: FileText | null, after: FileTe
   const a = quotePath(`a/${path}`);
   const b = quotePath(`b/${path}`);
   let out = `diff --git ${a} ${b}\n`;
+  // Like git, a name with a space gets a tab after it on the ---/+++ lines.
+  const tab = (p: string) => (p.includes(" ") ? `${p}\t` : p);
   if (!before) out += "new file mode 100644\n--- /dev/null\n";
-  else out += `--- ${a}\n`;
-  out += `+++ ${b}\n`;
+  else out += `--- ${tab(a)}\n`;
+  out += `+++ ${tab(b)}\n`;
   const line = (prefix: string, text: string, eol: string) => {
     if (eol === "") return `${prefix}${text}\n\\ No newline at end of file\n`;
     return `${prefix}${text}${eol === "\r\n" ? "\r\n" : "\n"}`;

@@ -48,8 +48,8 @@ export function detectStyle(lines: readonly string[], modelLines: readonly strin
     else if (l.startsWith(" ") && l.trim() !== "" && !/^ \*/.test(l)) spaces++;
   }
   if (tabs === 0 && spaces === 0) {
-    const m = detectStyle(modelLines);
-    return { ...m, known: false };
+    if (modelLines.length === 0) return { tabs: false, unit: 4, known: false };
+    return { ...detectStyle(modelLines), known: false };
   }
   if (tabs > spaces) return { tabs: true, unit: modeIncrease(modelLines) ?? 4, known: true };
   return { tabs: false, unit: modeIncrease(lines) ?? 4, known: true };
