@@ -91,7 +91,14 @@ export async function evaluateApplied(
   }
   if (budget.exhausted()) {
     return {
-      evaluation: { status: "failing", reward: 0, rewardSource: "unscored", failure: check.failure, ...runs },
+      evaluation: {
+        status: "failing",
+        reward: 0,
+        rewardSource: "unscored",
+        scoreReason: "the model budget was spent",
+        failure: check.failure,
+        ...runs,
+      },
       rewardAsked: false,
     };
   }
@@ -107,7 +114,27 @@ export async function evaluateApplied(
     // The budget ran out during the call: keep the checked node, unscored, and let the search stop.
     if (!budget.exhausted()) throw err;
     return {
-      evaluation: { status: "failing", reward: 0, rewardSource: "unscored", failure: check.failure, ...runs },
+      evaluation: {
+        status: "failing",
+        reward: 0,
+        rewardSource: "unscored",
+        scoreReason: "the model budget was spent",
+        failure: check.failure,
+        ...runs,
+      },
+      rewardAsked: true,
+    };
+  }
+  if (reward.unusable) {
+    return {
+      evaluation: {
+        status: "failing",
+        reward: 0,
+        rewardSource: "unscored",
+        scoreReason: reward.reason,
+        failure: check.failure,
+        ...runs,
+      },
       rewardAsked: true,
     };
   }

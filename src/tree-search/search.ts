@@ -177,7 +177,7 @@ export async function runTreeSearch(options: TreeSearchOptions): Promise<TreeSea
           solved = true;
           break;
         }
-        if (node.evaluation.rewardSource === "unscored") {
+        if (node.evaluation.rewardSource === "unscored" && budget.exhausted()) {
           stopAfter = { stop: "budget", detail: `model budget spent (${budget.describe()})` };
           break;
         }

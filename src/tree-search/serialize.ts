@@ -156,7 +156,8 @@ function statusText(n: TreeNode): string {
       return "**passed**";
     case "failing":
       if (e.sameFailureAsParent) return "failing (same failure as parent, reward 0)";
-      if (e.rewardSource === "unscored") return "failing (unscored: budget spent)";
+      if (e.rewardSource === "unscored")
+        return `failing (unscored: ${oneLine(e.scoreReason ?? "no score", 60)})`;
       return `failing (score ${e.score ?? Math.round(e.reward * 100)})`;
     default:
       return `${e.status}${e.message ? `: ${oneLine(e.message, 60)}` : ""}`;

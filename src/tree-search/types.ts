@@ -22,7 +22,7 @@ export type RewardSource =
   | "rule"
   /** The reward model's 0–100 score. */
   | "model"
-  /** The budget ran out before the reward model could be asked; the reward is 0. */
+  /** No score: the budget ran out first, or the reward model's answer was unusable; the reward is 0. */
   | "unscored";
 
 /** One execution as the search keeps it (output already cut to what a prompt can carry). */
@@ -123,6 +123,8 @@ export interface Reward {
   /** 0–100. */
   score: number;
   reason: string;
+  /** The reward model gave no usable score: the attempt stays unscored (reward 0) with `reason`. */
+  unusable?: boolean;
 }
 
 /** Applies and checks candidates; the reward model scores the ones that neither break nor pass. */
