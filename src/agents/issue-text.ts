@@ -29,11 +29,11 @@ export function sanitizeIssueText(text: string): string {
 }
 
 /** Keeps the head and tail of an over-long text, saying how much was cut. */
-export function capText(text: string, max: number): string {
+export function capText(text: string, max: number, what = "text"): string {
   if (text.length <= max) return text;
   const head = Math.floor(max * 0.7);
   const tail = max - head;
-  return `${text.slice(0, head)}\n\n[... ${text.length - max} characters of the issue omitted ...]\n\n${text.slice(-tail)}`;
+  return `${text.slice(0, head)}\n\n[... ${text.length - max} characters of the ${what} omitted ...]\n\n${text.slice(-tail)}`;
 }
 
 /**
@@ -42,8 +42,9 @@ export function capText(text: string, max: number): string {
  */
 export function fenceIssue(issue: Issue, maxChars = MAX_ISSUE_CHARS): string {
   const title = sanitizeIssueText(issue.title).replace(/\s+/g, " ");
-  const body = capText(sanitizeIssueText(issue.body), maxChars).replace(/<\/?issue(-[a-z]+)?>/gi, (m) =>
-    m.replace("<", "‹").replace(">", "›"),
+  const body = capText(sanitizeIssueText(issue.body), maxChars, "issue").replace(
+    /<\/?issue(-[a-z]+)?>/gi,
+    (m) => m.replace("<", "‹").replace(">", "›"),
   );
   return `<issue>\n<issue-title>${title}</issue-title>\n<issue-body>\n${body || "(empty)"}\n</issue-body>\n</issue>`;
 }
