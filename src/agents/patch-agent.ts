@@ -114,6 +114,8 @@ export async function runPatchWriter<R extends PatchApplyResult>(
     maxAttempts?: number;
     recorder?: ArtifactRecorder;
     onAttempt?: (n: number, max: number) => void;
+    /** Called with each attempt as soon as it is applied (so that a later failure loses nothing). */
+    onResult?: (attempt: PatchAttempt<R>) => void;
   } = {},
 ): Promise<PatchWriterOutcome<R>> {
   const max = Math.max(1, opts.maxAttempts ?? DEFAULT_PATCH_ATTEMPTS);
@@ -127,6 +129,7 @@ export async function runPatchWriter<R extends PatchApplyResult>(
     const result = await engine.apply(answer);
     const attempt: PatchAttempt<R> = { attempt: n, answer, result };
     attempts.push(attempt);
+    opts.onResult?.(attempt);
     opts.recorder?.write(`patch/attempt-${n}.md`, attemptMarkdown(attempt, max));
     if (result.diff) opts.recorder?.write(`patch/attempt-${n}.diff`, result.diff);
     if (!best || engine.compare(result.status, best.result.status) > 0) best = attempt;
