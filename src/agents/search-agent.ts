@@ -212,7 +212,10 @@ export async function runSearch<L extends ResolvedLocationLike>(
     for (const call of calls) {
       const before = seen.get(call.text);
       if (before !== undefined) {
-        const text = `You already made this call in round ${before}; its result is earlier in this conversation. Do not repeat a search: try different arguments or another API.`;
+        const text =
+          before === round
+            ? "This call appears twice in your answer; it was run once (see its result above)."
+            : `You already made this call in round ${before}; its result is earlier in this conversation. Do not repeat a search: try different arguments or another API.`;
         rec.calls.push({ call: call.text, ok: false, repeatedFrom: before, text });
         blocks.push(`Result of ${call.text}:\n${text}`);
         continue;

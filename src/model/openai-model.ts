@@ -107,6 +107,7 @@ export class OpenAIModel implements ModelPort {
     const started = Date.now();
     let messages = input;
     let trimmed = 0;
+    let trims = 0;
     let attempts = 0;
     let retries = 0;
     let useJson = Boolean(opts.json) && this.jsonModeSupported;
@@ -152,9 +153,10 @@ export class OpenAIModel implements ModelPort {
         let next: Error | null = null;
         if (f.kind === "context") {
           const t = trimHistory(messages);
-          if (t && trimmed < 8) {
+          if (t && trims < 12) {
             messages = t.messages;
             trimmed += t.dropped;
+            trims++;
             continue;
           }
           next = new ContextLengthExceeded(

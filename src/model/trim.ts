@@ -1,5 +1,8 @@
 import type { ChatMessage } from "./types.ts";
 
+const NOTE_RE =
+  /^\[(\d+) earlier message\(s\) of this conversation were removed to fit the context window\.\]$/;
+
 /**
  * Makes a conversation shorter after the endpoint said it does not fit the context window.
  * First drops the oldest messages between the opening (system + first user message, which hold the
@@ -12,15 +15,23 @@ export function trimHistory(messages: ChatMessage[]): { messages: ChatMessage[];
   const middle = messages.length - keepHead - keepTail;
   if (middle > 0) {
     // Drop about half of the middle (at least one user/assistant pair) so that a retry has a real chance.
-    let drop = Math.max(2, Math.ceil(middle / 2));
-    drop = Math.min(drop, middle);
-    const kept = [...messages.slice(0, keepHead), ...messages.slice(keepHead + drop)];
-    const note: ChatMessage = {
-      role: "user",
-      content: `[${drop} earlier message(s) of this conversation were removed to fit the context window.]`,
-    };
-    // Keep roles alternating sensibly: insert the note right after the head.
-    return { messages: [...kept.slice(0, keepHead), note, ...kept.slice(keepHead)], dropped: drop };
+    const head = messages.slice(0, keepHead);
+    let rest = messages.slice(keepHead);
+    let already = 0;
+    const prior = NOTE_RE.exec(rest[0]?.content ?? "");
+    if (prior) {
+      already = Number(prior[1]);
+      rest = rest.slice(1);
+    }
+    const candidates = rest.length - keepTail;
+    if (candidates > 0) {
+      const drop = Math.min(candidates, Math.max(2, Math.ceil(candidates / 2)));
+      const note: ChatMessage = {
+        role: "user",
+        content: `[${already + drop} earlier message(s) of this conversation were removed to fit the context window.]`,
+      };
+      return { messages: [...head, note, ...rest.slice(drop)], dropped: drop };
+    }
   }
   let longest = -1;
   for (let i = 0; i < messages.length; i++) {
