@@ -21,6 +21,8 @@ export interface ModelConfig {
   /** Use streaming responses (some local servers answer faster that way). */
   stream: boolean;
   headers?: Record<string, string>;
+  /** Query parameters sent with every request (Azure's `api-version`). */
+  query?: Record<string, string>;
 }
 
 export interface LoadedModelSettings {
@@ -89,7 +91,7 @@ const flag = (v: string | undefined): boolean | undefined =>
 /**
  * Model settings from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AUTO_FIX_MODEL`,
  * `AUTO_FIX_BUDGET_USD`, `AUTO_FIX_BUDGET_TOKENS`, `AUTO_FIX_MODEL_TIMEOUT`, `AUTO_FIX_MODEL_STREAM`,
- * `AUTO_FIX_JSON_MODE`) over a config file (`AUTO_FIX_CONFIG`, or `auto-fix.config.{json,yml,yaml}` in
+ * `AUTO_FIX_JSON_MODE`, `OPENAI_API_VERSION` for Azure) over a config file (`AUTO_FIX_CONFIG`, or `auto-fix.config.{json,yml,yaml}` in
  * `cwd`). Throws ModelConfigError naming exactly what to set when no model is configured.
  */
 export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedModelSettings {
@@ -152,6 +154,17 @@ export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedMo
     jsonMode: flag(env.AUTO_FIX_JSON_MODE) ?? file.model?.json_mode ?? true,
     stream: flag(env.AUTO_FIX_MODEL_STREAM) ?? file.model?.stream ?? false,
   };
-  if (file.model?.headers) config.headers = file.model.headers;
+  const headers: Record<string, string> = { ...(file.model?.headers ?? {}) };
+  // Azure OpenAI authenticates with an `api-key` header; its v1 endpoint needs no api-version, the
+  // deployment-style endpoint does (OPENAI_API_VERSION).
+  if (
+    /\.(openai\.azure\.com|cognitiveservices\.azure\.com|services\.ai\.azure\.com)$/i.test(
+      new URL(baseURL).hostname,
+    )
+  ) {
+    if (apiKey && !headers["api-key"]) headers["api-key"] = apiKey;
+  }
+  if (Object.keys(headers).length > 0) config.headers = headers;
+  if (env.OPENAI_API_VERSION) config.query = { "api-version": env.OPENAI_API_VERSION };
   return { model: config, budget, prices: { ...DEFAULT_PRICES, ...(file.prices ?? {}) }, source };
 }

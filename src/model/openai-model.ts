@@ -98,6 +98,7 @@ export class OpenAIModel implements ModelPort {
       timeout: config.timeoutMs,
       maxRetries: 0,
       ...(config.headers ? { defaultHeaders: config.headers } : {}),
+      ...(config.query ? { defaultQuery: config.query } : {}),
     });
   }
 

@@ -175,6 +175,9 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       };
       const c = ctx;
       const hooks = deps.hooks ?? {};
+      if (options.testCmd && !hooks.validate) {
+        notes.push("--test-cmd was given, but this build has no validation stage: the tests were not run.");
+      }
       if (hooks.reproduce) state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
       const search = await timed("search", () =>
         runSearch(deps.model, code.search, options.issue, {

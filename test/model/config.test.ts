@@ -52,6 +52,24 @@ test("a local endpoint works without a key; budget and timeout come from the env
   );
 });
 
+test("Azure OpenAI gets its api-key header and api-version", () => {
+  const s = loadModelSettings(
+    {
+      OPENAI_BASE_URL: "https://example.openai.azure.com/openai/v1",
+      OPENAI_API_KEY: "azure-key",
+      AUTO_FIX_MODEL: "my-deployment",
+      OPENAI_API_VERSION: "2024-10-21",
+    },
+    empty(),
+  );
+  assert.deepEqual(s.model.headers, { "api-key": "azure-key" });
+  assert.deepEqual(s.model.query, { "api-version": "2024-10-21" });
+  assert.equal(
+    loadModelSettings({ OPENAI_API_KEY: "k", AUTO_FIX_MODEL: "gpt-4o" }, empty()).model.headers,
+    undefined,
+  );
+});
+
 test("a YAML config file supplies the model, prices and budget; the environment wins", () => {
   const dir = empty();
   writeFileSync(
