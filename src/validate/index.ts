@@ -18,4 +18,5 @@ export {
 } from "./parsers.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
-export { validatePatched, validationFeedback } from "./validate.ts";
+export { DiffApplyError, TreeStates } from "./tree-states.ts";
+export { validatePatched } from "./validate.ts";

@@ -23,17 +23,3 @@ export async function validatePatched(
   }
   return { result, run };
 }
-
-/** Validation feedback for the patch writer when a reviewed patch fails the repository's tests. */
-export function validationFeedback(v: ValidationResult, testOutputTail: string): string {
-  return [
-    `The repository's tests (\`${v.command ?? ""}\`) reject this patch: ${v.summary}.`,
-    v.regressions.length > 0
-      ? `Tests that passed before the patch and fail now:\n${v.regressions.map((r) => `- ${r}`).join("\n")}`
-      : "",
-    testOutputTail ? `End of the test output after the patch:\n\`\`\`\n${testOutputTail}\n\`\`\`` : "",
-    "Write a patch that fixes the issue without breaking these tests.",
-  ]
-    .filter(Boolean)
-    .join("\n\n");
-}
