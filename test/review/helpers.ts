@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import type { ChatModel } from "../../src/reproduce/index.ts";
@@ -55,9 +55,11 @@ export function diffFor(dir: string, rel: string, from: string, to: string): str
       cwd: dir,
       encoding: "utf8",
     });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-qm", "base");
+  if (!existsSync(join(dir, ".git"))) {
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+  }
   const path = join(dir, rel);
   const before = readFileSync(path, "utf8");
   if (!before.includes(from)) throw new Error(`${rel} lacks ${from}`);
