@@ -206,11 +206,11 @@ export function createCgroup(limits: { memoryMb: number; maxProcesses: number })
     }),
     killAll,
     dispose: async () => {
-      for (let attempt = 0; attempt < 50; attempt++) {
+      for (let attempt = 0; attempt < 400; attempt++) {
         const left = unique.filter((d) => existsSync(d) && !rmdirQuiet(d));
         if (left.length === 0) return;
         killAll();
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 2));
       }
     },
   };
