@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { posix, resolve } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, posix, resolve } from "node:path";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { execLimited } from "./exec-limited.ts";
@@ -135,6 +137,26 @@ export class BwrapSandbox implements SandboxPort {
         "bwrap",
         `bubblewrap (${this.#bwrap}) is not installed; install the 'bubblewrap' package or choose another sandbox`,
       );
+    }
+  }
+
+  /**
+   * Runs `true` in a throw-away sandbox: bubblewrap can be installed yet unusable (user namespaces
+   * disabled, a seccomp profile refusing them). Throws SandboxUnavailableError with bwrap's own words.
+   */
+  async selfTest(): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), "auto-fix-selftest-"));
+    try {
+      const r = await this.run({ workdir: dir, command: ["true"], timeoutMs: 30_000 });
+      if (r.exitCode !== 0) {
+        throw new SandboxUnavailableError(
+          "bwrap",
+          `bubblewrap cannot create a sandbox here: ${r.stderr.trim() || `exit ${r.exitCode ?? r.signal}`}` +
+            " (user namespaces may be disabled: see kernel.unprivileged_userns_clone / apparmor_restrict_unprivileged_userns)",
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }
 

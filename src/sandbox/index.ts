@@ -49,7 +49,9 @@ export async function createSandbox(
       opts.warn?.(`auto-fix: docker sandbox unavailable (${(err as Error).message}); using bubblewrap`);
     }
   }
-  return new BwrapSandbox(opts);
+  const sandbox = new BwrapSandbox(opts);
+  await sandbox.selfTest();
+  return sandbox;
 }
 
 /** Sandbox kind from the environment (`AUTO_FIX_SANDBOX=bwrap|docker|none|auto`). */

@@ -59,3 +59,22 @@ test("auto-fix sandbox rejects bad input with a clear message", async () => {
   assert.equal(badTimeout.code, 2);
   assert.match(badTimeout.err, /--timeout must be a positive number/);
 });
+
+test("auto-fix sandbox follows the repository configuration: setup first, and bad config is reported", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "af-cli-cfg-"));
+  try {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(dir, ".github"));
+    writeFileSync(join(dir, ".github", "auto-fix.yml"), "setup: echo installed > dep.txt\n");
+    const r = await cli(["sandbox", dir, "--setup", "--", "cat", "dep.txt"]);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /installed/);
+    assert.match(r.err, /setup \(network on\): echo installed/);
+    writeFileSync(join(dir, ".github", "auto-fix.yml"), "timeouts: { test: soon }\n");
+    const bad = await cli(["sandbox", dir, "--", "true"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /timeouts\.test: expected a number of seconds/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

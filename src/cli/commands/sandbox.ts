@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
 import {
   createSandbox,
@@ -13,7 +14,7 @@ import {
 import type { CliIO } from "../main.ts";
 
 const USAGE =
-  "usage: auto-fix sandbox <dir> [--network] [--timeout S] [--memory MB] [--json] [--no-sandbox] -- <command...>";
+  "usage: auto-fix sandbox <dir> [--network] [--timeout S] [--memory MB] [--setup] [--json] [--no-sandbox] -- <command...>";
 
 function positiveNumber(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -47,6 +48,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       timeout: { type: "string" },
       memory: { type: "string" },
       json: { type: "boolean", default: false },
+      setup: { type: "boolean", default: false },
       "no-sandbox": { type: "boolean", default: false },
     },
   });
@@ -57,12 +59,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutS = positiveNumber(values.timeout, "timeout");
   const memoryMb = positiveNumber(values.memory, "memory");
 
-  const kind = values["no-sandbox"] ? "none" : sandboxKindFromEnv(io.env);
+  // The repository's own settings (backend, image, limits, setup), as the pipeline would use them.
+  const config = loadRepoConfig(dir);
+  const envKind = sandboxKindFromEnv(io.env);
+  const kind = values["no-sandbox"] ? "none" : envKind !== "auto" ? envKind : config.sandbox.backend;
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
     sandbox = await createSandbox(kind, {
       allowUnsandboxed: values["no-sandbox"] || io.env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
-      image: io.env.AUTO_FIX_SANDBOX_IMAGE,
+      image: io.env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
       warn: (m) => io.stderr(`${m}\n`),
     });
   } catch (err) {
@@ -72,12 +77,30 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const caps = await sandbox.capabilities();
   const copy = await makeWorkCopy(dir);
   try {
+    if (values.setup) {
+      for (const step of config.setup) {
+        io.stderr(`auto-fix sandbox: setup (network on): ${step}\n`);
+        const r = await sandbox.run({
+          workdir: copy.dir,
+          command: step,
+          network: true,
+          timeoutMs: config.timeouts.setupMs,
+          memoryMb: config.sandbox.memoryMb,
+          maxProcesses: config.sandbox.maxProcesses,
+        });
+        if (r.exitCode !== 0 || r.limit) {
+          io.stdout(`setup step failed: ${step}\n${formatExecForModel(r)}\n`);
+          return exitStatusFor(r) || 1;
+        }
+      }
+    }
     const result = await sandbox.run({
       workdir: copy.dir,
       command,
       network: values.network,
-      ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
-      ...(memoryMb === undefined ? {} : { memoryMb: Math.round(memoryMb) }),
+      timeoutMs: timeoutS === undefined ? config.timeouts.testMs : Math.round(timeoutS * 1000),
+      memoryMb: memoryMb === undefined ? config.sandbox.memoryMb : Math.round(memoryMb),
+      maxProcesses: config.sandbox.maxProcesses,
     });
     if (values.json) {
       io.stdout(`${JSON.stringify({ ...result, capabilities: caps })}\n`);
