@@ -79,6 +79,7 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
         else resolve();
       },
     );
+    child.stdin?.on("error", () => {});
     child.stdin?.end(text);
   });
 }

@@ -23,8 +23,18 @@ const fixed = (): FixResult =>
     out: null,
   });
 
+/** When set, the pipeline reports a stage and then waits until the run is cancelled. */
+let block: { started: () => void } | null = null;
+
 const pipeline: Pipeline = async (req) => {
   requests.push({ issueText: readFileSync(req.issueFile, "utf8"), req });
+  if (block) {
+    req.onStage("indexed", "3 files");
+    block.started();
+    await new Promise((_resolve, reject) => {
+      req.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true });
+    });
+  }
   return nextResult;
 };
 
@@ -37,6 +47,7 @@ after(async () => {
 });
 beforeEach(() => {
   nextResult = fixed();
+  block = null;
 });
 
 const callsSince = (n: number) => h.github.calls.slice(n);
@@ -232,4 +243,30 @@ test("maintainers only: read access is denied; budgets name the limit", async ()
     h.repo.files.set(".github/auto-fix.yml", "label: auto-fix\n");
   }
   assert.equal(MAINTAINER.login, "mona");
+});
+
+test("/cancel stops a running job; a second trigger while it runs is told to wait", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "slow one", body: "b" });
+  const started = new Promise<void>((resolve) => {
+    block = { started: resolve };
+  });
+  await h.labeled(issue.number);
+  await started;
+  await h.labeled(issue.number);
+  assert.equal([...h.outcomes.values()].at(-1)!.action, "active");
+  assert.match(h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body, /already in progress/);
+  await h.comment(issue.number, "/cancel");
+  assert.deepEqual([...h.outcomes.values()].at(-1), { action: "cancelled" });
+  await h.queue.idle();
+  const status = h.github
+    .commentsOn(OWNER, REPO, issue.number)
+    .find((c) => c.body.includes("auto-fix:status"))!;
+  assert.ok(
+    status.history.some((b) => /✅ Indexed the code — 3 files/.test(b)),
+    "stage progress was shown",
+  );
+  assert.match(status.body, /cancelled with `\/cancel`/);
+  assert.ok(![...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
+  await h.comment(issue.number, "/cancel");
+  assert.deepEqual([...h.outcomes.values()].at(-1), { action: "nothing-to-cancel" });
 });

@@ -135,6 +135,8 @@ export async function startGitServer(): Promise<GitServer> {
       }
       res.writeHead(parsed.status, parsed.headers).end(parsed.body);
     });
+    // git-http-backend may exit before reading a body it does not need.
+    child.stdin.on("error", () => {});
     child.stdin.end(body);
   };
 
