@@ -110,7 +110,7 @@ export function treeStrategy(
           { title: "Tree search", markdown: treeSection(last) },
         ];
         if (!result.best) return [];
-        const candidate = await toCandidate(programs, result.best, result);
+        const candidate = await toCandidate(programs, result.best, result, checks.describe);
         ctx.state.candidates.push(candidate);
         return [candidate];
       } finally {
@@ -128,6 +128,7 @@ async function toCandidate(
   programs: ProgramStore,
   node: TreeNode,
   result: TreeSearchResult,
+  checks: string,
 ): Promise<PatchCandidate> {
   const program = programs.programFor(node.diff);
   const changedFiles: PatchResult["changedFiles"] = [];
@@ -157,13 +158,22 @@ async function toCandidate(
     changedFiles,
     feedback: `tree node #${node.id} at depth ${node.depth} ${how}`,
   };
-  return {
+  const candidate: PatchCandidate = {
     id: `tree-${node.id}`,
     source: `tree node #${node.id} (depth ${node.depth})`,
     answer: node.answer,
     result: patch,
     applicable: true,
   };
+  if (e.status === "passed") {
+    // The search ran the checks on exactly this program; a validation stage, when present, runs its own.
+    candidate.validation = {
+      passed: true,
+      regressions: [],
+      summary: `checked during the tree search (${checks}): the reproducer passes and no test that passed before fails`,
+    };
+  }
+  return candidate;
 }
 
 /** The report's "Tree search" section: how the search ended, its figures and the tree as an outline. */

@@ -1,0 +1,181 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseIssueFile } from "../../../src/agents/issue-text.ts";
+import { parseRepoConfig, type RepoConfig } from "../../../src/config/index.ts";
+import { buildIndex } from "../../../src/index/index.ts";
+import { formatLocationsForModel } from "../../../src/locate/format.ts";
+import { type ResolvedLocation, resolveBugLocations } from "../../../src/locate/locate.ts";
+import type { Budget, StageUsage } from "../../../src/model/usage.ts";
+import {
+  compareStatus,
+  computePatch,
+  createDiskRepo,
+  PATCH_FORMAT_HELP,
+  type PatchStatus,
+} from "../../../src/patch/index.ts";
+import { linearStrategy } from "../../../src/pipeline/linear-strategy.ts";
+import { runFix } from "../../../src/pipeline/run-fix.ts";
+import type { CodeTools, FixResult } from "../../../src/pipeline/types.ts";
+import type { SandboxPort } from "../../../src/sandbox/index.ts";
+import { API_SPECS, SearchApis } from "../../../src/search/search-api.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../../src/tree-search/config.ts";
+import { sandboxChecks } from "../../../src/tree-search/sandbox-checks.ts";
+import { type TreeReport, treeStrategy } from "../../../src/tree-search/strategy.ts";
+import { TreeStates } from "../../../src/validate/index.ts";
+import { agentScript, roleOf, searchSays } from "../../support/agent-script.ts";
+import { makeTestModel } from "../../support/model-harness.ts";
+import { type ChatRequest, startScriptedModel } from "../../support/scripted-model.ts";
+import type { FixtureBug } from "./bugs.ts";
+
+/** The pipeline's code tools over one work tree, from the real index, search, locate and patch stages. */
+export async function openCodeFor(workdir: string): Promise<CodeTools> {
+  const index = await buildIndex(workdir, { cacheDir: null, workers: 0 });
+  const apis = new SearchApis(index);
+  const repo = createDiskRepo(workdir);
+  return {
+    search: {
+      specs: API_SPECS,
+      call: async (name, args) => {
+        const r = await apis.call(name, args);
+        return { ok: r.ok, text: r.text };
+      },
+      resolve: (requests) => resolveBugLocations(index, requests),
+      formatLocations: (locs) => formatLocationsForModel(locs as unknown as ResolvedLocation[]),
+    },
+    engine: {
+      formatHelp: PATCH_FORMAT_HELP,
+      applicableStatus: "APPLICABLE_PATCH",
+      apply: (answer) => computePatch(repo, answer),
+      compare: (a, b) => compareStatus(a as PatchStatus, b as PatchStatus),
+    },
+    stats: {},
+    notes: [],
+  };
+}
+
+export const isExpansion = (req: ChatRequest) =>
+  String(req.messages[0]?.content).includes("explored side by side");
+export const isReward = (req: ChatRequest) =>
+  String(req.messages[0]?.content).includes("You review attempted bug fixes");
+const userText = (req: ChatRequest) => String(req.messages.at(-1)?.content ?? "");
+
+export function repoConfigFor(bug: FixtureBug): RepoConfig {
+  return parseRepoConfig(`test: ${bug.testCmd}\ntimeouts:\n  test: 30\n  reproducer: 30\n`);
+}
+
+export interface StrategyRun {
+  strategy: "linear" | "tree";
+  result: FixResult;
+  out: string;
+  calls: number;
+  tokens: number;
+  byStage: Record<string, StageUsage>;
+  ms: number;
+  requests: ChatRequest[];
+  tree: TreeReport | null;
+}
+
+/**
+ * One whole run of the pipeline (index → search → patch strategy → selection) on a fixture bug, with the
+ * scripted model playing every agent over HTTP; the tree search checks candidates in the real sandbox.
+ */
+export async function runStrategy(
+  bug: FixtureBug,
+  strategy: "linear" | "tree",
+  opts: { sandbox: SandboxPort; budget?: Budget; config?: Partial<TreeSearchConfig>; patchAttempts?: number },
+): Promise<StrategyRun> {
+  let linearReplies = 0;
+  const agents = agentScript({
+    search: [searchSays("The bug is in this function.", { bug_locations: [bug.location] })],
+    patch: [],
+  });
+  const server = await startScriptedModel((req, i) => {
+    if (isExpansion(req)) {
+      const list = bug.expand(userText(req));
+      return { content: list[0] ?? "", choices: list.slice(1) };
+    }
+    if (isReward(req)) {
+      return JSON.stringify({ analysis: "scripted judgement", score: bug.score(userText(req)) });
+    }
+    if (roleOf(req) === "patch") {
+      const k = linearReplies++;
+      return bug.linear[Math.min(k, bug.linear.length - 1)] ?? "";
+    }
+    return agents(req, i);
+  });
+  const out = mkdtempSync(join(tmpdir(), `tree-run-${bug.name}-${strategy}-`));
+  const tm = makeTestModel(server.baseURL, { dir: out, ...(opts.budget ? { budget: opts.budget } : {}) });
+  const config = repoConfigFor(bug);
+  const linear = linearStrategy(opts.patchAttempts !== undefined ? { maxAttempts: opts.patchAttempts } : {});
+  const tree = treeStrategy({
+    config: { ...DEFAULT_TREE_SEARCH_CONFIG, ...opts.config },
+    fallback: linear,
+    checks: async () =>
+      sandboxChecks({
+        sandbox: opts.sandbox,
+        config,
+        reproducer: {
+          file: "reproducer.py",
+          content: bug.reproducer,
+          command: "python3 reproducer.py",
+          timeoutMs: 30_000,
+        },
+      }),
+  });
+  const started = performance.now();
+  try {
+    const result = await runFix(
+      { repo: bug.repo, issue: parseIssueFile(bug.issueText), out, testCmd: bug.testCmd },
+      {
+        model: tm.model,
+        meter: tm.meter,
+        recorder: tm.recorder,
+        openCode: openCodeFor,
+        strategy: strategy === "tree" ? tree : linear,
+      },
+    );
+    const t = tm.meter.totals();
+    return {
+      strategy,
+      result,
+      out,
+      calls: tm.meter.calls(),
+      tokens: t.prompt_tokens + t.completion_tokens,
+      byStage: tm.meter.byStage(),
+      ms: performance.now() - started,
+      requests: server.requests,
+      tree: strategy === "tree" ? tree.lastReport() : null,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Whether a diff, applied to the bug's repository, makes its reproducer and tests pass (real sandbox). */
+export async function patchFixes(
+  bug: FixtureBug,
+  diff: string | null,
+  sandbox: SandboxPort,
+): Promise<boolean> {
+  const config = repoConfigFor(bug);
+  const states = await TreeStates.prepare({ sandbox, config, source: bug.repo });
+  try {
+    const checks = sandboxChecks({
+      sandbox,
+      config,
+      reproducer: {
+        file: "reproducer.py",
+        content: bug.reproducer,
+        command: "python3 reproducer.py",
+        timeoutMs: 30_000,
+      },
+    });
+    const base = await states.pristine();
+    await checks.baseline(base.dir);
+    const copy = await states.patched(diff ?? "");
+    return (await checks.run(copy.dir)).outcome === "passed";
+  } finally {
+    await states.dispose();
+  }
+}
