@@ -16,7 +16,7 @@ import {
 } from "../../../src/patch/index.ts";
 import { linearStrategy } from "../../../src/pipeline/linear-strategy.ts";
 import { runFix } from "../../../src/pipeline/run-fix.ts";
-import type { CodeTools, FixResult } from "../../../src/pipeline/types.ts";
+import type { CodeTools, FixHooks, FixResult, PatchStrategy } from "../../../src/pipeline/types.ts";
 import type { SandboxPort } from "../../../src/sandbox/index.ts";
 import { API_SPECS, SearchApis } from "../../../src/search/search-api.ts";
 import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../../src/tree-search/config.ts";
@@ -83,7 +83,18 @@ export interface StrategyRun {
 export async function runStrategy(
   bug: FixtureBug,
   strategy: "linear" | "tree",
-  opts: { sandbox: SandboxPort; budget?: Budget; config?: Partial<TreeSearchConfig>; patchAttempts?: number },
+  opts: {
+    sandbox: SandboxPort;
+    budget?: Budget;
+    config?: Partial<TreeSearchConfig>;
+    patchAttempts?: number;
+    /** Another repository than the bug's own (e.g. a copy with a configuration file). */
+    repo?: string;
+    /** Use this strategy instead of the one built from `strategy`. */
+    use?: PatchStrategy;
+    hooks?: FixHooks;
+    testCmd?: string | null;
+  },
 ): Promise<StrategyRun> {
   let linearReplies = 0;
   const agents = agentScript({
@@ -126,13 +137,19 @@ export async function runStrategy(
   const started = performance.now();
   try {
     const result = await runFix(
-      { repo: bug.repo, issue: parseIssueFile(bug.issueText), out, testCmd: bug.testCmd },
+      {
+        repo: opts.repo ?? bug.repo,
+        issue: parseIssueFile(bug.issueText),
+        out,
+        ...(opts.testCmd === null ? {} : { testCmd: opts.testCmd ?? bug.testCmd }),
+      },
       {
         model: tm.model,
         meter: tm.meter,
         recorder: tm.recorder,
         openCode: openCodeFor,
-        strategy: strategy === "tree" ? tree : linear,
+        strategy: opts.use ?? (strategy === "tree" ? tree : linear),
+        ...(opts.hooks ? { hooks: opts.hooks } : {}),
       },
     );
     const t = tm.meter.totals();
