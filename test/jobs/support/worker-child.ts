@@ -1,0 +1,62 @@
+/**
+ * A real worker process for the crash tests: runs the shared worker loop with a handler that goes through
+ * three stages with side effects recorded in a log file, skipping stages its checkpoint says are done.
+ * Usage: node worker-child.ts '<json options>'
+ */
+import { appendFileSync } from "node:fs";
+import { createJobQueue } from "../../../src/jobs/create-queue.ts";
+import { runWorkerProcess } from "../../../src/jobs/worker-process.ts";
+import type { Job, JobContext } from "../../../src/jobs/types.ts";
+
+interface ChildOptions {
+  dataDir: string;
+  redisUrl?: string;
+  prefix?: string;
+  logFile: string;
+  /** Hang (until killed or told to stop) right after checkpointing this stage. */
+  hangAfter?: string;
+  concurrency?: number;
+  leaseMs?: number;
+  graceMs?: number;
+}
+
+const opts = JSON.parse(process.argv[2] ?? "{}") as ChildOptions;
+const STAGES = ["cloned", "pushed", "pr-opened"];
+
+function record(event: Record<string, unknown>): void {
+  appendFileSync(opts.logFile, `${JSON.stringify({ ...event, pid: process.pid })}\n`);
+}
+
+async function handler(job: Job, ctx: JobContext): Promise<void> {
+  record({ event: "start", job: job.id, stage: job.stage, attempts: job.attempts });
+  for (const stage of STAGES) {
+    if (job.checkpoint[stage] === true) continue;
+    record({ event: "stage", job: job.id, stage });
+    await ctx.checkpoint(stage, { [stage]: true });
+    if (opts.hangAfter === stage) {
+      record({ event: "hanging", job: job.id, stage });
+      await new Promise((_, reject) =>
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+      );
+    }
+  }
+  record({ event: "completed", job: job.id });
+}
+
+const queue = createJobQueue({
+  dataDir: opts.dataDir,
+  ...(opts.redisUrl !== undefined && { redisUrl: opts.redisUrl }),
+  ...(opts.prefix !== undefined && { prefix: opts.prefix }),
+  leaseMs: opts.leaseMs ?? 2000,
+  pollMs: 20,
+  log: (m, f) => process.stderr.write(`${m} ${JSON.stringify(f ?? {})}\n`),
+});
+record({ event: "ready" });
+await runWorkerProcess({
+  queue,
+  handler,
+  concurrency: opts.concurrency ?? 1,
+  graceMs: opts.graceMs ?? 100,
+  log: (line) => process.stderr.write(`${line}\n`),
+});
+record({ event: "exit" });
