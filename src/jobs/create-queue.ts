@@ -4,6 +4,7 @@
  */
 import type { JobMetrics } from "../ops/job-metrics.ts";
 import type { Logger } from "./runner.ts";
+import { RedisJobQueue } from "./redis-queue.ts";
 import { SqliteJobQueue } from "./sqlite-queue.ts";
 import type { JobQueue } from "./types.ts";
 
@@ -33,6 +34,13 @@ export function createJobQueue(config: JobQueueConfig): JobQueue {
     ...(config.metrics !== undefined && { metrics: config.metrics }),
     ...(config.log !== undefined && { log: config.log }),
   };
+  if (config.redisUrl) {
+    return new RedisJobQueue({
+      ...common,
+      redisUrl: config.redisUrl,
+      ...(config.prefix !== undefined && { prefix: config.prefix }),
+    });
+  }
   return new SqliteJobQueue({
     ...common,
     dataDir: config.dataDir,

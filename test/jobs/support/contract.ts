@@ -9,10 +9,8 @@ import { RetryableError } from "../../../src/core/errors.ts";
 import { spec } from "./specs.ts";
 import { deferred, waitFor } from "./wait.ts";
 
-export interface QueueFactory {
-  /** A fresh, empty store; `open` may be called again for a second handle on the same store. */
-  (): Promise<{ open: () => JobQueue; dispose: () => Promise<void> }>;
-}
+/** A fresh, empty store; `open` may be called again for a second handle on the same store. */
+export type QueueFactory = () => Promise<{ open: () => JobQueue; dispose: () => Promise<void> }>;
 
 async function withStore(make: QueueFactory, fn: (open: () => JobQueue) => Promise<void>): Promise<void> {
   const store = await make();
