@@ -4,6 +4,8 @@
  */
 import type { JobMetrics } from "../ops/job-metrics.ts";
 import type { Logger } from "./runner.ts";
+import { type LimitStore, SqliteLimitStore } from "./limits.ts";
+import { RedisLimitStore } from "./redis-limits.ts";
 import { RedisJobQueue } from "./redis-queue.ts";
 import { SqliteJobQueue } from "./sqlite-queue.ts";
 import type { JobQueue } from "./types.ts";
@@ -46,4 +48,17 @@ export function createJobQueue(config: JobQueueConfig): JobQueue {
     dataDir: config.dataDir,
     ...(config.pollMs !== undefined && { pollMs: config.pollMs }),
   });
+}
+
+/** The LimitStore that matches the queue: Redis when `redisUrl` is set, else the embedded database. */
+export function createLimitStore(
+  config: Pick<JobQueueConfig, "redisUrl" | "dataDir" | "prefix">,
+): LimitStore {
+  if (config.redisUrl) {
+    return new RedisLimitStore({
+      redisUrl: config.redisUrl,
+      ...(config.prefix !== undefined && { prefix: config.prefix }),
+    });
+  }
+  return new SqliteLimitStore({ dataDir: config.dataDir });
 }

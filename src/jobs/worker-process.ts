@@ -4,7 +4,7 @@
  */
 import type { Server } from "node:http";
 import { registerQueueGauge } from "../ops/job-metrics.ts";
-import { startOpsServer } from "../ops/http.ts";
+import { serverPort, startOpsServer } from "../ops/http.ts";
 import { MetricsRegistry } from "../ops/metrics.ts";
 import type { JobHandler, JobQueue, JobStartOptions } from "./types.ts";
 
@@ -19,6 +19,8 @@ export interface WorkerProcessOptions {
   host?: string;
   registry?: MetricsRegistry;
   log: (line: string) => void;
+  /** Called with the port /health and /metrics listen on. */
+  onListening?: (port: number) => void;
   /** Resolves when the process should shut down (default: the first SIGTERM or SIGINT). */
   shutdown?: Promise<string>;
 }
@@ -49,6 +51,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
       options.port,
       options.host,
     );
+    options.onListening?.(serverPort(server));
   }
   queue.start(options.handler, {
     concurrency: options.concurrency,

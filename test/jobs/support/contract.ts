@@ -82,6 +82,23 @@ export function queueContract(name: string, make: QueueFactory): void {
     });
   });
 
+  test(`${name}: concurrent repeats of a delivery and concurrent triggers for one issue store one job`, async () => {
+    await withStore(make, async (open) => {
+      const a = open();
+      const b = open();
+      const same = spec({ issueNumber: 77 });
+      const outcomes = await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).enqueue(same)),
+        ...Array.from({ length: 6 }, (_, i) => (i % 2 ? b : a).enqueue(spec({ issueNumber: 77 }))),
+      ]);
+      const queued = outcomes.filter((o) => o.status === "queued");
+      assert.equal(queued.length, 1);
+      assert.ok(outcomes.every((o) => o.jobId === queued[0]?.jobId));
+      const counts = await a.counts?.();
+      if (counts) assert.equal(counts.queued, 1);
+    });
+  });
+
   test(`${name}: a malformed job is refused with a clear message and nothing is stored`, async () => {
     await withStore(make, async (open) => {
       const q = open();
