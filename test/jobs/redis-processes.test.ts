@@ -147,3 +147,33 @@ test("redis: a Redis crash and restart during a run loses no job", async () => {
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("redis: a job whose worker dies more often than allowed fails with lease-expired", async () => {
+  const { dir, logFile, prefix, q } = await setup();
+  let first: Child | undefined;
+  let second: Child | undefined;
+  try {
+    const out = await q.enqueue(spec());
+    const opts = { dataDir: dir, redisUrl: redis.url, prefix, logFile, leaseMs: 1500, maxAttempts: 1 };
+    first = spawnWorker({ ...opts, hangAfter: "cloned" });
+    await waitFor("the worker to reach 'cloned'", () =>
+      readEvents(logFile).some((e) => e.event === "hanging"),
+    );
+    first.proc.kill("SIGKILL");
+    await first.exited;
+    second = spawnWorker(opts);
+    const job = await waitFor("the job to fail", async () => {
+      const j = await q.get(out.jobId);
+      return j?.state === "failed" ? j : undefined;
+    });
+    assert.equal(job.reason, "lease-expired");
+    assert.equal(readEvents(logFile).filter((e) => e.job === out.jobId && e.event === "start").length, 1);
+    // The issue is free again: a new trigger queues a new job.
+    assert.equal((await q.enqueue(spec({ issueNumber: job.spec.issueNumber }))).status, "queued");
+  } finally {
+    await reap(first);
+    await reap(second);
+    await q.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

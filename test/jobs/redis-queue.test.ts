@@ -17,7 +17,8 @@ queueContract("redis queue", async () => {
   n += 1;
   const prefix = `t${n}`;
   return {
-    open: () => new RedisJobQueue({ redisUrl: redis.url, prefix, leaseMs: 5000, retryBaseMs: 10 }),
+    open: () =>
+      new RedisJobQueue({ redisUrl: redis.url, prefix, leaseMs: 5000, heartbeatMs: 50, retryBaseMs: 10 }),
     dispose: async () => {},
   };
 });

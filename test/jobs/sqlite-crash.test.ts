@@ -78,3 +78,33 @@ test("embedded store: SIGTERM past the grace period requeues the job at its chec
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("embedded store: a job whose worker dies more often than allowed fails with lease-expired, not a loop", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "af-loop-"));
+  const logFile = join(dir, "events.jsonl");
+  const q = new SqliteJobQueue({ dataDir: dir });
+  let first: Child | undefined;
+  let second: Child | undefined;
+  try {
+    const out = await q.enqueue(spec());
+    const later = await q.enqueue(spec());
+    first = spawnWorker({ dataDir: dir, logFile, hangAfter: "cloned", maxAttempts: 1 });
+    await waitFor("the worker to reach 'cloned'", () =>
+      readEvents(logFile).some((e) => e.event === "hanging"),
+    );
+    first.proc.kill("SIGKILL");
+    await first.exited;
+    second = spawnWorker({ dataDir: dir, logFile, maxAttempts: 1 });
+    await waitFor("the next job to complete", async () => (await q.get(later.jobId))?.state === "done");
+    const job = await q.get(out.jobId);
+    assert.equal(job?.state, "failed");
+    assert.equal(job?.reason, "lease-expired");
+    assert.match(job?.error ?? "", /stopped responding 1 times/);
+    assert.equal(readEvents(logFile).filter((e) => e.job === out.jobId && e.event === "start").length, 1);
+  } finally {
+    await reap(first);
+    await reap(second);
+    await q.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

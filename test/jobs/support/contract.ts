@@ -193,6 +193,32 @@ export function queueContract(name: string, make: QueueFactory): void {
     });
   });
 
+  test(`${name}: a cancel from another process's handle reaches the running job`, async () => {
+    await withStore(make, async (open) => {
+      const worker = open();
+      const webhook = open();
+      const out = await webhook.enqueue(spec({ issueNumber: 6 }));
+      const running = deferred();
+      let reason: unknown;
+      const cleaned: Job[] = [];
+      worker.start(
+        async (_job, ctx) => {
+          await ctx.checkpoint("cloned");
+          running.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          reason = ctx.signal.reason;
+          throw ctx.signal.reason;
+        },
+        { cleanup: async (job) => void cleaned.push(job) },
+      );
+      await running.promise;
+      assert.equal(await webhook.cancel("octo", "widgets", 6), true);
+      await waitFor("the worker to clean up", () => cleaned.length === 1);
+      assert.ok(reason instanceof JobCancelledError);
+      assert.equal((await webhook.get(out.jobId))?.state, "cancelled");
+    });
+  });
+
   test(`${name}: retryable failures run again; others fail with their reason`, async () => {
     await withStore(make, async (open) => {
       const q = open();

@@ -22,6 +22,7 @@ interface ChildOptions {
   concurrency?: number;
   leaseMs?: number;
   graceMs?: number;
+  maxAttempts?: number;
 }
 
 const opts = JSON.parse(process.argv[2] ?? "{}") as ChildOptions;
@@ -74,6 +75,7 @@ const queue = createJobQueue({
   ...(opts.redisUrl !== undefined && { redisUrl: opts.redisUrl }),
   ...(opts.prefix !== undefined && { prefix: opts.prefix }),
   leaseMs: opts.leaseMs ?? 2000,
+  ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
   pollMs: 20,
   log: (m, f) => process.stderr.write(`${m} ${JSON.stringify(f ?? {})}\n`),
 });
