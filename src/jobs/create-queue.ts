@@ -7,6 +7,7 @@ import type { Logger } from "./runner.ts";
 import { type LimitStore, SqliteLimitStore } from "./limits.ts";
 import { RedisLimitStore } from "./redis-limits.ts";
 import { RedisJobQueue } from "./redis-queue.ts";
+import { RedisRunLedger, type RunLedger, SqliteRunLedger } from "./run-ledger.ts";
 import { SqliteJobQueue } from "./sqlite-queue.ts";
 import type { JobQueue } from "./types.ts";
 
@@ -61,4 +62,17 @@ export function createLimitStore(
     });
   }
   return new SqliteLimitStore({ dataDir: config.dataDir });
+}
+
+/** The RunLedger that matches the queue: Redis when `redisUrl` is set, else the embedded database. */
+export function createRunLedger(
+  config: Pick<JobQueueConfig, "redisUrl" | "dataDir" | "prefix">,
+): RunLedger & { close(): Promise<void> } {
+  if (config.redisUrl) {
+    return new RedisRunLedger({
+      redisUrl: config.redisUrl,
+      ...(config.prefix !== undefined && { prefix: config.prefix }),
+    });
+  }
+  return new SqliteRunLedger({ dataDir: config.dataDir });
 }

@@ -31,6 +31,11 @@ export function openJobDatabase(path: string): DatabaseSync {
       job_id TEXT NOT NULL,
       created_at INTEGER NOT NULL
     );
+    CREATE TABLE IF NOT EXISTS run_ledger (
+      repo_key TEXT NOT NULL,
+      at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS run_ledger_by_repo ON run_ledger (repo_key, at);
     CREATE TABLE IF NOT EXISTS limits (
       key TEXT PRIMARY KEY,
       value REAL NOT NULL,
