@@ -30,6 +30,8 @@ export interface SqliteQueueOptions {
   maxAttempts?: number;
   /** First delay before retrying a retryable failure, doubled each time (default 30 s). */
   retryBaseMs?: number;
+  /** Finished jobs and remembered delivery ids older than this are removed (default 30 days). */
+  retainMs?: number;
   metrics?: JobMetrics;
   log?: Logger;
 }
@@ -82,6 +84,8 @@ export class SqliteJobQueue implements JobQueue {
   readonly #pollMs: number;
   readonly #maxAttempts: number;
   readonly #retryBaseMs: number;
+  readonly #retainMs: number;
+  #prunedAt = 0;
   readonly #metrics: JobMetrics;
   readonly #log: Logger;
   readonly #wake = new EventEmitter();
@@ -103,6 +107,7 @@ export class SqliteJobQueue implements JobQueue {
     this.#pollMs = options.pollMs ?? 1000;
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#retryBaseMs = options.retryBaseMs ?? 30_000;
+    this.#retainMs = options.retainMs ?? 30 * 24 * 3600 * 1000;
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#log = options.log ?? (() => {});
     this.#wake.setMaxListeners(0);
@@ -233,8 +238,27 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
+  /** Removes finished jobs and delivery ids older than the retention; returns how many jobs went. */
+  prune(now = Date.now()): number {
+    const cutoff = now - this.#retainMs;
+    this.#prunedAt = now;
+    return this.#tx(() => {
+      this.#db
+        .prepare(
+          `DELETE FROM deliveries WHERE created_at < ?
+             AND job_id NOT IN (SELECT id FROM jobs WHERE state IN ('queued','running'))`,
+        )
+        .run(cutoff);
+      const r = this.#db
+        .prepare("DELETE FROM jobs WHERE state IN ('done','failed','cancelled') AND updated_at < ?")
+        .run(cutoff);
+      return Number(r.changes);
+    });
+  }
+
   async #dispatch(): Promise<void> {
     while (!this.#stopping) {
+      if (Date.now() - this.#prunedAt > 3600_000) this.prune();
       let claimed = false;
       while (!this.#stopping && this.#running.size < this.#concurrency) {
         const job = this.#claim();
