@@ -69,6 +69,7 @@ export class RedisJobQueue implements JobQueue {
   #worker: Worker | null = null;
   #subscriber: Redis | null = null;
   #cleanup: ((job: Job) => Promise<void>) | null = null;
+  #reconciler: NodeJS.Timeout | null = null;
   #closed = false;
 
   constructor(options: RedisQueueOptions) {
@@ -241,6 +242,34 @@ export class RedisJobQueue implements JobQueue {
         .catch(() => {});
     });
     this.#worker = worker;
+    void this.reconcile();
+    this.#reconciler = setInterval(() => void this.reconcile(), Math.max(5000, this.#leaseMs));
+    this.#reconciler.unref();
+  }
+
+  /**
+   * Hands BullMQ every queued job it does not have: a webhook server that stored a job and then lost Redis
+   * before handing it over leaves such a job behind. Returns how many were handed over.
+   */
+  async reconcile(): Promise<number> {
+    try {
+      const ids = await this.#redis.smembers(`${this.#p}state:queued`);
+      if (ids.length === 0) return 0;
+      const pipe = this.#redis.pipeline();
+      for (const id of ids) pipe.exists(`${this.#p}${QUEUE_NAME}:${id}`);
+      const res = (await pipe.exec()) ?? [];
+      let added = 0;
+      for (const [i, id] of ids.entries()) {
+        if (Number(res[i]?.[1] ?? 1) !== 0) continue;
+        await this.#queue.add("repair", { id }, { jobId: id });
+        added += 1;
+        this.#log("queued job was missing from the work queue; handed over", { jobId: id });
+      }
+      return added;
+    } catch (err) {
+      this.#log("reconcile failed", { error: errorText(err) });
+      return 0;
+    }
   }
 
   async #process(handler: JobHandler, bjob: BullJob, token: string): Promise<void> {
@@ -343,6 +372,8 @@ export class RedisJobQueue implements JobQueue {
   async stop(graceMs = 30_000): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
+    if (this.#reconciler) clearInterval(this.#reconciler);
+    this.#reconciler = null;
     const closing = worker.close();
     let timer: NodeJS.Timeout | undefined;
     const graceOver = await Promise.race([

@@ -1,7 +1,11 @@
-import { after, before } from "node:test";
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Queue } from "bullmq";
 import { RedisJobQueue } from "../../src/jobs/redis-queue.ts";
 import { queueContract } from "./support/contract.ts";
 import { type RedisServer, startRedis } from "./support/redis-server.ts";
+import { spec } from "./support/specs.ts";
+import { waitFor } from "./support/wait.ts";
 
 let redis: RedisServer;
 let n = 0;
@@ -21,4 +25,23 @@ queueContract("redis queue", async () => {
       new RedisJobQueue({ redisUrl: redis.url, prefix, leaseMs: 5000, heartbeatMs: 50, retryBaseMs: 10 }),
     dispose: async () => {},
   };
+});
+
+test("redis queue: a stored job that never reached the work queue is handed over when workers start", async () => {
+  const q = new RedisJobQueue({ redisUrl: redis.url, prefix: "reconcile" });
+  const bull = new Queue("jobs", { connection: { url: redis.url }, prefix: "reconcile" });
+  try {
+    const out = await q.enqueue(spec());
+    // As if the server stored the record and then lost Redis before handing the id to BullMQ.
+    assert.equal(await bull.remove(out.jobId), 1);
+    assert.equal(await bull.getJob(out.jobId), undefined);
+    const ran: string[] = [];
+    q.start(async (job) => void ran.push(job.id));
+    await waitFor("the job to run", async () => (await q.get(out.jobId))?.state === "done");
+    assert.deepEqual(ran, [out.jobId]);
+    assert.equal(await q.reconcile(), 0, "nothing left to hand over");
+  } finally {
+    await q.close();
+    await bull.close();
+  }
 });
