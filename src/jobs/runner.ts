@@ -97,12 +97,9 @@ export function runJob(
     let outcome: RunResult;
     try {
       await handler(job, ctx);
-      // A handler that finished its work despite a shutdown signal is done; cancel and lease loss win.
-      const reason: unknown = controller.signal.reason;
-      outcome =
-        controller.signal.aborted && !(reason instanceof JobShutdownError)
-          ? fromAbort(reason)
-          : { kind: "done" };
+      // A handler may return early once aborted: a run aborted by shutdown goes back to the queue (it
+      // resumes from its checkpoints), a cancelled one stays cancelled.
+      outcome = controller.signal.aborted ? fromAbort(controller.signal.reason) : { kind: "done" };
     } catch (err) {
       if (controller.signal.aborted) outcome = fromAbort(controller.signal.reason);
       else

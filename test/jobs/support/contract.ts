@@ -300,6 +300,24 @@ export function queueContract(name: string, make: QueueFactory): void {
     });
   });
 
+  test(`${name}: a handler that returns early on a shutdown abort is requeued, not marked done`, async () => {
+    await withStore(make, async (open) => {
+      const q = open();
+      const out = await q.enqueue(spec());
+      const running = deferred();
+      q.start(async (_job, ctx) => {
+        await ctx.checkpoint("cloned");
+        running.resolve();
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+      });
+      await running.promise;
+      await q.stop(10);
+      const job = await q.get(out.jobId);
+      assert.equal(job?.state, "queued");
+      assert.equal(job?.stage, "cloned");
+    });
+  });
+
   test(`${name}: jobs run side by side up to the concurrency`, async () => {
     await withStore(make, async (open) => {
       const q = open();
