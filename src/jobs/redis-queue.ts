@@ -36,6 +36,8 @@ export interface RedisQueueOptions {
   retryBaseMs?: number;
   /** How long a delivery id is remembered (default 30 days). */
   deliveryTtlSeconds?: number;
+  /** How long a finished job's record is kept (default 30 days). */
+  retainMs?: number;
   metrics?: JobMetrics;
   log?: Logger;
 }
@@ -63,6 +65,7 @@ export class RedisJobQueue implements JobQueue {
   readonly #maxAttempts: number;
   readonly #retryBaseMs: number;
   readonly #deliveryTtl: number;
+  readonly #retainMs: number;
   readonly #metrics: JobMetrics;
   readonly #log: Logger;
   readonly #running = new Map<string, ActiveRun>();
@@ -81,16 +84,17 @@ export class RedisJobQueue implements JobQueue {
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#retryBaseMs = options.retryBaseMs ?? 30_000;
     this.#deliveryTtl = options.deliveryTtlSeconds ?? 30 * 24 * 3600;
+    this.#retainMs = options.retainMs ?? 30 * 24 * 3600 * 1000;
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#log = options.log ?? (() => {});
     this.#redis = new Redis(this.#url, { maxRetriesPerRequest: null }) as Scripted;
     this.#redis.on("error", (err) => this.#log("redis connection error", { error: errorText(err) }));
     this.#redis.defineCommand("afEnqueue", { lua: ENQUEUE, numberOfKeys: 3 });
-    this.#redis.defineCommand("afClaim", { lua: CLAIM, numberOfKeys: 1 });
+    this.#redis.defineCommand("afClaim", { lua: CLAIM(this.#retainMs), numberOfKeys: 1 });
     this.#redis.defineCommand("afRenew", { lua: RENEW, numberOfKeys: 1 });
-    this.#redis.defineCommand("afFinish", { lua: FINISH, numberOfKeys: 1 });
-    this.#redis.defineCommand("afCancel", { lua: CANCEL, numberOfKeys: 1 });
-    this.#redis.defineCommand("afForceFail", { lua: FORCE_FAIL, numberOfKeys: 1 });
+    this.#redis.defineCommand("afFinish", { lua: FINISH(this.#retainMs), numberOfKeys: 1 });
+    this.#redis.defineCommand("afCancel", { lua: CANCEL(this.#retainMs), numberOfKeys: 1 });
+    this.#redis.defineCommand("afForceFail", { lua: FORCE_FAIL(this.#retainMs), numberOfKeys: 1 });
     this.#queue = new Queue(QUEUE_NAME, {
       connection: { url: this.#url, maxRetriesPerRequest: null },
       prefix,
@@ -158,7 +162,10 @@ export class RedisJobQueue implements JobQueue {
 
   async counts(): Promise<Record<JobState, number>> {
     const pipe = this.#redis.pipeline();
-    for (const s of JOB_STATES) pipe.scard(`${this.#p}state:${s}`);
+    for (const s of JOB_STATES) {
+      if (s === "queued" || s === "running") pipe.scard(`${this.#p}state:${s}`);
+      else pipe.zcard(`${this.#p}state:${s}`);
+    }
     const res = (await pipe.exec()) ?? [];
     return Object.fromEntries(JOB_STATES.map((s, i) => [s, Number(res[i]?.[1] ?? 0)])) as Record<
       JobState,

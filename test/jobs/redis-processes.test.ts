@@ -33,15 +33,21 @@ async function setup(): Promise<{ dir: string; logFile: string; prefix: string; 
   };
 }
 
-async function allDone(q: RedisJobQueue, ids: string[]): Promise<void> {
-  await waitFor(
-    `${ids.length} jobs to be done`,
-    async () => {
-      for (const id of ids) if ((await q.get(id))?.state !== "done") return false;
-      return true;
-    },
-    30_000,
-  );
+async function allDone(q: RedisJobQueue, ids: string[], children: Child[] = []): Promise<void> {
+  try {
+    await waitFor(
+      `${ids.length} jobs to be done`,
+      async () => {
+        for (const id of ids) if ((await q.get(id))?.state !== "done") return false;
+        return true;
+      },
+      30_000,
+    );
+  } catch (err) {
+    const states = await Promise.all(ids.map(async (id) => JSON.stringify(await q.get(id))));
+    const logs = children.map((c) => c.stderr()).join("\n---\n");
+    throw new Error(`${(err as Error).message}\n${states.join("\n")}\n${logs}`);
+  }
 }
 
 test("redis: a worker killed with SIGKILL mid-run; another worker finishes the job once, from its checkpoint", async () => {
@@ -87,9 +93,17 @@ test("redis: two worker processes share 20 queued jobs and each job runs exactly
   try {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await q.enqueue(spec())).jobId);
-    const opts = { dataDir: dir, redisUrl: redis.url, prefix, logFile, concurrency: 2, barrier: 2 };
+    const opts = {
+      dataDir: dir,
+      redisUrl: redis.url,
+      prefix,
+      logFile,
+      concurrency: 2,
+      barrier: 2,
+      leaseMs: 15_000,
+    };
     workers.push(spawnWorker(opts), spawnWorker(opts));
-    await allDone(q, ids);
+    await allDone(q, ids, workers);
     for (const w of workers) w.proc.kill("SIGTERM");
     for (const w of workers) assert.equal((await w.exited).code, 0, w.stderr());
 

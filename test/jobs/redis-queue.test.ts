@@ -45,3 +45,21 @@ test("redis queue: a stored job that never reached the work queue is handed over
     await bull.close();
   }
 });
+
+test("redis queue: finished job records expire after the retention and leave the counts", async () => {
+  const q = new RedisJobQueue({ redisUrl: redis.url, prefix: "retain", retainMs: 300 });
+  try {
+    const a = await q.enqueue(spec());
+    q.start(async () => {});
+    await waitFor("the first job to finish", async () => (await q.get(a.jobId))?.state === "done");
+    assert.equal((await q.counts()).done, 1);
+    await waitFor("the first record to expire", async () => (await q.get(a.jobId)) === null);
+    const b = await q.enqueue(spec());
+    await waitFor("the second job to finish", async () => (await q.get(b.jobId))?.state === "done");
+    const counts = await q.counts();
+    assert.equal(counts.done, 1, "the expired job left the done index");
+    assert.equal(counts.queued + counts.running, 0);
+  } finally {
+    await q.close();
+  }
+});
