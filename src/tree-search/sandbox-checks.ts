@@ -33,6 +33,19 @@ function record(command: string, exec: ExecResult, passed: boolean): RunRecord {
 
 const clean = (e: ExecResult) => e.exitCode === 0 && e.limit === null;
 
+/**
+ * A failing test run as prompts show it. The same shape before and after a patch, so that an unchanged
+ * failure compares equal to the parent's.
+ */
+function testFailure(run: TestRun, regressions: readonly string[]): string {
+  const head = `Tests (${run.command}): ${describeOutcome(run.exec)}, ${run.failed} failed`;
+  const reg =
+    regressions.length > 0
+      ? `\nPassed before the patch, fail now: ${regressions.slice(0, 10).join(", ")}`
+      : "";
+  return `${head}${reg}\n${truncateMiddle(run.exec.stdout + run.exec.stderr, 1_500)}`;
+}
+
 /** Exit statuses a shell reports for a child killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV. */
 const CRASH_EXITS = new Set([132, 134, 135, 136, 137, 139]);
 
@@ -88,9 +101,7 @@ export function sandboxChecks(deps: {
       if (baselineTests) {
         out.tests = record(baselineTests.command, baselineTests.exec, clean(baselineTests.exec));
         if (!clean(baselineTests.exec)) {
-          failure.push(
-            `Tests (${baselineTests.command}): ${describeOutcome(baselineTests.exec)}, ${baselineTests.failed} failed\n${truncateMiddle(baselineTests.exec.stdout + baselineTests.exec.stderr, 1_500)}`,
-          );
+          failure.push(testFailure(baselineTests, []));
         }
       }
       out.failure = truncateMiddle(failure.join("\n\n"), MAX_FAILURE_CHARS);
@@ -132,14 +143,8 @@ export function sandboxChecks(deps: {
       if (repro && reproducer && !reproOk) {
         failure.push(`Reproducer (${reproducer.command}):\n${formatExecForModel(repro, 2_000)}`);
       }
-      if (after && !testsOk) {
-        failure.push(
-          `Tests (${after.command}): ${cmp.summary}\n${truncateMiddle(after.exec.stdout + after.exec.stderr, 1_500)}`,
-        );
-      } else if (after && !reproducer && cmp.status !== "passed") {
-        failure.push(
-          `Tests (${after.command}): ${cmp.summary}\n${truncateMiddle(after.exec.stdout + after.exec.stderr, 1_500)}`,
-        );
+      if (after && (!testsOk || (!reproducer && cmp.status !== "passed"))) {
+        failure.push(testFailure(after, cmp.regressions));
       }
       return {
         outcome: "failed",

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { parseRepoConfig } from "../../src/config/index.ts";
 import { createDiskRepo } from "../../src/patch/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import { sameFailure } from "../../src/tree-search/evaluate.ts";
 import { ProgramStore, WorkTreeSync } from "../../src/tree-search/programs.ts";
 import { type ReproducerScript, sandboxChecks } from "../../src/tree-search/sandbox-checks.ts";
 
@@ -58,9 +59,17 @@ test("the checks tell failing, passing, regressing, crashing and hanging program
     return { diff: r.diff, result: await checks.run(work) };
   };
 
+  // A change that does not touch the bug fails exactly as before: the search scores it 0 without asking.
+  const idle = await show(edit("    mid = n // 2", "    mid = n // 2 + 0"));
+  assert.equal(idle.result.outcome, "failed");
+  if (idle.result.outcome === "failed") assert.ok(sameFailure(idle.result.failure, base.failure));
+
   const floor = await show(edit(BUGGY, "    return (ordered[mid] + ordered[mid - 1]) // 2"));
   assert.equal(floor.result.outcome, "failed");
-  if (floor.result.outcome === "failed") assert.match(floor.result.failure, /returned 2, expected 2\.5/);
+  if (floor.result.outcome === "failed") {
+    assert.match(floor.result.failure, /returned 2, expected 2\.5/);
+    assert.ok(!sameFailure(floor.result.failure, base.failure));
+  }
 
   const fixed = await show(
     edit(
