@@ -274,12 +274,16 @@ async function reviewAndValidate(
   if (hooks.review) {
     for (const c of applicable()) {
       const review = await timed("review", () => hooks.review!(ctx, c));
+      if (!review) continue; // the stage had nothing to review with (no reproducer)
       c.review = review;
       if (review.revised && !ctx.state.candidates.includes(review.revised))
         ctx.state.candidates.push(review.revised);
     }
   }
-  if (hooks.validate && ctx.options.testCmd) {
-    for (const c of applicable()) c.validation = await timed("validate", () => hooks.validate!(ctx, c));
+  if (hooks.validate) {
+    for (const c of applicable()) {
+      const validation = await timed("validate", () => hooks.validate!(ctx, c));
+      if (validation) c.validation = validation; // null: the repository has no test command
+    }
   }
 }
