@@ -249,7 +249,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     usageByStage: deps.meter.byStage(),
     modelCalls: deps.meter.calls(),
     indexStats,
-    notes,
+    notes: [...notes, ...(state.notes ?? [])],
     error: error ? (error instanceof Error ? error.message : String(error)) : null,
     workdir: workspace && options.keepWorkspace ? workspace.root : null,
     artifacts: recorder.files(),

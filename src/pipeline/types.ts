@@ -108,6 +108,10 @@ export interface FixState {
   chosenWhy: string;
   locationsText: string | null;
   requested: LocationRequest[];
+  /** Notes a stage leaves for the report (e.g. why a strategy could not run as asked). */
+  notes?: string[];
+  /** Extra report sections a stage writes (e.g. the tree search's outline), shown after the patch. */
+  sections?: { title: string; markdown: string }[];
 }
 
 /** A way of producing patch candidates from the search outcome (linear writer, tree search, ...). */

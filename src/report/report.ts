@@ -80,6 +80,7 @@ export function renderReport(run: FixRunRecord): string {
     if (s.chosen) out.push(`Chosen: ${s.chosenWhy}.`, "");
   }
   if (r.patch) out.push(fence(r.patch, "diff"), "");
+  for (const section of s.sections ?? []) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");
 
   const chosen = s.chosen;
   if (chosen?.review)
