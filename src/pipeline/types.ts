@@ -24,6 +24,10 @@ export interface FixResult {
   out: string;
   /** One sentence on why the run ended as it did. */
   reason: string;
+  /** The reproducer (script, command, its output before any patch and after the chosen one). */
+  reproducer?: unknown;
+  /** Why the chosen candidate won. */
+  selection?: string;
 }
 
 export interface FixOptions {

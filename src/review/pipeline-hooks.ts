@@ -200,7 +200,7 @@ export function createReproduceReviewHooks(
     const rep = r.reproduction;
     const data = {
       status: rep.status,
-      file: r.config.reproducer.file,
+      path: r.config.reproducer.file,
       command: r.config.reproducer.command,
       script: rep.script,
       attempts: rep.attempts.length,

@@ -87,10 +87,22 @@ test("python: reproduced, then fixed, reviewed and validated", async () => {
   assert.equal(result.status, "fixed", result.reason);
   assert.equal(result.reproduced, true);
   assert.match(result.patch ?? "", /\+ {4}return price - price \* percent \/ 100/);
-  const review = result.review as { approved: boolean; data: Record<string, unknown> };
+  const review = result.review as Record<string, unknown>;
   assert.equal(review.approved, true);
-  assert.equal(review.data["patch-correct"], "yes");
-  assert.equal(review.data["test-correct"], "yes");
+  assert.equal(review["patch-correct"], "yes");
+  assert.equal(review["test-correct"], "yes");
+  assert.equal(review["patch-analysis"], "patch looks right");
+  const reproducer = result.reproducer as {
+    path: string;
+    script: string;
+    before: { stderr: string };
+    after: { exitCode: number };
+  };
+  assert.equal(reproducer.path, "reproducer.py");
+  assert.match(reproducer.script, /assert result == 90/);
+  assert.match(reproducer.before.stderr, /AssertionError/);
+  assert.equal(reproducer.after.exitCode, 0);
+  assert.match(result.selection ?? "", /approved by the reviewer/);
   const validation = result.validation as { passed: boolean; regressions: string[] };
   assert.equal(validation.passed, true);
   assert.deepEqual(validation.regressions, []);
@@ -118,13 +130,10 @@ test("python: the reviewer finds the test wrong; it is rewritten and the patch a
           : fence("python", wrong),
   });
   assert.equal(result.status, "fixed", result.reason);
-  const review = result.review as {
-    approved: boolean;
-    data: { rounds: number; reproducer: { script: string } };
-  };
+  const review = result.review as { approved: boolean; rounds: number };
   assert.equal(review.approved, true);
-  assert.equal(review.data.rounds, 2);
-  assert.match(review.data.reproducer.script, /result == 90/);
+  assert.equal(review.rounds, 2);
+  assert.match((result.reproducer as { script: string }).script, /result == 90/);
 });
 
 test("python: an issue without a reproducible example is patched and validated without review", async () => {
@@ -139,7 +148,10 @@ test("python: an issue without a reproducible example is patched and validated w
   });
   assert.equal(result.reproduced, false);
   assert.equal(result.review, null);
-  assert.equal((result.validation as { passed: boolean }).passed, true);
+  const validation = result.validation as { passed: boolean; status: string; before: { passed: number } };
+  assert.equal(validation.passed, true);
+  assert.equal(validation.status, "passed");
+  assert.equal(validation.before.passed, 3);
   assert.notEqual(result.status, "error");
   assert.ok(result.patch);
   assert.equal(requests.filter((r) => promptKind(r) === "review").length, 0);
