@@ -112,8 +112,13 @@ export function createReproduceReviewHooks(
     let states: TreeStates | null = null;
     if (sandbox) {
       ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
-      states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
-      if (states.setup.length > 0) {
+      try {
+        states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+      } catch (err) {
+        if (isFatal(err)) throw err;
+        problem = `${problem ? `${problem}\n` : ""}could not prepare the work trees: ${(err as Error).message}`;
+      }
+      if (states && states.setup.length > 0) {
         ctx.recorder.writeJson(
           "setup.json",
           states.setup.map((s) => ({
@@ -126,7 +131,7 @@ export function createReproduceReviewHooks(
           })),
         );
       }
-      if (!states.setupOk) {
+      if (states && !states.setupOk) {
         const failed = states.setup.find((s) => !s.ok)!;
         problem = `${problem ? `${problem}\n` : ""}setup step failed: ${failed.command} (exit ${failed.exec.exitCode ?? failed.exec.limit})`;
       }
@@ -148,12 +153,22 @@ export function createReproduceReviewHooks(
     if (!p) {
       p = (async () => {
         if (!r.states || !r.sandbox || !r.config.test.command) return compareRuns(null, null);
-        const baseline = await r.states.baseline();
-        const copy = await r.states.patched(diff);
         try {
-          return (await validatePatched(r.sandbox, copy.dir, r.config, baseline)).result;
-        } finally {
-          await copy.dispose();
+          const baseline = await r.states.baseline();
+          const copy = await r.states.patched(diff);
+          try {
+            return (await validatePatched(r.sandbox, copy.dir, r.config, baseline)).result;
+          } finally {
+            await copy.dispose();
+          }
+        } catch (err) {
+          if (isFatal(err)) throw err;
+          return {
+            ...compareRuns(null, null),
+            status: "error",
+            command: r.config.test.command,
+            summary: `validation could not run: ${(err as Error).message}`,
+          };
         }
       })();
       r.validations.set(diff, p);
@@ -174,7 +189,26 @@ export function createReproduceReviewHooks(
     if (!r.states || !r.sandbox) {
       return { reproduced: false, lead: null, summary: r.problem ?? "no sandbox", data: { status: "error" } };
     }
-    const pristine = await r.states.pristine();
+    try {
+      return await reproduceOn(ctx, r, r.states, r.sandbox);
+    } catch (err) {
+      if (isFatal(err)) throw err;
+      ctx.recorder.write("reproduce/error.txt", String((err as Error).stack ?? err));
+      return {
+        reproduced: false,
+        lead: null,
+        summary: `the reproduce stage failed: ${(err as Error).message}`,
+      };
+    }
+  };
+
+  const reproduceOn = async (
+    ctx: FixContext,
+    r: RunState,
+    states: TreeStates,
+    sandbox: SandboxPort,
+  ): Promise<ReproduceOutcome> => {
+    const pristine = await states.pristine();
     let topLevel: string[] = [];
     try {
       topLevel = readdirSync(pristine.dir, { withFileTypes: true })
@@ -188,7 +222,7 @@ export function createReproduceReviewHooks(
       r.reproduction = await reproduceIssue(
         {
           model: ctx.model,
-          sandbox: r.sandbox,
+          sandbox,
           config: r.config,
           record: (name, text) => ctx.recorder.write(name, text),
         },

@@ -195,3 +195,81 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
   assert.match(first.why, /regressions: one word, two words/);
   assert.equal(selection.ranking[0]!.id, "linear-1-r1");
 });
+
+test("a bad configuration file or an unavailable sandbox is reported, and the run still ends in a result", async () => {
+  const { cpSync, mkdirSync, writeFileSync } = await import("node:fs");
+  const repo = mkdtempSync(join(tmpdir(), "af-badcfg-"));
+  dirs.push(repo);
+  cpSync(join(FIXTURES, "py-shop"), repo, { recursive: true });
+  mkdirSync(join(repo, ".github"));
+  writeFileSync(join(repo, ".github", "auto-fix.yml"), "timeouts: { test: soon }\n");
+  const agents = agentScript({
+    search: [searchSays("The bug is here.", { bug_locations: [PY_LOCATION] })],
+    patch: [PY_GOOD],
+  });
+  const model = await startScriptedModel((req, i) =>
+    roleOf(req) !== "other"
+      ? agents(req, i)
+      : promptKind(req) === "has-example"
+        ? '{"has-reproducible-example": true}'
+        : fence("python", PY_REPRO),
+  );
+  const out = mkdtempSync(join(tmpdir(), "af-badcfg-out-"));
+  dirs.push(out);
+  try {
+    const tm = makeTestModel(model.baseURL, { dir: out });
+    const hooks = createReproduceReviewHooks({ sandbox });
+    const issue = parseIssueFile(readFileSync(join(repo, "ISSUE.md"), "utf8"));
+    const result = await runFix(
+      { repo, issue, out },
+      { model: tm.model, meter: tm.meter, recorder: tm.recorder, openCode: openCodeFor, hooks },
+    );
+    await hooks.dispose();
+    assert.equal(result.reproduced, true);
+    assert.match(
+      readFileSync(join(out, "config-error.txt"), "utf8"),
+      /timeouts\.test: expected a number of seconds/,
+    );
+    assert.match(
+      readFileSync(join(out, "report.md"), "utf8"),
+      /the file was ignored; settings were detected instead/,
+    );
+    assert.equal((result.validation as { passed: boolean }).passed, true);
+
+    // No sandbox can be made (docker asked for, without an image): nothing runs, the patch still comes back.
+    const out2 = mkdtempSync(join(tmpdir(), "af-nosbx-out-"));
+    dirs.push(out2);
+    const tm2 = makeTestModel(model.baseURL, { dir: out2 });
+    const hooks2 = createReproduceReviewHooks({ env: { AUTO_FIX_SANDBOX: "docker" } });
+    const agents2 = agentScript({
+      search: [searchSays("Here.", { bug_locations: [PY_LOCATION] })],
+      patch: [PY_GOOD],
+    });
+    const model2 = await startScriptedModel((req, i) => agents2(req, i));
+    try {
+      const r2 = await runFix(
+        { repo: join(FIXTURES, "py-shop"), issue, out: out2 },
+        {
+          model: makeTestModel(model2.baseURL, { dir: out2 }).model,
+          meter: tm2.meter,
+          recorder: tm2.recorder,
+          openCode: openCodeFor,
+          hooks: hooks2,
+        },
+      );
+      await hooks2.dispose();
+      assert.notEqual(r2.status, "error");
+      assert.ok(r2.patch);
+      assert.equal(r2.reproduced, false);
+      assert.equal(r2.validation, null);
+      assert.match(
+        readFileSync(join(out2, "report.md"), "utf8"),
+        /no sandbox: the docker sandbox needs an image/,
+      );
+    } finally {
+      await model2.close();
+    }
+  } finally {
+    await model.close();
+  }
+});
