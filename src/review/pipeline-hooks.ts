@@ -56,6 +56,7 @@ interface RunState {
   reproduction: Reproduction | null;
   validations: Map<string, Promise<ValidationResult>>;
   reviews: Map<string, ReviewLoopOutcome>;
+  reviewedDiffs: Map<string, ReviewOutcome>;
 }
 
 const REPRO_LEAD_CHARS = 6000;
@@ -144,6 +145,7 @@ export function createReproduceReviewHooks(
       reproduction: null,
       validations: new Map(),
       reviews: new Map(),
+      reviewedDiffs: new Map(),
     };
     return run;
   };
@@ -259,6 +261,25 @@ export function createReproduceReviewHooks(
   const review = async (ctx: FixContext, candidate: PatchCandidate): Promise<ReviewOutcome | null> => {
     const r = await init(ctx);
     if (r.reproduction?.status !== "reproduced" || !r.states || !r.sandbox) return null;
+    // Strategies that sample (tree search) often produce the same patch twice: review it once.
+    const same = r.reviewedDiffs.get(candidate.result.diff);
+    if (same)
+      return {
+        approved: same.approved,
+        summary: `${same.summary} (same patch as an earlier candidate)`,
+        data: same.data,
+      };
+    const outcome = await reviewOne(ctx, r, candidate);
+    if (outcome) r.reviewedDiffs.set(candidate.result.diff, outcome);
+    return outcome;
+  };
+
+  const reviewOne = async (
+    ctx: FixContext,
+    r: RunState,
+    candidate: PatchCandidate,
+  ): Promise<ReviewOutcome | null> => {
+    if (!r.reproduction || !r.states || !r.sandbox) return null;
     const rewritten = new Map<string, PatchCandidate>();
     const toProposal = (c: PatchCandidate): PatchProposal => ({
       id: c.id,
