@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildIndex } from "../src/index/index.ts";
@@ -29,9 +29,13 @@ if (!dir) {
 const cacheDir = mkdtempSync(join(tmpdir(), "auto-fix-bench-cache-"));
 const opts = { cacheDir, ...(values.all ? { includeSkippedDirs: true } : {}) };
 try {
+  const load = loadavg()[0] ?? 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const cold = await buildIndex(dir, opts);
   const coldS = (performance.now() - t0) / 1000;
+  const cpuUsed = process.cpuUsage(cpu0);
+  const coldCpu = (cpuUsed.user + cpuUsed.system) / 1e6;
   const t1 = performance.now();
   const warm = await buildIndex(dir, opts);
   const warmS = (performance.now() - t1) / 1000;
@@ -39,12 +43,17 @@ try {
   const mb = s.bytes / 1024 / 1024;
   const symbols = s.classes + s.functions + s.methods;
   console.log(`dir            ${dir}${values.all ? " (including dependency/build dirs)" : ""}`);
+  console.log(
+    `machine        ${availableParallelism()} cores, 1-min load average ${load.toFixed(2)} at start`,
+  );
   console.log(`files          ${s.files}  (${cold.files.filter((f) => f.isTest).length} tests)`);
   console.log(`MB             ${mb.toFixed(1)}`);
   console.log(
     `symbols        ${symbols}  (${s.classes} classes, ${s.functions} functions, ${s.methods} methods)`,
   );
-  console.log(`cold           ${coldS.toFixed(2)} s  (${(mb / coldS).toFixed(1)} MB/s, cache ${s.cache})`);
+  console.log(
+    `cold           ${coldS.toFixed(2)} s  (${(mb / coldS).toFixed(1)} MB/s, cache ${s.cache}; ${coldCpu.toFixed(2)} CPU-s in all threads)`,
+  );
   console.log(
     `warm           ${warmS.toFixed(3)} s  (${(mb / warmS).toFixed(0)} MB/s, cache ${warm.stats.cache}, ${(coldS / warmS).toFixed(1)}x faster than cold)`,
   );
@@ -102,14 +111,14 @@ try {
     const script = [
       "import ast, sys, time",
       "paths = open(sys.argv[1]).read().split('\\n')",
-      "t = time.perf_counter(); n = 0",
+      "t = time.perf_counter(); c = time.process_time(); n = 0",
       "for p in paths:",
       "    src = open(p, 'rb').read()",
       "    try: tree = ast.parse(src)",
       "    except (SyntaxError, ValueError): continue",
       "    for node in ast.walk(tree):",
       "        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)): n += 1",
-      "print(len(paths), n, time.perf_counter() - t)",
+      "print(len(paths), n, time.perf_counter() - t, time.process_time() - c)",
     ].join("\n");
     const r = spawnSync("python3", ["-c", script, list], { encoding: "utf8" });
     if (r.status === 0) {
