@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -134,10 +135,11 @@ export class IndexCache {
     await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
   }
 
-  async getObject(hash: string): Promise<ExtractResult | null> {
+  /** Symbols stored for a content hash, or null (missing or corrupt: a corrupt entry is a miss). */
+  getObject(hash: string): ExtractResult | null {
     let text: string;
     try {
-      text = await readFile(this.objectPath(hash), "utf8");
+      text = readFileSync(this.objectPath(hash), "utf8");
     } catch {
       return null;
     }
@@ -151,11 +153,26 @@ export class IndexCache {
     }
   }
 
-  async putObject(hash: string, result: ExtractResult): Promise<void> {
-    await this.writeAtomic(
-      this.objectPath(hash),
-      JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }),
-    );
+  /**
+   * Stores symbols under their content hash. Written in place (no rename): every writer of a hash
+   * writes the same bytes, and a torn entry reads as corrupt, which is a miss.
+   */
+  putObject(hash: string, result: ExtractResult): void {
+    if (this.writeFailed) return;
+    const path = this.objectPath(hash);
+    try {
+      const dir = dirname(path);
+      if (!this.madeDirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
+      writeFileSync(path, JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }));
+    } catch (err) {
+      this.writeFailed = true;
+      this.onNote(
+        `the index cache in ${this.dir} cannot be written (${(err as Error).message}); continuing without it`,
+      );
+    }
   }
 
   private async writeAtomic(path: string, text: string): Promise<void> {
