@@ -150,7 +150,8 @@ function resolveOne(
     const preferred = direct.filter(inFile);
     if (preferred.length > 0)
       return { units: preferred.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
-    if (direct.length > 0 && file === null) {
+    if (direct.length > 0) {
+      // The named file does not hold it (a wrong guess): the method of the named class still wins.
       return { units: direct.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
     }
     // Defined in an ancestor: the inherited definition is the code that runs.
