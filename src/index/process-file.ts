@@ -28,6 +28,14 @@ export type FileOutcome =
 
 const decoder = new TextDecoder("utf-8");
 
+const READ_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOENT: "vanished while indexing",
+  EISDIR: "is a directory",
+  EIO: "input/output error",
+};
+
 /** A NUL byte in the first 8 KiB: not a text file. */
 export function looksBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8192);
@@ -49,8 +57,8 @@ export async function processFile(
   try {
     bytes = readFileSync(job.abs);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? String(err));
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    const why = READ_ERRORS[code] ?? `cannot be read (${code || String(err)})`;
     return { ok: false, notes: [`skipped ${job.rel}: ${why}`] };
   }
   if (bytes.length > maxBytes)
