@@ -32,6 +32,8 @@ export interface ResolvedLocation {
   end: number;
   code: string;
   intendedBehavior: string;
+  /** The same text under the name the model and the agents use. */
+  intended_behavior: string;
   level: ResolutionLevel;
   /** Index of the request this came from. */
   request: number;
@@ -228,6 +230,7 @@ async function materialize(
     end: body.end,
     code: body.code,
     intendedBehavior: (req.intended_behavior ?? "").trim(),
+    intended_behavior: (req.intended_behavior ?? "").trim(),
     level,
     request,
     context: [],
