@@ -8,7 +8,7 @@ import { CodeIndex } from "./code-index.ts";
 import { ParsePool } from "./pool.ts";
 import { type FileJob, type FileOutcome, processFile } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
-import { MAX_FILE_BYTES, walkSources } from "./walk.ts";
+import { MAX_FILE_BYTES, type SourceCandidate, walkSources } from "./walk.ts";
 
 export { CodeIndex } from "./code-index.ts";
 export type { CacheState, FileRecord, IndexStats, SymbolInfo, SymbolKind } from "./types.ts";
@@ -54,13 +54,45 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     throw new UserError(`cannot read ${root}: ${code ?? (err as Error).message}`);
   }
 
-  const candidates = await walkSources(realRoot, {
-    onNote: note,
-    ...(opts.includeSkippedDirs ? { includeSkippedDirs: true } : {}),
-  });
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
   const cache = cacheDir === null ? null : new IndexCache(cacheDir, note);
   const manifest = cache ? await cache.loadManifest(realRoot) : null;
+  const maxWorkers = opts.workers ?? availableParallelism();
+  let pool: ParsePool | null = null;
+  const startPool = (n: number): void => {
+    if (pool || maxWorkers <= 0) return;
+    try {
+      pool = new ParsePool(Math.min(maxWorkers, n), {
+        cacheDir: cache ? cacheDir : null,
+        maxBytes: MAX_FILE_BYTES,
+      });
+    } catch (err) {
+      note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
+    }
+  };
+  // With no manifest every file must be read: start the workers while the walk goes on.
+  let seenFiles = 0;
+  let seenBytes = 0;
+  let candidates: SourceCandidate[];
+  try {
+    candidates = await walkSources(realRoot, {
+      onNote: note,
+      ...(opts.includeSkippedDirs ? { includeSkippedDirs: true } : {}),
+      ...(manifest
+        ? {}
+        : {
+            onFile: (c: SourceCandidate) => {
+              seenFiles++;
+              seenBytes += c.size;
+              if (seenFiles >= MIN_FILES_FOR_WORKERS && seenBytes >= MIN_BYTES_FOR_WORKERS)
+                startPool(maxWorkers);
+            },
+          }),
+    });
+  } catch (err) {
+    await (pool as ParsePool | null)?.close();
+    throw err;
+  }
   const previous = new Map<string, ManifestEntry>();
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
 
@@ -116,22 +148,11 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const parsedHashes = new Set<string>();
   const fromObjects: string[] = [];
 
-  const maxWorkers = opts.workers ?? availableParallelism();
   const parsedBytes = jobs.reduce((n, j) => n + j.size, 0);
-  let pool: ParsePool | null = null;
-  if (maxWorkers > 0 && jobs.length >= MIN_FILES_FOR_WORKERS && parsedBytes >= MIN_BYTES_FOR_WORKERS) {
-    try {
-      pool = new ParsePool(Math.min(maxWorkers, jobs.length), {
-        cacheDir: cache ? cacheDir : null,
-        maxBytes: MAX_FILE_BYTES,
-      });
-    } catch (err) {
-      note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
-    }
-  }
+  if (jobs.length >= MIN_FILES_FOR_WORKERS && parsedBytes >= MIN_BYTES_FOR_WORKERS) startPool(jobs.length);
   try {
-    if (pool) {
-      const p = pool;
+    const p = pool as ParsePool | null;
+    if (p) {
       await Promise.all(
         jobs.map(({ i, job, size }) =>
           p.run(job, size).then(
@@ -147,7 +168,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       for (const { i, job } of jobs) accept(i, await processFile(job, cache, MAX_FILE_BYTES));
     }
   } finally {
-    if (pool) await pool.close();
+    await (pool as ParsePool | null)?.close();
   }
   // A file whose twin (same content) was parsed in this very run was not served by an earlier run.
   for (const h of fromObjects) {
