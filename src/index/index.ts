@@ -153,6 +153,8 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   try {
     const p = pool as ParsePool | null;
     if (p) {
+      // Largest files first, so that no worker is left with a big file at the end while the other idles.
+      jobs.sort((a, b) => b.size - a.size);
       await Promise.all(
         jobs.map(({ i, job, size }) =>
           p.run(job, size).then(
