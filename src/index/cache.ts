@@ -1,12 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
 import { decodeSymbols, encodeSymbols } from "./codec.ts";
 import type { ExtractResult, FileRecord } from "./types.ts";
+
+/** Manifests kept (one per repository root); the oldest beyond this are deleted. */
+export const MAX_MANIFESTS = 64;
 
 /** Bumped whenever the extractor's output changes shape or meaning. */
 const EXTRACTOR_VERSION = 3;
@@ -133,6 +136,32 @@ export class IndexCache {
       })),
     };
     await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
+    await this.pruneManifests();
+  }
+
+  /**
+   * Keeps the newest MAX_MANIFESTS manifests (every fresh checkout, e.g. one per repair run, writes
+   * one). Objects stay: they are shared by content.
+   */
+  private async pruneManifests(): Promise<void> {
+    const dir = join(this.dir, "roots");
+    try {
+      const names = (await readdir(dir)).filter((n) => n.endsWith(".json"));
+      if (names.length <= MAX_MANIFESTS) return;
+      const aged = await Promise.all(
+        names.map(async (n) => ({
+          n,
+          t: await stat(join(dir, n)).then(
+            (st) => st.mtimeMs,
+            () => 0,
+          ),
+        })),
+      );
+      aged.sort((a, b) => b.t - a.t);
+      await Promise.all(aged.slice(MAX_MANIFESTS).map((a) => rm(join(dir, a.n), { force: true })));
+    } catch {
+      // Pruning is housekeeping: a failure changes nothing for this run.
+    }
   }
 
   /** Symbols stored for a content hash, or null (missing or corrupt: a corrupt entry is a miss). */

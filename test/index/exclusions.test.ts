@@ -165,3 +165,23 @@ test("a file that cannot be read (vanished, a directory) becomes a note, not a c
   );
   assert.deepEqual(isDir, { ok: false, notes: ["skipped pkg.py: is a directory"] });
 });
+
+test("the cache keeps the newest manifests only; objects are shared by checkouts", async () => {
+  const { MAX_MANIFESTS } = await import("../../src/index/cache.ts");
+  const { readdirSync } = await import("node:fs");
+  const cacheDir = tempDir();
+  const roots: string[] = [];
+  for (let i = 0; i < MAX_MANIFESTS + 2; i++) {
+    const repo = tempDir();
+    put(repo, "m.py", `def f${i % 3}():\n    pass\n`);
+    roots.push(repo);
+    await buildIndex(repo, { cacheDir, workers: 0 });
+  }
+  const [sub] = readdirSync(cacheDir);
+  assert.ok(sub);
+  assert.equal(readdirSync(join(cacheDir, sub, "roots")).length, MAX_MANIFESTS);
+  const objects = readdirSync(join(cacheDir, sub, "objects")).flatMap((d) =>
+    readdirSync(join(cacheDir, sub, "objects", d)),
+  );
+  assert.equal(objects.length, 3, "three distinct contents");
+});
