@@ -140,6 +140,12 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     origNb.forEach((oi, j) => {
       map[oi] = fileNb[k + j]!;
     });
+    // Blank lines between two matched lines pair with the file's blank lines there, as far as they go.
+    for (let j = 0; j + 1 < origNb.length; j++) {
+      const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
+      const origGap = origNb[j + 1]! - origNb[j]! - 1;
+      for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
+    }
     const start = fileNb[k]!;
     const end = fileNb[k + origNb.length - 1]! + 1;
     return { kind: "found", start, end, map, tier: "blank-lines", near: [] };

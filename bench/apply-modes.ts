@@ -1,0 +1,400 @@
+/**
+ * The failure modes of the apply benchmark: each turns a real file and a known change into a model
+ * answer and its known correct outcome (the changed text, or a refusal).
+ */
+import type { LanguageId } from "../src/treesitter/languages.ts";
+import {
+  applyChanges,
+  type Change,
+  choice,
+  dedent,
+  EXT,
+  editText,
+  int,
+  lead,
+  makeChange,
+  pickWindow,
+  problems,
+  type Rand,
+  type Sample,
+  unitOf,
+} from "./apply-corpus.ts";
+import type { Source } from "./apply-sources.ts";
+
+type Draft = Omit<Sample, "id" | "mode" | "lang">;
+export type Mode = (r: Rand, src: Source, pool: Source[]) => Promise<Draft | null>;
+
+const pathOf = (src: Source) => `pkg/${src.lang}/${src.name}`;
+const decoys = (): Record<string, string> => ({
+  "README.md": "# sample project\n",
+  "pkg/notes/CHANGES.txt": "1.0: first release\n",
+});
+
+interface Prepared {
+  lines: string[];
+  path: string;
+  change: Change;
+  orig: string[];
+  patched: string[];
+}
+
+async function prepare(
+  r: Rand,
+  src: Source,
+  opts: {
+    size?: [number, number];
+    needBlank?: boolean;
+    avoidFirst?: boolean;
+    kinds?: Change["kind"][];
+    targetMax?: number;
+  } = {},
+): Promise<Prepared | null> {
+  const lines = src.text.split("\n");
+  const [lo, hi] = opts.size ?? [3, 8];
+  const w = pickWindow(r, lines, int(r, lo, hi), opts.needBlank);
+  if (!w) return null;
+  const change = await makeChange(r, src.lang, lines, w, {
+    ...(opts.avoidFirst ? { avoidFirst: true } : {}),
+    ...(opts.kinds ? { kinds: opts.kinds } : {}),
+    ...(opts.targetMax !== undefined ? { targetMax: opts.targetMax } : {}),
+  });
+  if (!change) return null;
+  return { lines, path: pathOf(src), change, orig: lines.slice(w.start, w.end), patched: change.after };
+}
+
+function applied(p: Prepared, answer: string, extra: Partial<Draft> = {}): Draft {
+  return {
+    shouldApply: true,
+    files: { ...decoys(), [p.path]: p.lines.join("\n") },
+    answer,
+    expected: { [p.path]: applyChanges(p.lines, [p.change]).join("\n") },
+    ...extra,
+  };
+}
+
+function refused(files: Record<string, string>, answer: string, extra: Partial<Draft> = {}): Draft {
+  return { shouldApply: false, files: { ...decoys(), ...files }, answer, expected: {}, ...extra };
+}
+
+const placeholderFor = (lang: LanguageId) =>
+  lang === "python" ? "# ... existing code ..." : "// ... rest of the code unchanged ...";
+
+/** Changes one token of a line (a misremembered or hallucinated detail). */
+function misremember(r: Rand, line: string): string | null {
+  const ids = [...line.matchAll(/\b[A-Za-z_][A-Za-z0-9_]{2,}\b/g)];
+  if (ids.length === 0) return null;
+  const m = choice(r, ids);
+  return `${line.slice(0, m.index)}${m[0]}Old${line.slice(m.index + m[0].length)}`;
+}
+
+const toTabs = (lines: string[], unit: number) =>
+  lines.map((l) => {
+    const ws = lead(l);
+    if (ws.includes("\t")) return l;
+    return "\t".repeat(Math.floor(ws.length / unit)) + " ".repeat(ws.length % unit) + l.slice(ws.length);
+  });
+const toSpaces = (lines: string[]) => lines.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
+
+export const APPLY_MODES: Record<string, Mode> = {
+  async exact(r, src) {
+    const p = await prepare(r, src);
+    return p && applied(p, editText(p.path, p.orig, p.patched));
+  },
+  async "fences, headers and prose"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const lang = src.lang;
+    const answer = `I found the problem. The fix:\n\n# modification 1\n\`\`\`${lang}\n${editText(`./${p.path}`, p.orig, p.patched)}\`\`\`\n\nThis keeps the behaviour for other inputs.`;
+    return applied(p, answer);
+  },
+  async "dedented block"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const n = Math.min(...p.orig.filter((l) => l.trim() !== "").map((l) => lead(l).length));
+    return applied(p, editText(p.path, dedent(p.orig, n), dedent(p.patched, n)));
+  },
+  async "first line unindented"(r, src) {
+    const p = await prepare(r, src, { avoidFirst: true });
+    if (!p || lead(p.orig[0]!) === "") return null;
+    const o = [p.orig[0]!.trimStart(), ...p.orig.slice(1)];
+    const q = [p.patched[0]!.trimStart(), ...p.patched.slice(1)];
+    return applied(p, editText(p.path, o, q));
+  },
+  async "original dedented, patched absolute"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    return applied(p, editText(p.path, dedent(p.orig), p.patched));
+  },
+  async "tabs and spaces swapped"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const style = unitOf(p.lines);
+    const conv = style.tabs ? toSpaces : (ls: string[]) => toTabs(ls, style.unit);
+    return applied(p, editText(p.path, conv(p.orig), conv(p.patched)));
+  },
+  async "line-number prefixes"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const fmt = choice(r, [
+      (n: number) => `${n} `,
+      (n: number) => `${n}:`,
+      (n: number) => `${String(n).padStart(6)}\t`,
+    ]);
+    const first = p.change.window.start + 1;
+    const o = p.orig.map((l, i) => fmt(first + i) + l);
+    const numberPatched = r() < 0.5;
+    const q = numberPatched ? p.patched.map((l, i) => fmt(first + i) + l) : p.patched;
+    return applied(p, editText(p.path, o, q));
+  },
+  async "CRLF file"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const d = applied(p, editText(p.path, p.orig, p.patched));
+    d.files[p.path] = d.files[p.path]!.replaceAll("\n", "\r\n");
+    d.expected[p.path] = d.expected[p.path]!.replaceAll("\n", "\r\n");
+    return d;
+  },
+  async "trailing whitespace, CRLF answer"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const o = p.orig.map((l, i) => (i % 2 === 0 && l.trim() !== "" ? `${l}   ` : l));
+    return applied(p, editText(p.path, o, p.patched).replaceAll("\n", "\r\n"));
+  },
+  async "blank line left out"(r, src) {
+    const p = await prepare(r, src, { size: [5, 10], needBlank: true });
+    if (!p) return null;
+    const drop = (ls: string[]) => ls.filter((l) => l.trim() !== "");
+    return applied(p, editText(p.path, drop(p.orig), drop(p.patched)));
+  },
+  async "blank line added"(r, src) {
+    const p = await prepare(r, src, { size: [4, 8], kinds: ["token"] });
+    if (!p) return null;
+    const at = int(r, 1, p.orig.length - 1);
+    if (p.orig[at - 1]!.trim() === "" || p.orig[at]!.trim() === "") return null;
+    const add = (ls: string[]) => [...ls.slice(0, at), "", ...ls.slice(at)];
+    return applied(p, editText(p.path, add(p.orig), add(p.patched)));
+  },
+  async "file named by basename, suffix or absolute path"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const name = choice(r, [src.name, `${src.lang}/${src.name}`, `/repo/${p.path}`]);
+    return applied(p, editText(name, p.orig, p.patched));
+  },
+  async "misremembered context line"(r, src) {
+    const p = await prepare(r, src, { size: [6, 10], kinds: ["token"] });
+    if (!p) return null;
+    const t = p.change.target;
+    const ctx = p.orig
+      .map((l, i) => i)
+      .filter((i) => i !== t && Math.abs(i - t) > 0 && (p.orig[i]!.match(/\w+|[^\s\w]/g) ?? []).length >= 6);
+    if (ctx.length === 0) return null;
+    const c = choice(r, ctx);
+    const wrong = misremember(r, p.orig[c]!);
+    if (!wrong) return null;
+    const o = p.orig.map((l, i) => (i === c ? wrong : l));
+    const q = p.patched.map((l, i) => (i === c ? wrong : l));
+    return applied(p, editText(p.path, o, q));
+  },
+  async "placeholder for unchanged lines"(r, src) {
+    const p = await prepare(r, src, { size: [6, 10], kinds: ["token"], targetMax: 2 });
+    if (!p) return null;
+    const t = p.change.target;
+    const keep = p.patched.slice(0, t + 2);
+    const rest = p.orig.slice(t + 2);
+    if (rest.length < 2 || keep.at(-1)!.trim() === "") return null;
+    const ph = `${lead(rest.find((l) => l.trim() !== "") ?? "")}${placeholderFor(src.lang)}`;
+    return applied(p, editText(p.path, p.orig, [...keep, ph]));
+  },
+  async "two edits in one file"(r, src) {
+    const lines = src.text.split("\n");
+    const half = Math.floor(lines.length / 2);
+    const w1 = pickWindow(r, lines.slice(0, half - 5), int(r, 3, 6));
+    const w2raw = pickWindow(r, lines.slice(half), int(r, 3, 6));
+    if (!w1 || !w2raw) return null;
+    const w2 = { start: w2raw.start + half, end: w2raw.end + half };
+    const c1 = await makeChange(r, src.lang, lines, w1);
+    const c2 = await makeChange(r, src.lang, lines, w2);
+    if (!c1 || !c2) return null;
+    const path = pathOf(src);
+    const expected = applyChanges(lines, [c1, c2]).join("\n");
+    // Both changes together must still parse.
+    if ((await problems(src.lang, expected)) > 0) return null;
+    const first = r() < 0.5 ? [c1, c2] : [c2, c1];
+    const answer = first
+      .map(
+        (c, i) =>
+          `# modification ${i + 1}\n${editText(path, lines.slice(c.window.start, c.window.end), c.after)}`,
+      )
+      .join("\n");
+    return {
+      shouldApply: true,
+      files: { ...decoys(), [path]: lines.join("\n") },
+      answer,
+      expected: { [path]: expected },
+    };
+  },
+  async "edits in two files"(r, src, pool) {
+    const others = pool.filter((s) => s.lang === src.lang && s.name !== src.name);
+    if (others.length === 0) return null;
+    const other = choice(r, others);
+    const p1 = await prepare(r, src);
+    const p2 = await prepare(r, other);
+    if (!p1 || !p2) return null;
+    p2.path = `lib/${other.name}`;
+    return {
+      shouldApply: true,
+      files: { ...decoys(), [p1.path]: p1.lines.join("\n"), [p2.path]: p2.lines.join("\n") },
+      answer: `${editText(p1.path, p1.orig, p1.patched)}\nAlso:\n${editText(p2.path, p2.orig, p2.patched)}`,
+      expected: {
+        [p1.path]: applyChanges(p1.lines, [p1.change]).join("\n"),
+        [p2.path]: applyChanges(p2.lines, [p2.change]).join("\n"),
+      },
+    };
+  },
+  async "file without final newline"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const d = applied(p, editText(p.path, p.orig, p.patched));
+    d.files[p.path] = d.files[p.path]!.replace(/\n+$/, "");
+    d.expected[p.path] = d.expected[p.path]!.replace(/\n+$/, "");
+    return d;
+  },
+};
+
+const TEST_PATH: Record<LanguageId, (base: string) => string> = {
+  python: (b) => `tests/test_${b}.py`,
+  javascript: (b) => `src/${b}.test.js`,
+  typescript: (b) => `src/${b}.spec.ts`,
+  tsx: (b) => `src/${b}.test.tsx`,
+  java: (b) => `src/test/java/${b}Test.java`,
+  go: (b) => `pkg/${b}_test.go`,
+};
+
+export const REFUSE_MODES: Record<string, Mode> = {
+  async "ambiguous original"(r, src) {
+    const lines = src.text.split("\n");
+    const seen = new Map<string, number[]>();
+    lines.forEach((l, i) => {
+      if (l.trim().length < 8 || !/[A-Za-z]/.test(l)) return;
+      const arr = seen.get(l.trimEnd());
+      if (arr) arr.push(i);
+      else seen.set(l.trimEnd(), [i]);
+    });
+    const dups = [...seen.values()].filter((v) => v.length >= 2);
+    if (dups.length === 0) return null;
+    const at = choice(r, dups)[0]!;
+    const o = [lines[at]!];
+    const q = [`${lines[at]!} ${src.lang === "python" ? "# checked" : "/* checked */"}`];
+    return refused({ [pathOf(src)]: src.text }, editText(pathOf(src), o, q));
+  },
+  async "test file"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const path = TEST_PATH[src.lang](src.name.replace(/\.[^.]+$/, ""));
+    return refused({ [path]: src.text }, editText(path, p.orig, p.patched));
+  },
+  async "CI configuration"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const path = `.github/scripts/${src.name}`;
+    return refused({ [path]: src.text }, editText(path, p.orig, p.patched));
+  },
+  async "path outside the repository"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const name = choice(r, [`../${src.name}`, `/etc/${src.name}`, `pkg/../../${src.name}`]);
+    return refused({ [p.path]: src.text }, editText(name, p.orig, p.patched));
+  },
+  async "protected by configuration"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const path = `vendor/lib/${src.name}`;
+    return refused({ [path]: src.text }, editText(path, p.orig, p.patched), { protect: ["vendor/"] });
+  },
+  async "answer cut off"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const full = editText(p.path, p.orig, p.patched);
+    const cut =
+      full.indexOf("<patched>") + 10 + Math.floor((full.length - full.indexOf("<patched>") - 22) * r());
+    return refused({ [p.path]: src.text }, full.slice(0, cut));
+  },
+  async "patch changes nothing"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    return refused({ [p.path]: src.text }, editText(p.path, p.orig, p.orig));
+  },
+  async "empty original"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    return refused({ [p.path]: src.text }, editText(p.path, [], p.patched));
+  },
+  async "syntax error"(r, src) {
+    const p = await prepare(r, src, { kinds: ["token"] });
+    if (!p) return null;
+    const t = p.change.target;
+    const line = p.patched[t]!;
+    const broken = /\)\s*[;:{]?\s*$/.test(line)
+      ? line.replace(/\)(\s*[;:{]?\s*)$/, "$1")
+      : line.trimEnd().endsWith(":") || line.trimEnd().endsWith("{")
+        ? `${line.trimEnd().slice(0, -1)} (`
+        : `${line} (`;
+    const q = p.patched.map((l, i) => (i === t ? broken : l));
+    const full = [
+      ...p.lines.slice(0, p.change.window.start),
+      ...q,
+      ...p.lines.slice(p.change.window.end),
+    ].join("\n");
+    if ((await problems(src.lang, full)) === 0) return null;
+    return refused({ [p.path]: src.text }, editText(p.path, p.orig, q));
+  },
+  async "misremembered line that is changed"(r, src) {
+    const p = await prepare(r, src, { size: [5, 9], kinds: ["token"] });
+    if (!p) return null;
+    const t = p.change.target;
+    const wrong = misremember(r, p.orig[t]!);
+    if (!wrong || wrong === p.patched[t]) return null;
+    const o = p.orig.map((l, i) => (i === t ? wrong : l));
+    const q = p.patched.map((l, i) =>
+      i === t ? `${wrong.trimEnd()}${src.lang === "python" ? "  # fixed" : " // fixed"}` : l,
+    );
+    return refused({ [p.path]: src.text }, editText(p.path, o, q));
+  },
+  async "original not in the file"(r, src) {
+    const p = await prepare(r, src, { size: [4, 8] });
+    if (!p) return null;
+    const idx = p.orig.map((_, i) => i).filter((i) => p.orig[i]!.trim().length > 5);
+    if (idx.length < 3) return null;
+    const bad = new Set(idx.slice(0, 3));
+    const o: string[] = [];
+    for (let i = 0; i < p.orig.length; i++) {
+      const l = p.orig[i]!;
+      o.push(bad.has(i) ? (misremember(r, l) ?? `${l} extra`) : l);
+    }
+    return refused({ [p.path]: src.text }, editText(p.path, o, p.patched));
+  },
+  async "placeholder among changed lines"(r, src) {
+    const p = await prepare(r, src, { size: [5, 9], kinds: ["token"], targetMax: 2 });
+    if (!p) return null;
+    const t = p.change.target;
+    if (p.orig.length - t < 3) return null;
+    const q = [...p.patched.slice(0, t + 1), `${lead(p.orig[t]!)}${placeholderFor(src.lang)}`];
+    return refused({ [p.path]: src.text }, editText(p.path, p.orig, q));
+  },
+  async "multi-edit answer with one bad edit"(r, src) {
+    const p = await prepare(r, src);
+    if (!p) return null;
+    const lines = p.lines;
+    const w = pickWindow(r, lines, 4);
+    if (!w || (w.start < p.change.window.end && p.change.window.start < w.end)) return null;
+    const o = lines.slice(w.start, w.end).map((l) => (l.trim() ? `${l.trimEnd()}Gone` : l));
+    const answer = `${editText(p.path, p.orig, p.patched)}\n${editText(
+      p.path,
+      o,
+      o.map((l) => l.replace("Gone", "")),
+    )}`;
+    return refused({ [p.path]: src.text }, answer);
+  },
+};
+
+export { EXT };
