@@ -5,7 +5,6 @@
  * change applied to the original text by plain line surgery here, never by the engine.
  */
 import { parseSource, syntaxProblems, type LanguageId } from "../src/treesitter/languages.ts";
-import type { Source } from "./apply-sources.ts";
 
 export interface Sample {
   id: number;
@@ -196,7 +195,7 @@ export interface Change {
   after: string[];
   /** Index (within the window) of the changed line, or of the line new lines follow. */
   target: number;
-  kind: "token" | "insert" | "block";
+  kind: "token" | "insert" | "block" | "wrap";
 }
 
 /** Makes a change inside `w` that keeps the file parsing; null when none was found. */
@@ -212,14 +211,27 @@ export async function makeChange(
   const unitStr = style.tabs ? "\t" : " ".repeat(style.unit);
   const base = await problems(lang, lines.join("\n"));
   const targets = body
-    .map((l, i) => i)
+    .map((_l, i) => i)
     .filter((i) => isCode(body[i]!) && (!opts.avoidFirst || i > 0) && i <= (opts.targetMax ?? body.length));
   for (let tries = 0; tries < 8 && targets.length > 0; tries++) {
     const t = choice(r, targets);
     const line = body[t]!;
-    const kind = choice(r, opts.kinds ?? (["token", "token", "insert", "block"] as const));
+    const kind = choice(r, opts.kinds ?? (["token", "token", "insert", "block", "wrap"] as const));
     let after: string[] | null = null;
-    if (kind === "token") {
+    if (kind === "wrap") {
+      // The line moves into a new conditional block: its own indentation changes.
+      const next = body[t + 1];
+      const simple = /[;)\w"']\s*$/.test(line) && !/[:{(,[\\]\s*$/.test(line);
+      if (!simple || (next !== undefined && next.trim() !== "" && lead(next).length > lead(line).length))
+        continue;
+      const ind = lead(line);
+      const inner = `${ind}${unitStr}${line.trimStart()}`;
+      const wrapped =
+        lang === "python"
+          ? [`${ind}if True:`, inner]
+          : [`${ind}if ${lang === "go" ? "true" : "(true)"} {`, inner, `${ind}}`];
+      after = [...body.slice(0, t), ...wrapped, ...body.slice(t + 1)];
+    } else if (kind === "token") {
       const changed = tokenChange(r, line);
       if (changed) after = [...body.slice(0, t), changed, ...body.slice(t + 1)];
     } else {

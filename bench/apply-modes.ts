@@ -174,6 +174,15 @@ export const APPLY_MODES: Record<string, Mode> = {
     const add = (ls: string[]) => [...ls.slice(0, at), "", ...ls.slice(at)];
     return applied(p, editText(p.path, add(p.orig), add(p.patched)));
   },
+  async "indentation noise in original"(r, src) {
+    const p = await prepare(r, src, { size: [4, 8] });
+    if (!p) return null;
+    const noisy = p.orig.map((l, i) => {
+      if (i === 0 || l.trim() === "" || r() < 0.5) return l;
+      return r() < 0.5 && l.startsWith(" ") ? l.slice(1) : ` ${l}`;
+    });
+    return applied(p, editText(p.path, noisy, p.patched));
+  },
   async "file named by basename, suffix or absolute path"(r, src) {
     const p = await prepare(r, src);
     if (!p) return null;
@@ -185,7 +194,7 @@ export const APPLY_MODES: Record<string, Mode> = {
     if (!p) return null;
     const t = p.change.target;
     const ctx = p.orig
-      .map((l, i) => i)
+      .map((_l, i) => i)
       .filter((i) => i !== t && Math.abs(i - t) > 0 && (p.orig[i]!.match(/\w+|[^\s\w]/g) ?? []).length >= 6);
     if (ctx.length === 0) return null;
     const c = choice(r, ctx);

@@ -174,7 +174,10 @@ export function buildEdit(
   // The first line is often copied with a different indentation than the rest (seed guess 2): when other
   // lines anchor the block, the first one does not vote.
   const firstPi = patched.findIndex((l) => l.trim() !== "");
-  for (const m of [exactAnchor, looseAnchor]) if (m.size > 1 && m.has(firstPi)) m.delete(firstPi);
+  const otherMapped = entries.some(
+    (e) => e.origIdx > orig.findIndex((l) => l.trim() !== "") && e.text.trim() !== "",
+  );
+  for (const m of [exactAnchor, looseAnchor]) if (otherMapped && m.has(firstPi)) m.delete(firstPi);
   // How far the model's frame is from the file's, over the lines of <original> other than the first
   // (which is often copied with a different indentation, seed guess 2).
   const firstOi = orig.findIndex((l) => l.trim() !== "");
@@ -191,6 +194,11 @@ export function buildEdit(
   const exactMode = mode([...exactAnchor.values()]);
   const looseMode = mode([...looseAnchor.values()]);
   const origMode = mode(origDeltas);
+  // The vote over <patched> lines that match file lines: exact repeats count double, so a line the
+  // model re-indented on purpose (moved into a new block) does not outvote the unchanged ones.
+  const weighted: number[] = [];
+  for (const [j, d] of looseAnchor) weighted.push(d, ...(exactAnchor.get(j) === d ? [d] : []));
+  const anchorMode = mode(weighted);
   const nearest = (anchors: Map<number, number>, fallback: number) => {
     const sorted = [...anchors.keys()].sort((a, b) => a - b);
     return (j: number): number => {
@@ -204,6 +212,7 @@ export function buildEdit(
     };
   };
   const guesses: { guess: string; delta: (j: number) => number }[] = [];
+  if (anchorMode !== null) guesses.push({ guess: "relative to the matched lines", delta: () => anchorMode });
   if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   if (exactMode !== null) {
     guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
