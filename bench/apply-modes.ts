@@ -13,6 +13,7 @@ import {
   int,
   lead,
   makeChange,
+  occurrences,
   pickWindow,
   problems,
   type Rand,
@@ -221,6 +222,8 @@ export const APPLY_MODES: Record<string, Mode> = {
     const w2raw = pickWindow(r, lines.slice(half), int(r, 3, 6));
     if (!w1 || !w2raw) return null;
     const w2 = { start: w2raw.start + half, end: w2raw.end + half };
+    // Each window must be unique in the whole file, not only in its half.
+    if (occurrences(lines, w1) !== 1 || occurrences(lines, w2) !== 1) return null;
     const c1 = await makeChange(r, src.lang, lines, w1);
     const c2 = await makeChange(r, src.lang, lines, w2);
     if (!c1 || !c2) return null;

@@ -32,6 +32,7 @@ const FILES: Record<string, string | Uint8Array> = {
   "assets/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]),
   "data/blob.dat": new Uint8Array([1, 2, 0, 3, 4]),
   "config/secrets.py": "TOKEN = None\n",
+  "node_modules/left-pad/index.js": "module.exports = 1;\n",
 };
 
 interface Case {
@@ -140,6 +141,12 @@ const cases: Case[] = [
     answer: edit(".gitlab-ci.yml", "  script: make", "  script: make test"),
     status: "RAW_PATCH_BUT_UNSAFE_PATH",
     message: /CI/,
+  },
+  {
+    name: "vendored dependency",
+    answer: edit("node_modules/left-pad/index.js", "module.exports = 1;", "module.exports = 2;"),
+    status: "RAW_PATCH_BUT_UNSAFE_PATH",
+    message: /vendored/,
   },
   {
     name: "binary file by content",
