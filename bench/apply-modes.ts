@@ -215,6 +215,41 @@ export const APPLY_MODES: Record<string, Mode> = {
     const ph = `${lead(rest.find((l) => l.trim() !== "") ?? "")}${placeholderFor(src.lang)}`;
     return applied(p, editText(p.path, p.orig, [...keep, ph]));
   },
+  async "placeholder eliding part of the original"(r, src) {
+    const p = await prepare(r, src, { size: [8, 12], kinds: ["token"] });
+    if (!p) return null;
+    const t = p.change.target;
+    const n = p.orig.length;
+    const g0 = t < n / 2 ? int(r, t + 2, n - 4) : int(r, 1, Math.max(1, t - 3));
+    const g1 = g0 + int(r, 2, 3);
+    if (
+      g0 < 1 ||
+      g1 > n - 1 ||
+      (t >= g0 && t < g1) ||
+      p.orig[g0 - 1]!.trim() === "" ||
+      p.orig[g1]!.trim() === ""
+    ) {
+      return null;
+    }
+    // The elided form must still name one place: the two runs, in order, with a gap, occur once.
+    const sq = p.lines.map((l) => l.trim().replace(/\s+/g, " "));
+    const at = (seg: string[]) => {
+      const want = seg.map((l) => l.trim().replace(/\s+/g, " "));
+      const out: number[] = [];
+      for (let i = 0; i + want.length <= sq.length; i++)
+        if (want.every((w, k) => sq[i + k] === w)) out.push(i);
+      return out;
+    };
+    const head = p.orig.slice(0, g0);
+    const tail = p.orig.slice(g1);
+    let placements = 0;
+    for (const i of at(head))
+      for (const j of at(tail)) if (j >= i + head.length && j - i - head.length <= 400) placements++;
+    if (placements !== 1) return null;
+    const ph = `${lead(p.orig[g0]!)}${placeholderFor(src.lang)}`;
+    const elide = (ls: string[]) => [...ls.slice(0, g0), ph, ...ls.slice(g1)];
+    return applied(p, editText(p.path, elide(p.orig), elide(p.patched)));
+  },
   async "two edits in one file"(r, src) {
     const lines = src.text.split("\n");
     const half = Math.floor(lines.length / 2);
@@ -392,6 +427,14 @@ export const REFUSE_MODES: Record<string, Mode> = {
     if (p.orig.length - t < 3) return null;
     const q = [...p.patched.slice(0, t + 1), `${lead(p.orig[t]!)}${placeholderFor(src.lang)}`];
     return refused({ [p.path]: src.text }, editText(p.path, p.orig, q));
+  },
+  async "placeholder in original dropped from patched"(r, src) {
+    const p = await prepare(r, src, { size: [7, 10], kinds: ["token"], targetMax: 1 });
+    if (!p || p.orig.length < 7) return null;
+    const ph = `${lead(p.orig[3]!)}${placeholderFor(src.lang)}`;
+    const o = [...p.orig.slice(0, 3), ph, ...p.orig.slice(5)];
+    const q = [...p.patched.slice(0, 3), ...p.patched.slice(5)];
+    return refused({ [p.path]: src.text }, editText(p.path, o, q));
   },
   async "multi-edit answer with one bad edit"(r, src) {
     const p = await prepare(r, src);

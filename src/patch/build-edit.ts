@@ -103,7 +103,9 @@ export function buildEdit(
     const ins = hunk.filter((h) => h.kind === "insert").map((h) => (h as { b: number }).b);
     const ph = ins.filter((b) => isPlaceholder(patched[b]!));
     const real = ins.filter((b) => !isPlaceholder(patched[b]!));
-    if (ph.length > 0 && dels.some((a) => entries[a]!.origIdx >= 0)) {
+    // A placeholder next to code <original> also left out (its own placeholder): the code stays.
+    if (ph.length > 0 && dels.some((a) => entries[a]!.text === GAP)) placeholdersKept += ph.length;
+    else if (ph.length > 0 && dels.some((a) => entries[a]!.origIdx >= 0)) {
       if (real.length > 0) {
         return {
           ok: false,
@@ -120,6 +122,7 @@ export function buildEdit(
     // lines <original> does have, on both sides, are deleted too.
     const realDeleted = (a: number, step: number): boolean => {
       for (let x = a + step; x >= 0 && x < n; x += step) {
+        if (entries[x]!.text === GAP) return false;
         if (entries[x]!.origIdx >= 0) return delSet.has(x);
         if (!delSet.has(x)) return false;
       }
@@ -127,6 +130,7 @@ export function buildEdit(
     };
     for (const a of dels) {
       const e = entries[a]!;
+      if (e.text === GAP) continue;
       if (e.origIdx < 0 && !(realDeleted(a, -1) && realDeleted(a, 1))) continue;
       oOp[a] = "delete";
     }

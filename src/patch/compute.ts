@@ -7,7 +7,7 @@ import { buildEdit } from "./build-edit.ts";
 import { isPlaceholder, stripLineNumbers } from "./cleanup.ts";
 import { unifiedDiff } from "./diff.ts";
 import { detectStyle } from "./indent.ts";
-import { type Located, locate } from "./locate.ts";
+import { type Located, locateWithGaps } from "./locate.ts";
 import { parseAnswer, type RawEdit } from "./parse.ts";
 import { checkEditablePath } from "./safety.ts";
 import { describeProblem, type SyntaxChecker, treeSitterChecker } from "./syntax.ts";
@@ -299,7 +299,19 @@ export async function computePatch(
     const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
     // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
     const before = st.before!;
-    let loc: Located = locate(before.lines, orig);
+    // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
+    const phO = orig.filter(isPlaceholder).length;
+    const phP = patched.filter(isPlaceholder).length;
+    if (phO > 0 && phP < phO) {
+      return fail(
+        path,
+        "RAW_PATCH_BUT_PLACEHOLDER",
+        `<original> leaves code out with "${origPh[0]!.trim()}", but <patched> does not keep that placeholder, so it is unclear whether the left-out code stays. Copy the original lines completely.`,
+      );
+    }
+    const gl = locateWithGaps(before.lines, orig, isPlaceholder);
+    if (gl.kind === "placeholder") return fail(path, "RAW_PATCH_BUT_PLACEHOLDER", gl.message);
+    let loc: Located = gl;
     let mapped: { start: number; end: number; map: (number | null)[] } | null = null;
     let origRange: { start: number; end: number } | null = null;
     if (loc.kind === "found") {
@@ -330,7 +342,8 @@ export async function computePatch(
       }
     }
     if (loc.kind !== "ambiguous" && (!mapped || loc.kind !== "found") && st.applied.length > 0) {
-      const again = locate(st.current.lines, orig);
+      const againG = locateWithGaps(st.current.lines, orig, isPlaceholder);
+      const again: Located = againG.kind === "placeholder" ? { kind: "none", closest: null } : againG;
       if (again.kind === "found") {
         // Found only in the text earlier edits produced: this edit builds on them.
         loc = again;

@@ -216,7 +216,7 @@ const cases: Case[] = [
     answer: edit(
       "app/io.py",
       "def load(path):\n    # ... existing code ...\n        return f.read()",
-      "def load(path):\n    # ... existing code ...\n        return f.read().strip()",
+      "def load(path):\n        return f.read().strip()",
     ),
     status: "RAW_PATCH_BUT_PLACEHOLDER",
     message: /Copy the original lines completely/,
