@@ -13,7 +13,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { computePatch, createMemoryRepo, type PatchResult } from "../src/patch/index.ts";
 import { rng, type Sample } from "./apply-corpus.ts";
-import { APPLY_MODES, type Mode, REFUSE_MODES } from "./apply-modes.ts";
+import { APPLY_MODES, type Mode } from "./apply-modes.ts";
+import { REFUSE_MODES } from "./apply-refusals.ts";
 import { loadSources, type Source } from "./apply-sources.ts";
 
 const { values } = parseArgs({

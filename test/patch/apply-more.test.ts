@@ -86,6 +86,11 @@ const cases: Case[] = [
     note: /placeholder lines kept/,
   },
   {
+    name: "file named with the lines the model looked at",
+    answer: edit("store.py:8-9", "        return self.items[key]", "        return self.items.get(key)"),
+    expected: PY.replace("return self.items[key]", "return self.items.get(key)"),
+  },
+  {
     name: "line numbers with colons",
     answer: edit(
       "store.py",
