@@ -14,7 +14,9 @@ import type { TreeChecks } from "./strategy.ts";
 /** What the reproduce stage leaves in `state.reproduction.data` when it reproduced the issue. */
 const ReproducedData = z.object({
   status: z.literal("reproduced"),
-  file: z.string().min(1),
+  /** The script's path in the work tree (`file` in older records). */
+  path: z.string().min(1).optional(),
+  file: z.string().min(1).optional(),
   command: z.string().min(1),
   script: z.string().min(1),
 });
@@ -24,7 +26,9 @@ export function reproducerFromRun(ctx: FixContext, config: RepoConfig): Reproduc
   const parsed = ReproducedData.safeParse(ctx.state.reproduction?.data);
   if (!parsed.success) return null;
   const d = parsed.data;
-  return { file: d.file, content: d.script, command: d.command, timeoutMs: config.timeouts.reproducerMs };
+  const file = d.path ?? d.file;
+  if (!file) return null;
+  return { file, content: d.script, command: d.command, timeoutMs: config.timeouts.reproducerMs };
 }
 
 export interface RunChecksOptions {

@@ -41,7 +41,7 @@ const reproduced: FixHooks = {
     summary: "reproduced by the fixture's script",
     data: {
       status: "reproduced",
-      file: "reproducer.py",
+      path: "reproducer.py",
       command: "python3 reproducer.py",
       script: MEDIAN.reproducer,
     },

@@ -94,6 +94,8 @@ export async function runStrategy(
     use?: PatchStrategy;
     hooks?: FixHooks;
     testCmd?: string | null;
+    /** Answers for the other agents (reproducer writer, reviewer); null passes the request on. */
+    others?: (req: ChatRequest) => string | null;
   },
 ): Promise<StrategyRun> {
   let linearReplies = 0;
@@ -109,6 +111,8 @@ export async function runStrategy(
     if (isReward(req)) {
       return JSON.stringify({ analysis: "scripted judgement", score: bug.score(userText(req)) });
     }
+    const other = roleOf(req) === "other" ? opts.others?.(req) : null;
+    if (other) return other;
     if (roleOf(req) === "patch") {
       const k = linearReplies++;
       return bug.linear[Math.min(k, bug.linear.length - 1)] ?? "";
