@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseIssueFile } from "../../../src/agents/issue-text.ts";
@@ -21,6 +21,7 @@ import type { SandboxPort } from "../../../src/sandbox/index.ts";
 import { API_SPECS, SearchApis } from "../../../src/search/search-api.ts";
 import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../../src/tree-search/config.ts";
 import { sandboxChecks } from "../../../src/tree-search/sandbox-checks.ts";
+import { parseTreeJson, type TreeFile } from "../../../src/tree-search/serialize.ts";
 import { type TreeReport, treeStrategy } from "../../../src/tree-search/strategy.ts";
 import { TreeStates } from "../../../src/validate/index.ts";
 import { agentScript, roleOf, searchSays } from "../../support/agent-script.ts";
@@ -74,6 +75,8 @@ export interface StrategyRun {
   ms: number;
   requests: ChatRequest[];
   tree: TreeReport | null;
+  /** The saved `tree/tree.json`, when the tree search ran. */
+  treeFile: TreeFile | null;
 }
 
 /**
@@ -167,10 +170,19 @@ export async function runStrategy(
       ms: performance.now() - started,
       requests: server.requests,
       tree: strategy === "tree" ? tree.lastReport() : null,
+      treeFile: readTreeFile(out),
     };
   } finally {
     await server.close();
   }
+}
+
+function readTreeFile(out: string): TreeFile | null {
+  const path = join(out, "tree/tree.json");
+  if (!existsSync(path)) return null;
+  const parsed = parseTreeJson(readFileSync(path, "utf8"));
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.file;
 }
 
 /** Whether a diff, applied to the bug's repository, makes its reproducer and tests pass (real sandbox). */
@@ -199,4 +211,33 @@ export async function patchFixes(
   } finally {
     await states.dispose();
   }
+}
+
+/**
+ * The reproduce and review stages' agents for a fixture bug: the reproducer writer answers with the
+ * bug's script; the reviewer approves exactly when the reproducer passes after the patch (judging by
+ * the runs it is shown, as the real reviewer is asked to).
+ */
+export function stageAgents(bug: FixtureBug): (req: ChatRequest) => string | null {
+  return (req) => {
+    const system = String(req.messages[0]?.content ?? "");
+    const last = String(req.messages.at(-1)?.content ?? "");
+    if (system.startsWith("You review a candidate fix")) {
+      const after = last.split("Its run AFTER the patch:")[1] ?? "";
+      const ok = /Result: exit code 0\b/.test(after);
+      return JSON.stringify({
+        "patch-analysis": ok ? "the reproducer passes after the patch" : "the reproducer still fails",
+        "patch-correct": ok ? "yes" : "no",
+        "patch-advice": ok ? "" : "the reproducer still fails after the patch; look at its output",
+        "test-analysis": "the script checks what the issue describes",
+        "test-correct": "yes",
+        "test-advice": "",
+      });
+    }
+    if (last.includes('"has-reproducible-example"')) return '{"has-reproducible-example": true}';
+    if (last.includes("Write a standalone") || last.includes("did not reproduce the issue")) {
+      return `Here is the script.\n\n\`\`\`python\n${bug.reproducer}\`\`\`\n`;
+    }
+    return null;
+  };
 }
