@@ -44,7 +44,7 @@ class StatusUpdater {
   readonly #issueNumber: number;
   #commentId = 0;
   #last = "";
-  #chain: Promise<void> = Promise.resolve();
+  #inFlight: Promise<void> | null = null;
 
   constructor(github: RepoGitHub, issueNumber: number, view: StatusView) {
     this.#github = github;
@@ -70,12 +70,26 @@ class StatusUpdater {
     this.flush();
   }
 
+  /**
+   * Writes the current view. Edits coalesce: while one write is in flight, later changes wait for it
+   * and go out together as one edit with the latest text (GitHub writes are spaced a second apart).
+   */
   flush(): Promise<void> {
+    if (this.#commentId === 0) return Promise.resolve();
+    if (this.#inFlight) return this.#inFlight;
     const text = renderStatus(this.view);
-    if (text === this.#last || this.#commentId === 0) return this.#chain;
+    if (text === this.#last) return Promise.resolve();
     this.#last = text;
-    this.#chain = this.#chain.then(() => this.#github.updateComment(this.#commentId, text)).catch(() => {});
-    return this.#chain;
+    this.#inFlight = this.#github
+      .updateComment(this.#commentId, text)
+      .catch(() => {
+        this.#last = "";
+      })
+      .finally(() => {
+        this.#inFlight = null;
+      })
+      .then(() => this.flush());
+    return this.#inFlight;
   }
 }
 
@@ -142,8 +156,12 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     );
 
   try {
-    // A resumed job reuses the status comment it posted before the restart.
+    // 👀 on what triggered the run, then the status comment (a resumed job reuses the one it posted).
     const saved = job.checkpoint.statusCommentId;
+    if (typeof saved !== "number") {
+      if (data.commandCommentId) await github.reactToComment(data.commandCommentId, "eyes");
+      else await github.reactToIssue(issueNumber, "eyes");
+    }
     const commentId = await status.open(typeof saved === "number" ? saved : data.statusCommentId);
     await ctx.checkpoint("acknowledged", { statusCommentId: commentId });
     await mkdir(outDir, { recursive: true });

@@ -74,6 +74,7 @@ let deliveries = 0;
 export async function startHarness(options: {
   pipeline: Pipeline;
   env?: NodeJS.ProcessEnv;
+  startWorkers?: boolean;
 }): Promise<Harness> {
   const github = await startFakeGitHub();
   const git = await startGitServer();
@@ -100,6 +101,7 @@ export async function startHarness(options: {
       pipeline: options.pipeline,
       model: "scripted-model",
       onOutcome: (id, outcome) => outcomes.set(id, outcome),
+      ...(options.startWorkers === false ? { startWorkers: false } : {}),
     },
   });
 

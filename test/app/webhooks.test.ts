@@ -25,9 +25,21 @@ const fixed = (): FixResult =>
 
 /** When set, the pipeline reports a stage and then waits until the run is cancelled. */
 let block: { started: () => void } | null = null;
+/** When set, the pipeline reports `located` and waits until the status comment shows it. */
+let showProgress = false;
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+}
 
 const pipeline: Pipeline = async (req) => {
   requests.push({ issueText: readFileSync(req.issueFile, "utf8"), req });
+  if (showProgress) {
+    req.onStage("located", "calc.py › add");
+    await waitFor(() =>
+      [...h.github.comments.values()].some((c) => c.body.includes("✅ Located the bug — calc.py › add")),
+    );
+  }
   if (block) {
     req.onStage("indexed", "3 files");
     block.started();
@@ -48,6 +60,7 @@ after(async () => {
 beforeEach(() => {
   nextResult = fixed();
   block = null;
+  showProgress = false;
 });
 
 const callsSince = (n: number) => h.github.calls.slice(n);
@@ -124,6 +137,7 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
     body: "add(1, 2) returns -1\n<!-- hidden -->",
   });
   const before = h.github.calls.length;
+  showProgress = true;
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
   await h.queue.idle();
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
@@ -160,7 +174,12 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
   assert.equal(statuses.length, 1);
   const history = statuses[0]!.history;
   assert.match(history[0]!, /is working on this issue/);
-  assert.ok(history.some((b) => /✅ Cloned the repository/.test(b) && /⬜ Pull request/.test(b)));
+  const progress = history.findIndex(
+    (b) => /✅ Located the bug — calc.py › add/.test(b) && /⬜ Pull request/.test(b),
+  );
+  assert.ok(progress > 0, "a stage showed before the run finished");
+  assert.match(history[progress]!, /✅ Cloned the repository — `main` at `[0-9a-f]{7}`/);
+  assert.match(history[progress]!, /👀 \*\*auto-fix\*\* is working/);
   assert.match(history.at(-1)!, /🚀/);
   assert.match(history.at(-1)!, new RegExp(`Opened draft pull request #${pr.number}`));
   // The token was used for git but appears in no comment, body or clone config.
