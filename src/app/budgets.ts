@@ -1,12 +1,10 @@
 /** Run budgets: how many runs an issue and a repository may have. */
 
-/** Records when runs started, per repository (a durable store can implement the same interface). */
-export interface RunLedger {
-  record(repoKey: string, at: number): Promise<void>;
-  /** Runs recorded for `repoKey` at or after `since`. */
-  countSince(repoKey: string, since: number): Promise<number>;
-}
+import type { RunLedger } from "../jobs/run-ledger.ts";
 
+export type { RunLedger };
+
+/** An in-process ledger (tests); the app uses the durable ones from `src/jobs/run-ledger.ts`. */
 export class MemoryRunLedger implements RunLedger {
   readonly #runs = new Map<string, number[]>();
 

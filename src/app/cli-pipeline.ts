@@ -14,8 +14,8 @@ export function pipelineEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** A progress line the pipeline prints on stderr: `[auto-fix] stage <name>[: note]`. */
-const STAGE_LINE = /^\[auto-fix\] stage ([a-z ]+?)(?::\s*(.*))?$/;
+/** A progress line `auto-fix fix` prints on stderr when it is not a terminal: `auto-fix: <stage>[ (detail)]`. */
+const STAGE_LINE = /^auto-fix: ([a-z][a-z-]*)(?: \((.*)\))?$/;
 
 function parseResult(stdout: string): FixResult | null {
   const text = stdout.trim();
@@ -41,7 +41,11 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
       const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
       args.push("--out", req.outDir, "--json");
       if (req.testCommand) args.push("--test-cmd", req.testCommand);
-      const env = { ...pipelineEnv(options.env), AUTO_FIX_MAX_COST_USD: String(req.maxCostUsd) };
+      if (req.guidance) args.push("--guidance", req.guidance);
+      // The spend limit per run is the pipeline's model budget (the lower of the two when both are set).
+      const own = Number(options.env.AUTO_FIX_BUDGET_USD);
+      const budget = Number.isFinite(own) && own > 0 ? Math.min(own, req.maxCostUsd) : req.maxCostUsd;
+      const env = { ...pipelineEnv(options.env), AUTO_FIX_BUDGET_USD: String(budget) };
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";

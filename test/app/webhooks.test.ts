@@ -208,9 +208,10 @@ test("/retry with guidance updates the same branch and pull request and says wha
   assert.equal(h.repo.pulls.size, pullCount, "no second pull request");
   const secondHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   assert.notEqual(secondHead, firstHead, "branch was force-pushed");
-  const seen = requests.at(-1)!.issueText;
-  assert.match(seen, /keep sub\(\) unchanged/);
-  assert.match(seen, /Reviewer advice from the previous run[\s\S]*keep sub/);
+  const seen = requests.at(-1)!.req.guidance ?? "";
+  assert.match(seen, /Guidance from a maintainer: keep sub\(\) unchanged/);
+  assert.match(seen, /Reviewer advice from the previous run:\nOn the patch: keep sub/);
+  assert.equal(requests.at(-1)!.issueText, "# sub is wrong too\n\nx\n");
   const prComments = h.github.commentsOn(OWNER, REPO, pr.number);
   assert.ok(prComments.some((c) => /Run 2 replaced this branch's commit/.test(c.body)));
   const status = h.github
