@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FixResult, FixResultSchema, type Pipeline } from "./pipeline.ts";
 
@@ -29,6 +31,26 @@ function parseResult(stdout: string): FixResult | null {
     }
   }
   return null;
+}
+
+/**
+ * Adds what the pull request shows but the result JSON does not carry: the bug locations (resolved, with
+ * the intended behaviour the model gave) from the run's `search/outcome.json` artifact.
+ */
+export async function withArtifacts(result: FixResult, outDir: string): Promise<FixResult> {
+  if (result.locations !== undefined) return result;
+  try {
+    const outcome = JSON.parse(await readFile(join(outDir, "search", "outcome.json"), "utf8")) as {
+      locations?: unknown;
+      requested?: unknown;
+    };
+    const resolved = Array.isArray(outcome.locations) ? outcome.locations : [];
+    const requested = Array.isArray(outcome.requested) ? outcome.requested : [];
+    const locations = resolved.length > 0 ? resolved : requested;
+    return locations.length > 0 ? { ...result, locations } : result;
+  } catch {
+    return result;
+  }
 }
 
 /**
@@ -76,7 +98,7 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
         req.signal.removeEventListener("abort", kill);
         if (req.signal.aborted) return reject(new Error("cancelled"));
         const result = parseResult(stdout);
-        if (result) return resolve(result);
+        if (result) return resolve(withArtifacts(result, req.outDir));
         const tail = stderr.trim().split("\n").slice(-5).join("\n");
         resolve(
           FixResultSchema.parse({

@@ -237,7 +237,14 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       onStage: (stage, note) => progress(status, stage, note),
     });
     // The result has the last word on every pipeline stage (a stage may have run and failed).
-    for (const [name, line] of pipelineStages(result)) status.view.stages[name] = line;
+    for (const [name, line] of pipelineStages(result)) {
+      const shown = status.view.stages[name];
+      // Indexing that visibly ran stays done even when a later stage failed.
+      const ran = name === "indexed" && (shown?.status === "running" || shown?.status === "done");
+      status.view.stages[name] = ran
+        ? { status: "done", ...(shown?.note ? { note: shown.note } : {}) }
+        : line;
+    }
     await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await ctx.checkpoint("pipeline", { status: result.status });
     ctx.recordUsage?.({
