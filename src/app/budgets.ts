@@ -35,7 +35,7 @@ export function budgetRefusal(f: BudgetFacts): string | null {
   if (f.issueRuns >= f.maxRunsPerIssue) {
     return (
       `This issue has had ${f.issueRuns} runs, the limit for one issue (runs per issue: ${f.maxRunsPerIssue}). ` +
-      "A maintainer can raise `budgets.runs_per_issue` in `.github/auto-fix.yml` (up to the operator's limit) " +
+      "A maintainer can raise `budgets.runs-per-issue` in `.github/auto-fix.yml` (up to the operator's limit) " +
       "or take it from here by hand."
     );
   }

@@ -62,7 +62,6 @@ export const STRANGER: FakeUser = { login: "drive-by", type: "User" };
 export async function startHarness(options: {
   pipeline: Pipeline;
   env?: NodeJS.ProcessEnv;
-  startWorkers?: boolean;
 }): Promise<Harness> {
   const github = await startFakeGitHub();
   const git = await startGitServer();
@@ -89,7 +88,6 @@ export async function startHarness(options: {
       pipeline: options.pipeline,
       model: "scripted-model",
       onOutcome: (id, outcome) => outcomes.set(id, outcome),
-      ...(options.startWorkers === false ? { startWorkers: false } : {}),
     },
   });
 

@@ -249,7 +249,7 @@ test("a run that finds no patch opens no pull request and says why", async () =>
 
 test("maintainers only: read access is denied; budgets name the limit", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "budget", body: "b" });
-  h.repo.files.set(".github/auto-fix.yml", "budgets:\n  runs_per_issue: 1\n");
+  h.repo.files.set(".github/auto-fix.yml", "budgets:\n  runs-per-issue: 1\n");
   try {
     await h.labeled(issue.number);
     await h.queue.idle();
