@@ -92,7 +92,10 @@ export function treeStrategy(
           reward,
         };
         const { config } = opts;
+        // A run that can be cancelled (Ctrl-C, `/cancel`) carries its signal in the options.
+        const signal = (ctx.options as { signal?: AbortSignal }).signal;
         const result = await runTreeSearch({
+          ...(signal ? { signal } : {}),
           config,
           expander: createModelExpander(ctx.model, {
             issue,
