@@ -64,6 +64,7 @@ export function configuredStrategy(opts: ConfiguredStrategyOptions = {}): PatchS
         config: params.config,
         checks: (c) => treeChecksForRun(c, config, opts),
         fallback: linear,
+        protectedGlobs: config.protectedPaths,
       });
       return tree.run(ctx);
     },
