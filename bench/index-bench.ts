@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { UserError } from "../src/core/errors.ts";
 import { buildIndex, type CodeIndex } from "../src/index/index.ts";
 import { SearchApis } from "../src/search/search-api.ts";
 
@@ -160,6 +161,10 @@ try {
   for (const [name, xs] of perApi) {
     console.log(`  ${name.padEnd(22)} median ${median(xs).toFixed(2)} ms (${xs.length} calls)`);
   }
+} catch (err) {
+  if (!(err instanceof UserError)) throw err;
+  console.error(`bench:index: ${err.message}`);
+  process.exitCode = 2;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
