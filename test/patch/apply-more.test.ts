@@ -91,6 +91,16 @@ const cases: Case[] = [
     expected: PY.replace("return self.items[key]", "return self.items.get(key)"),
   },
   {
+    name: "a <file> named in prose and an edit repeated verbatim",
+    answer:
+      "First I looked at <file>store.py</file> and found the bug.\n" +
+      edit("store.py", "        del self.items[key]", "        self.items.pop(key, None)") +
+      "\nTo repeat:\n" +
+      edit("store.py", "        del self.items[key]", "        self.items.pop(key, None)"),
+    expected: PY.replace("del self.items[key]", "self.items.pop(key, None)"),
+    note: /repeats edit 1 exactly/,
+  },
+  {
     name: "line numbers with colons",
     answer: edit(
       "store.py",
