@@ -212,7 +212,7 @@ export async function applyVariant(
     };
   }
   const found = { ...(loc as Extract<Located, { kind: "found" }>), ...mapped };
-  const style = detectStyle(st.current.lines, [...orig, ...patched]);
+  const style = detectStyle(st.current.lines, [orig, patched]);
   const built = buildEdit(st.current, found, orig, patched, style);
   if (!built.ok) {
     return fail(

@@ -289,7 +289,7 @@ function toOriginalFrame(
     if (op.kind === "equal" && orig[op.a]!.trim() !== "" && loc.map[op.a] !== null)
       pairs.push({ o: op.a, p: op.b });
   }
-  if (pairs.length < 2) return patched;
+  if (pairs.length === 0) return patched;
   const shifts = pairs.map(({ o, p }) => col(patched[p]!) - col(orig[o]!));
   const d = mode(shifts);
   if (d === null || d === 0) return patched;
