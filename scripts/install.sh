@@ -30,5 +30,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Package install scripts are not needed: the grammars are WASM and nothing is built natively.
-npm ci --ignore-scripts --no-audit --no-fund
+# `npm ci` refuses a lock file that lacks platform packages a registry does not serve (some registry
+# mirrors lack biome's and msgpackr's binaries for other platforms), so when it refuses, install
+# from the same committed lock file with `npm install`, which skips unavailable optional packages.
+if ! npm ci --ignore-scripts --no-audit --no-fund 2>.npm-ci.log; then
+  if grep -q "Missing: .* from lock file" .npm-ci.log; then
+    echo "install: npm ci refused the lock file (optional platform packages missing from the registry); using npm install"
+    npm install --ignore-scripts --no-audit --no-fund --no-save
+  else
+    cat .npm-ci.log >&2
+    exit 1
+  fi
+fi
+rm -f .npm-ci.log
 echo "install: done (node $(node --version))"

@@ -6,6 +6,8 @@
 export type JobKind = "run" | "retry";
 export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
 
+export const JOB_STATES: readonly JobState[] = ["queued", "running", "done", "failed", "cancelled"];
+
 /** Everything a worker needs to run a repair job; stored durably before the webhook is acknowledged. */
 export interface JobSpec {
   /** GitHub's X-GitHub-Delivery id: a repeated delivery of the same id never starts a second job. */
@@ -27,14 +29,20 @@ export interface Job {
   id: string;
   spec: JobSpec;
   state: JobState;
+  /** How many times a worker has taken the job (a crash or a retry counts; a clean shutdown does not). */
   attempts: number;
   /** The last stage the job completed (e.g. "cloned", "patched", "pushed", "pr-opened"). */
   stage: string | null;
-  /** Data saved with the last checkpoint, so that a resumed job skips work that must not repeat. */
+  /**
+   * Data saved with the checkpoints so far (each checkpoint's data is merged over the previous), so that a
+   * resumed job skips work that must not repeat.
+   */
   checkpoint: Record<string, unknown>;
   error: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Short machine-readable reason of a failure ("lease-expired", "error", a handler's `reason`, ...). */
+  reason?: string | null;
 }
 
 export type EnqueueOutcome =
@@ -44,15 +52,39 @@ export type EnqueueOutcome =
   /** A job for the same (repo, issue) is already queued or running. */
   | { status: "active"; jobId: string };
 
+/** Model usage a handler reports, for the Prometheus metrics. */
+export interface JobUsage {
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
 /** Given to a running job's handler. */
 export interface JobContext {
-  /** Aborted on /cancel or on shutdown past the grace period. */
+  /**
+   * Aborted on /cancel or on shutdown past the grace period; `signal.reason` is a `JobCancelledError`,
+   * a `JobShutdownError` or a `LeaseLostError` (from `src/jobs/errors.ts`).
+   */
   signal: AbortSignal;
-  /** Records that `stage` completed, with data to resume from; renews the lease. */
+  /**
+   * Records that `stage` completed, with data to resume from (merged over earlier checkpoint data); renews
+   * the lease. Rejects (and aborts `signal`) when the job was cancelled or another worker took it over.
+   */
   checkpoint(stage: string, data?: Record<string, unknown>): Promise<void>;
+  /** Adds model usage to the metrics (tokens, cost). */
+  recordUsage?(usage: JobUsage): void;
 }
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
+
+export interface JobStartOptions {
+  concurrency?: number;
+  /**
+   * Called once a job reached `done`, `failed` or `cancelled` in this process (after the handler settled),
+   * to remove its sandbox and work folder. Errors are logged, never thrown.
+   */
+  cleanup?: (job: Job) => Promise<void>;
+}
 
 export interface JobQueue {
   enqueue(spec: JobSpec): Promise<EnqueueOutcome>;
@@ -60,7 +92,18 @@ export interface JobQueue {
   cancel(owner: string, repo: string, issueNumber: number): Promise<boolean>;
   get(jobId: string): Promise<Job | null>;
   /** Starts taking jobs with `concurrency` workers in this process. */
-  start(handler: JobHandler, options?: { concurrency?: number }): void;
+  start(handler: JobHandler, options?: JobStartOptions): void;
   /** Stops taking jobs; waits up to `graceMs` for running ones, then aborts them. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * "embedded": the webhook server runs the workers itself (call `start`); "redis": the server only
+   * enqueues and `auto-fix worker` processes run the jobs.
+   */
+  readonly kind?: "embedded" | "redis" | "memory";
+  /** Number of jobs in each state (for metrics and health). */
+  counts?(): Promise<Record<JobState, number>>;
+  /** Checks the store is reachable. */
+  health?(): Promise<{ ok: boolean; detail: string }>;
+  /** Releases the store (database handle, Redis connections). Call after `stop`. */
+  close?(): Promise<void>;
 }

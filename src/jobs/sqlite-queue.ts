@@ -1,0 +1,455 @@
+/**
+ * The embedded job store: one `node:sqlite` database under the app's data folder. A job row is committed
+ * (WAL, synchronous=FULL) before `enqueue` resolves, so an acknowledged webhook survives a crash. Workers
+ * run in-process; a lease renewed by a heartbeat lets a restarted process take up jobs of a dead one.
+ */
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { mkdirSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import type { JobMetrics } from "../ops/job-metrics.ts";
+import { NO_METRICS } from "../ops/job-metrics.ts";
+import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
+import { type ActiveRun, type LeaseStatus, type Logger, type RunResult, runJob } from "./runner.ts";
+import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
+import { openJobDatabase } from "./sqlite-schema.ts";
+import type { EnqueueOutcome, Job, JobHandler, JobQueue, JobStartOptions, JobState } from "./types.ts";
+import { JOB_STATES } from "./types.ts";
+
+export interface SqliteQueueOptions {
+  dataDir: string;
+  /** How long a worker holds a job without renewing it (default 60 s). */
+  leaseMs?: number;
+  /** Lease renewal interval (default leaseMs / 4). */
+  heartbeatMs?: number;
+  /** How often idle workers look for jobs enqueued by other processes (default 1 s). */
+  pollMs?: number;
+  /** Takes of one job (crashes and retryable failures included) before it fails for good (default 3). */
+  maxAttempts?: number;
+  /** First delay before retrying a retryable failure, doubled each time (default 30 s). */
+  retryBaseMs?: number;
+  /** Finished jobs and remembered delivery ids older than this are removed (default 30 days). */
+  retainMs?: number;
+  metrics?: JobMetrics;
+  log?: Logger;
+}
+
+interface JobRow {
+  id: string;
+  spec: string;
+  state: string;
+  attempts: number;
+  stage: string | null;
+  checkpoint: string;
+  error: string | null;
+  reason: string | null;
+  lease_owner: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    spec: JSON.parse(row.spec),
+    state: row.state as JobState,
+    attempts: row.attempts,
+    stage: row.stage,
+    checkpoint: JSON.parse(row.checkpoint),
+    error: row.error,
+    reason: row.reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class SqliteJobQueue implements JobQueue {
+  readonly kind = "embedded" as const;
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  readonly #pollMs: number;
+  readonly #maxAttempts: number;
+  readonly #retryBaseMs: number;
+  readonly #retainMs: number;
+  #prunedAt = 0;
+  readonly #metrics: JobMetrics;
+  readonly #log: Logger;
+  readonly #wake = new EventEmitter();
+  readonly #running = new Map<string, ActiveRun & { settled: Promise<void> }>();
+  #handler: JobHandler | null = null;
+  #cleanup: ((job: Job) => Promise<void>) | null = null;
+  #concurrency = 1;
+  #stopping = false;
+  #loop: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(options: SqliteQueueOptions) {
+    mkdirSync(options.dataDir, { recursive: true });
+    this.path = join(options.dataDir, "jobs.sqlite");
+    this.#db = openJobDatabase(this.path);
+    this.#owner = `${hostname()}|${process.pid}|${randomUUID()}`;
+    this.#leaseMs = options.leaseMs ?? 60_000;
+    this.#heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.#leaseMs / 4));
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#maxAttempts = options.maxAttempts ?? 3;
+    this.#retryBaseMs = options.retryBaseMs ?? 30_000;
+    this.#retainMs = options.retainMs ?? 30 * 24 * 3600 * 1000;
+    this.#metrics = options.metrics ?? NO_METRICS;
+    this.#log = options.log ?? (() => {});
+    this.#wake.setMaxListeners(0);
+  }
+
+  #tx<T>(fn: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const r = fn();
+      this.#db.exec("COMMIT");
+      return r;
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  async enqueue(input: Parameters<JobQueue["enqueue"]>[0]): Promise<EnqueueOutcome> {
+    const spec = parseJobSpec(input);
+    const key = issueKey(spec.owner, spec.repo, spec.issueNumber);
+    const now = Date.now();
+    const outcome = this.#tx((): EnqueueOutcome => {
+      const seen = this.#db
+        .prepare("SELECT job_id FROM deliveries WHERE delivery_id = ?")
+        .get(spec.deliveryId) as { job_id: string } | undefined;
+      if (seen) return { status: "duplicate", jobId: seen.job_id };
+      const active = this.#db
+        .prepare("SELECT id FROM jobs WHERE issue_key = ? AND state IN ('queued','running')")
+        .get(key) as { id: string } | undefined;
+      const jobId = active?.id ?? randomUUID();
+      if (!active) {
+        this.#db
+          .prepare(
+            `INSERT INTO jobs (id, delivery_id, issue_key, spec, state, created_at, updated_at)
+             VALUES (?, ?, ?, ?, 'queued', ?, ?)`,
+          )
+          .run(jobId, spec.deliveryId, key, JSON.stringify(spec), now, now);
+      }
+      this.#db
+        .prepare("INSERT INTO deliveries (delivery_id, job_id, created_at) VALUES (?, ?, ?)")
+        .run(spec.deliveryId, jobId, now);
+      return active ? { status: "active", jobId } : { status: "queued", jobId };
+    });
+    this.#metrics.enqueued(outcome.status);
+    if (outcome.status === "queued") this.#wake.emit("job");
+    return outcome;
+  }
+
+  async get(jobId: string): Promise<Job | null> {
+    const row = this.#db.prepare("SELECT * FROM jobs WHERE id = ?").get(jobId) as JobRow | undefined;
+    return row ? toJob(row) : null;
+  }
+
+  async counts(): Promise<Record<JobState, number>> {
+    const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    const rows = this.#db.prepare("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state").all() as Array<{
+      state: JobState;
+      n: number;
+    }>;
+    for (const r of rows) out[r.state] = r.n;
+    return out;
+  }
+
+  async health(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      this.#db.prepare("SELECT 1").get();
+      return { ok: true, detail: `sqlite ${this.path}` };
+    } catch (err) {
+      return { ok: false, detail: errorText(err) };
+    }
+  }
+
+  async cancel(owner: string, repo: string, issueNumber: number): Promise<boolean> {
+    const now = Date.now();
+    const key = issueKey(owner, repo, issueNumber);
+    const rows = this.#tx(() => {
+      const before = this.#db
+        .prepare("SELECT * FROM jobs WHERE issue_key = ? AND state IN ('queued','running')")
+        .all(key) as unknown as Array<JobRow & { lease_until: number }>;
+      this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'cancelled', reason = 'cancelled', updated_at = ?
+           WHERE issue_key = ? AND state IN ('queued','running')`,
+        )
+        .run(now, key);
+      return before;
+    });
+    for (const row of rows) {
+      const local = this.#running.get(row.id);
+      if (local) {
+        // The worker's settle step runs the cleanup once the handler has stopped.
+        local.abort(new JobCancelledError());
+      } else if (row.stage !== null && (row.state === "queued" || row.lease_until < now)) {
+        // Started before and nobody holds it now: its work folder is left for us to remove.
+        await this.#runCleanup({ ...toJob(row), state: "cancelled", updatedAt: now });
+      }
+      // A job running in another live process sees the cancellation at its next heartbeat or checkpoint.
+    }
+    return rows.length > 0;
+  }
+
+  start(handler: JobHandler, options?: JobStartOptions): void {
+    if (this.#loop) throw new Error("the job queue is already started");
+    this.#handler = handler;
+    this.#cleanup = options?.cleanup ?? null;
+    this.#concurrency = Math.max(1, Math.floor(options?.concurrency ?? 1));
+    this.#stopping = false;
+    this.#reclaimDeadLocalLeases();
+    this.#loop = this.#dispatch();
+  }
+
+  /** Leases held by a dead process on this machine are released at once instead of waiting for expiry. */
+  #reclaimDeadLocalLeases(): void {
+    const rows = this.#db.prepare("SELECT id, lease_owner FROM jobs WHERE state = 'running'").all() as Array<{
+      id: string;
+      lease_owner: string | null;
+    }>;
+    for (const r of rows) {
+      const [host, pidText] = (r.lease_owner ?? "").split("|");
+      const pid = Number(pidText);
+      if (host !== hostname() || !Number.isInteger(pid) || r.lease_owner === this.#owner) continue;
+      if (pid === process.pid || !pidAlive(pid)) {
+        this.#db
+          .prepare("UPDATE jobs SET lease_until = 0 WHERE id = ? AND state = 'running' AND lease_owner = ?")
+          .run(r.id, r.lease_owner);
+        this.#log("taking up a job of a dead worker", { jobId: r.id });
+      }
+    }
+  }
+
+  /** Removes finished jobs and delivery ids older than the retention; returns how many jobs went. */
+  prune(now = Date.now()): number {
+    const cutoff = now - this.#retainMs;
+    this.#prunedAt = now;
+    return this.#tx(() => {
+      this.#db
+        .prepare(
+          `DELETE FROM deliveries WHERE created_at < ?
+             AND job_id NOT IN (SELECT id FROM jobs WHERE state IN ('queued','running'))`,
+        )
+        .run(cutoff);
+      const r = this.#db
+        .prepare("DELETE FROM jobs WHERE state IN ('done','failed','cancelled') AND updated_at < ?")
+        .run(cutoff);
+      return Number(r.changes);
+    });
+  }
+
+  async #dispatch(): Promise<void> {
+    while (!this.#stopping) {
+      if (Date.now() - this.#prunedAt > 3600_000) this.prune();
+      let claimed = false;
+      while (!this.#stopping && this.#running.size < this.#concurrency) {
+        const job = this.#claim();
+        if (!job) break;
+        claimed = true;
+        this.#launch(job);
+      }
+      if (this.#stopping) break;
+      if (this.#running.size >= this.#concurrency) {
+        await this.#waitFor("slot", this.#pollMs);
+      } else if (!claimed) {
+        await this.#waitFor("job", this.#pollMs);
+      }
+    }
+  }
+
+  #waitFor(event: "job" | "slot", ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wake.off(event, done);
+        this.#wake.off("stop", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake.once(event, done);
+      this.#wake.once("stop", done);
+    });
+  }
+
+  #claim(): Job | null {
+    const now = Date.now();
+    return this.#tx(() => {
+      const exhausted = this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'failed', reason = 'lease-expired', lease_owner = NULL, updated_at = ?,
+             error = 'the worker running this job stopped responding ' || attempts || ' times'
+           WHERE state = 'running' AND lease_until < ? AND attempts >= ? RETURNING id`,
+        )
+        .all(now, now, this.#maxAttempts) as Array<{ id: string }>;
+      for (const _ of exhausted) this.#metrics.failure("lease-expired");
+      const row = this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
+             updated_at = ?
+           WHERE id = (SELECT id FROM jobs
+                       WHERE (state = 'queued' AND run_after <= ?) OR (state = 'running' AND lease_until < ?)
+                       ORDER BY seq LIMIT 1)
+           RETURNING *`,
+        )
+        .get(this.#owner, now + this.#leaseMs, now, now, now) as JobRow | undefined;
+      return row ? toJob(row) : null;
+    });
+  }
+
+  #leaseStatus(jobId: string): LeaseStatus {
+    const row = this.#db.prepare("SELECT state, lease_owner FROM jobs WHERE id = ?").get(jobId) as
+      | { state: string; lease_owner: string | null }
+      | undefined;
+    if (row?.state === "cancelled") return "cancelled";
+    return "lost";
+  }
+
+  #launch(job: Job): void {
+    const handler = this.#handler!;
+    const id = job.id;
+    const renew = (stageAndData?: [string, Record<string, unknown>]): LeaseStatus => {
+      const now = Date.now();
+      const r = stageAndData
+        ? this.#db
+            .prepare(
+              `UPDATE jobs SET stage = ?, checkpoint = ?, lease_until = ?, updated_at = ?
+               WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+            )
+            .run(stageAndData[0], JSON.stringify(stageAndData[1]), now + this.#leaseMs, now, id, this.#owner)
+        : this.#db
+            .prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'")
+            .run(now + this.#leaseMs, id, this.#owner);
+      return r.changes === 1 ? "ok" : this.#leaseStatus(id);
+    };
+    const run = runJob(
+      job,
+      handler,
+      {
+        checkpoint: async (stage, data) => renew([stage, data]),
+        heartbeat: async () => renew(),
+      },
+      { heartbeatMs: this.#heartbeatMs, metrics: this.#metrics, log: this.#log },
+    );
+    const settled = run.result
+      .then((result) => this.#settle(run, result))
+      .catch((err: unknown) => this.#log("job bookkeeping failed", { jobId: id, error: errorText(err) }))
+      .finally(() => {
+        this.#running.delete(id);
+        this.#wake.emit("slot");
+      });
+    this.#running.set(id, { ...run, settled });
+  }
+
+  async #settle(run: ActiveRun, result: RunResult): Promise<void> {
+    const { job } = run;
+    const now = Date.now();
+    const own = "WHERE id = ? AND lease_owner = ? AND state = 'running'";
+    let final: JobState | null = null;
+    if (result.kind === "done") {
+      const r = this.#db
+        .prepare(`UPDATE jobs SET state = 'done', error = NULL, lease_owner = NULL, updated_at = ? ${own}`)
+        .run(now, job.id, this.#owner);
+      final = r.changes === 1 ? "done" : this.#leaseStatus(job.id) === "cancelled" ? "cancelled" : null;
+      if (final === "done") this.#metrics.finished("done", run.seconds());
+    } else if (result.kind === "failed") {
+      const retry = result.retryable && job.attempts < this.#maxAttempts;
+      const r = retry
+        ? this.#db
+            .prepare(
+              `UPDATE jobs SET state = 'queued', error = ?, reason = ?, lease_owner = NULL, lease_until = 0,
+                 run_after = ?, updated_at = ? ${own}`,
+            )
+            .run(
+              result.error,
+              result.reason,
+              now + retryDelayMs(this.#retryBaseMs, job.attempts),
+              now,
+              job.id,
+              this.#owner,
+            )
+        : this.#db
+            .prepare(
+              `UPDATE jobs SET state = 'failed', error = ?, reason = ?, lease_owner = NULL, updated_at = ? ${own}`,
+            )
+            .run(result.error, result.reason, now, job.id, this.#owner);
+      this.#metrics.failure(result.reason);
+      if (r.changes === 1) this.#metrics.finished(retry ? "requeued" : "failed", run.seconds());
+      final = r.changes === 1 && !retry ? "failed" : null;
+      if (r.changes === 0 && this.#leaseStatus(job.id) === "cancelled") final = "cancelled";
+      this.#log(retry ? "job failed, will retry" : "job failed", { jobId: job.id, error: result.error });
+    } else if (result.kind === "shutdown") {
+      // Back to the queue without counting the attempt: the next start resumes from the last checkpoint.
+      this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0), lease_owner = NULL,
+             lease_until = 0, updated_at = ? ${own}`,
+        )
+        .run(now, job.id, this.#owner);
+      this.#metrics.finished("requeued", run.seconds());
+    } else if (result.kind === "cancelled") {
+      final = "cancelled";
+      this.#metrics.finished("cancelled", run.seconds());
+    } else {
+      this.#log("lease lost; another worker has the job", { jobId: job.id });
+    }
+    if (final) {
+      const latest = await this.get(job.id);
+      if (latest) await this.#runCleanup(latest);
+    }
+  }
+
+  async #runCleanup(job: Job): Promise<void> {
+    if (!this.#cleanup) return;
+    try {
+      await this.#cleanup(job);
+    } catch (err) {
+      this.#log("cleanup failed", { jobId: job.id, error: errorText(err) });
+    }
+  }
+
+  async stop(graceMs = 30_000): Promise<void> {
+    this.#stopping = true;
+    this.#wake.emit("stop");
+    await this.#loop;
+    this.#loop = null;
+    const all = (): Promise<unknown> => Promise.all([...this.#running.values()].map((r) => r.settled));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = await Promise.race([
+      all().then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (graceOver) {
+      for (const r of this.#running.values()) r.abort(new JobShutdownError());
+      await all();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#loop) await this.stop(0);
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#db.close();
+    }
+  }
+}

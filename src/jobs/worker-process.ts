@@ -1,0 +1,68 @@
+/**
+ * Runs a job queue's workers until SIGTERM/SIGINT: then it stops taking jobs, lets running stages finish
+ * (or checkpoint) within the grace period, requeues what is left and exits. Shared by `auto-fix worker`.
+ */
+import type { Server } from "node:http";
+import { registerQueueGauge } from "../ops/job-metrics.ts";
+import { serverPort, startOpsServer } from "../ops/http.ts";
+import { MetricsRegistry } from "../ops/metrics.ts";
+import type { JobHandler, JobQueue, JobStartOptions } from "./types.ts";
+
+export interface WorkerProcessOptions {
+  queue: JobQueue;
+  handler: JobHandler;
+  cleanup?: JobStartOptions["cleanup"];
+  concurrency: number;
+  graceMs: number;
+  /** Serve /health and /metrics on this port (loopback unless `host` says otherwise). */
+  port?: number;
+  host?: string;
+  registry?: MetricsRegistry;
+  log: (line: string) => void;
+  /** Called with the port /health and /metrics listen on. */
+  onListening?: (port: number) => void;
+  /** Resolves when the process should shut down (default: the first SIGTERM or SIGINT). */
+  shutdown?: Promise<string>;
+}
+
+export function signalled(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (sig: string): void => {
+      process.off("SIGTERM", on);
+      process.off("SIGINT", on);
+      resolve(sig);
+    };
+    process.on("SIGTERM", on);
+    process.on("SIGINT", on);
+  });
+}
+
+/** Starts the workers and resolves once they have shut down cleanly. */
+export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
+  const { queue, log } = options;
+  const registry = options.registry ?? new MetricsRegistry();
+  registerQueueGauge(registry, queue);
+  let stopping = false;
+  let server: Server | null = null;
+  const shutdown = options.shutdown ?? signalled();
+  if (options.port !== undefined) {
+    server = await startOpsServer(
+      { registry, queue, role: "worker", startedAt: Date.now(), isStopping: () => stopping },
+      options.port,
+      options.host,
+    );
+    options.onListening?.(serverPort(server));
+  }
+  queue.start(options.handler, {
+    concurrency: options.concurrency,
+    ...(options.cleanup && { cleanup: options.cleanup }),
+  });
+  log(`worker started (${queue.kind ?? "queue"}, concurrency ${options.concurrency})`);
+  const sig = await shutdown;
+  stopping = true;
+  log(`${sig}: no new jobs; waiting up to ${Math.round(options.graceMs / 1000)} s for running ones`);
+  await queue.stop(options.graceMs);
+  await queue.close?.();
+  if (server) await new Promise((resolve) => server.close(resolve));
+  log("worker stopped");
+}

@@ -1,0 +1,93 @@
+/**
+ * `GET /health` (JSON; 503 when the job store is unreachable or the process is shutting down) and
+ * `GET /metrics` (Prometheus text format), for Probot's server and for `auto-fix worker --port`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JobQueue } from "../jobs/types.ts";
+import { type MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
+
+export interface OpsDeps {
+  registry: MetricsRegistry;
+  queue: JobQueue;
+  /** "app" (webhook server) or "worker". */
+  role: string;
+  startedAt?: number;
+  /** True once shutdown began: health turns 503 so load balancers stop sending work. */
+  isStopping?: () => boolean;
+}
+
+export interface HealthReport {
+  status: "ok" | "unavailable";
+  role: string;
+  queue: { kind: string; ok: boolean; detail: string };
+  jobs: Record<string, number> | null;
+  uptimeSeconds: number;
+}
+
+export async function healthReport(deps: OpsDeps): Promise<HealthReport> {
+  const started = deps.startedAt ?? Date.now();
+  let queue = { kind: deps.queue.kind ?? "unknown", ok: true, detail: "" };
+  try {
+    if (deps.queue.health) queue = { kind: queue.kind, ...(await deps.queue.health()) };
+  } catch (err) {
+    queue = { kind: queue.kind, ok: false, detail: String(err) };
+  }
+  let jobs: Record<string, number> | null = null;
+  if (queue.ok && deps.queue.counts) jobs = await deps.queue.counts().catch(() => null);
+  const ok = queue.ok && !deps.isStopping?.();
+  return {
+    status: ok ? "ok" : "unavailable",
+    role: deps.role,
+    queue,
+    jobs,
+    uptimeSeconds: Math.round((Date.now() - started) / 1000),
+  };
+}
+
+/** Answers /health and /metrics; returns false (and writes nothing) for any other request. */
+export async function serveOps(deps: OpsDeps, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const path = (req.url ?? "/").split("?")[0];
+  if (path !== "/health" && path !== "/metrics") return false;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD" }).end();
+    return true;
+  }
+  if (path === "/health") {
+    const report = await healthReport(deps);
+    res
+      .writeHead(report.status === "ok" ? 200 : 503, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+      })
+      .end(req.method === "HEAD" ? undefined : `${JSON.stringify(report)}\n`);
+    return true;
+  }
+  const text = await deps.registry.render();
+  res
+    .writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE })
+    .end(req.method === "HEAD" ? undefined : text);
+  return true;
+}
+
+/** A stand-alone server for /health and /metrics (used by worker processes). */
+export async function startOpsServer(deps: OpsDeps, port: number, host = "127.0.0.1"): Promise<Server> {
+  const server = createServer((req, res) => {
+    serveOps(deps, req, res)
+      .then((handled) => {
+        if (!handled) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      })
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+export function serverPort(server: Server): number {
+  return (server.address() as AddressInfo).port;
+}
