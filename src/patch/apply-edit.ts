@@ -37,10 +37,26 @@ export const fail = (file: string, status: PatchStatus, message: string): EditOu
   ok: false,
 });
 
-function lineList(starts: number[]): string {
-  const shown = starts.slice(0, 8).map((s) => String(s + 1));
+/** "12 (in `def load(path):`), 40 (in `def size(path):`)": each place with the block that holds it. */
+function lineList(starts: number[], ft: FileText): string {
+  const shown = starts.slice(0, 8).map((s) => {
+    const owner = enclosing(ft.lines, s);
+    return owner ? `${s + 1} (in \`${owner}\`)` : String(s + 1);
+  });
   return shown.join(", ") + (starts.length > shown.length ? `, ... (${starts.length} in all)` : "");
 }
+
+function enclosing(lines: readonly string[], at: number): string | null {
+  const ind = (l: string) => /^[ \t]*/.exec(l)![0].replaceAll("\t", "    ").length;
+  const own = ind(lines[at] ?? "");
+  for (let i = at - 1; i >= 0 && at - i < 400; i--) {
+    const l = lines[i]!;
+    if (l.trim() !== "" && ind(l) < own && !/^\s*(\/\/|#|\*|\/\*)/.test(l)) return l.trim().slice(0, 60);
+  }
+  return null;
+}
+
+const squash = (s: string) => s.trim().replace(/\s+/g, " ");
 
 function showRegion(ft: FileText, start: number, end: number, max = 12): string {
   const out: string[] = [];
@@ -180,7 +196,7 @@ export async function applyVariant(
     return fail(
       path,
       "RAW_PATCH_BUT_AMBIGUOUS",
-      `<original> matches ${loc.starts.length} places in ${path} (${TIER_NOTE[loc.tier]}), starting at lines ${lineList(loc.starts)}. Add a few lines before or after it so that it matches only the place you mean.`,
+      `<original> matches ${loc.starts.length} places in ${path} (${TIER_NOTE[loc.tier]}), starting at lines ${lineList(loc.starts, st.current)}. Add a few lines before or after it so that it matches only the place you mean.`,
     );
   }
   if (loc.kind === "none" || !mapped) {
@@ -194,7 +210,12 @@ export async function applyVariant(
     const closest = loc.kind === "none" ? loc.closest : null;
     let msg = `<original> was not found in ${path}.`;
     if (closest && closest.matched > 0) {
-      msg += ` The closest region is lines ${closest.start + 1}-${closest.end} (${closest.matched} of ${closest.total} lines match):\n${showRegion(before, closest.start, closest.end)}\nCopy <original> exactly from the current file.`;
+      const there = new Set(before.lines.slice(closest.start, closest.end).map(squash));
+      const missing = orig.filter((l) => l.trim() !== "" && !there.has(squash(l))).slice(0, 4);
+      msg += ` The closest region is lines ${closest.start + 1}-${closest.end} (${closest.matched} of ${closest.total} lines match):\n${showRegion(before, closest.start, closest.end)}\n`;
+      if (missing.length > 0)
+        msg += `Not in the file: ${missing.map((l) => JSON.stringify(l.trim())).join(", ")}.\n`;
+      msg += "Copy <original> exactly from the current file.";
     } else {
       msg +=
         " None of its lines appear in the file; check the file name and copy <original> from the current file.";
@@ -256,6 +277,8 @@ export async function applyVariant(
         problems.find((p) => p.line - 1 >= found.start && p.line - 1 < found.start + c.lines.length) ??
         problems[0]!;
       firstProblem = describeProblem(extra, next.lines);
+      const k = extra.line - 1 - found.start;
+      if (k >= 0 && k < c.lines.length) firstProblem += ` — line ${k + 1} of the replaced block`;
     }
   }
   return fail(
