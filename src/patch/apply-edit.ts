@@ -156,6 +156,7 @@ export async function applyVariant(
   let loc: Located = gl;
   let mapped: { start: number; end: number; map: (number | null)[] } | null = null;
   let origRange: { start: number; end: number } | null = null;
+  let overlap: string | null = null;
   if (loc.kind === "found") {
     const l = loc;
     let offset = 0;
@@ -166,11 +167,11 @@ export async function applyVariant(
         break;
       }
       if (l.start < a.origEnd && a.origStart < l.end) {
-        return fail(
-          path,
-          "RAW_PATCH_BUT_AMBIGUOUS",
-          `<original> overlaps the lines edit ${a.edit} changes (lines ${a.origStart + 1}-${a.origEnd}). Merge the two edits into one.`,
-        );
+        // Overlapping blocks: fine when the shared lines are context the earlier edit left alone, which
+        // shows as <original> still being found, once, in the edited text.
+        overlap = `<original> overlaps the lines edit ${a.edit} changes (lines ${a.origStart + 1}-${a.origEnd}). Merge the two edits into one.`;
+        offset = Number.NaN;
+        break;
       }
       if (a.origEnd <= l.start) offset += a.curEnd - a.curStart - (a.origEnd - a.origStart);
     }
@@ -192,6 +193,7 @@ export async function applyVariant(
       mapped = { start: again.start, end: again.end, map: again.map };
     } else if (loc.kind !== "found") loc = again;
   }
+  if (overlap !== null && !mapped) return fail(path, "RAW_PATCH_BUT_AMBIGUOUS", overlap);
   if (loc.kind === "ambiguous") {
     return fail(
       path,

@@ -185,6 +185,30 @@ test("a placeholder in <original> that <patched> drops is refused", async () => 
   assert.match(r.feedback, /does not keep that placeholder/);
 });
 
+test("edits whose blocks share unchanged context lines both apply", async () => {
+  const r = await apply(
+    { "store.py": PY },
+    edit(
+      "store.py",
+      "    def get(self, key):\n        return self.items[key]\n\n    def delete(self, key):",
+      "    def get(self, key):\n        return self.items.get(key)\n\n    def delete(self, key):",
+    ) +
+      edit(
+        "store.py",
+        "    def delete(self, key):\n        del self.items[key]",
+        "    def delete(self, key):\n        self.items.pop(key, None)",
+      ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "store.py"),
+    PY.replace("return self.items[key]", "return self.items.get(key)").replace(
+      "del self.items[key]",
+      "self.items.pop(key, None)",
+    ),
+  );
+});
+
 test("overlapping edits are refused", async () => {
   const r = await apply(
     { "store.py": PY },
