@@ -140,7 +140,8 @@ export async function applyVariant(
   const origPh = orig.filter(isPlaceholder);
   const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
   // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
-  const before = st.before!;
+  // A file created by an earlier edit of the answer is matched against its new text.
+  const before = st.before ?? st.current;
   // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
   const phO = orig.filter(isPlaceholder).length;
   const phP = patched.filter(isPlaceholder).length;

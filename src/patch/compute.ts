@@ -100,7 +100,7 @@ export async function computePatch(
     if (norm.startsWith(`${repo.root}/`)) norm = norm.slice(repo.root.length + 1);
     while (norm.startsWith("./")) norm = norm.slice(2);
     if (!norm.startsWith("/") && !norm.split("/").includes("..") && norm !== "") {
-      if (all.includes(norm) || edit.isNew) return { ok: true, path: norm };
+      if (all.includes(norm) || edit.isNew || states.has(norm)) return { ok: true, path: norm };
       const direct = await repo.readFile(norm);
       if (direct.kind !== "missing") return { ok: true, path: norm };
     }

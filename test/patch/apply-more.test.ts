@@ -239,6 +239,17 @@ test("a new file through the explicit form", async () => {
   assert.match(r.diff, /new file mode 100644\n--- \/dev\/null\n\+\+\+ b\/pkg\/cache\.py/);
 });
 
+test("a file created by one edit can be changed by the next", async () => {
+  const r = await apply(
+    { "store.py": PY },
+    '<file new="true">pkg/cache.py</file>\n<original></original>\n<patched>\ndef cached(f):\n    return f\n</patched>\n' +
+      edit("pkg/cache.py", "    return f", "    return staticmethod(f)"),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "pkg/cache.py"), "def cached(f):\n    return staticmethod(f)\n");
+  assert.match(r.diff, /new file mode 100644[\s\S]*\+ {4}return staticmethod\(f\)/);
+});
+
 test("a missing file without the new form is refused with the hint", async () => {
   const r = await apply({ "store.py": PY }, edit("pkg/cache.py", "", "x = 1"));
   assert.equal(r.status, "RAW_PATCH_BUT_UNMATCHED");
