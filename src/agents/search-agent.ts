@@ -136,7 +136,10 @@ export async function runSearch<L extends ResolvedLocationLike>(
     const misses: string[] = [];
     for (const q of requests) {
       const locs = await port.resolve([q]);
-      if (locs.length === 0) misses.push(describeRequest(q));
+      if (locs.length === 0) {
+        const why = locs.unresolved?.[0]?.reason;
+        misses.push(why ? `${describeRequest(q)}: ${why}` : describeRequest(q));
+      }
       for (const l of locs) {
         if (!found.some((f) => f.file === l.file && f.start === l.start && f.end === l.end)) found.push(l);
       }

@@ -36,7 +36,7 @@ export function renderReport(run: FixRunRecord): string {
       for (const l of search.locations) {
         const name = [l.class, l.method].filter(Boolean).join(".");
         out.push(`- \`${l.file}\` lines ${l.start}–${l.end}${name ? ` (\`${name}\`)` : ""}`);
-        if (l.intended_behavior) out.push(`  - Intended behaviour: ${one(l.intended_behavior)}`);
+        if (l.intendedBehavior) out.push(`  - Intended behaviour: ${one(l.intendedBehavior)}`);
       }
       out.push("");
     } else if (search.requested.length > 0) {
