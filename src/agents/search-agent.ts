@@ -235,8 +235,14 @@ export async function runSearch<L extends ResolvedLocationLike>(
       results.push({ call: call.text, text: res.text });
       blocks.push(`Result of ${call.text}:\n${res.text}`);
     }
+    if (proxy.ok && proxy.dropped.length > 0) {
+      const text = `These calls could not be run:\n${proxy.dropped.map((d) => `- ${d}`).join("\n")}`;
+      blocks.push(text);
+      rec.note = text;
+    }
     repeatRounds = fresh === 0 ? repeatRounds + 1 : 0;
-    if (repeatRounds > 0) rec.note = "Every call in this round repeated an earlier one.";
+    if (repeatRounds > 0)
+      rec.note = `${rec.note ? `${rec.note}\n` : ""}Every call in this round repeated an earlier one.`;
     opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
     if (repeatRounds >= MAX_REPEAT_ROUNDS || last) break;
     tell(

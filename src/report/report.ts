@@ -42,9 +42,8 @@ export function renderReport(run: FixRunRecord): string {
     } else if (search.requested.length > 0) {
       out.push("The model named these locations, but none matched code in the repository:", "");
       for (const q of search.requested) {
-        out.push(
-          `- ${[q.file, q.class, q.method].filter(Boolean).join(" / ")}: ${one(q.intended_behavior ?? "")}`,
-        );
+        const what = [q.file, q.class, q.method].filter(Boolean).join(" / ");
+        out.push(`- ${what}${q.intended_behavior ? `: ${one(q.intended_behavior)}` : ""}`);
       }
       out.push("");
     } else {

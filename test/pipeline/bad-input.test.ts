@@ -93,6 +93,24 @@ test("unknown APIs and nonexistent files: the model is told precisely and the se
   );
 });
 
+test("an invalid call next to valid ones is reported back with the results", async () => {
+  const run = await runScriptedFix(repo, issue, {
+    search: [
+      searchSays("Two calls.", { API_calls: ['search_method("mean")', 'search_method_in_class("mean")'] }),
+      "analysis",
+      locate,
+    ],
+    patch: [goodPatch],
+  });
+  assert.equal(run.result.status, "patched", run.result.reason);
+  assert.equal(run.script?.counts.proxy, 6, "five tries for the first answer, one for the second");
+  const analyze = run.server.requests.filter((q) => roleOf(q) === "search")[1]!;
+  const results = String(analyze.messages.at(-1)?.content);
+  assert.match(results, /Result of search_method\("mean"\):[\s\S]*def mean/);
+  assert.match(results, /These calls could not be run:\n- search_method_in_class takes 2 argument/);
+  assert.match(read(run.out, "search/round-01.md"), /These calls could not be run/);
+});
+
 test("a model that repeats the same search is told so and stopped", async () => {
   const same = searchSays("Search mean again.", { API_calls: ['search_method("mean")'] });
   const run = await runScriptedFix(repo, issue, {

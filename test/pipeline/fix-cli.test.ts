@@ -44,7 +44,7 @@ test("fix rejects missing or unreadable arguments with exit 2", async () => {
   assert.match(e.err(), /unknown --strategy 'magic'; available: linear/);
 });
 
-test("fix --json end to end through the real client: contract fields, files under --out, plain progress", async () => {
+test("fix --json end to end through the real client (streaming): contract fields, files under --out, plain progress", async () => {
   const script = agentScript({
     search: [
       searchSays("Look at mean.", { API_calls: ['search_method("mean")'] }),
@@ -71,6 +71,7 @@ test("fix --json end to end through the real client: contract fields, files unde
       OPENAI_BASE_URL: server.baseURL,
       AUTO_FIX_MODEL: "gpt-4o-mini",
       AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
+      AUTO_FIX_MODEL_STREAM: "1",
     };
     const c = io(env, cwd);
     const code = await main(["fix", "--repo", repo, "--issue", issueFile, "--out", "run1", "--json"], c.io);
@@ -100,6 +101,7 @@ test("fix --json end to end through the real client: contract fields, files unde
     );
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
+    assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");
   } finally {
     await server.close();
   }
