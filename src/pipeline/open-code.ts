@@ -17,6 +17,8 @@ export interface OpenCodeOptions {
   env?: NodeJS.ProcessEnv;
   /** Index cache folder (`null` disables it); default from AUTO_FIX_CACHE_DIR. */
   cacheDir?: string | null;
+  /** Globs the patch may not touch (repository configuration), on top of the engine's own rules. */
+  protectedGlobs?: string[];
 }
 
 const rank = (s: string) => (isPatchStatus(s) ? s : "NO_PATCH");
@@ -47,7 +49,8 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
     engine: {
       formatHelp: PATCH_FORMAT_HELP,
       applicableStatus: "APPLICABLE_PATCH",
-      apply: (answer) => computePatch(repo, answer),
+      apply: (answer) =>
+        computePatch(repo, answer, opts.protectedGlobs ? { protectedGlobs: opts.protectedGlobs } : {}),
       compare: (a, b) => compareStatus(rank(a), rank(b)),
       write: (result) => writePatch(workdir, result as PatchResult),
     },

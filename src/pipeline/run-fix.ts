@@ -1,6 +1,7 @@
 import { isEmptyIssue } from "../agents/issue-text.ts";
 import { runSearch } from "../agents/search-agent.ts";
 import type { SearchPort } from "../agents/search-port.ts";
+import type { ModelPort } from "../model/types.ts";
 import {
   BudgetExceeded,
   ContextLengthExceeded,
@@ -63,6 +64,25 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
   return { ...code, search, engine };
 }
 
+/** The run was interrupted (Ctrl-C, cancellation) before it finished. */
+export class RunInterrupted extends Error {
+  constructor() {
+    super("the run was interrupted");
+    this.name = "RunInterrupted";
+  }
+}
+
+/** A model port whose every call carries `signal`, so that an interruption stops the call in flight. */
+function withSignal(model: ModelPort, signal: AbortSignal | undefined): ModelPort {
+  if (!signal) return model;
+  return {
+    chat: (messages, opts) => {
+      signal.throwIfAborted();
+      return model.chat(messages, { ...opts, signal });
+    },
+  };
+}
+
 /** Why the run ended without an applicable patch, from what the stages left behind. */
 function noPatchReason(state: FixState): string {
   const s = state.search;
@@ -94,7 +114,10 @@ export function decideOutcome(
   let fatal = false;
   if (error instanceof BudgetExceeded) stopped = `the run stopped: ${error.message}`;
   else if (error instanceof ContextLengthExceeded) stopped = `the run stopped: ${error.message}`;
-  else if (error instanceof ModelUnavailable) {
+  else if (error instanceof RunInterrupted) {
+    stopped = error.message;
+    fatal = true;
+  } else if (error instanceof ModelUnavailable) {
     stopped = `the model endpoint is unavailable: ${error.message}`;
     fatal = true;
   } else if (error instanceof ModelRequestRejected) {
@@ -124,7 +147,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   deps.meter.onChange((t) => progress.usage(t));
   const timings: StageTiming[] = [];
   const toolMs = { search: 0, apply: 0 };
-  const notes: string[] = [];
+  const notes: string[] = [...(options.notes ?? [])];
   const state: FixState = {
     reproduction: null,
     search: null,
@@ -159,13 +182,15 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     } else {
       const ws = await timed("workspace", () => createWorkspace(options.repo, [options.out]));
       workspace = ws;
+      options.signal?.throwIfAborted();
       const rawCode = await timed("index", () => deps.openCode(ws.root));
+      options.signal?.throwIfAborted();
       indexStats = rawCode.stats;
       notes.push(...rawCode.notes);
       const code = instrument(rawCode, toolMs);
       ctx = {
         options,
-        model: deps.model,
+        model: withSignal(deps.model, options.signal),
         meter: deps.meter,
         recorder,
         progress,
@@ -176,11 +201,13 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       const c = ctx;
       const hooks = deps.hooks ?? {};
       if (options.testCmd && !hooks.validate) {
-        notes.push("--test-cmd was given, but this build has no validation stage: the tests were not run.");
+        notes.push(
+          `A test command is set (\`${options.testCmd}\`), but this build has no validation stage: the tests were not run.`,
+        );
       }
       if (hooks.reproduce) state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
       const search = await timed("search", () =>
-        runSearch(deps.model, code.search, options.issue, {
+        runSearch(c.model, code.search, options.issue, {
           ...(options.roundLimit !== undefined ? { roundLimit: options.roundLimit } : {}),
           ...(state.reproduction?.lead ? { lead: state.reproduction.lead } : {}),
           recorder,
@@ -210,7 +237,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     state.chosen = sel.chosen;
     state.chosenWhy = sel.why;
   }
-  const outcome = early ?? decideOutcome(state, error);
+  const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;
   const result: FixResult = {
     status: outcome.status,

@@ -1,4 +1,5 @@
 import type { Issue } from "../agents/issue-text.ts";
+import type { RepoConfig } from "../config/index.ts";
 import type { PatchApplyResult, PatchEngine } from "../agents/patch-agent.ts";
 import type { LocationRequest } from "../agents/proxy-agent.ts";
 import type { SearchOutcome } from "../agents/search-agent.ts";
@@ -38,6 +39,12 @@ export interface FixOptions {
   guidance?: string;
   /** Keep the private work tree after the run (its path is in the report). */
   keepWorkspace?: boolean;
+  /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */
+  repoConfig?: RepoConfig;
+  /** Aborts the run (Ctrl-C, job cancellation): it ends as "error" with the report written. */
+  signal?: AbortSignal;
+  /** Things to tell the user in the report that were decided before the run started. */
+  notes?: string[];
 }
 
 /** The code-facing tools of one private work tree: search APIs + locate, and the patch engine. */

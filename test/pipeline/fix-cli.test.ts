@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { main } from "../../src/cli/main.ts";
@@ -129,6 +129,52 @@ test("fix on a terminal rewrites one status line with stage, round and tokens; d
       new RegExp(`report: ${cwd.replaceAll("/", "\\/")}\\/\\.auto-fix\\/runs\\/[^/]+\\/report\\.md`),
     );
     assert.match(c.err(), /\r\x1b\[Kauto-fix: search · round 1\/1 · \d+ tokens · \$0\.0000/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("fix honours the repository configuration: search rounds, protected paths, budget", async () => {
+  const work = tmp("auto-fix-repo-");
+  cpSync(repo, work, { recursive: true });
+  mkdirSync(join(work, ".github"), { recursive: true });
+  writeFileSync(
+    join(work, ".github", "auto-fix.yml"),
+    "budgets:\n  search-rounds: 1\n  cost-usd: 0.5\nprotected-paths:\n  - stats/**\n",
+  );
+  const server = await startScriptedModel(
+    agentScript({
+      search: ["I do not know where to look."],
+      patch: [
+        patchAnswer(
+          "stats/summary.py",
+          "    return sum(values) / (len(values) - 1)",
+          "    return sum(values) / len(values)",
+        ),
+        "no",
+        "no",
+      ],
+    }),
+  );
+  try {
+    const cwd = tmp("auto-fix-cwd-");
+    const env = {
+      OPENAI_BASE_URL: server.baseURL,
+      AUTO_FIX_MODEL: "m",
+      AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
+    };
+    const c = io(env, cwd);
+    const code = await main(["fix", "--repo", work, "--issue", issueFile, "--out", "o", "--json"], c.io);
+    assert.equal(code, 1, c.err());
+    const settings = JSON.parse(readFileSync(join(cwd, "o", "settings.json"), "utf8"));
+    assert.equal(settings.roundLimit, 1);
+    assert.deepEqual(settings.budget, { usd: 0.5 });
+    assert.ok(settings.protectedPaths.includes("stats/**"));
+    assert.match(
+      readFileSync(join(cwd, "o", "patch", "attempt-1.md"), "utf8"),
+      /Status: RAW_PATCH_BUT_UNSAFE_PATH/,
+    );
+    assert.match(JSON.parse(c.out()).reason, /round limit \(1 rounds\)/);
   } finally {
     await server.close();
   }

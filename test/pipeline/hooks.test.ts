@@ -5,7 +5,7 @@ import { selectCandidate } from "../../src/pipeline/select.ts";
 import type { FixHooks, PatchCandidate } from "../../src/pipeline/types.ts";
 import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { openCode } from "../../src/pipeline/open-code.ts";
 import { runFix } from "../../src/pipeline/run-fix.ts";
@@ -149,4 +149,38 @@ test("selection prefers approved and regression-free, then regression-free, then
   assert.equal(none.chosen?.id, "y");
   assert.match(none.why, /no attempt applied; the closest was y \(RAW_PATCH_BUT_UNMATCHED\)/);
   assert.equal(selectCandidate([], engine).chosen, null);
+});
+
+test("an interrupted run ends as an error with its report, and removes its private copy", async () => {
+  const abort = new AbortController();
+  let workdir = "";
+  const server = await startScriptedModel(async (req, i) => {
+    if (i === 1) abort.abort();
+    return roleOf(req) === "proxy"
+      ? '{"API_calls": ["search_method(\\"mean\\")"]}'
+      : "Let me search for mean.";
+  });
+  try {
+    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const t = makeTestModel(server.baseURL, { dir: out });
+    const result = await runFix(
+      { repo, issue, out, signal: abort.signal },
+      {
+        model: t.model,
+        meter: t.meter,
+        recorder: t.recorder,
+        openCode: (w) => {
+          workdir = w;
+          return openCode(w, { cacheDir: null });
+        },
+      },
+    );
+    assert.equal(result.status, "error");
+    assert.equal(result.reason, "the run was interrupted");
+    assert.match(read(out, "report.md"), /Status: error/);
+    assert.ok(workdir !== "" && !existsSync(workdir), "the private copy is removed");
+    assert.ok(server.requests.length <= 2, "no model call starts after the interruption");
+  } finally {
+    await server.close();
+  }
 });

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
+import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
 import { loadModelSettings } from "../../model/config.ts";
 import { OpenAIModel } from "../../model/openai-model.ts";
@@ -75,26 +76,42 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     throw new UserError(`--repo ${values.repo} is not a directory`);
   }
   const issue = await readIssue(resolve(io.cwd, values.issue));
-  const strategyName = values.strategy ?? "linear";
-  const makeStrategy = STRATEGIES[strategyName];
-  if (!makeStrategy) {
+  if (values.strategy !== undefined && !STRATEGIES[values.strategy]) {
     throw new UserError(
-      `unknown --strategy '${strategyName}'; available: ${Object.keys(STRATEGIES).join(", ")}`,
+      `unknown --strategy '${values.strategy}'; available: ${Object.keys(STRATEGIES).join(", ")}`,
     );
   }
-  const roundLimit = positiveInt(values.rounds, "--rounds");
+  const roundsArg = positiveInt(values.rounds, "--rounds");
   const patchAttempts = positiveInt(values["patch-attempts"], "--patch-attempts");
   // The model configuration is checked before any work starts (missing settings: exit 2, naming them).
   const settings = loadModelSettings(io.env, io.cwd);
+  // The repository's own configuration (.github/auto-fix.yml, read only): search rounds, budget,
+  // protected paths, strategy and test command; the command line and the environment override it.
+  const repoConfig = loadRepoConfig(
+    repo,
+    values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {},
+  );
+  const notes: string[] = [...repoConfig.notes];
+  const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
+  const budget = { ...settings.budget };
+  if (budget.usd === undefined && budget.tokens === undefined) budget.usd = repoConfig.budgets.costUsd;
+  let strategyName = values.strategy ?? repoConfig.strategy.mode;
+  if (!STRATEGIES[strategyName]) {
+    notes.push(
+      `The repository configuration asks for the ${strategyName} strategy, which this build lacks; the linear writer ran.`,
+    );
+    strategyName = "linear";
+  }
+  const makeStrategy = STRATEGIES[strategyName]!;
 
   const out = values.out ? resolve(io.cwd, values.out) : join(io.cwd, ".auto-fix", "runs", stamp());
   const recorder = new ArtifactRecorder(out);
-  const meter = new UsageMeter({ budget: settings.budget, prices: settings.prices });
+  const meter = new UsageMeter({ budget, prices: settings.prices });
   const model = new OpenAIModel(settings.model, { meter, recorder });
   const progress = createProgress(io.stderr, io.isTTY);
-  const options: FixOptions = { repo, issue, out };
-  if (values["test-cmd"]) options.testCmd = values["test-cmd"];
-  if (roundLimit !== undefined) options.roundLimit = roundLimit;
+  const abort = new AbortController();
+  const options: FixOptions = { repo, issue, out, roundLimit, repoConfig, notes, signal: abort.signal };
+  if (repoConfig.test.command) options.testCmd = repoConfig.test.command;
   if (patchAttempts !== undefined) options.patchAttempts = patchAttempts;
   if (values.guidance) options.guidance = values.guidance;
   if (values["keep-workspace"]) options.keepWorkspace = true;
@@ -102,21 +119,35 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     model: settings.model.model,
     baseURL: settings.model.baseURL,
     source: settings.source,
-    budget: settings.budget,
+    budget,
     strategy: strategyName,
-    roundLimit: roundLimit ?? null,
+    roundLimit,
     patchAttempts: patchAttempts ?? null,
     testCmd: options.testCmd ?? null,
+    testCmdSource: repoConfig.test.source,
+    protectedPaths: repoConfig.protectedPaths,
   });
 
-  const result = await runFix(options, {
-    model,
-    meter,
-    recorder,
-    openCode: (workdir) => openCode(workdir, { env: io.env }),
-    progress,
-    strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
-  });
+  // Ctrl-C stops the run cleanly: the call in flight is aborted, the report and artifacts are written.
+  const onSigint = () => {
+    io.stderr("\nauto-fix: interrupted; writing the report (Ctrl-C again to quit at once)\n");
+    abort.abort();
+    process.once("SIGINT", () => process.exit(130));
+  };
+  process.once("SIGINT", onSigint);
+  let result: Awaited<ReturnType<typeof runFix>>;
+  try {
+    result = await runFix(options, {
+      model,
+      meter,
+      recorder,
+      openCode: (workdir) => openCode(workdir, { env: io.env, protectedGlobs: repoConfig.protectedPaths }),
+      progress,
+      strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
+    });
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+  }
 
   if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
   else {
@@ -132,5 +163,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       ].join("\n"),
     );
   }
+  if (abort.signal.aborted) return 130;
   return result.status === "fixed" || result.status === "patched" ? 0 : 1;
 }
