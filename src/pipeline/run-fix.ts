@@ -180,7 +180,13 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     if (isEmptyIssue(options.issue)) {
       early = { status: "no-patch", reason: "the issue is empty: there is nothing to search for" };
     } else {
-      const ws = await timed("workspace", () => createWorkspace(options.repo, [options.out]));
+      // Stages that run the repository's code need its installed dependencies in the copy.
+      const h = deps.hooks ?? {};
+      const withDependencies =
+        Boolean(h.reproduce || h.review || h.validate) || (deps.strategy?.name ?? "linear") !== "linear";
+      const ws = await timed("workspace", () =>
+        createWorkspace(options.repo, [options.out], { withDependencies }),
+      );
       workspace = ws;
       options.signal?.throwIfAborted();
       const rawCode = await timed("index", () => deps.openCode(ws.root));
