@@ -142,6 +142,7 @@ export function decideOutcome(
  * artifacts written so far stay on disk.
  */
 export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixResult> {
+  const started = performance.now();
   const progress = deps.progress ?? silentProgress;
   const recorder = deps.recorder;
   deps.meter.onChange((t) => progress.usage(t));
@@ -192,6 +193,8 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       const rawCode = await timed("index", () => deps.openCode(ws.root));
       options.signal?.throwIfAborted();
       indexStats = rawCode.stats;
+      const files = rawCode.stats.files;
+      progress.milestone("indexed", typeof files === "number" ? `${files} files` : undefined);
       notes.push(...rawCode.notes);
       const code = instrument(rawCode, toolMs);
       ctx = {
@@ -211,7 +214,10 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
           `A test command is set (\`${options.testCmd}\`), but this build has no validation stage: the tests were not run.`,
         );
       }
-      if (hooks.reproduce) state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
+      if (hooks.reproduce) {
+        state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
+        if (state.reproduction?.reproduced) progress.milestone("reproduced", state.reproduction.summary);
+      }
       const search = await timed("search", () =>
         runSearch(c.model, code.search, options.issue, {
           ...(options.roundLimit !== undefined ? { roundLimit: options.roundLimit } : {}),
@@ -225,9 +231,14 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       state.locationsText =
         search.locations.length > 0 ? code.search.formatLocations(search.locations) : null;
       if (state.locationsText) recorder.write("search/locations.md", state.locationsText);
+      if (search.locations.length > 0) {
+        progress.milestone("located", [...new Set(search.locations.map((l) => l.file))].join(", "));
+      }
       const strategy = deps.strategy ?? linearStrategy();
       const produced = await timed("patch", () => strategy.run(c), strategy.name);
       for (const p of produced) if (!state.candidates.includes(p)) state.candidates.push(p);
+      const firstApplicable = state.candidates.find((p) => p.applicable);
+      if (firstApplicable) progress.milestone("patched", firstApplicable.source);
       await reviewAndValidate(c, hooks, timed);
     }
   } catch (err) {
@@ -245,19 +256,19 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;
+  const objectOf = (v: unknown): Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   const result: FixResult = {
     status: outcome.status,
     patch: chosen ? chosen.result.diff : null,
     reproduced: state.reproduction ? state.reproduction.reproduced : null,
+    // The stage's own data (e.g. the reviewer's JSON) with the verdict the pipeline acted on.
     review: chosen?.review
-      ? {
-          approved: chosen.review.approved,
-          summary: chosen.review.summary,
-          ...(chosen.review.data !== undefined ? { data: chosen.review.data } : {}),
-        }
+      ? { ...objectOf(chosen.review.data), approved: chosen.review.approved, summary: chosen.review.summary }
       : null,
     validation: chosen?.validation
       ? {
+          ...objectOf(chosen.validation.data),
           passed: chosen.validation.passed,
           regressions: chosen.validation.regressions,
           summary: chosen.validation.summary,
@@ -266,7 +277,18 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     usage: deps.meter.totals(),
     out: options.out,
     reason: outcome.reason,
+    locations: (state.search?.locations ?? []).map((l) => ({
+      file: l.file,
+      class: l.class ?? null,
+      method: l.method ?? null,
+      start: l.start,
+      end: l.end,
+      intendedBehavior: l.intendedBehavior ?? "",
+    })),
+    selection: state.chosenWhy || null,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+  if (outcome.status === "error") result.error = outcome.reason;
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);
   if (workspace && !options.keepWorkspace) {
@@ -308,11 +330,15 @@ async function reviewAndValidate(
     for (const c of applicable()) {
       const review = await timed("review", () => hooks.review!(ctx, c));
       c.review = review;
+      if (review.approved) ctx.progress.milestone("reviewed", review.summary);
       if (review.revised && !ctx.state.candidates.includes(review.revised))
         ctx.state.candidates.push(review.revised);
     }
   }
   if (hooks.validate && ctx.options.testCmd) {
-    for (const c of applicable()) c.validation = await timed("validate", () => hooks.validate!(ctx, c));
+    for (const c of applicable()) {
+      c.validation = await timed("validate", () => hooks.validate!(ctx, c));
+      if (c.validation.passed) ctx.progress.milestone("validated", c.validation.summary);
+    }
   }
 }

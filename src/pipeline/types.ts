@@ -25,6 +25,20 @@ export interface FixResult {
   out: string;
   /** One sentence on why the run ended as it did. */
   reason: string;
+  /** Extra fields (beyond the command-line contract) that the GitHub App shows. */
+  locations: {
+    file: string;
+    class: string | null;
+    method: string | null;
+    start: number;
+    end: number;
+    intendedBehavior: string;
+  }[];
+  /** Why the chosen patch was chosen (null without candidates). */
+  selection: string | null;
+  seconds: number;
+  /** The reason again, when the status is "error". */
+  error?: string;
 }
 
 export interface FixOptions {

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { FixResultSchema } from "../../src/app/pipeline.ts";
+import { pipelineStages } from "../../src/app/run-report.ts";
 import { main } from "../../src/cli/main.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, tmp, treeDigest } from "../support/fix-harness.ts";
@@ -77,16 +79,36 @@ test("fix --json end to end through the real client (streaming): contract fields
     const code = await main(["fix", "--repo", repo, "--issue", issueFile, "--out", "run1", "--json"], c.io);
     assert.equal(code, 0, c.err());
     const result = JSON.parse(c.out());
+    // The contract's fields, plus the extras the GitHub App shows.
     assert.deepEqual(Object.keys(result).sort(), [
+      "locations",
       "out",
       "patch",
       "reason",
       "reproduced",
       "review",
+      "seconds",
+      "selection",
       "status",
       "usage",
       "validation",
     ]);
+    const app = FixResultSchema.parse(result);
+    assert.deepEqual(
+      app.locations?.map((l) => l.file),
+      ["stats/summary.py"],
+    );
+    assert.deepEqual(
+      pipelineStages(app).map(([stage, line]) => `${stage}:${line.status}`),
+      [
+        "indexed:done",
+        "reproduced:skipped",
+        "located:done",
+        "patched:done",
+        "reviewed:skipped",
+        "validated:skipped",
+      ],
+    );
     assert.equal(result.status, "patched");
     assert.deepEqual(Object.keys(result.usage).sort(), ["completion_tokens", "cost_usd", "prompt_tokens"]);
     assert.ok(result.usage.cost_usd > 0);
@@ -95,10 +117,14 @@ test("fix --json end to end through the real client (streaming): contract fields
     assert.ok(existsSync(join(cwd, "run1", "report.md")));
     assert.match(readFileSync(join(cwd, "run1", "settings.json"), "utf8"), /"model": "gpt-4o-mini"/);
     assert.doesNotMatch(c.err(), /\r/);
+    const err = c.err();
     assert.match(
-      c.err(),
-      /auto-fix: index\n[\s\S]*auto-fix: search\n[\s\S]*auto-fix: search: round 2\/15\n[\s\S]*auto-fix: patch \(linear\)\n/,
+      err,
+      /^\[auto-fix\] workspace\n\[auto-fix\] index\n\[auto-fix\] stage indexed: 3 files\n\[auto-fix\] search\n/,
     );
+    assert.match(err, /\[auto-fix\] search: round 2\/15\n/);
+    assert.match(err, /\[auto-fix\] stage located: stats\/summary\.py\n\[auto-fix\] patch \(linear\)\n/);
+    assert.match(err, /\[auto-fix\] stage patched: linear attempt 1\n/);
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
     assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");

@@ -71,9 +71,9 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
     assert.equal(result.status, "fixed", result.reason);
     assert.equal(result.reproduced, true);
     assert.deepEqual(result.review, {
+      "patch-correct": "yes",
       approved: true,
       summary: "The patch divides by the right count.",
-      data: { "patch-correct": "yes" },
     });
     assert.deepEqual(result.validation, { passed: true, regressions: [], summary: "all tests pass" });
     assert.deepEqual(seen, [
