@@ -25,6 +25,20 @@ import type {
 } from "./types.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 
+const asRecord = (v: unknown): Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** The reproducer for the result: the script and its run before any patch, and after the chosen one. */
+function reproducerOf(reproduction: unknown, review: unknown): Record<string, unknown> {
+  const rep = asRecord(reproduction);
+  const reviewed = asRecord(asRecord(review).reproducer);
+  return {
+    ...rep,
+    ...(reviewed.script ? { script: reviewed.script } : {}),
+    ...(reviewed.after ? { after: reviewed.after } : {}),
+  };
+}
+
 /** Wraps the code tools so that time spent in search APIs and patch application is measured. */
 function instrument(code: CodeTools, toolMs: { search: number; apply: number }): CodeTools {
   const search: SearchPort = {
@@ -256,24 +270,26 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;
-  const objectOf = (v: unknown): Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   const result: FixResult = {
     status: outcome.status,
     patch: chosen ? chosen.result.diff : null,
     reproduced: state.reproduction ? state.reproduction.reproduced : null,
-    // The stage's own data (e.g. the reviewer's JSON) with the verdict the pipeline acted on.
+    // The stage's details (the reviewer's fixed JSON keys, the test runs) sit beside the summary, the
+    // shape the app renders.
     review: chosen?.review
-      ? { ...objectOf(chosen.review.data), approved: chosen.review.approved, summary: chosen.review.summary }
+      ? { approved: chosen.review.approved, summary: chosen.review.summary, ...asRecord(chosen.review.data) }
       : null,
     validation: chosen?.validation
       ? {
-          ...objectOf(chosen.validation.data),
+          ...asRecord(chosen.validation.data),
           passed: chosen.validation.passed,
           regressions: chosen.validation.regressions,
           summary: chosen.validation.summary,
         }
       : null,
+    ...(state.reproduction
+      ? { reproducer: reproducerOf(state.reproduction.data, chosen?.review?.data) }
+      : {}),
     usage: deps.meter.totals(),
     out: options.out,
     reason: outcome.reason,
@@ -329,16 +345,19 @@ async function reviewAndValidate(
   if (hooks.review) {
     for (const c of applicable()) {
       const review = await timed("review", () => hooks.review!(ctx, c));
+      if (!review) continue; // the stage had nothing to review with (no reproducer)
       c.review = review;
       if (review.approved) ctx.progress.milestone("reviewed", review.summary);
       if (review.revised && !ctx.state.candidates.includes(review.revised))
         ctx.state.candidates.push(review.revised);
     }
   }
-  if (hooks.validate && ctx.options.testCmd) {
+  if (hooks.validate) {
     for (const c of applicable()) {
-      c.validation = await timed("validate", () => hooks.validate!(ctx, c));
-      if (c.validation.passed) ctx.progress.milestone("validated", c.validation.summary);
+      const validation = await timed("validate", () => hooks.validate!(ctx, c));
+      if (!validation) continue; // null: the repository has no test command
+      c.validation = validation;
+      if (validation.passed) ctx.progress.milestone("validated", validation.summary);
     }
   }
 }

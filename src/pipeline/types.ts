@@ -39,6 +39,8 @@ export interface FixResult {
   seconds: number;
   /** The reason again, when the status is "error". */
   error?: string;
+  /** The reproducer (script, command, its output before any patch and after the chosen one). */
+  reproducer?: unknown;
 }
 
 export interface FixOptions {
@@ -144,8 +146,10 @@ export interface PatchStrategy {
 /** Optional stages that plug into the orchestrator; each is skipped when absent. */
 export interface FixHooks {
   reproduce?: (ctx: FixContext) => Promise<ReproduceOutcome | null>;
-  review?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ReviewOutcome>;
-  validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome>;
+  /** Null when there is nothing to review with (no reproducer): the candidate stays unreviewed. */
+  review?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ReviewOutcome | null>;
+  /** Null when the repository has no test command. */
+  validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome | null>;
   /** Picks among candidates; the default prefers approved + regression-free, then regression-free, then status. */
   select?: (ctx: FixContext, candidates: PatchCandidate[]) => { chosen: PatchCandidate | null; why: string };
 }

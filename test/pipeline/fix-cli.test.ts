@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { describeResult } from "../../src/app/describe.ts";
 import { FixResultSchema } from "../../src/app/pipeline.ts";
 import { pipelineStages } from "../../src/app/run-report.ts";
 import { main } from "../../src/cli/main.ts";
@@ -95,7 +96,7 @@ test("fix --json end to end through the real client (streaming): contract fields
     ]);
     const app = FixResultSchema.parse(result);
     assert.deepEqual(
-      app.locations?.map((l) => l.file),
+      describeResult(app).locations.map((l) => l.file),
       ["stats/summary.py"],
     );
     assert.deepEqual(
