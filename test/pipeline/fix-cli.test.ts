@@ -129,6 +129,10 @@ test("fix --json end to end through the real client (streaming): contract fields
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
     assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");
+    // A second run into the same folder is refused instead of overwriting the first one's artifacts.
+    const again = io(env, cwd);
+    assert.equal(await main(["fix", "--repo", repo, "--issue", issueFile, "--out", "run1"], again.io), 2);
+    assert.match(again.err(), /already holds the artifacts of a run; choose another folder/);
   } finally {
     await server.close();
   }

@@ -134,11 +134,14 @@ test("Java: an inapplicable first attempt goes back with the engine's message; t
       }),
     ],
     patch: [
-      patchAnswer(
-        "src/main/java/com/example/Temperature.java",
-        "        return celsius * 9 / 5 - 23;",
-        "        return celsius * 9 / 5 + 32;",
-      ),
+      {
+        content: patchAnswer(
+          "src/main/java/com/example/Temperature.java",
+          "        return celsius * 9 / 5 - 23;",
+          "        return celsius * 9 / 5 + 32;",
+        ),
+        finishReason: "length",
+      },
       patchAnswer(
         "src/main/java/com/example/Temperature.java",
         "        return celsius * 9 / 5 - 32;",
@@ -155,6 +158,7 @@ test("Java: an inapplicable first attempt goes back with the engine's message; t
   assert.equal(patchReqs.length, 2);
   const retry = String(patchReqs[1]?.messages.at(-1)?.content);
   assert.match(retry, /attempt 1 of 3\) could not be applied: RAW_PATCH_BUT_UNMATCHED/);
+  assert.match(retry, /cut off at the output token limit/);
   assert.match(read(run.out, "patch/attempt-1.md"), /Status: RAW_PATCH_BUT_UNMATCHED/);
   assert.match(read(run.out, "report.md"), /linear attempt 1 \| RAW_PATCH_BUT_UNMATCHED/);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -105,6 +106,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const makeStrategy = STRATEGIES[strategyName]!;
 
   const out = values.out ? resolve(io.cwd, values.out) : join(io.cwd, ".auto-fix", "runs", stamp());
+  // Never mix two runs' artifacts (a second run would overwrite the first one's files).
+  if (["report.md", "model-calls", "result.json"].some((f) => existsSync(join(out, f)))) {
+    throw new UserError(`--out ${out} already holds the artifacts of a run; choose another folder`);
+  }
   const recorder = new ArtifactRecorder(out);
   const meter = new UsageMeter({ budget, prices: settings.prices });
   const model = new OpenAIModel(settings.model, { meter, recorder });
