@@ -1,7 +1,7 @@
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { describeApis, type ParsedCall } from "./api-call.ts";
-import { capText, fenceIssue, type Issue } from "./issue-text.ts";
+import { capText, codeFence, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
 import { renderPrompt } from "./prompts.ts";
 import { type LocationRequest, runProxy } from "./proxy-agent.ts";
 import type { ResolvedLocationLike, SearchPort } from "./search-port.ts";
@@ -105,7 +105,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       content: renderPrompt("search-select", {
         issue: fenceIssue(issue),
         apis: describeApis(port.specs),
-        lead: opts.lead ? capText(opts.lead.trim(), 6000, "output") : "",
+        lead: opts.lead ? codeFence(sanitizeIssueText(capText(opts.lead.trim(), 6000, "output"))) : "",
       }),
     },
   ];
