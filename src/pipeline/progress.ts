@@ -7,8 +7,8 @@ export interface Progress {
   usage(totals: UsageTotals): void;
   /**
    * A stage finished with a result worth showing (`indexed`, `reproduced`, `located`, `patched`,
-   * `reviewed`, `validated`). Plain output prints `[auto-fix] stage <name>: <note>`, the line the GitHub
-   * App reads to update its status comment.
+   * `reviewed`, `validated`). Plain output prints `auto-fix: <name> (<note>)`; the GitHub App reads these
+   * lines, and the stage-start lines `auto-fix: <stage> (<detail>)`, to update its status comment.
    */
   milestone(name: string, note?: string): void;
   done(): void;
@@ -42,15 +42,15 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
       stage = name;
       detail = d ?? "";
       if (tty) render();
-      else write(`[auto-fix] ${name}${detail ? ` (${detail})` : ""}\n`);
+      else write(`auto-fix: ${name}${detail ? ` (${detail})` : ""}\n`);
     },
     detail(text) {
       detail = text;
       if (tty) render();
-      else write(`[auto-fix] ${stage}: ${text}\n`);
+      else write(`auto-fix: ${stage}: ${text}\n`);
     },
     milestone(name, note) {
-      if (!tty) write(`[auto-fix] stage ${name}${note ? `: ${note.replace(/\s+/g, " ").trim()}` : ""}\n`);
+      if (!tty) write(`auto-fix: ${name}${note ? ` (${note.replace(/\s+/g, " ").trim()})` : ""}\n`);
     },
     usage(t) {
       totals = t;
@@ -60,7 +60,7 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
       if (tty) write(`\r\x1b[K${line()}\n`);
       else {
         const tokens = totals.prompt_tokens + totals.completion_tokens;
-        write(`[auto-fix] done · ${tokens} tokens · $${totals.cost_usd.toFixed(4)}\n`);
+        write(`auto-fix: done · ${tokens} tokens · $${totals.cost_usd.toFixed(4)}\n`);
       }
     },
   };

@@ -118,14 +118,15 @@ test("fix --json end to end through the real client (streaming): contract fields
     assert.ok(existsSync(join(cwd, "run1", "report.md")));
     assert.match(readFileSync(join(cwd, "run1", "settings.json"), "utf8"), /"model": "gpt-4o-mini"/);
     assert.doesNotMatch(c.err(), /\r/);
+    // Plain progress: stage starts and finished stages, the lines the GitHub App follows.
     const err = c.err();
     assert.match(
       err,
-      /^\[auto-fix\] workspace\n\[auto-fix\] index\n\[auto-fix\] stage indexed: 3 files\n\[auto-fix\] search\n/,
+      /^auto-fix: workspace\nauto-fix: index\nauto-fix: indexed \(3 files\)\nauto-fix: search\n/,
     );
-    assert.match(err, /\[auto-fix\] search: round 2\/15\n/);
-    assert.match(err, /\[auto-fix\] stage located: stats\/summary\.py\n\[auto-fix\] patch \(linear\)\n/);
-    assert.match(err, /\[auto-fix\] stage patched: linear attempt 1\n/);
+    assert.match(err, /\nauto-fix: search: round 2\/15\n/);
+    assert.match(err, /\nauto-fix: located \(stats\/summary\.py\)\nauto-fix: patch \(linear\)\n/);
+    assert.match(err, /\nauto-fix: patched \(linear attempt 1\)\n/);
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
     assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");
