@@ -98,7 +98,7 @@ export function treeStrategy(
         };
         const { config } = opts;
         // A run that can be cancelled (Ctrl-C, `/cancel`) carries its signal in the options.
-        const signal = (ctx.options as { signal?: AbortSignal }).signal;
+        const signal = ctx.options.signal;
         const result = await runTreeSearch({
           ...(signal ? { signal } : {}),
           config,
