@@ -35,7 +35,10 @@ async function loadRepoConfig(context: Context): Promise<unknown> {
 }
 
 /** The job worker: authenticates as the job's installation and runs it. */
-export function createWorker(app: Probot, options: AppOptions): JobHandler {
+export function createWorker(
+  app: Probot,
+  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now">,
+): JobHandler {
   return async (job, ctx) => {
     const octokit = await app.auth(job.spec.installationId);
     const github = createOctokitGitHub(octokit, job.spec.owner, job.spec.repo);
@@ -53,6 +56,7 @@ export function createWorker(app: Probot, options: AppOptions): JobHandler {
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);
+    if (outcome.status === "failed") throw new Error(outcome.reason);
   };
 }
 
