@@ -28,12 +28,14 @@ import {
 import {
   type Candidate,
   compareRuns,
+  type Selection,
   selectCandidate,
   TreeStates,
   type ValidationResult,
   validatePatched,
 } from "../validate/index.ts";
 import { type PatchProposal, type ReviewLoopOutcome, runReviewLoop } from "./loop.ts";
+import { reproducerSection, reviewSection, selectionSection } from "./report-sections.ts";
 
 export interface ReproduceReviewOptions {
   /** A ready sandbox (tests, the app's worker); default: the one the repository configuration asks for. */
@@ -60,6 +62,14 @@ interface RunState {
 }
 
 const REPRO_LEAD_CHARS = 6000;
+
+/** The review loop that reviewed this candidate (as the original or as one of its rewrites). */
+function findLoop(r: RunState, id: string): ReviewLoopOutcome | null {
+  const direct = r.reviews.get(id);
+  if (direct) return direct;
+  for (const loop of r.reviews.values()) if (loop.rounds.some((x) => x.patchId === id)) return loop;
+  return null;
+}
 
 /**
  * The reproduce → review loop → validation → selection stages as the orchestrator's hooks. One object per
@@ -412,6 +422,7 @@ export function createReproduceReviewHooks(
     const sel = selectCandidate(mapped);
     ctx.recorder.writeJson("selection.json", sel);
     const chosen = sel.winner ? (candidates.find((c) => c.id === sel.winner!.id) ?? null) : null;
+    addSections(ctx, chosen, sel);
     if (chosen || candidates.length === 0) return { chosen, why: sel.reason };
     // Nothing applicable: keep the closest attempt for the report.
     let best = candidates[0]!;
@@ -421,6 +432,36 @@ export function createReproduceReviewHooks(
       chosen: best,
       why: `no attempt applied; the closest was ${best.source} (${best.result.status})`,
     };
+  };
+
+  const addSections = (ctx: FixContext, chosen: PatchCandidate | null, sel: Selection): void => {
+    const sections: { title: string; markdown: string }[] = [];
+    const rep = run?.reproduction;
+    if (run && rep && rep.status !== "no-example") {
+      const loop = chosen ? findLoop(run, chosen.id) : null;
+      const after =
+        chosen && loop
+          ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
+          : null;
+      const lang =
+        { python: "python", node: "javascript", java: "java", go: "go" }[
+          run.config.reproducer.runtime as string
+        ] ?? "";
+      const shown = loop?.reproduction ?? rep;
+      sections.push({
+        title: "Reproducer",
+        markdown: reproducerSection(
+          shown,
+          run.config.reproducer.file,
+          run.config.reproducer.command,
+          lang,
+          after,
+        ),
+      });
+      if (chosen && loop) sections.push({ title: "Reviewer", markdown: reviewSection(loop, chosen.id) });
+    }
+    if (sel.ranking.length > 1) sections.push({ title: "Candidates", markdown: selectionSection(sel) });
+    if (sections.length > 0) ctx.state.sections = [...(ctx.state.sections ?? []), ...sections];
   };
 
   return {
