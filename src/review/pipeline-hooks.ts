@@ -168,6 +168,7 @@ export function createReproduceReviewHooks(
           states: r.states,
           issue: fenceIssue(ctx.options.issue),
           record: (name, text) => ctx.recorder.write(`${candidate.id}/${name}`, text),
+          onRound: (n, max) => ctx.progress.detail(`${candidate.id}: round ${n}/${max}`),
           ...(r.config.test.command ? { validate: async (p: PatchProposal) => validateDiff(r, p.diff) } : {}),
           rewritePatch: async (guidance, round) => {
             const written = await runPatchWriter(
