@@ -66,7 +66,12 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   if (event.issue.locked) return { action: "ignored", reason: "issue is locked" };
   if (!event.issue.open) return { action: "ignored", reason: "issue is closed" };
 
-  // Config and permission are independent reads: fetch them together.
+  // Config, permission and (when a run is likely) the issue's comments are independent reads: fetch them
+  // together. The comments are read ahead only for a command or the operator's label.
+  const likelyRun =
+    command?.kind === "retry" || (event.kind === "labeled" && event.label === deps.settings.label);
+  const commentsAhead = likelyRun ? github.listComments(issueNumber) : null;
+  commentsAhead?.catch(() => {});
   const [repoConfig, permission] = await Promise.all([
     deps.loadRepoConfig(),
     github.permission(event.sender.login),
@@ -93,7 +98,7 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     return { action: "nothing-to-cancel" };
   }
 
-  const comments = await github.listComments(issueNumber);
+  const comments = await (commentsAhead ?? github.listComments(issueNumber));
   const statusComment = comments.find(isStatusComment);
   const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
   const repoKey = `${event.owner}/${event.repo}`.toLowerCase();
