@@ -1,5 +1,6 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { JobFailure } from "../jobs/errors.ts";
 import type { JobHandler, JobQueue } from "../jobs/types.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
@@ -56,7 +57,8 @@ export function createWorker(
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);
-    if (outcome.status === "failed") throw new Error(outcome.reason);
+    // The issue already says what went wrong; the queue records the job as failed, with a reason.
+    if (outcome.status === "failed") throw new JobFailure("run-failed", outcome.reason);
   };
 }
 

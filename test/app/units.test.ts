@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
 import { test } from "node:test";
 import { budgetRefusal } from "../../src/app/budgets.ts";
 import { pipelineEnv } from "../../src/app/cli-pipeline.ts";
@@ -15,7 +14,6 @@ import { FixResultSchema } from "../../src/app/pipeline.ts";
 import { fence, renderPullBody, runCommand } from "../../src/app/pr-body.ts";
 import { adviceOf, describeResult } from "../../src/app/describe.ts";
 import { runGuidance } from "../../src/app/run-job.ts";
-import { createJobHandlerFromEnv } from "../../src/app/worker.ts";
 import { effectiveConfig, readSettings } from "../../src/app/settings.ts";
 import { renderStatus } from "../../src/app/status-comment.ts";
 import { diffPaths, forbiddenPatchPath } from "../../src/github/git.ts";
@@ -248,15 +246,4 @@ test("guidance for the next run carries the maintainer's words and the reviewer'
     runGuidance("look at <!-- x -->mean()", "On the patch: keep total"),
     "Guidance from a maintainer: look at mean()\n\nReviewer advice from the previous run:\nOn the patch: keep total",
   );
-});
-
-test("a worker process needs the app's credentials and says which", () => {
-  assert.throws(() => createJobHandlerFromEnv({}), /APP_ID and PRIVATE_KEY/);
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const handler = createJobHandlerFromEnv({
-    APP_ID: "3",
-    PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
-    LOG_LEVEL: "silent",
-  });
-  assert.equal(typeof handler, "function");
 });
