@@ -315,7 +315,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         title,
         body: rendered.body,
         head: branch,
-        base: clone.branch,
+        base: clone.branch ?? data.defaultBranch,
         draft: true,
       });
       pull = created.number;

@@ -290,3 +290,21 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   await h.comment(issue.number, "/cancel");
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "nothing-to-cancel" });
 });
+
+test("a branch named in the issue is cloned and is the pull request's base", async () => {
+  h.git.git(`${OWNER}/${REPO}`, ["branch", "release-1", "main"]);
+  const issue = h.github.addIssue(OWNER, REPO, {
+    title: "add() on the release",
+    body: "Broken on\nbranch: release-1\n",
+  });
+  await h.labeled(issue.number);
+  await h.queue.idle();
+  const pr = [...h.repo.pulls.values()].find((p) => p.head === `auto-fix/issue-${issue.number}`)!;
+  assert.equal(pr.base, "release-1");
+  const parent = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}^`]).trim();
+  assert.equal(parent, h.git.git(`${OWNER}/${REPO}`, ["rev-parse", "release-1"]).trim());
+  const status = h.github
+    .commentsOn(OWNER, REPO, issue.number)
+    .find((c) => c.body.includes("auto-fix:status"))!;
+  assert.match(status.body, /✅ Cloned the repository — `release-1` at/);
+});
