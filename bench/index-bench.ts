@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { UserError } from "../src/core/errors.ts";
 import { buildIndex, type CodeIndex } from "../src/index/index.ts";
 import { SearchApis } from "../src/search/search-api.ts";
 
@@ -85,9 +86,12 @@ try {
     if (r < rounds - 1) rmSync(cacheDir, { recursive: true, force: true });
   }
   const idx = index!;
+  const wcpu0 = process.cpuUsage();
   const t1 = performance.now();
   const warm = await buildIndex(dir, { cacheDir, ...extra });
   const warmS = (performance.now() - t1) / 1000;
+  const wcpu = process.cpuUsage(wcpu0);
+  const warmCpu = (wcpu.user + wcpu.system) / 1e6;
 
   const s = idx.stats;
   const mb = s.bytes / 1024 / 1024;
@@ -106,7 +110,7 @@ try {
       `of ${rounds}; CPU ${median(cold.map((c) => c.cpu)).toFixed(2)} s in all threads`,
   );
   console.log(
-    `warm           ${warmS.toFixed(3)} s  (${(mb / warmS).toFixed(0)} MB/s, cache ${warm.stats.cache}; ${(coldBest / warmS).toFixed(1)}x faster than the best cold run)`,
+    `warm           ${warmS.toFixed(3)} s  (${(mb / warmS).toFixed(0)} MB/s, cache ${warm.stats.cache}; ${(coldBest / warmS).toFixed(1)}x faster than the best cold run; CPU ${warmCpu.toFixed(2)} s)`,
   );
   if (py.length > 0) {
     const pyBest = best(py.map((p) => p.s));
@@ -160,6 +164,10 @@ try {
   for (const [name, xs] of perApi) {
     console.log(`  ${name.padEnd(22)} median ${median(xs).toFixed(2)} ms (${xs.length} calls)`);
   }
+} catch (err) {
+  if (!(err instanceof UserError)) throw err;
+  console.error(`bench:index: ${err.message}`);
+  process.exitCode = 2;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

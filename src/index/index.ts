@@ -183,7 +183,8 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   for (const f of files) {
     if (f.syntaxErrors > 0) note(`${f.path}: ${f.syntaxErrors} syntax error(s); indexed as far as it parses`);
   }
-  if (files.length !== candidates.length) changed = true;
+  // Any file read again (changed, or too recent to trust its mtime) refreshes the manifest's time.
+  if (files.length !== candidates.length || jobs.length > 0) changed = true;
   if (cache && changed) {
     const m: Manifest = { root: realRoot, writtenAt: Date.now(), files };
     await cache.saveManifest(m);

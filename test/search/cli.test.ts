@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { main } from "../../src/cli/main.ts";
 import { copyFixture, tempDir } from "../index/helpers.ts";
@@ -49,6 +51,11 @@ test("bad input: missing directory, unknown API, empty repository", async () => 
   const missing = await cli(["index", "/nonexistent/repo", "--json"], env);
   assert.equal(missing.code, 2);
   assert.match(missing.err, /no such directory: \/nonexistent\/repo/);
+  const file = join(tempDir(), "plain.txt");
+  writeFileSync(file, "x");
+  const notDir = await cli(["index", file], env);
+  assert.equal(notDir.code, 2);
+  assert.match(notDir.err, /plain.txt is not a directory/);
   const api = await cli(["search", tempDir(), "find_bug", "x"], env);
   assert.equal(api.code, 2);
   assert.match(api.err, /unknown search API 'find_bug'/);

@@ -39,6 +39,11 @@ test("java: search_class signature lists fields, constructors, method and nested
     inherited.results.map((m) => `${m.file}:${m.class}.${m.method}`),
     ["src/main/java/com/acme/billing/model/Document.java:Document.describe"],
   );
+  const generic = await a.call("search_method_in_class", ["exists()", "Repository<T, ID>"]);
+  assert.deepEqual(
+    generic.results.map((m) => `${m.class}.${m.method}`),
+    ["Repository.exists"],
+  );
   const nested = await a.call("search_method_in_class", ["build", "Invoice.Builder"]);
   assert.deepEqual(
     nested.results.map((m) => `${m.class}.${m.method}:${m.start}`),

@@ -111,6 +111,11 @@ test("search_method_in_file resolves basenames and reports ambiguity", async () 
     r.results.map((m) => [m.file, m.class, m.method]),
     [["shop/services/cart.py", "Cart", "add"]],
   );
+  const abs = await apis.call("search_method_in_file", ["add", `${index.root}/shop/services/cart.py`]);
+  assert.deepEqual(
+    abs.results.map((m) => m.file),
+    ["shop/services/cart.py"],
+  );
   const amb = await apis.call("search_method_in_file", ["x", "__init__.py"]);
   assert.equal(amb.ok, false);
   assert.match(
