@@ -1,0 +1,173 @@
+/** A search API as the agents need to know it (the search engine's API_SPECS satisfy this). */
+export interface ApiSpecLike {
+  name: string;
+  params: readonly (string | { name: string; optional?: boolean })[];
+  description?: string;
+}
+
+export interface ParsedCall {
+  name: string;
+  args: string[];
+  /** Canonical text, e.g. `search_method_in_class("save", "Model")`: used to detect repeats. */
+  text: string;
+}
+
+export type CallParse = { ok: true; call: ParsedCall } | { ok: false; message: string };
+
+interface RawArg {
+  key: string | null;
+  value: string;
+}
+
+const paramName = (p: ApiSpecLike["params"][number]) => (typeof p === "string" ? p : p.name);
+const paramOptional = (p: ApiSpecLike["params"][number]) => typeof p !== "string" && Boolean(p.optional);
+
+/** `search_method_in_class("a", "b")` — canonical form, with JSON string escaping. */
+export function formatCall(name: string, args: readonly string[]): string {
+  return `${name}(${args.map((a) => JSON.stringify(a)).join(", ")})`;
+}
+
+export function describeApis(specs: readonly ApiSpecLike[]): string {
+  return specs
+    .map((s) => {
+      const sig = `${s.name}(${s.params.map(paramName).join(", ")})`;
+      return s.description ? `- ${sig}: ${s.description}` : `- ${sig}`;
+    })
+    .join("\n");
+}
+
+/** Splits the text between the parentheses into arguments: quoted (either kind, escapes) or bare. */
+function splitArgs(src: string): RawArg[] | string {
+  const args: RawArg[] = [];
+  let i = 0;
+  const n = src.length;
+  const skipWs = () => {
+    while (i < n && /\s/.test(src[i]!)) i++;
+  };
+  while (i < n) {
+    skipWs();
+    if (i >= n) break;
+    let key: string | null = null;
+    const kw = /^([A-Za-z_]\w*)\s*[=:](?!=)\s*/.exec(src.slice(i));
+    if (kw) {
+      key = kw[1]!;
+      i += kw[0].length;
+    }
+    let value = "";
+    const ch = src[i];
+    if (ch === '"' || ch === "'" || ch === "`") {
+      const triple = src.startsWith(ch.repeat(3), i);
+      const close = triple ? ch.repeat(3) : ch;
+      i += close.length;
+      let closed = false;
+      while (i < n) {
+        if (src[i] === "\\" && i + 1 < n) {
+          const next = src[i + 1]!;
+          value += next === "n" ? "\n" : next === "t" ? "\t" : next;
+          i += 2;
+          continue;
+        }
+        if (src.startsWith(close, i)) {
+          i += close.length;
+          closed = true;
+          break;
+        }
+        value += src[i];
+        i++;
+      }
+      if (!closed) return `an argument starts with ${ch} but the quote is never closed`;
+      skipWs();
+      if (i < n && src[i] !== ",")
+        return `unexpected text after a quoted argument: '${src.slice(i, i + 20)}'`;
+    } else {
+      let depth = 0;
+      const start = i;
+      while (i < n) {
+        const c = src[i]!;
+        if ("([{".includes(c)) depth++;
+        else if (")]}".includes(c)) depth--;
+        else if (c === "," && depth <= 0) break;
+        i++;
+      }
+      value = src.slice(start, i).trim();
+      if (value === "" && key === null) return "an argument is empty";
+    }
+    args.push({ key, value });
+    skipWs();
+    if (src[i] === ",") i++;
+  }
+  return args;
+}
+
+const normKey = (k: string) => k.toLowerCase().replace(/_?(name|path)$/, "");
+
+/**
+ * Parses one API call written by a model, e.g. `search_method_in_class('save', class_name="Model")`,
+ * `search_code(\`a = "b"\`)`, `get_code_around_line("x.py", 12, 5)`, and checks it against `specs`.
+ * The failure message says exactly what is wrong, for the model to fix.
+ */
+export function parseApiCall(text: string, specs: readonly ApiSpecLike[]): CallParse {
+  const cleaned = text
+    .trim()
+    .replace(/^(?:[-*•]|\d+[.)])\s+/, "")
+    .replace(/;\s*$/, "")
+    .replace(/^`+|`+$/g, "")
+    .replace(/;\s*$/, "")
+    .trim();
+  const m = /^([A-Za-z_][\w.]*)\s*\(([\s\S]*)\)$/.exec(cleaned);
+  if (!m) {
+    return { ok: false, message: `'${text}' is not an API call; write it as api_name("argument", ...).` };
+  }
+  const name = m[1]!.split(".").at(-1)!;
+  const spec = specs.find((s) => s.name === name);
+  if (!spec) {
+    return {
+      ok: false,
+      message: `'${name}' is not one of the search APIs. Use only: ${specs.map((s) => s.name).join(", ")}.`,
+    };
+  }
+  const raw = splitArgs(m[2]!);
+  const names = spec.params.map(paramName);
+  const signature = `${spec.name}(${names.join(", ")})`;
+  if (typeof raw === "string")
+    return { ok: false, message: `In '${text}': ${raw}. The API is ${signature}.` };
+  const values: (string | undefined)[] = new Array(names.length).fill(undefined);
+  let pos = 0;
+  for (const a of raw) {
+    let idx: number;
+    if (a.key !== null) {
+      const key = a.key;
+      idx = names.findIndex((p) => p === key || normKey(p) === normKey(key));
+      if (idx < 0) {
+        return {
+          ok: false,
+          message: `${spec.name} has no parameter '${a.key}'; it is ${signature}.`,
+        };
+      }
+    } else {
+      while (pos < names.length && values[pos] !== undefined) pos++;
+      idx = pos;
+    }
+    if (idx >= names.length) {
+      return {
+        ok: false,
+        message: `${spec.name} takes ${names.length} argument(s) (${signature}), but '${text.trim()}' gives ${raw.length}.`,
+      };
+    }
+    values[idx] = a.value;
+  }
+  const missing = names.filter((_p, i) => values[i] === undefined && !paramOptional(spec.params[i]!));
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      message: `${spec.name} takes ${names.length} argument(s) (${signature}), but '${text.trim()}' gives ${raw.length}; missing: ${missing.join(", ")}.`,
+    };
+  }
+  const empty = names.filter((_p, i) => values[i] !== undefined && values[i]!.trim() === "");
+  if (empty.length > 0) {
+    return { ok: false, message: `In '${text.trim()}' the argument ${empty.join(", ")} is empty.` };
+  }
+  let args = values.map((v) => v ?? "");
+  while (args.length > 0 && values[args.length - 1] === undefined) args = args.slice(0, -1);
+  return { ok: true, call: { name: spec.name, args, text: formatCall(spec.name, args) } };
+}

@@ -1,0 +1,87 @@
+import { z } from "zod";
+
+export interface Issue {
+  title: string;
+  body: string;
+}
+
+/** Most characters of issue text that reach a prompt; longer issues keep their head and tail. */
+export const MAX_ISSUE_CHARS = 24_000;
+
+// Zero-width characters, bidirectional controls, BOM, soft hyphen and other invisible format characters.
+const HIDDEN_RE =
+  /[\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
+// C0/C1 control characters other than tab and newline.
+const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/**
+ * Cleans untrusted issue text: removes HTML comments (also an unterminated one), hidden characters
+ * (zero-width, bidi controls, tag characters) and control characters, normalises line ends.
+ */
+export function sanitizeIssueText(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .replace(/<!--[\s\S]*?(-->|$)/g, "")
+    .replace(HIDDEN_RE, "")
+    .replace(CONTROL_RE, "")
+    .replace(/\n{4,}/g, "\n\n\n")
+    .trim();
+}
+
+/** Keeps the head and tail of an over-long text, saying how much was cut. */
+export function capText(text: string, max: number, what = "text"): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max * 0.7);
+  const tail = max - head;
+  return `${text.slice(0, head)}\n\n[... ${text.length - max} characters of the ${what} omitted ...]\n\n${text.slice(-tail)}`;
+}
+
+/**
+ * The issue as prompt data: sanitised, capped, and fenced between markers that the text itself cannot
+ * contain (any marker-like line inside is neutralised).
+ */
+export function fenceIssue(issue: Issue, maxChars = MAX_ISSUE_CHARS): string {
+  const title = sanitizeIssueText(issue.title).replace(/\s+/g, " ");
+  const body = capText(sanitizeIssueText(issue.body), maxChars, "issue").replace(
+    /<\/?issue(-[a-z]+)?>/gi,
+    (m) => m.replace("<", "‹").replace(">", "›"),
+  );
+  return `<issue>\n<issue-title>${title}</issue-title>\n<issue-body>\n${body || "(empty)"}\n</issue-body>\n</issue>`;
+}
+
+const jsonIssueSchema = z.object({
+  title: z.string().default(""),
+  body: z.string().nullable().default(""),
+});
+
+/**
+ * Reads an issue file: JSON `{title, body}`, or plain text / markdown whose first line (a `#` heading or
+ * the first non-empty line) is the title and the rest the body.
+ */
+export function parseIssueFile(text: string): Issue {
+  const trimmed = text.replace(/^\uFEFF/, "").trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      const r = jsonIssueSchema.safeParse(JSON.parse(trimmed));
+      if (r.success) return { title: r.data.title.trim(), body: (r.data.body ?? "").trim() };
+    } catch {
+      // not JSON after all: treat as text
+    }
+  }
+  const lines = trimmed.split(/\r?\n/);
+  const first = lines.findIndex((l) => l.trim() !== "");
+  if (first < 0) return { title: "", body: "" };
+  const title = lines[first]!.replace(/^#+\s*/, "").trim();
+  return {
+    title,
+    body: lines
+      .slice(first + 1)
+      .join("\n")
+      .trim(),
+  };
+}
+
+/** True when the issue says nothing a search could start from. */
+export function isEmptyIssue(issue: Issue): boolean {
+  return sanitizeIssueText(`${issue.title}\n${issue.body}`).replace(/\s+/g, "").length === 0;
+}

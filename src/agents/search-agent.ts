@@ -1,0 +1,253 @@
+import type { ArtifactRecorder } from "../model/recorder.ts";
+import type { ChatMessage, ModelPort } from "../model/types.ts";
+import { describeApis, type ParsedCall } from "./api-call.ts";
+import { capText, fenceIssue, type Issue } from "./issue-text.ts";
+import { renderPrompt } from "./prompts.ts";
+import { type LocationRequest, runProxy } from "./proxy-agent.ts";
+import type { ResolvedLocationLike, SearchPort } from "./search-port.ts";
+
+export const DEFAULT_ROUND_LIMIT = 15;
+/** Consecutive rounds that only repeat earlier searches before the loop gives up. */
+export const MAX_REPEAT_ROUNDS = 3;
+
+export type SearchStatus =
+  /** Bug locations resolved to real code. */
+  | "located"
+  /** The round limit came before usable locations. */
+  | "round-limit"
+  /** The model kept asking for searches it had already made. */
+  | "repeating";
+
+export interface CallRecord {
+  call: string;
+  ok: boolean;
+  repeatedFrom: number | null;
+  text: string;
+}
+
+export interface SearchRound {
+  round: number;
+  selection: string;
+  proxyOk: boolean;
+  calls: CallRecord[];
+  requested: LocationRequest[];
+  resolved: number;
+  note: string | null;
+}
+
+export interface SearchOutcome<L extends ResolvedLocationLike = ResolvedLocationLike> {
+  status: SearchStatus;
+  locations: L[];
+  /** The locations as the model named them (for the report). */
+  requested: LocationRequest[];
+  rounds: SearchRound[];
+  /** Search results the model saw, oldest first (used as patch context when nothing resolved). */
+  results: { call: string; text: string }[];
+  messages: ChatMessage[];
+}
+
+export interface SearchOptions {
+  roundLimit?: number;
+  /** Reproducer output, shown at the start as a lead. */
+  lead?: string;
+  /** Most characters of one round's results that go into the conversation. */
+  maxResultChars?: number;
+  recorder?: ArtifactRecorder;
+  onRound?: (round: number, limit: number) => void;
+}
+
+function describeRequest(r: LocationRequest): string {
+  return [r.file && `file ${r.file}`, r.class && `class ${r.class}`, r.method && `method ${r.method}`]
+    .filter(Boolean)
+    .join(", ");
+}
+
+function roundMarkdown(r: SearchRound): string {
+  const lines = [`# Search round ${r.round}`, "", "## Selection (search agent)", "", r.selection, ""];
+  lines.push(`## Proxy: ${r.proxyOk ? "ok" : "could not extract calls"}`, "");
+  for (const c of r.calls) {
+    const tag =
+      c.repeatedFrom !== null
+        ? ` (repeat of round ${c.repeatedFrom}, not run again)`
+        : c.ok
+          ? ""
+          : " (no result)";
+    lines.push(`### ${c.call}${tag}`, "", c.text, "");
+  }
+  if (r.requested.length > 0) {
+    lines.push("## Bug locations named", "");
+    for (const q of r.requested)
+      lines.push(`- ${describeRequest(q)}: ${q.intended_behavior ?? "(no intended behavior)"}`);
+    lines.push("", `Resolved to ${r.resolved} code unit(s).`, "");
+  }
+  if (r.note) lines.push("## Note", "", r.note, "");
+  return lines.join("\n");
+}
+
+/**
+ * The search loop of the design (stage 3): the search agent chooses API calls in prose, the proxy turns
+ * them into JSON, results go back with "analyse, then choose again", until bug locations come without
+ * API calls and resolve to real code, or the round limit. Model errors (budget, endpoint down) propagate;
+ * every finished round is already on disk by then.
+ */
+export async function runSearch<L extends ResolvedLocationLike>(
+  model: ModelPort,
+  port: SearchPort<L>,
+  issue: Issue,
+  opts: SearchOptions = {},
+): Promise<SearchOutcome<L>> {
+  const limit = Math.max(1, opts.roundLimit ?? DEFAULT_ROUND_LIMIT);
+  const maxResultChars = opts.maxResultChars ?? 16_000;
+  const messages: ChatMessage[] = [
+    { role: "system", content: renderPrompt("search-system", {}) },
+    {
+      role: "user",
+      content: renderPrompt("search-select", {
+        issue: fenceIssue(issue),
+        apis: describeApis(port.specs),
+        lead: opts.lead ? capText(opts.lead.trim(), 6000, "output") : "",
+      }),
+    },
+  ];
+  const rounds: SearchRound[] = [];
+  const results: { call: string; text: string }[] = [];
+  const seen = new Map<string, number>();
+  let lastRequested: LocationRequest[] = [];
+  let repeatRounds = 0;
+
+  const ask = async (label: string): Promise<string> => {
+    const res = await model.chat(messages, { stage: "search", label });
+    const text = res.content.trim() ? res.content : "(empty answer)";
+    messages.push({ role: "assistant", content: text });
+    return text;
+  };
+  const tell = (content: string) => messages.push({ role: "user", content });
+  const finish = (status: SearchStatus, locations: L[]): SearchOutcome<L> => {
+    opts.recorder?.writeJson("search/outcome.json", {
+      status,
+      requested: lastRequested,
+      locations,
+      rounds: rounds.length,
+    });
+    return { status, locations, requested: lastRequested, rounds, results, messages };
+  };
+  const resolveEach = async (requests: LocationRequest[]) => {
+    const found: L[] = [];
+    const misses: string[] = [];
+    for (const q of requests) {
+      const locs = await port.resolve([q]);
+      if (locs.length === 0) misses.push(describeRequest(q));
+      for (const l of locs) {
+        if (!found.some((f) => f.file === l.file && f.start === l.start && f.end === l.end)) found.push(l);
+      }
+    }
+    return { found, misses };
+  };
+
+  opts.onRound?.(1, limit);
+  let selection = await ask("round-01-select");
+  for (let round = 1; ; round++) {
+    const tag = String(round).padStart(2, "0");
+    const rec: SearchRound = {
+      round,
+      selection,
+      proxyOk: false,
+      calls: [],
+      requested: [],
+      resolved: 0,
+      note: null,
+    };
+    rounds.push(rec);
+    const proxy = await runProxy(model, selection, port.specs, { label: `round-${tag}` });
+    opts.recorder?.writeJson(
+      `search/proxy-${tag}.json`,
+      proxy.ok
+        ? {
+            ok: true,
+            json: proxy.json,
+            calls: proxy.calls.map((c) => c.text),
+            dropped: proxy.dropped,
+            tries: proxy.tries,
+          }
+        : { ok: false, message: proxy.message, tries: proxy.tries, lastText: proxy.lastText },
+    );
+    const last = round >= limit;
+    let feedback: string | null = null;
+    let calls: ParsedCall[] = [];
+    if (!proxy.ok) {
+      feedback = `Your answer could not be turned into search calls or bug locations (${proxy.message.trim()})`;
+    } else {
+      rec.proxyOk = true;
+      calls = proxy.calls;
+      rec.requested = proxy.locations;
+      if (proxy.locations.length > 0) lastRequested = proxy.locations;
+      // Locations without calls end the search (seed 002); on the last round, locations always count.
+      if (proxy.locations.length > 0 && (calls.length === 0 || last)) {
+        const { found, misses } = await resolveEach(proxy.locations);
+        rec.resolved = found.length;
+        if (found.length > 0) {
+          if (misses.length > 0) rec.note = `Not found in the repository: ${misses.join("; ")}.`;
+          opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
+          return finish("located", found);
+        }
+        feedback =
+          `None of the bug locations you gave matches code in the repository (${misses.join("; ")}). ` +
+          "Check the file, class and method names against the search results, or search for more context.";
+      } else if (calls.length === 0) {
+        feedback = "You named neither search API calls nor bug locations.";
+      }
+    }
+    if (feedback !== null) {
+      rec.note = feedback;
+      opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
+      if (last) break;
+      opts.onRound?.(round + 1, limit);
+      tell(renderPrompt("search-retry", { problem: feedback }));
+      selection = await ask(`round-${String(round + 1).padStart(2, "0")}-select`);
+      continue;
+    }
+    // Run the calls; repeats are not run again, the model is told instead.
+    const blocks: string[] = [];
+    let fresh = 0;
+    for (const call of calls) {
+      const before = seen.get(call.text);
+      if (before !== undefined) {
+        const text =
+          before === round
+            ? "This call appears twice in your answer; it was run once (see its result above)."
+            : `You already made this call in round ${before}; its result is earlier in this conversation. Do not repeat a search: try different arguments or another API.`;
+        rec.calls.push({ call: call.text, ok: false, repeatedFrom: before, text });
+        blocks.push(`Result of ${call.text}:\n${text}`);
+        continue;
+      }
+      fresh++;
+      seen.set(call.text, round);
+      let res: { ok: boolean; text: string };
+      try {
+        res = await port.call(call.name, call.args);
+      } catch (err) {
+        res = { ok: false, text: `The search failed: ${(err as Error).message}` };
+      }
+      rec.calls.push({ call: call.text, ok: res.ok, repeatedFrom: null, text: res.text });
+      results.push({ call: call.text, text: res.text });
+      blocks.push(`Result of ${call.text}:\n${res.text}`);
+    }
+    repeatRounds = fresh === 0 ? repeatRounds + 1 : 0;
+    if (repeatRounds > 0) rec.note = "Every call in this round repeated an earlier one.";
+    opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
+    if (repeatRounds >= MAX_REPEAT_ROUNDS || last) break;
+    tell(
+      renderPrompt("search-analyze", { results: capText(blocks.join("\n\n"), maxResultChars, "results") }),
+    );
+    await ask(`round-${tag}-analyze`);
+    opts.onRound?.(round + 1, limit);
+    tell(renderPrompt("search-analyze-select", {}));
+    selection = await ask(`round-${String(round + 1).padStart(2, "0")}-select`);
+  }
+  // Out of rounds (or stuck): fall back to the last locations the model named, if any resolve.
+  if (lastRequested.length > 0) {
+    const { found } = await resolveEach(lastRequested);
+    if (found.length > 0) return finish("located", found);
+  }
+  return finish(repeatRounds >= MAX_REPEAT_ROUNDS ? "repeating" : "round-limit", []);
+}

@@ -1,0 +1,30 @@
+import type { ApiSpecLike } from "./api-call.ts";
+import type { LocationRequest } from "./proxy-agent.ts";
+
+/** A bug location resolved to a real code unit (what `locate` returns, reduced to what agents use). */
+export interface ResolvedLocationLike {
+  file: string;
+  start: number;
+  end: number;
+  class?: string | null;
+  method?: string | null;
+  intended_behavior?: string | null;
+}
+
+export interface SearchCallResult {
+  ok: boolean;
+  /** Exactly what the model sees. */
+  text: string;
+}
+
+/**
+ * What the search agent needs from the code index: the API list, running one call, and resolving the
+ * locations the model named. The pipeline builds it from the index, search and locate stages.
+ */
+export interface SearchPort<L extends ResolvedLocationLike = ResolvedLocationLike> {
+  readonly specs: readonly ApiSpecLike[];
+  call(name: string, args: string[]): SearchCallResult | Promise<SearchCallResult>;
+  resolve(requests: LocationRequest[]): L[] | Promise<L[]>;
+  /** The resolved locations with their code, as the patch writer shows them to the model. */
+  formatLocations(locations: L[]): string;
+}

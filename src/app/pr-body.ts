@@ -1,0 +1,162 @@
+import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
+import { pullMarker } from "./markers.ts";
+import { type BugLocation, type ExecOutput, type FixResult, lastReview } from "./pipeline.ts";
+
+/** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
+export interface PullBodyInput {
+  issueNumber: number;
+  issueTitle: string;
+  result: FixResult;
+  run: number;
+  seconds: number;
+  model: string;
+  files: string[];
+  guidance?: string;
+  /** Where the full text lives when the body has to be shortened. */
+  artifactsPath: string;
+}
+
+/** A code fence longer than any backtick run inside `text`. */
+export function fence(text: string, lang = ""): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const f = "`".repeat(longest + 1);
+  return `${f}${lang}\n${text.replace(/\n$/, "")}\n${f}`;
+}
+
+const clip = (text: string, max: number) =>
+  text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… (${text.length - max} more characters in the artifacts)`;
+
+function execBlock(label: string, e: ExecOutput | undefined, max: number): string[] {
+  if (!e) return [];
+  const code = e.exit_code ?? e.exitCode;
+  const out = [e.stdout ?? "", e.stderr ?? ""].filter((s) => s.trim() !== "").join("\n");
+  return [
+    `${label} (exit code ${code ?? "none"}${e.timed_out ? ", timed out" : ""}):`,
+    "",
+    fence(clip(out || "(no output)", max)),
+    "",
+  ];
+}
+
+function locationLine(l: BugLocation): string {
+  const unit = [l.class, l.method].filter(Boolean).join(".");
+  const lines = l.start !== undefined ? ` (lines ${l.start}–${l.end ?? l.start})` : "";
+  const intended = l.intended_behavior ?? l.intendedBehavior;
+  return `- \`${l.file}\`${unit ? ` › \`${unit}\`` : ""}${lines}${intended ? `: ${intended.trim()}` : ""}`;
+}
+
+function extName(path: string | undefined): string {
+  const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
+  const ext = m?.[1]?.toLowerCase() ?? "";
+  return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
+}
+
+function summaryText(input: PullBodyInput): string {
+  const r = input.result;
+  if (r.summary) return r.summary.trim();
+  const verdict =
+    r.status === "fixed"
+      ? "The reviewer judged the patch correct against a reproducer that fails before it and passes after."
+      : "The patch applies, but the reviewer did not confirm it with a reproducer; please review it carefully.";
+  return `auto-fix wrote a patch for #${input.issueNumber} (${input.issueTitle}). ${verdict}`;
+}
+
+function render(input: PullBodyInput, max: number): string {
+  const r = input.result;
+  const review = lastReview(r);
+  const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
+  lines.push(`Fixes #${input.issueNumber}`, "");
+  if (input.guidance) lines.push(`Run ${input.run} followed this guidance: _${input.guidance.trim()}_`, "");
+  const locations = r.locations ?? r.bug_locations ?? [];
+  if (locations.length > 0) {
+    lines.push("## Bug locations and intended behaviour", "", ...locations.map(locationLine), "");
+  }
+  if (input.files.length > 0)
+    lines.push(`Changed files: ${input.files.map((f) => `\`${f}\``).join(", ")}`, "");
+  lines.push("## Review", "");
+  if (review) {
+    lines.push(`**Patch** — correct: ${review["patch-correct"] ?? "not judged"}`, "");
+    if (review["patch-analysis"]) lines.push(clip(review["patch-analysis"].trim(), max), "");
+    lines.push(`**Reproducer** — correct: ${review["test-correct"] ?? "not judged"}`, "");
+    if (review["test-analysis"]) lines.push(clip(review["test-analysis"].trim(), max), "");
+  } else {
+    lines.push("No review: the issue had no reproducible example, so the patch was only validated.", "");
+  }
+  const rep = r.reproducer;
+  if (rep?.script) {
+    lines.push(
+      "## Reproducer",
+      "",
+      "<details><summary>Reproducer script, how to run it, and its output</summary>",
+      "",
+    );
+    lines.push(
+      `Run it from the repository root: \`${rep.command ?? `python ${rep.path ?? "reproduce.py"}`}\``,
+      "",
+    );
+    lines.push(fence(clip(rep.script, max), extName(rep.path)), "");
+    lines.push(
+      ...execBlock("Before the patch", rep.before, max),
+      ...execBlock("After the patch", rep.after, max),
+    );
+    lines.push("</details>", "");
+  } else {
+    lines.push(
+      "## Reproducer",
+      "",
+      r.reproduced === false ? "The issue was not reproduced." : "No reproducer.",
+      "",
+    );
+  }
+  lines.push("## Validation", "");
+  const v = r.validation;
+  if (!v || v.ran === false) {
+    lines.push("The repository's tests were not run (no test command configured or detected).", "");
+  } else {
+    if (v.command) lines.push(`Command: \`${v.command}\``, "");
+    if (v.summary) lines.push(v.summary.trim(), "");
+    const regressions = v.regressions ?? [];
+    lines.push(
+      regressions.length === 0
+        ? "No test that passed before the patch fails after it."
+        : `Regressions (passed before, fail after): ${regressions.map((t) => `\`${t}\``).join(", ")}`,
+      "",
+    );
+  }
+  const u = r.usage;
+  lines.push(
+    "## Run",
+    "",
+    "| Model | Prompt tokens | Completion tokens | Cost | Time |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} | ${input.seconds.toFixed(0)} s |`,
+    "",
+    "## Commands",
+    "",
+    "- `/retry` — run auto-fix again; the next run's prompts carry the reviewer's advice from this one.",
+    "- `/retry <guidance>` — run again with your guidance (e.g. where the bug is, what the fix must keep).",
+    "- `/cancel` — stop a run in progress.",
+    "",
+    "This pull request is a draft: review the change before marking it ready.",
+  );
+  return lines.join("\n");
+}
+
+const LIMIT: typeof GITHUB_BODY_LIMIT = 65_536;
+
+/**
+ * The pull request body, and the full text when the body had to be shortened to GitHub's limit
+ * (the runner writes the full text to the artifacts and the body says where).
+ */
+export function renderPullBody(input: PullBodyInput): { body: string; full: string; shortened: boolean } {
+  const full = render(input, Number.POSITIVE_INFINITY);
+  if (full.length <= LIMIT) return { body: full, full, shortened: false };
+  const note = `\n\n> This description was shortened to fit GitHub's limit; the full text is in the run's artifacts: \`${input.artifactsPath}\`.`;
+  for (const max of [8000, 3000, 1000, 300]) {
+    const body = render(input, max) + note;
+    if (body.length <= LIMIT) return { body, full, shortened: true };
+  }
+  return { body: render(input, 100).slice(0, LIMIT - note.length - 2) + note, full, shortened: true };
+}

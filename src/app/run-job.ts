@@ -1,0 +1,277 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { RepoGitHub } from "../github/port.ts";
+import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
+import type { Job, JobContext } from "../jobs/types.ts";
+import { sanitizeText } from "./commands.ts";
+import { type RunData, RunDataSchema } from "./job-data.ts";
+import type { IssueState } from "./markers.ts";
+import { lastReview, type FixResult, type Pipeline } from "./pipeline.ts";
+import { renderPullBody } from "./pr-body.ts";
+import type { AppSettings } from "./settings.ts";
+import {
+  type FinalState,
+  renderStatus,
+  STAGES,
+  type StageLine,
+  type StageName,
+  type StatusView,
+} from "./status-comment.ts";
+import { explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+
+export interface RunDeps {
+  github: RepoGitHub;
+  pipeline: Pipeline;
+  settings: AppSettings;
+  /** The model name shown in the pull request. */
+  model: string;
+  now: () => number;
+  log: { info: (msg: string) => void; warn: (msg: string) => void };
+}
+
+export type RunOutcome =
+  | { status: "pull-opened" | "pull-updated"; pull: number; commit: string }
+  | { status: "no-patch" | "failed" | "cancelled"; reason: string };
+
+export function branchFor(issueNumber: number): string {
+  return `auto-fix/issue-${issueNumber}`;
+}
+
+/** Keeps the status comment in step with the run: edits are serialised and identical texts skipped. */
+class StatusUpdater {
+  readonly view: StatusView;
+  readonly #github: RepoGitHub;
+  readonly #issueNumber: number;
+  #commentId = 0;
+  #last = "";
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(github: RepoGitHub, issueNumber: number, view: StatusView) {
+    this.#github = github;
+    this.#issueNumber = issueNumber;
+    this.view = view;
+  }
+
+  /** Posts the status comment, or takes over the issue's existing one; returns its id. */
+  async open(existingId: number): Promise<number> {
+    const text = renderStatus(this.view);
+    this.#last = text;
+    if (existingId > 0) {
+      this.#commentId = existingId;
+      await this.#github.updateComment(existingId, text);
+    } else {
+      this.#commentId = (await this.#github.createComment(this.#issueNumber, text)).id;
+    }
+    return this.#commentId;
+  }
+
+  stage(name: StageName, line: StageLine): void {
+    this.view.stages[name] = line;
+    this.flush();
+  }
+
+  flush(): Promise<void> {
+    const text = renderStatus(this.view);
+    if (text === this.#last || this.#commentId === 0) return this.#chain;
+    this.#last = text;
+    this.#chain = this.#chain.then(() => this.#github.updateComment(this.#commentId, text)).catch(() => {});
+    return this.#chain;
+  }
+}
+
+function issueMarkdown(data: RunData, body: string, guidance: string | undefined): string {
+  const parts = [`# ${sanitizeText(data.title).trim()}`, "", sanitizeText(body).trim()];
+  if (guidance)
+    parts.push("", "## Guidance from a maintainer (for this run)", "", sanitizeText(guidance).trim());
+  if (data.previousAdvice) {
+    parts.push("", "## Reviewer advice from the previous run", "", sanitizeText(data.previousAdvice).trim());
+  }
+  return `${parts.join("\n")}\n`;
+}
+
+const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
+
+/**
+ * One run for one issue: clone → pipeline → commit/push → pull request, with the status comment edited
+ * as stages complete. Every failure ends in a final state that says what happened and what to do.
+ */
+export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<RunOutcome> {
+  const { github, settings } = deps;
+  const data = RunDataSchema.parse(job.spec.data ?? {});
+  const issueNumber = job.spec.issueNumber;
+  const started = deps.now();
+  const state: IssueState = { ...data.issueState };
+  const status = new StatusUpdater(github, issueNumber, {
+    state,
+    run: data.run,
+    maxRuns: data.maxRuns,
+    trigger: data.trigger,
+    ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
+    phase: "running",
+    stages: {},
+  });
+  const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
+  const repoDir = join(workDir, "repo");
+  const outDir = join(workDir, "artifacts");
+  let token: string | null = null;
+
+  const finish = async (final: FinalState, outcome: RunOutcome): Promise<RunOutcome> => {
+    for (const s of STAGES) {
+      const line = status.view.stages[s];
+      if (line?.status === "running") status.view.stages[s] = { status: "failed" };
+    }
+    status.view.phase = "finished";
+    status.view.final = {
+      ...final,
+      headline: redact(final.headline, token),
+      details: final.details.map((d) => redact(d, token)),
+    };
+    await status.flush();
+    await rm(repoDir, { recursive: true, force: true }).catch(() => {});
+    return outcome;
+  };
+  const cancelled = () =>
+    finish(
+      {
+        ok: false,
+        headline: "The run was cancelled with `/cancel`.",
+        details: [],
+        next: ["Comment `/retry` to start again."],
+      },
+      { status: "cancelled", reason: "cancelled" },
+    );
+
+  try {
+    // A resumed job reuses the status comment it posted before the restart.
+    const saved = job.checkpoint.statusCommentId;
+    const commentId = await status.open(typeof saved === "number" ? saved : data.statusCommentId);
+    await ctx.checkpoint("acknowledged", { statusCommentId: commentId });
+    await mkdir(outDir, { recursive: true });
+    const issue = await github.getIssue(issueNumber);
+    const issueFile = join(workDir, "issue.md");
+    await writeFile(issueFile, issueMarkdown(data, issue.body, job.spec.guidance));
+    status.stage("cloned", { status: "running" });
+
+    token = await github.gitToken();
+    const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
+    status.stage("cloned", { status: "done", note: `\`${data.ref}\` at \`${clone.commit.slice(0, 7)}\`` });
+    await ctx.checkpoint("cloned", { commit: clone.commit });
+    if (ctx.signal.aborted) return await cancelled();
+
+    const result = await deps.pipeline({
+      repoDir,
+      issueFile,
+      outDir,
+      ...(data.testCommand ? { testCommand: data.testCommand } : {}),
+      maxCostUsd: data.maxCostUsd,
+      signal: ctx.signal,
+      onStage: (stage, note) => {
+        if ((STAGES as readonly string[]).includes(stage) && stage !== "cloned" && stage !== "pull request") {
+          status.stage(stage as StageName, { status: "done", ...(note ? { note } : {}) });
+        }
+      },
+    });
+    for (const [name, line] of pipelineStages(result)) status.view.stages[name] ??= line;
+    await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+    await ctx.checkpoint("pipeline", { status: result.status });
+    const review = lastReview(result);
+    const advice = [review?.["patch-advice"], review?.["test-advice"]]
+      .filter(Boolean)
+      .join("\n\n")
+      .slice(0, 6000);
+    if (advice) state.advice = advice;
+    if (ctx.signal.aborted) return await cancelled();
+
+    if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
+      status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
+      const reason = result.status === "error" ? "failed" : "no-patch";
+      return await finish(explainNoPatch(result, data), {
+        status: reason,
+        reason: result.reason ?? result.status,
+      });
+    }
+
+    status.stage("pull request", { status: "running" });
+    await applyPatch(repoDir, result.patch);
+    const branch = branchFor(issueNumber);
+    const pushed = await commitAndPush({
+      dir: repoDir,
+      url: data.cloneUrl,
+      token,
+      branch,
+      message: `Fix #${issueNumber}: ${data.title}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
+      author: settings.gitAuthor,
+      force: true,
+    });
+    await ctx.checkpoint("pushed", { commit: pushed.commit, branch });
+    const seconds = (deps.now() - started) / 1000;
+    const artifactsPath = join(outDir, "pull-request.md");
+    const rendered = renderPullBody({
+      issueNumber,
+      issueTitle: data.title,
+      result,
+      run: data.run,
+      seconds,
+      model: result.model ?? deps.model,
+      files: pushed.files,
+      ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
+      artifactsPath,
+    });
+    await writeFile(artifactsPath, rendered.full);
+    const title = `Fix #${issueNumber}: ${data.title}`.slice(0, 256);
+    const existing = await github.findOpenPull(branch);
+    let pull: number;
+    let outcome: RunOutcome;
+    if (existing) {
+      pull = existing.number;
+      await github.updatePull(pull, { title, body: rendered.body });
+      await github.createComment(
+        pull,
+        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit),
+      );
+      outcome = { status: "pull-updated", pull, commit: pushed.commit };
+    } else {
+      const created = await github.createPull({
+        title,
+        body: rendered.body,
+        head: branch,
+        base: clone.branch,
+        draft: true,
+      });
+      pull = created.number;
+      outcome = { status: "pull-opened", pull, commit: pushed.commit };
+    }
+    state.pull = pull;
+    await ctx.checkpoint("pr-opened", { pull });
+    status.view.stages["pull request"] = { status: "done", note: `#${pull}` };
+    const verdict =
+      result.status === "fixed"
+        ? "The reviewer judged the patch and the reproducer correct."
+        : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
+    return await finish(
+      {
+        ok: true,
+        headline: `${existing ? "Updated" : "Opened"} draft pull request #${pull} on \`${branch}\`.`,
+        details: [verdict],
+        next: [
+          `Review #${pull} and mark it ready when it is right.`,
+          "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
+        ],
+      },
+      outcome,
+    );
+  } catch (error) {
+    if (ctx.signal.aborted) return await cancelled();
+    const message = redact(error instanceof Error ? error.message : String(error), token);
+    deps.log.warn(`auto-fix run for ${job.spec.owner}/${job.spec.repo}#${issueNumber} failed: ${message}`);
+    return await finish(
+      {
+        ok: false,
+        headline: "The run failed before it could finish.",
+        details: [`Reason: ${message.split("\n").filter(Boolean).slice(0, 3).join(" — ")}`],
+        next: ["Comment `/retry` to try again; if it keeps failing, the app's operator can check the logs."],
+      },
+      { status: "failed", reason: message },
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+/** Operator settings from the environment (see `.env.example`). Repo config may lower budgets, never raise them. */
+export interface AppSettings {
+  /** Label that starts a run when a maintainer adds it. */
+  label: string;
+  maxRunsPerIssue: number;
+  maxRunsPerRepoPerDay: number;
+  maxCostUsdPerRun: number;
+  /** Where clones and run artifacts go (one directory per job). */
+  workDir: string;
+  /** Commit author for the app's commits. */
+  gitAuthor: { name: string; email: string };
+  /** Workers in this process. */
+  concurrency: number;
+  /** Command the pipeline runs as tests, when the repo config names none. */
+  testCommand: string | undefined;
+}
+
+const positive = (fallback: number) => z.coerce.number().positive().catch(fallback).default(fallback);
+
+const EnvSchema = z.object({
+  AUTO_FIX_LABEL: z.string().trim().min(1).catch("auto-fix").default("auto-fix"),
+  AUTO_FIX_MAX_RUNS_PER_ISSUE: positive(5),
+  AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY: positive(20),
+  AUTO_FIX_MAX_COST_USD_PER_RUN: positive(2),
+  AUTO_FIX_WORK_DIR: z.string().min(1).catch(".auto-fix/work").default(".auto-fix/work"),
+  AUTO_FIX_GIT_AUTHOR_NAME: z.string().min(1).catch("auto-fix[bot]").default("auto-fix[bot]"),
+  AUTO_FIX_GIT_AUTHOR_EMAIL: z.string().min(1).default("auto-fix[bot]@users.noreply.github.com"),
+  AUTO_FIX_CONCURRENCY: positive(1),
+  AUTO_FIX_TEST_CMD: z.string().min(1).optional(),
+});
+
+export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
+  const e = EnvSchema.parse(env);
+  return {
+    label: e.AUTO_FIX_LABEL,
+    maxRunsPerIssue: Math.floor(e.AUTO_FIX_MAX_RUNS_PER_ISSUE),
+    maxRunsPerRepoPerDay: Math.floor(e.AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY),
+    maxCostUsdPerRun: e.AUTO_FIX_MAX_COST_USD_PER_RUN,
+    workDir: e.AUTO_FIX_WORK_DIR,
+    gitAuthor: { name: e.AUTO_FIX_GIT_AUTHOR_NAME, email: e.AUTO_FIX_GIT_AUTHOR_EMAIL },
+    concurrency: Math.floor(e.AUTO_FIX_CONCURRENCY),
+    testCommand: e.AUTO_FIX_TEST_CMD,
+  };
+}
+
+/** What `.github/auto-fix.yml` may set for the app (other keys belong to the pipeline and pass through). */
+const RepoAppConfigSchema = z
+  .object({
+    label: z.string().trim().min(1).optional().catch(undefined),
+    test_command: z.string().trim().min(1).optional().catch(undefined),
+    budgets: z
+      .object({
+        runs_per_issue: z.coerce.number().positive().optional().catch(undefined),
+        runs_per_repo_per_day: z.coerce.number().positive().optional().catch(undefined),
+        cost_usd_per_run: z.coerce.number().positive().optional().catch(undefined),
+      })
+      .partial()
+      .optional()
+      .catch(undefined),
+  })
+  .loose();
+
+export interface EffectiveConfig {
+  label: string;
+  maxRunsPerIssue: number;
+  maxRunsPerRepoPerDay: number;
+  maxCostUsdPerRun: number;
+  testCommand: string | undefined;
+}
+
+/** Merges the repo's config (untrusted, lenient: bad values fall back) under the operator's ceilings. */
+export function effectiveConfig(settings: AppSettings, repoConfig: unknown): EffectiveConfig {
+  const parsed = RepoAppConfigSchema.safeParse(repoConfig ?? {});
+  const c = parsed.success ? parsed.data : {};
+  const lower = (ceiling: number, value: number | undefined) =>
+    value === undefined ? ceiling : Math.min(ceiling, value);
+  return {
+    label: c.label ?? settings.label,
+    maxRunsPerIssue: Math.floor(lower(settings.maxRunsPerIssue, c.budgets?.runs_per_issue)),
+    maxRunsPerRepoPerDay: Math.floor(lower(settings.maxRunsPerRepoPerDay, c.budgets?.runs_per_repo_per_day)),
+    maxCostUsdPerRun: lower(settings.maxCostUsdPerRun, c.budgets?.cost_usd_per_run),
+    testCommand: c.test_command ?? settings.testCommand,
+  };
+}

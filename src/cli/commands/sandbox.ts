@@ -1,0 +1,117 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadRepoConfig } from "../../config/index.ts";
+import { UserError } from "../../core/errors.ts";
+import {
+  createSandbox,
+  describeOutcome,
+  formatExecForModel,
+  makeWorkCopy,
+  SandboxUnavailableError,
+  sandboxKindFromEnv,
+} from "../../sandbox/index.ts";
+import type { CliIO } from "../main.ts";
+
+const USAGE =
+  "usage: auto-fix sandbox <dir> [--network] [--timeout S] [--memory MB] [--setup] [--json] [--no-sandbox] -- <command...>";
+
+function positiveNumber(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UserError(`--${name} must be a positive number, got '${value}'`);
+  return n;
+}
+
+/** Exit status of `auto-fix sandbox`: the command's own, or 124 when a limit was hit. */
+export function exitStatusFor(r: { exitCode: number | null; limit: string | null }): number {
+  if (r.limit !== null) return 124;
+  if (r.exitCode === null) return 1;
+  return r.exitCode > 255 || r.exitCode < 0 ? 1 : r.exitCode;
+}
+
+/**
+ * Runs a command in the sandbox the pipeline uses, on a private copy of <dir> (the directory itself is
+ * never changed), and prints what the model would see.
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const dash = argv.indexOf("--");
+  if (dash === -1 || dash === argv.length - 1)
+    throw new UserError(`a command is required after '--'\n${USAGE}`);
+  const command = argv.slice(dash + 1);
+  const { values, positionals } = parseArgs({
+    args: argv.slice(0, dash),
+    allowPositionals: true,
+    options: {
+      network: { type: "boolean", default: false },
+      timeout: { type: "string" },
+      memory: { type: "string" },
+      json: { type: "boolean", default: false },
+      setup: { type: "boolean", default: false },
+      "no-sandbox": { type: "boolean", default: false },
+    },
+  });
+  if (positionals.length !== 1) throw new UserError(`expected one directory before '--'\n${USAGE}`);
+  const dir = resolve(io.cwd, positionals[0]!);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UserError(`not a directory: ${positionals[0]}`);
+  const timeoutS = positiveNumber(values.timeout, "timeout");
+  const memoryMb = positiveNumber(values.memory, "memory");
+
+  // The repository's own settings (backend, image, limits, setup), as the pipeline would use them.
+  const config = loadRepoConfig(dir);
+  const envKind = sandboxKindFromEnv(io.env);
+  const kind = values["no-sandbox"] ? "none" : envKind !== "auto" ? envKind : config.sandbox.backend;
+  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
+  try {
+    sandbox = await createSandbox(kind, {
+      allowUnsandboxed: values["no-sandbox"] || io.env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
+      image: io.env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
+      warn: (m) => io.stderr(`${m}\n`),
+    });
+  } catch (err) {
+    if (err instanceof SandboxUnavailableError) throw new UserError(err.message);
+    throw err;
+  }
+  const caps = await sandbox.capabilities();
+  const copy = await makeWorkCopy(dir);
+  try {
+    if (values.setup) {
+      for (const step of config.setup) {
+        io.stderr(`auto-fix sandbox: setup (network on): ${step}\n`);
+        const r = await sandbox.run({
+          workdir: copy.dir,
+          command: step,
+          network: true,
+          timeoutMs: config.timeouts.setupMs,
+          memoryMb: config.sandbox.memoryMb,
+          maxProcesses: config.sandbox.maxProcesses,
+        });
+        if (r.exitCode !== 0 || r.limit) {
+          io.stdout(`setup step failed: ${step}\n${formatExecForModel(r)}\n`);
+          return exitStatusFor(r) || 1;
+        }
+      }
+    }
+    const result = await sandbox.run({
+      workdir: copy.dir,
+      command,
+      network: values.network,
+      timeoutMs: timeoutS === undefined ? config.timeouts.testMs : Math.round(timeoutS * 1000),
+      memoryMb: memoryMb === undefined ? config.sandbox.memoryMb : Math.round(memoryMb),
+      maxProcesses: config.sandbox.maxProcesses,
+    });
+    if (values.json) {
+      io.stdout(`${JSON.stringify({ ...result, capabilities: caps })}\n`);
+    } else {
+      const head = `sandbox: ${caps.kind}, network ${values.network ? "on" : "off"}, ${result.durationMs} ms`;
+      io.stdout(`${head}\n${formatExecForModel(result)}\n`);
+      for (const note of caps.notes) io.stderr(`auto-fix sandbox: note: ${note}\n`);
+      if (result.limit || result.exitCode !== 0) io.stderr(`auto-fix sandbox: ${describeOutcome(result)}\n`);
+    }
+    return exitStatusFor(result);
+  } finally {
+    await copy.dispose();
+  }
+}

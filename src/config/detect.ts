@@ -1,0 +1,239 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import type { ReproducerRuntime } from "./schema.ts";
+
+export type TestFramework =
+  | "pytest"
+  | "unittest"
+  | "node-test"
+  | "jest"
+  | "vitest"
+  | "mocha"
+  | "npm"
+  | "maven"
+  | "gradle"
+  | "go"
+  | "unknown";
+
+export type ProjectLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "unknown";
+
+/** What auto-fix can tell about a repository from its files when the configuration does not say. */
+export interface Detection {
+  language: ProjectLanguage;
+  testCommand: string | null;
+  framework: TestFramework;
+  setup: string[];
+  runtime: Exclude<ReproducerRuntime, "command">;
+  /** JUnit XML report globs the detected test command writes. */
+  testReports: string[];
+  /** How each choice was made, for the report. */
+  reasons: string[];
+}
+
+const SKIP = new Set([
+  "node_modules",
+  ".git",
+  "venv",
+  ".venv",
+  "dist",
+  "build",
+  "target",
+  "vendor",
+  "__pycache__",
+]);
+const EXT_LANG: Record<string, ProjectLanguage> = {
+  ".py": "python",
+  ".js": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".jsx": "javascript",
+  ".ts": "typescript",
+  ".tsx": "typescript",
+  ".java": "java",
+  ".go": "go",
+};
+
+function countLanguages(root: string, cap = 5000): Map<ProjectLanguage, number> {
+  const counts = new Map<ProjectLanguage, number>();
+  let seen = 0;
+  const stack = [root];
+  while (stack.length > 0 && seen < cap) {
+    const dir = stack.pop()!;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) {
+        if (!SKIP.has(e.name) && !e.name.startsWith(".")) stack.push(join(dir, e.name));
+      } else if (e.isFile()) {
+        seen++;
+        const lang = EXT_LANG[extname(e.name)];
+        if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
+}
+
+const read = (root: string, rel: string): string => {
+  try {
+    return readFileSync(join(root, rel), "utf8");
+  } catch {
+    return "";
+  }
+};
+
+const has = (root: string, rel: string): boolean => existsSync(join(root, rel));
+
+function hasPythonTests(root: string): boolean {
+  const look = (dir: string, depth: number): boolean => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      if (e.isFile() && /^test_.*\.py$|_test\.py$/.test(e.name)) return true;
+      if (e.isDirectory() && depth < 3 && !SKIP.has(e.name) && !e.name.startsWith(".")) {
+        if (look(join(dir, e.name), depth + 1)) return true;
+      }
+    }
+    return false;
+  };
+  return look(root, 0);
+}
+
+const NPM_DEFAULT_TEST = /no test specified/;
+
+/** Detects language, test command, setup and reproducer runtime from a repository's files. */
+export function detectProject(root: string): Detection {
+  const reasons: string[] = [];
+  const counts = countLanguages(root);
+  const pkgText = read(root, "package.json");
+  let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object } = {};
+  try {
+    pkg = pkgText ? (JSON.parse(pkgText) as typeof pkg) : {};
+  } catch {
+    reasons.push("package.json is not valid JSON; ignored");
+  }
+  const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
+  const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
+    { lang: "python", marker: pyMarkers.some((m) => has(root, m)) },
+    { lang: has(root, "tsconfig.json") ? "typescript" : "javascript", marker: pkgText !== "" },
+    {
+      lang: "java",
+      marker: has(root, "pom.xml") || has(root, "build.gradle") || has(root, "build.gradle.kts"),
+    },
+    { lang: "go", marker: has(root, "go.mod") },
+  ];
+  const score = (lang: ProjectLanguage): number =>
+    lang === "typescript" || lang === "javascript"
+      ? (counts.get("typescript") ?? 0) + (counts.get("javascript") ?? 0)
+      : (counts.get(lang) ?? 0);
+  const ranked = candidates
+    .map((c) => ({ ...c, score: score(c.lang) + (c.marker ? 1000 : 0) }))
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score);
+  const language = ranked[0]?.lang ?? "unknown";
+  reasons.push(
+    `language: ${language} (${ranked.map((r) => `${r.lang}=${r.score}`).join(", ") || "no source files"})`,
+  );
+
+  const out: Detection = {
+    language,
+    testCommand: null,
+    framework: "unknown",
+    setup: [],
+    runtime: "python",
+    testReports: [],
+    reasons,
+  };
+  switch (language) {
+    case "python": {
+      out.runtime = "python";
+      const cfg = `${read(root, "pyproject.toml")}\n${read(root, "setup.cfg")}\n${read(root, "tox.ini")}\n${read(root, "requirements.txt")}\n${read(root, "requirements-dev.txt")}`;
+      const pytest = has(root, "pytest.ini") || has(root, "conftest.py") || /pytest/.test(cfg);
+      if (pytest) {
+        out.framework = "pytest";
+        out.testCommand = "python3 -m pytest -rA -p no:cacheprovider";
+        reasons.push("tests: pytest (configured or required by the project)");
+      } else if (hasPythonTests(root)) {
+        out.framework = "unittest";
+        out.testCommand = "python3 -m unittest discover -v";
+        reasons.push("tests: unittest discovery (test files found, no pytest configuration)");
+      }
+      if (has(root, "requirements.txt")) out.setup.push("python3 -m pip install --user -r requirements.txt");
+      break;
+    }
+    case "javascript":
+    case "typescript": {
+      out.runtime = "node";
+      const script = pkg.scripts?.test;
+      if (script && !NPM_DEFAULT_TEST.test(script)) {
+        out.testCommand = "npm test";
+        out.framework = /vitest/.test(script)
+          ? "vitest"
+          : /jest/.test(script)
+            ? "jest"
+            : /mocha/.test(script)
+              ? "mocha"
+              : /node\s+(--[\w-]+\s+)*--test/.test(script)
+                ? "node-test"
+                : "npm";
+        reasons.push(`tests: npm test (${script})`);
+      }
+      const deps = Object.keys({ ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) });
+      if (deps.length > 0 && !has(root, "node_modules")) {
+        out.setup.push(
+          has(root, "package-lock.json") ? "npm ci --ignore-scripts" : "npm install --ignore-scripts",
+        );
+      }
+      break;
+    }
+    case "java": {
+      out.runtime = "java";
+      if (has(root, "pom.xml")) {
+        out.framework = "maven";
+        out.testCommand = "mvn -B -o test";
+        out.setup.push("mvn -B -q dependency:go-offline");
+        out.testReports = ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"];
+      } else {
+        out.framework = "gradle";
+        const gradle = has(root, "gradlew") ? "./gradlew" : "gradle";
+        out.testCommand = `${gradle} --offline test`;
+        out.setup.push(`${gradle} --no-daemon dependencies`);
+        out.testReports = ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"];
+      }
+      reasons.push(`tests: ${out.framework}`);
+      break;
+    }
+    case "go":
+      out.runtime = "go";
+      out.framework = "go";
+      out.testCommand = "go test -json ./...";
+      if (has(root, "go.sum")) out.setup.push("go mod download");
+      reasons.push("tests: go test");
+      break;
+    default:
+      reasons.push("tests: none detected");
+  }
+  return out;
+}
+
+/** The framework a given test command most likely runs (for a command from the config or the CLI). */
+export function frameworkOfCommand(cmd: string, fallback: TestFramework): TestFramework {
+  if (/\bpytest\b/.test(cmd)) return "pytest";
+  if (/\bunittest\b/.test(cmd)) return "unittest";
+  if (/\bvitest\b/.test(cmd)) return "vitest";
+  if (/\bjest\b/.test(cmd)) return "jest";
+  if (/\bmocha\b/.test(cmd)) return "mocha";
+  if (/\bnode\b.*--test\b/.test(cmd)) return "node-test";
+  if (/\bmvn\b/.test(cmd)) return "maven";
+  if (/\bgradlew?\b/.test(cmd)) return "gradle";
+  if (/\bgo\s+test\b/.test(cmd)) return "go";
+  return fallback;
+}

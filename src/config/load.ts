@@ -1,0 +1,225 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseDocument } from "yaml";
+import { UserError } from "../core/errors.ts";
+import { type Detection, detectProject, frameworkOfCommand, type TestFramework } from "./detect.ts";
+import { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime, repoConfigFileSchema } from "./schema.ts";
+
+export interface ReproducerConfig {
+  runtime: ReproducerRuntime;
+  /** Path of the script, relative to the repository root. */
+  file: string;
+  /** The command that runs it (shell syntax, `{file}` already substituted). */
+  command: string;
+  pattern: string;
+  attempts: number;
+}
+
+/** The repository configuration with every default filled in. */
+export interface RepoConfig {
+  /** Whether `.github/auto-fix.yml` existed. */
+  fromFile: boolean;
+  setup: string[];
+  test: {
+    command: string | null;
+    framework: TestFramework;
+    source: "config" | "detected" | "cli" | "none";
+    reports: string[];
+  };
+  reproducer: ReproducerConfig;
+  timeouts: { setupMs: number; testMs: number; reproducerMs: number };
+  strategy: { mode: "linear" | "tree"; branch: number; iterations: number; exploration: number };
+  budgets: {
+    costUsd: number;
+    runsPerIssue: number;
+    runsPerRepoPerDay: number;
+    reviewRounds: number;
+    searchRounds: number;
+  };
+  /** Globs a patch may not touch; always includes `.github/**` and CI configuration. */
+  protectedPaths: string[];
+  label: string;
+  sandbox: {
+    backend: "auto" | "bwrap" | "docker";
+    image: string | null;
+    memoryMb: number;
+    maxProcesses: number;
+  };
+  language: Detection["language"];
+  /** How defaults were chosen. */
+  notes: string[];
+}
+
+/** A configuration file that cannot be used: every problem, one per line, with its field. */
+export class RepoConfigError extends UserError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`${CONFIG_PATH} is not valid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "RepoConfigError";
+    this.problems = problems;
+  }
+}
+
+export const ALWAYS_PROTECTED = [
+  ".github/**",
+  ".gitlab-ci.yml",
+  ".circleci/**",
+  ".travis.yml",
+  "azure-pipelines.yml",
+  "Jenkinsfile",
+  ".git/**",
+];
+
+const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: string; command: string }> = {
+  python: { file: "reproducer.py", command: "python3 {file}" },
+  node: { file: "reproducer.mjs", command: "node {file}" },
+  java: { file: "Reproducer.java", command: "java -ea -cp target/classes:target/test-classes {file}" },
+  go: { file: "autofix_reproducer/main.go", command: "go run ./autofix_reproducer" },
+};
+
+const shellQuote = (s: string): string => (/^[\w./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+
+/** Validates the text of `.github/auto-fix.yml`; throws `RepoConfigError` naming each bad field. */
+export function parseRepoConfigFile(text: string): RepoConfigFile {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new RepoConfigError(
+      doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${e.message.split("\n")[0]}`;
+      }),
+    );
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new RepoConfigError(["the file must be a mapping of settings (key: value)"]);
+  }
+  const parsed = repoConfigFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new RepoConfigError(
+      parsed.error.issues.map((i) => {
+        const where = i.path.length > 0 ? i.path.join(".") : "(top level)";
+        if (i.code === "unrecognized_keys")
+          return `${where}: unknown setting(s) ${i.keys.map((k) => `'${k}'`).join(", ")}`;
+        return `${where}: ${i.message}`;
+      }),
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * The full configuration from the file's text (or null when there is none) and what detection found.
+ * For the GitHub app, which reads the file through the API: `parseRepoConfig(text)`.
+ */
+export function parseRepoConfig(text: string | null, detection?: Detection): RepoConfig {
+  const file = text === null ? {} : parseRepoConfigFile(text);
+  const det: Detection = detection ?? {
+    language: "unknown",
+    testCommand: null,
+    framework: "unknown",
+    setup: [],
+    runtime: "python",
+    testReports: [],
+    reasons: [],
+  };
+  const notes = [...det.reasons];
+  const runtime: ReproducerRuntime = file.reproducer?.runtime ?? det.runtime;
+  const defaults = runtime === "command" ? null : RUNTIME_DEFAULTS[runtime];
+  const reproFile = file.reproducer?.file ?? defaults?.file ?? "reproducer";
+  const template = file.reproducer?.command ?? defaults!.command;
+  const testCommand = file.test ?? det.testCommand;
+  const strategy = file.strategy;
+  const tree = typeof strategy === "object" ? strategy : {};
+  return {
+    fromFile: text !== null,
+    setup: file.setup ?? det.setup,
+    test: {
+      command: testCommand,
+      framework: testCommand ? frameworkOfCommand(testCommand, det.framework) : "unknown",
+      source: file.test ? "config" : det.testCommand ? "detected" : "none",
+      reports: file["test-reports"] ?? det.testReports,
+    },
+    reproducer: {
+      runtime,
+      file: reproFile,
+      command: template.replaceAll("{file}", shellQuote(reproFile)),
+      pattern: file.reproducer?.pattern ?? "AssertionError",
+      attempts: file.reproducer?.attempts ?? 3,
+    },
+    timeouts: {
+      setupMs: (file.timeouts?.setup ?? 900) * 1000,
+      testMs: (file.timeouts?.test ?? 600) * 1000,
+      reproducerMs: (file.timeouts?.reproducer ?? 120) * 1000,
+    },
+    strategy: {
+      mode:
+        typeof strategy === "string"
+          ? strategy
+          : (tree.mode ?? (typeof strategy === "object" ? "tree" : "linear")),
+      branch: tree.branch ?? 3,
+      iterations: tree.iterations ?? 8,
+      exploration: tree.exploration ?? 1.4,
+    },
+    budgets: {
+      costUsd: file.budgets?.["cost-usd"] ?? 2,
+      runsPerIssue: file.budgets?.["runs-per-issue"] ?? 5,
+      runsPerRepoPerDay: file.budgets?.["runs-per-repo-per-day"] ?? 20,
+      reviewRounds: file.budgets?.["review-rounds"] ?? 5,
+      searchRounds: file.budgets?.["search-rounds"] ?? 15,
+    },
+    protectedPaths: [...new Set([...ALWAYS_PROTECTED, ...(file["protected-paths"] ?? [])])],
+    label: file.label ?? "auto-fix",
+    sandbox: {
+      backend: file.sandbox?.backend ?? "auto",
+      image: file.sandbox?.image ?? null,
+      memoryMb: file.sandbox?.["memory-mb"] ?? 2048,
+      maxProcesses: file.sandbox?.["max-processes"] ?? 256,
+    },
+    language: det.language,
+    notes,
+  };
+}
+
+/** Reads `.github/auto-fix.yml` under `root` (if present) and fills the rest by detection. */
+export function loadRepoConfig(root: string, overrides: { testCommand?: string } = {}): RepoConfig {
+  let text: string | null = null;
+  try {
+    text = readFileSync(join(root, CONFIG_PATH), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  const config = parseRepoConfig(text, detectProject(root));
+  if (overrides.testCommand !== undefined) {
+    const cmd = overrides.testCommand.trim();
+    if (cmd === "") throw new UserError("--test-cmd must not be empty");
+    config.test = {
+      ...config.test,
+      command: cmd,
+      source: "cli",
+      framework: frameworkOfCommand(cmd, config.test.framework),
+    };
+  }
+  return config;
+}
+
+/** A glob (`*` within a path segment, `**` across segments) as a regular expression over `/` paths. */
+export function globToRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*" && glob[i + 1] === "*") {
+      re += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
+      i += glob[i + 2] === "/" ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Whether a repository-relative path is one a patch may not touch. */
+export function isProtectedPath(path: string, globs: readonly string[]): boolean {
+  const p = path.replace(/^\.\//, "");
+  return globs.some((g) => globToRegExp(g).test(p) || (g.endsWith("/**") && p === g.slice(0, -3)));
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+/** File name of the repository configuration, relative to the repository root. */
+export const CONFIG_PATH = ".github/auto-fix.yml";
+
+const seconds = z
+  .number({ error: "expected a number of seconds" })
+  .positive({ error: "must be more than 0 seconds" })
+  .max(24 * 3600, { error: "must be at most 86400 seconds (a day)" });
+const count = (max: number) =>
+  z
+    .number({ error: "expected a whole number" })
+    .int({ error: "expected a whole number" })
+    .min(1, { error: "must be at least 1" })
+    .max(max, { error: `must be at most ${max}` });
+const command = z
+  .string({ error: "expected a command (a string)" })
+  .trim()
+  .min(1, { error: "must not be empty" });
+const commands = z.union([command.transform((c) => [c]), z.array(command)], {
+  error: "expected a command or a list of commands",
+});
+
+export const RUNTIMES = ["python", "node", "java", "go", "command"] as const;
+export type ReproducerRuntime = (typeof RUNTIMES)[number];
+
+const reproducerSchema = z
+  .object({
+    runtime: z.enum(RUNTIMES, { error: `expected one of ${RUNTIMES.join(", ")}` }).optional(),
+    /** Command template; `{file}` is replaced by the reproducer's path. Required for runtime `command`. */
+    command: command.optional(),
+    /** Where the reproducer is written, relative to the repository root. */
+    file: z
+      .string()
+      .regex(/^(?!\/)(?!.*\.\.)[\w./-]+$/, { error: "must be a relative path inside the repository" })
+      .optional(),
+    /** A regular expression; "reproduced" = non-zero exit and a match in stderr. */
+    pattern: z
+      .string()
+      .refine(
+        (p) => {
+          try {
+            new RegExp(p);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { error: "is not a valid regular expression" },
+      )
+      .optional(),
+    attempts: count(10).optional(),
+  })
+  .strict()
+  .refine((r) => r.runtime !== "command" || r.command !== undefined, {
+    error: "runtime `command` needs a `command` template such as 'ruby {file}'",
+  });
+
+const treeSchema = z
+  .object({
+    mode: z.enum(["linear", "tree"], { error: "expected linear or tree" }).optional(),
+    branch: count(10).optional(),
+    iterations: count(100).optional(),
+    exploration: z.number({ error: "expected a number" }).min(0).max(10).optional(),
+  })
+  .strict();
+
+export const repoConfigFileSchema = z
+  .object({
+    setup: commands.optional(),
+    test: command.optional(),
+    /** JUnit XML reports the test command writes (globs), read for per-test results. */
+    "test-reports": z.union([z.string().transform((s) => [s]), z.array(z.string())]).optional(),
+    reproducer: reproducerSchema.optional(),
+    timeouts: z
+      .object({ setup: seconds.optional(), test: seconds.optional(), reproducer: seconds.optional() })
+      .strict()
+      .optional(),
+    strategy: z
+      .union([z.enum(["linear", "tree"], { error: "expected linear or tree" }), treeSchema])
+      .optional(),
+    budgets: z
+      .object({
+        "cost-usd": z.number({ error: "expected an amount in US dollars" }).positive().max(1000).optional(),
+        "runs-per-issue": count(100).optional(),
+        "runs-per-repo-per-day": count(10_000).optional(),
+        "review-rounds": count(20).optional(),
+        "search-rounds": count(50).optional(),
+      })
+      .strict()
+      .optional(),
+    "protected-paths": z.array(z.string().min(1)).optional(),
+    label: z.string().trim().min(1).max(50).optional(),
+    sandbox: z
+      .object({
+        backend: z.enum(["auto", "bwrap", "docker"], { error: "expected auto, bwrap or docker" }).optional(),
+        image: z.string().min(1).optional(),
+        "memory-mb": z.number().int().min(64).max(65536).optional(),
+        "max-processes": z.number().int().min(8).max(100_000).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type RepoConfigFile = z.infer<typeof repoConfigFileSchema>;

@@ -1,0 +1,128 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import git from "isomorphic-git";
+import http from "isomorphic-git/http/node";
+import { ExecError } from "../core/errors.ts";
+
+/**
+ * Git over HTTP(S) with an installation token, via isomorphic-git. The token is handed to isomorphic-git
+ * through `onAuth` only: it is never part of a URL, never written to `.git/config` and never logged.
+ */
+
+export interface GitAuthor {
+  name: string;
+  email: string;
+}
+
+const auth = (token: string) => () => ({ username: "x-access-token", password: token });
+
+/** Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch). */
+export async function shallowClone(options: {
+  url: string;
+  dir: string;
+  token: string;
+  ref?: string | undefined;
+}): Promise<{ commit: string; branch: string }> {
+  await git.clone({
+    fs,
+    http,
+    dir: options.dir,
+    url: options.url,
+    ...(options.ref ? { ref: options.ref } : {}),
+    depth: 1,
+    singleBranch: true,
+    noTags: true,
+    onAuth: auth(options.token),
+  });
+  const commit = await git.resolveRef({ fs, dir: options.dir, ref: "HEAD" });
+  const branch =
+    (await git.currentBranch({ fs, dir: options.dir, fullname: false })) ?? options.ref ?? "HEAD";
+  return { commit, branch };
+}
+
+/** Paths a unified diff touches (both sides of every file header). */
+export function diffPaths(patch: string): string[] {
+  const paths = new Set<string>();
+  for (const line of patch.split("\n")) {
+    const m = /^(?:---|\+\+\+) (?:[ab]\/)?(.+?)\s*$/.exec(line);
+    if (m && m[1] !== "/dev/null") paths.add(m[1]!);
+  }
+  return [...paths];
+}
+
+/** Why a patch may not be committed by the app, or null when it may. */
+export function forbiddenPatchPath(patch: string): string | null {
+  for (const p of diffPaths(patch)) {
+    if (p.startsWith("/") || p.split("/").includes("..")) return `${p} lies outside the repository`;
+    if (p === ".github" || p.startsWith(".github/"))
+      return `${p} is under .github/, which auto-fix never changes`;
+    if (p.startsWith(".git/")) return `${p} is inside .git/`;
+  }
+  return null;
+}
+
+/** Applies a unified diff to the work tree with `git apply` (work tree only; the index is left alone). */
+export async function applyPatch(dir: string, patch: string): Promise<void> {
+  const forbidden = forbiddenPatchPath(patch);
+  if (forbidden) throw new Error(`refusing the patch: ${forbidden}`);
+  const text = patch.endsWith("\n") ? patch : `${patch}\n`;
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile(
+      "git",
+      ["apply", "--whitespace=nowarn", "-"],
+      { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(
+            new ExecError("git apply", typeof error.code === "number" ? error.code : null, stdout, stderr),
+          );
+        else resolve();
+      },
+    );
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(text);
+  });
+}
+
+/**
+ * Commits every change in the work tree on a new local `branch` (starting at HEAD) and pushes it to
+ * `refs/heads/<branch>`, force-pushing when asked (a retry replaces the previous run's commit).
+ */
+export async function commitAndPush(options: {
+  dir: string;
+  url: string;
+  token: string;
+  branch: string;
+  message: string;
+  author: GitAuthor;
+  force: boolean;
+}): Promise<{ commit: string; files: string[] }> {
+  const { dir } = options;
+  await git.branch({ fs, dir, ref: options.branch, checkout: true, force: true });
+  const files: string[] = [];
+  for (const [filepath, head, workdir, stage] of await git.statusMatrix({ fs, dir })) {
+    if (head === workdir && workdir === stage) continue;
+    files.push(filepath);
+    if (workdir === 0) await git.remove({ fs, dir, filepath });
+    else await git.add({ fs, dir, filepath });
+  }
+  if (files.length === 0) throw new Error("nothing to commit: the patch changed no file");
+  const timestamp = Math.floor(Date.now() / 1000);
+  const who = { ...options.author, timestamp, timezoneOffset: 0 };
+  const commit = await git.commit({ fs, dir, message: options.message, author: who, committer: who });
+  const result = await git.push({
+    fs,
+    http,
+    dir,
+    url: options.url,
+    ref: options.branch,
+    remoteRef: `refs/heads/${options.branch}`,
+    force: options.force,
+    onAuth: auth(options.token),
+  });
+  if (!result.ok) {
+    const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
+    throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
+  }
+  return { commit, files };
+}

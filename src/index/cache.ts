@@ -1,0 +1,187 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { LANGUAGES } from "../treesitter/languages.ts";
+import { querySource } from "./extract.ts";
+import { decodeSymbols, encodeSymbols } from "./codec.ts";
+import type { ExtractResult, FileRecord } from "./types.ts";
+
+/** Bumped whenever the extractor's output changes shape or meaning. */
+const EXTRACTOR_VERSION = 3;
+
+/** The cache folder: AUTO_FIX_CACHE_DIR, else $XDG_CACHE_HOME/auto-fix, else ~/.cache/auto-fix. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AUTO_FIX_CACHE_DIR) return env.AUTO_FIX_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "auto-fix");
+  return join(homedir(), ".cache", "auto-fix");
+}
+
+let schemaKey: string | null = null;
+
+/** Changes when the extractor version or any query file changes, so old entries are never reused. */
+function extractorKey(): string {
+  if (!schemaKey) {
+    const h = createHash("sha256").update(`v${EXTRACTOR_VERSION}\n`);
+    for (const lang of LANGUAGES) h.update(`${lang}\n${querySource(lang)}\n`);
+    schemaKey = h.digest("hex").slice(0, 12);
+  }
+  return schemaKey;
+}
+
+export function hashBytes(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** One file of a root's manifest: what it was when indexed, so that an unchanged file is not read again. */
+export interface ManifestEntry extends FileRecord {
+  mtimeMs: number;
+}
+
+export interface Manifest {
+  root: string;
+  /** When the manifest was written (ms since epoch): files modified this close to it are re-hashed. */
+  writtenAt: number;
+  files: ManifestEntry[];
+}
+
+/**
+ * Content-addressed cache of extracted symbols (`objects/<hash>.json`, shared by every checkout) plus a
+ * packed manifest per repository root (path, size, mtime, hash and symbols of every file) for the
+ * stat-only warm path. A corrupt or unreadable entry is a miss, never an error; write failures become
+ * notes.
+ */
+export class IndexCache {
+  readonly dir: string;
+  private readonly onNote: (note: string) => void;
+  private writeFailed = false;
+  private readonly madeDirs = new Set<string>();
+
+  constructor(cacheDir: string, onNote: (note: string) => void) {
+    this.dir = join(cacheDir, `index-${extractorKey()}`);
+    this.onNote = onNote;
+  }
+
+  private manifestPath(realRoot: string): string {
+    return join(
+      this.dir,
+      "roots",
+      `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}.json`,
+    );
+  }
+
+  private objectPath(hash: string): string {
+    return join(this.dir, "objects", hash.slice(0, 2), `${hash}.json`);
+  }
+
+  async loadManifest(realRoot: string): Promise<Manifest | null> {
+    const path = this.manifestPath(realRoot);
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch {
+      return null;
+    }
+    try {
+      const data = JSON.parse(text) as StoredManifest;
+      if (data.root !== realRoot || typeof data.writtenAt !== "number" || !Array.isArray(data.files)) {
+        throw new Error("bad shape");
+      }
+      const files: ManifestEntry[] = data.files.map((f) => {
+        if (
+          typeof f.p !== "string" ||
+          typeof f.h !== "string" ||
+          typeof f.b !== "number" ||
+          typeof f.m !== "number" ||
+          typeof f.e !== "number" ||
+          typeof f.l !== "string"
+        ) {
+          throw new Error("bad entry");
+        }
+        return {
+          path: f.p,
+          language: f.l as ManifestEntry["language"],
+          isTest: false,
+          bytes: f.b,
+          hash: f.h,
+          mtimeMs: f.m,
+          syntaxErrors: f.e,
+          symbols: decodeSymbols(f.s),
+        };
+      });
+      return { root: data.root, writtenAt: data.writtenAt, files };
+    } catch {
+      this.onNote("the index cache manifest for this repository was corrupt; rebuilding it");
+      await rm(path, { force: true }).catch(() => {});
+      return null;
+    }
+  }
+
+  async saveManifest(manifest: Manifest): Promise<void> {
+    const stored: StoredManifest = {
+      root: manifest.root,
+      writtenAt: manifest.writtenAt,
+      files: manifest.files.map((f) => ({
+        p: f.path,
+        l: f.language,
+        b: f.bytes,
+        h: f.hash,
+        m: f.mtimeMs,
+        e: f.syntaxErrors,
+        s: encodeSymbols(f.symbols),
+      })),
+    };
+    await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
+  }
+
+  async getObject(hash: string): Promise<ExtractResult | null> {
+    let text: string;
+    try {
+      text = await readFile(this.objectPath(hash), "utf8");
+    } catch {
+      return null;
+    }
+    try {
+      const data = JSON.parse(text) as { s: unknown; e: unknown };
+      if (typeof data.e !== "number") throw new Error("bad shape");
+      return { symbols: decodeSymbols(data.s), syntaxErrors: data.e };
+    } catch {
+      this.onNote(`a corrupt index cache entry (${hash.slice(0, 12)}) was rebuilt`);
+      return null;
+    }
+  }
+
+  async putObject(hash: string, result: ExtractResult): Promise<void> {
+    await this.writeAtomic(
+      this.objectPath(hash),
+      JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }),
+    );
+  }
+
+  private async writeAtomic(path: string, text: string): Promise<void> {
+    if (this.writeFailed) return;
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    try {
+      const dir = dirname(path);
+      if (!this.madeDirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
+      await writeFile(tmp, text);
+      await rename(tmp, path);
+    } catch (err) {
+      this.writeFailed = true;
+      await rm(tmp, { force: true }).catch(() => {});
+      this.onNote(
+        `the index cache in ${this.dir} cannot be written (${(err as Error).message}); continuing without it`,
+      );
+    }
+  }
+}
+
+/** The manifest as stored: short keys, symbols encoded by codec.ts. */
+interface StoredManifest {
+  root: string;
+  writtenAt: number;
+  files: { p: string; l: string; b: number; h: string; m: number; e: number; s: unknown }[];
+}

@@ -1,0 +1,85 @@
+import { lastNameSegment } from "./extract.ts";
+import type { SymbolInfo, SymbolKind } from "./types.ts";
+
+/**
+ * Compact cache encoding of symbols: one array per symbol, empty lists and false flags stored as 0, so
+ * that the warm path parses little JSON. `decodeSymbols` validates and throws on anything malformed.
+ */
+type Row = [
+  number, // kind
+  string, // name
+  string, // qualName
+  string | null, // className
+  number, // start
+  number, // end
+  number, // headerEnd
+  number, // flags: 1 async, 2 exported
+  string | 0, // classKind
+  string[] | 0, // decorators
+  string[] | 0, // bases
+  [number, number][] | 0, // attrs
+];
+
+const KINDS: readonly SymbolKind[] = ["class", "function", "method"];
+
+export function encodeSymbols(symbols: readonly SymbolInfo[]): Row[] {
+  return symbols.map((s) => [
+    KINDS.indexOf(s.kind),
+    s.name,
+    s.qualName,
+    s.className,
+    s.start,
+    s.end,
+    s.headerEnd,
+    (s.async ? 1 : 0) | (s.exported ? 2 : 0),
+    s.classKind ?? 0,
+    s.decorators.length > 0 ? s.decorators : 0,
+    s.bases.length > 0 ? s.bases : 0,
+    s.attrs.length > 0 ? s.attrs : 0,
+  ]);
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+
+export function decodeSymbols(rows: unknown): SymbolInfo[] {
+  if (!Array.isArray(rows)) throw new Error("symbols are not a list");
+  return rows.map((r: unknown) => {
+    if (!Array.isArray(r) || r.length !== 12) throw new Error("bad symbol row");
+    const [k, name, qualName, className, start, end, headerEnd, flags, classKind, decorators, bases, attrs] =
+      r as Row;
+    const kind = KINDS[k];
+    if (
+      !kind ||
+      typeof name !== "string" ||
+      typeof qualName !== "string" ||
+      (className !== null && typeof className !== "string") ||
+      typeof start !== "number" ||
+      typeof end !== "number" ||
+      typeof headerEnd !== "number" ||
+      typeof flags !== "number" ||
+      (decorators !== 0 && !isStrings(decorators)) ||
+      (bases !== 0 && !isStrings(bases)) ||
+      (attrs !== 0 && !Array.isArray(attrs))
+    ) {
+      throw new Error("bad symbol row");
+    }
+    const b = bases === 0 ? [] : bases;
+    const sym: SymbolInfo = {
+      kind,
+      name,
+      qualName,
+      className,
+      start,
+      end,
+      headerEnd,
+      decorators: decorators === 0 ? [] : decorators,
+      bases: b,
+      baseNames: b.map(lastNameSegment).filter((x) => x.length > 0),
+      async: (flags & 1) !== 0,
+      exported: (flags & 2) !== 0,
+      attrs: attrs === 0 ? [] : attrs,
+    };
+    if (typeof classKind === "string") sym.classKind = classKind;
+    return sym;
+  });
+}

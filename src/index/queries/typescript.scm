@@ -1,0 +1,68 @@
+; TypeScript (and TSX) definitions for the auto-fix code index.
+; Captures: @class / @function / @method (the definition node), @name, @bases, @attribute, @value.
+
+(class_declaration
+  name: (type_identifier) @name
+  (class_heritage)? @bases) @class
+
+(abstract_class_declaration
+  name: (type_identifier) @name
+  (class_heritage)? @bases) @class
+
+(interface_declaration
+  name: (type_identifier) @name
+  (extends_type_clause)? @bases) @class
+
+(enum_declaration
+  name: (identifier) @name) @class
+
+; const Foo = class extends Bar {}
+(variable_declarator
+  name: (identifier) @name
+  value: (class (class_heritage)? @bases)) @class
+
+; static Inner = class extends Base {} in a class body: a nested class
+(class_body
+  (public_field_definition
+    name: (property_identifier) @name
+    value: (class (class_heritage)? @bases)) @class)
+
+(class_body
+  (method_definition
+    name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @method)
+
+(class_body
+  (abstract_method_signature
+    name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @method)
+
+(interface_body
+  (method_signature
+    name: [(property_identifier) (computed_property_name)] @name) @method)
+
+; handler = () => {} in a class body
+(class_body
+  (public_field_definition
+    name: [(property_identifier) (private_property_identifier)] @name
+    value: [(arrow_function) (function_expression) (generator_function)] @value) @method)
+
+(class_body
+  (public_field_definition) @attribute)
+
+(interface_body
+  (property_signature) @attribute)
+
+(function_declaration
+  name: (identifier) @name) @function
+
+(generator_function_declaration
+  name: (identifier) @name) @function
+
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)] @value) @function
+
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @name)
+      right: [(arrow_function) (function_expression) (generator_function)] @value)) @function)

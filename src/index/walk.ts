@@ -1,0 +1,191 @@
+import type { Dirent, Stats } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
+
+/** Files larger than this are skipped (generated bundles, data dumps). */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+/** Directory names never descended into: VCS data, dependencies, virtualenvs, build output, vendored code. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "bower_components",
+  "jspm_packages",
+  "venv",
+  ".venv",
+  "virtualenv",
+  ".virtualenv",
+  ".tox",
+  ".nox",
+  "site-packages",
+  "__pycache__",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  "dist",
+  "build",
+  "vendor",
+  "third_party",
+  "third-party",
+  "thirdparty",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".yarn",
+  ".gradle",
+  ".idea",
+  ".auto-fix",
+  "coverage",
+]);
+
+/** A source file found by the walk, not yet read. */
+export interface SourceCandidate {
+  abs: string;
+  rel: string;
+  language: LanguageId;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface WalkOptions {
+  onNote: (note: string) => void;
+  /** Also descend into directories that are normally skipped (used by benchmarks over dependency trees). */
+  includeSkippedDirs?: boolean;
+}
+
+/**
+ * Lists the source files of the supported languages under `root` (sorted by path), skipping what an
+ * index should not read. Every skipped file worth knowing about gets a note; nothing here throws for a
+ * single bad entry.
+ */
+export async function walkSources(root: string, opts: WalkOptions): Promise<SourceCandidate[]> {
+  const realRoot = await realpath(root);
+  const out: SourceCandidate[] = [];
+  const visitedDirs = new Set<string>([realRoot]);
+  const note = opts.onNote;
+
+  const inside = (real: string): boolean => real === realRoot || real.startsWith(realRoot + sep);
+
+  async function visit(dirAbs: string): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dirAbs, { withFileTypes: true });
+    } catch (err) {
+      note(`skipped directory ${relPath(dirAbs) || "."}: ${errText(err)}`);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: string[] = [];
+    for (const e of entries) {
+      const abs = join(dirAbs, e.name);
+      const rel = relPath(abs);
+      if (e.isDirectory()) {
+        if (isSkippedDir(e.name, opts)) continue;
+        subdirs.push(abs);
+        continue;
+      }
+      if (e.isSymbolicLink()) {
+        let real: string;
+        let st: Stats;
+        try {
+          real = await realpath(abs);
+          st = await stat(real);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ELOOP") note(`skipped ${rel}: symlink loop`);
+          else if (languageForPath(e.name) || code !== "ENOENT") note(`skipped ${rel}: broken symlink`);
+          continue;
+        }
+        if (!inside(real)) {
+          if (st.isDirectory() || languageForPath(e.name))
+            note(`skipped ${rel}: symlink leaves the repository`);
+          continue;
+        }
+        if (st.isDirectory()) {
+          if (isSkippedDir(e.name, opts)) continue;
+          if (visitedDirs.has(real)) {
+            note(`skipped ${rel}: symlink loop (directory already indexed)`);
+            continue;
+          }
+          subdirs.push(abs);
+          continue;
+        }
+        if (st.isFile()) addFile(abs, rel, e.name, st);
+        continue;
+      }
+      if (!e.isFile()) continue;
+      const lang = languageForPath(e.name);
+      if (!lang) continue;
+      try {
+        addFile(abs, rel, e.name, await stat(abs));
+      } catch (err) {
+        note(`skipped ${rel}: ${errText(err)}`);
+      }
+    }
+    for (const sub of subdirs) {
+      let real: string;
+      try {
+        real = await realpath(sub);
+      } catch (err) {
+        note(`skipped directory ${relPath(sub)}: ${errText(err)}`);
+        continue;
+      }
+      if (real !== sub && visitedDirs.has(real)) {
+        note(`skipped ${relPath(sub)}: symlink loop (directory already indexed)`);
+        continue;
+      }
+      visitedDirs.add(real);
+      if (!opts.includeSkippedDirs && (await isVirtualenv(sub))) continue;
+      await visit(sub);
+    }
+  }
+
+  function addFile(abs: string, rel: string, name: string, st: Stats): void {
+    const lang = languageForPath(name);
+    if (!lang || !st.isFile()) return;
+    if (st.size > MAX_FILE_BYTES) {
+      note(`skipped ${rel}: ${formatBytes(st.size)} is over the ${formatBytes(MAX_FILE_BYTES)} limit`);
+      return;
+    }
+    out.push({ abs, rel, language: lang, size: st.size, mtimeMs: st.mtimeMs });
+  }
+
+  function relPath(abs: string): string {
+    return relative(root, abs).split(sep).join("/");
+  }
+
+  await visit(root);
+  out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return out;
+}
+
+function isSkippedDir(name: string, opts: WalkOptions): boolean {
+  if (opts.includeSkippedDirs) return name === ".git";
+  return SKIPPED_DIRS.has(name) || name.endsWith(".egg-info");
+}
+
+async function isVirtualenv(dir: string): Promise<boolean> {
+  try {
+    await stat(join(dir, "pyvenv.cfg"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "EACCES" || e.code === "EPERM") return "permission denied";
+  if (e.code === "ELOOP") return "symlink loop";
+  return e.code ?? e.message ?? String(err);
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024) return `${(n / 1024 / 1024 / 1024).toFixed(1)} GiB`;
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}

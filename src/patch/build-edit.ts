@@ -1,0 +1,222 @@
+/**
+ * Builds the replacement for one located edit: lines the model kept come from the file verbatim, lines
+ * it changed or added are re-indented by each indentation guess, giving candidates for the syntax check.
+ */
+import { isPlaceholder } from "./cleanup.ts";
+import { type DiffOp, diffSeq } from "./diff.ts";
+import { columns, type IndentStyle, reindent } from "./indent.ts";
+import type { Located } from "./locate.ts";
+import type { FileText } from "./text.ts";
+
+export interface Candidate {
+  /** Short name of the indentation guess. */
+  guess: string;
+  lines: string[];
+  /** Line endings of kept file lines (undefined for new lines). */
+  eols: (string | undefined)[];
+}
+
+export type BuildResult =
+  | { ok: true; candidates: Candidate[]; placeholdersKept: number }
+  | { ok: false; kind: "placeholder" | "near-changed"; message: string };
+
+const squash = (s: string) => s.trim().replace(/\s+/g, " ");
+
+function mode(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best = values[0]!;
+  let bestN = 0;
+  for (const v of values) {
+    const c = counts.get(v)!;
+    if (c > bestN) {
+      best = v;
+      bestN = c;
+    }
+  }
+  return best;
+}
+
+type Op = "keep" | "delete";
+
+interface Entry {
+  /** Model-space text (the <original> line, or "" for a blank line the model left out). */
+  text: string;
+  fileIdx: number;
+  /** Index into <original>, or -1 for a file line <original> left out (blank lines, elided code). */
+  origIdx: number;
+}
+
+const GAP = "\u0000gap";
+
+export function buildEdit(
+  ft: FileText,
+  loc: Extract<Located, { kind: "found" }>,
+  orig: readonly string[],
+  patchedIn: readonly string[],
+  style: IndentStyle,
+): BuildResult {
+  // <original> blank lines the file lacks, repeated in <patched>, are dropped from <patched> too.
+  const phantom = new Set<number>();
+  for (const op of diffSeq(orig, patchedIn)) {
+    if (op.kind === "equal" && loc.map[op.a] === null && orig[op.a]!.trim() === "") phantom.add(op.b);
+  }
+  const patched = patchedIn.filter((_, j) => !phantom.has(j));
+  // The region as the model would have written it: every file line, in the model's text where known.
+  const origOf = new Map<number, number>();
+  loc.map.forEach((f, i) => {
+    if (f !== null) origOf.set(f, i);
+  });
+  const entries: Entry[] = [];
+  for (let f = loc.start; f < loc.end; f++) {
+    const i = origOf.get(f);
+    if (i !== undefined) entries.push({ text: orig[i]!, fileIdx: f, origIdx: i });
+    else entries.push({ text: ft.lines[f]!.trim() === "" ? "" : GAP, fileIdx: f, origIdx: -1 });
+  }
+  const n = entries.length;
+  const ops = diffSeq(
+    entries.map((e) => e.text),
+    patched,
+  );
+  const oOp: Op[] = entries.map(() => "keep");
+  const insertsBefore = new Map<number, number[]>();
+  let placeholdersKept = 0;
+  let k = 0;
+  let oPos = 0;
+  while (k < ops.length) {
+    const op = ops[k]!;
+    if (op.kind === "equal") {
+      oPos = op.a + 1;
+      k++;
+      continue;
+    }
+    const hunk: DiffOp[] = [];
+    while (k < ops.length && ops[k]!.kind !== "equal") hunk.push(ops[k++]!);
+    const dels = hunk.filter((h) => h.kind === "delete").map((h) => (h as { a: number }).a);
+    const ins = hunk.filter((h) => h.kind === "insert").map((h) => (h as { b: number }).b);
+    const ph = ins.filter((b) => isPlaceholder(patched[b]!));
+    const real = ins.filter((b) => !isPlaceholder(patched[b]!));
+    if (ph.length > 0 && dels.some((a) => entries[a]!.origIdx >= 0)) {
+      if (real.length > 0) {
+        return {
+          ok: false,
+          kind: "placeholder",
+          message: `the placeholder line "${patched[ph[0]!]!.trim()}" in <patched> stands among changed lines, so it is unclear which original lines it keeps. Write out the code in full instead of the placeholder.`,
+        };
+      }
+      // Only a placeholder where the original had lines: "keep these lines".
+      placeholdersKept += ph.length;
+      continue;
+    }
+    const delSet = new Set(dels);
+    for (const a of dels) {
+      const e = entries[a]!;
+      // A file line <original> left out is deleted only inside a block of deleted lines.
+      if (e.origIdx < 0 && !(delSet.has(a - 1) && delSet.has(a + 1))) continue;
+      oOp[a] = "delete";
+    }
+    const at = dels.length > 0 ? dels[0]! : oPos;
+    const list = insertsBefore.get(at) ?? [];
+    list.push(...real);
+    insertsBefore.set(at, list);
+    if (dels.length > 0) oPos = dels.at(-1)! + 1;
+  }
+  for (const nd of loc.near) {
+    const a = entries.findIndex((e) => e.origIdx === nd.origIndex);
+    if (a >= 0 && oOp[a] === "delete") {
+      return {
+        ok: false,
+        kind: "near-changed",
+        message: `line ${nd.origIndex + 1} of <original>, "${orig[nd.origIndex]!.trim()}", is not in the file; it reads "${ft.lines[nd.fileIndex]!.trim()}" (line ${nd.fileIndex + 1}). Copy that line exactly into <original> and write the change against it.`,
+      };
+    }
+  }
+
+  // Indentation anchors: <patched> lines equal (whitespace aside) to an original line found in the file.
+  const unit = style.unit;
+  const col = (s: string) => columns(s, unit);
+  const sOps = diffSeq(
+    entries.map((e) => squash(e.text)),
+    patched.map(squash),
+  );
+  // Lines <patched> repeats exactly are the strongest anchors; lines equal but for whitespace come next
+  // (<patched> written at a different base indentation than <original>).
+  const exactAnchor = new Map<number, number>();
+  for (const op of ops) {
+    if (op.kind !== "equal") continue;
+    const e = entries[op.a]!;
+    if (e.origIdx < 0 || e.text.trim() === "") continue;
+    exactAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
+  }
+  const looseAnchor = new Map<number, number>();
+  for (const op of sOps) {
+    if (op.kind !== "equal") continue;
+    const e = entries[op.a]!;
+    if (e.origIdx < 0 || squash(e.text) === "") continue;
+    looseAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
+  }
+  // The first line is often copied with a different indentation than the rest (seed guess 2): when other
+  // lines anchor the block, the first one does not vote.
+  const firstPi = patched.findIndex((l) => l.trim() !== "");
+  for (const m of [exactAnchor, looseAnchor]) if (m.size > 1 && m.has(firstPi)) m.delete(firstPi);
+  const origDeltas: number[] = [];
+  for (const e of entries) {
+    if (e.origIdx >= 0 && e.text.trim() !== "") origDeltas.push(col(ft.lines[e.fileIdx]!) - col(e.text));
+  }
+  const firstDelta = firstPi >= 0 ? col(ft.lines[loc.start] ?? "") - col(patched[firstPi]!) : 0;
+  const exactMode = mode([...exactAnchor.values()]);
+  const looseMode = mode([...looseAnchor.values()]);
+  const origMode = mode(origDeltas);
+  const nearest = (anchors: Map<number, number>, fallback: number) => {
+    const sorted = [...anchors.keys()].sort((a, b) => a - b);
+    return (j: number): number => {
+      let best: number | undefined;
+      for (const a of sorted) {
+        if (a < j) best = a;
+        else break;
+      }
+      if (best === undefined) best = sorted.find((a) => a > j);
+      return best === undefined ? fallback : anchors.get(best)!;
+    };
+  };
+  const guesses: { guess: string; delta: (j: number) => number }[] = [];
+  if (exactMode !== null) {
+    guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
+    guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
+  }
+  if (looseMode !== null) {
+    guesses.push({ guess: "relative to the matched lines", delta: () => looseMode });
+    guesses.push({ guess: "relative to the nearest matched line", delta: nearest(looseAnchor, looseMode) });
+  }
+  if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
+  guesses.push({ guess: "as written from line 2", delta: () => 0 });
+  guesses.push({ guess: "relative to the first line", delta: () => firstDelta });
+
+  const candidates: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const g of guesses) {
+    const lines: string[] = [];
+    const eols: (string | undefined)[] = [];
+    const emitInserts = (at: number) => {
+      for (const j of insertsBefore.get(at) ?? []) {
+        lines.push(reindent(patched[j]!, g.delta(j), style));
+        eols.push(undefined);
+      }
+    };
+    for (let a = 0; a < n; a++) {
+      emitInserts(a);
+      if (oOp[a] === "keep") {
+        const f = entries[a]!.fileIdx;
+        lines.push(ft.lines[f]!);
+        eols.push(ft.eols[f]);
+      }
+    }
+    emitInserts(n);
+    const key = lines.join("\n");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    candidates.push({ guess: g.guess, lines, eols });
+  }
+  return { ok: true, candidates, placeholdersKept };
+}

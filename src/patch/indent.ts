@@ -1,0 +1,81 @@
+/**
+ * Indentation: the file's own style (tabs or spaces, and the width of one level), column arithmetic,
+ * and rendering an indentation in that style.
+ */
+
+export interface IndentStyle {
+  tabs: boolean;
+  /** Columns per level: the space width for space files, the width a tab stands for otherwise. */
+  unit: number;
+  /** False when the text had no indented line to learn from. */
+  known: boolean;
+}
+
+function leading(line: string): string {
+  return /^[ \t]*/.exec(line)![0];
+}
+
+function modeIncrease(lines: readonly string[]): number | null {
+  const counts = new Map<number, number>();
+  let prev = 0;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    const lead = leading(l);
+    if (lead.includes("\t")) {
+      prev = 0;
+      continue;
+    }
+    const w = lead.length;
+    if (w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
+    prev = w;
+  }
+  let best: number | null = null;
+  let bestN = 0;
+  for (const [w, c] of counts) {
+    if (c > bestN || (c === bestN && best !== null && w < best)) {
+      best = w;
+      bestN = c;
+    }
+  }
+  return best;
+}
+
+export function detectStyle(lines: readonly string[], modelLines: readonly string[] = []): IndentStyle {
+  let tabs = 0;
+  let spaces = 0;
+  for (const l of lines) {
+    if (l.startsWith("\t")) tabs++;
+    else if (l.startsWith(" ") && l.trim() !== "" && !/^ \*/.test(l)) spaces++;
+  }
+  if (tabs === 0 && spaces === 0) {
+    if (modelLines.length === 0) return { tabs: false, unit: 4, known: false };
+    return { ...detectStyle(modelLines), known: false };
+  }
+  if (tabs > spaces) return { tabs: true, unit: modeIncrease(modelLines) ?? 4, known: true };
+  return { tabs: false, unit: modeIncrease(lines) ?? 4, known: true };
+}
+
+export function columns(line: string, unit: number): number {
+  let c = 0;
+  for (const ch of line) {
+    if (ch === " ") c++;
+    else if (ch === "\t") c += unit;
+    else break;
+  }
+  return c;
+}
+
+export function render(cols: number, style: IndentStyle): string {
+  const c = Math.max(0, cols);
+  if (!style.tabs) return " ".repeat(c);
+  return "\t".repeat(Math.floor(c / style.unit)) + " ".repeat(c % style.unit);
+}
+
+/** Re-indents one line: its current columns plus `delta`, written in `style`. */
+export function reindent(line: string, delta: number, style: IndentStyle): string {
+  if (line.trim() === "") return "";
+  const lead = leading(line);
+  const body = line.slice(lead.length);
+  if (!style.known && delta === 0) return line;
+  return render(columns(lead, style.unit) + delta, style) + body;
+}

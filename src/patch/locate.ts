@@ -1,0 +1,222 @@
+/**
+ * Finds where an edit's <original> sits in a file: exactly first, then with a constant indentation shift,
+ * then ignoring per-line whitespace, then ignoring blank lines, and last a near match (a token off) that
+ * must be unique and very close. Never takes the first of several matches.
+ */
+
+export type MatchTier = "exact" | "reindented" | "whitespace" | "blank-lines" | "near";
+
+export interface NearDiff {
+  /** Index into the original lines. */
+  origIndex: number;
+  /** Index into the file lines. */
+  fileIndex: number;
+}
+
+export type Located =
+  | {
+      kind: "found";
+      start: number;
+      end: number;
+      /** For each original line, the file line it matched (null for a blank line the file lacks). */
+      map: (number | null)[];
+      tier: MatchTier;
+      near: NearDiff[];
+    }
+  | { kind: "ambiguous"; tier: MatchTier; starts: number[] }
+  | { kind: "none"; closest: { start: number; end: number; matched: number; total: number } | null };
+
+export function indentColumns(line: string, tab = 4): number {
+  let c = 0;
+  for (const ch of line) {
+    if (ch === " ") c++;
+    else if (ch === "\t") c += tab - (c % tab);
+    else break;
+  }
+  return c;
+}
+
+const rtrim = (s: string) => s.replace(/[ \t\r]+$/, "");
+const squash = (s: string) => s.trim().replace(/\s+/g, " ");
+
+function verifyAt(
+  fileNorm: readonly string[],
+  origNorm: readonly string[],
+  start: number,
+  extra?: (i: number) => boolean,
+): boolean {
+  if (start + origNorm.length > fileNorm.length) return false;
+  for (let i = 0; i < origNorm.length; i++) {
+    if (fileNorm[start + i] !== origNorm[i]) return false;
+    if (extra && !extra(i)) return false;
+  }
+  return true;
+}
+
+function contiguous(
+  fileNorm: readonly string[],
+  origNorm: readonly string[],
+  extra?: (start: number) => (i: number) => boolean,
+): number[] {
+  const first = origNorm[0]!;
+  const out: number[] = [];
+  for (let s = 0; s + origNorm.length <= fileNorm.length; s++) {
+    if (fileNorm[s] !== first) continue;
+    if (verifyAt(fileNorm, origNorm, s, extra?.(s))) out.push(s);
+  }
+  return out;
+}
+
+function identityMap(start: number, n: number): (number | null)[] {
+  return Array.from({ length: n }, (_, i) => start + i);
+}
+
+export function tokens(s: string): string[] {
+  return s.match(/\w+|[^\s\w]/g) ?? [];
+}
+
+export function tokenDistance(a: readonly string[], b: readonly string[]): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** Whether two lines are "one token off": a small token edit that leaves most of the line intact. */
+export function veryClose(a: string, b: string): boolean {
+  const ta = tokens(a);
+  const tb = tokens(b);
+  const d = tokenDistance(ta, tb);
+  const longest = Math.max(ta.length, tb.length);
+  return d <= 2 && longest >= 3 && d * 3 <= longest;
+}
+
+export function locate(fileLines: readonly string[], orig: readonly string[]): Located {
+  const n = orig.length;
+  // 1. exact (trailing whitespace aside)
+  const fileR = fileLines.map(rtrim);
+  const origR = orig.map(rtrim);
+  const exact = contiguous(fileR, origR);
+  if (exact.length === 1) return found(exact[0]!, n, "exact");
+  if (exact.length > 1) return { kind: "ambiguous", tier: "exact", starts: exact };
+  // 2. the same lines shifted by a constant indentation
+  const fileS = fileLines.map(squash);
+  const origS = orig.map(squash);
+  const shifted = contiguous(fileS, origS, (s) => {
+    let shift: number | null = null;
+    return (i) => {
+      if (origS[i] === "") return true;
+      const d = indentColumns(fileLines[s + i]!) - indentColumns(orig[i]!);
+      if (shift === null) shift = d;
+      return d === shift;
+    };
+  });
+  if (shifted.length === 1) return found(shifted[0]!, n, "reindented");
+  if (shifted.length > 1) return { kind: "ambiguous", tier: "reindented", starts: shifted };
+  // 3. per-line whitespace ignored
+  const loose = contiguous(fileS, origS);
+  if (loose.length === 1) return found(loose[0]!, n, "whitespace");
+  if (loose.length > 1) return { kind: "ambiguous", tier: "whitespace", starts: loose };
+  // 4. blank lines ignored
+  const fileNb: number[] = [];
+  for (let i = 0; i < fileS.length; i++) if (fileS[i] !== "") fileNb.push(i);
+  const origNb: number[] = [];
+  for (let i = 0; i < origS.length; i++) if (origS[i] !== "") origNb.push(i);
+  if (origNb.length === 0) return { kind: "none", closest: null };
+  const fileNbText = fileNb.map((i) => fileS[i]!);
+  const origNbText = origNb.map((i) => origS[i]!);
+  const nb = contiguous(fileNbText, origNbText);
+  if (nb.length > 1) return { kind: "ambiguous", tier: "blank-lines", starts: nb.map((k) => fileNb[k]!) };
+  if (nb.length === 1) {
+    const k = nb[0]!;
+    const map: (number | null)[] = orig.map(() => null);
+    origNb.forEach((oi, j) => {
+      map[oi] = fileNb[k + j]!;
+    });
+    const start = fileNb[k]!;
+    const end = fileNb[k + origNb.length - 1]! + 1;
+    return { kind: "found", start, end, map, tier: "blank-lines", near: [] };
+  }
+  // 5. near match: same non-blank lines but for one (or, in long blocks, two) a token off.
+  const votes = new Map<number, number>();
+  const positions = new Map<string, number[]>();
+  fileNbText.forEach((t, p) => {
+    const arr = positions.get(t);
+    if (arr) arr.push(p);
+    else positions.set(t, [p]);
+  });
+  origNbText.forEach((t, k) => {
+    for (const p of positions.get(t) ?? []) {
+      const s = p - k;
+      if (s < 0 || s + origNbText.length > fileNbText.length) continue;
+      votes.set(s, (votes.get(s) ?? 0) + 1);
+    }
+  });
+  let bestStart = -1;
+  let bestVotes = 0;
+  for (const [s, v] of votes) {
+    if (v > bestVotes || (v === bestVotes && s < bestStart)) {
+      bestVotes = v;
+      bestStart = s;
+    }
+  }
+  const total = origNbText.length;
+  const closest =
+    bestStart < 0
+      ? null
+      : {
+          start: fileNb[bestStart]!,
+          end: fileNb[bestStart + total - 1]! + 1,
+          matched: bestVotes,
+          total,
+        };
+  const allowed = total >= 3 ? Math.max(1, Math.floor(total / 8)) : 0;
+  if (allowed === 0 || bestStart < 0) return { kind: "none", closest };
+  // Every window within one extra differing line of the allowance is a competitor.
+  const contenders = [...votes].filter(([, v]) => v >= total - allowed - 1);
+  const close = contenders.filter(([s, v]) => {
+    if (v < total - allowed) return false;
+    for (let k = 0; k < total; k++) {
+      const a = origNbText[k]!;
+      const b = fileNbText[s + k]!;
+      if (a !== b && !veryClose(a, b)) return false;
+    }
+    return true;
+  });
+  if (close.length !== 1 || contenders.length !== 1) {
+    if (close.length > 1) {
+      return {
+        kind: "ambiguous",
+        tier: "near",
+        starts: close.map(([s]) => fileNb[s]!).sort((a, b) => a - b),
+      };
+    }
+    return { kind: "none", closest };
+  }
+  const s = close[0]![0];
+  const map: (number | null)[] = orig.map(() => null);
+  const near: NearDiff[] = [];
+  origNb.forEach((oi, j) => {
+    map[oi] = fileNb[s + j]!;
+    if (origNbText[j] !== fileNbText[s + j]) near.push({ origIndex: oi, fileIndex: fileNb[s + j]! });
+  });
+  return {
+    kind: "found",
+    start: fileNb[s]!,
+    end: fileNb[s + total - 1]! + 1,
+    map,
+    tier: "near",
+    near,
+  };
+
+  function found(start: number, len: number, tier: MatchTier): Located {
+    return { kind: "found", start, end: start + len, map: identityMap(start, len), tier, near: [] };
+  }
+}

@@ -1,0 +1,58 @@
+import type { UsageTotals } from "../model/usage.ts";
+
+/** Where the pipeline reports what it is doing. */
+export interface Progress {
+  stage(name: string, detail?: string): void;
+  detail(text: string): void;
+  usage(totals: UsageTotals): void;
+  done(): void;
+}
+
+export const silentProgress: Progress = { stage() {}, detail() {}, usage() {}, done() {} };
+
+const fmtTokens = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+/**
+ * A progress display: on a terminal one status line rewritten in place (stage, round, tokens so far);
+ * otherwise plain lines, one per stage or step.
+ */
+export function createProgress(write: (text: string) => void, tty: boolean): Progress {
+  let stage = "";
+  let detail = "";
+  let totals: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  let lastLine = "";
+  const line = () => {
+    const tokens = totals.prompt_tokens + totals.completion_tokens;
+    return `auto-fix: ${stage}${detail ? ` · ${detail}` : ""} · ${fmtTokens(tokens)} tokens · $${totals.cost_usd.toFixed(4)}`;
+  };
+  const render = () => {
+    const l = line();
+    if (l === lastLine) return;
+    lastLine = l;
+    if (tty) write(`\r\x1b[K${l}`);
+  };
+  return {
+    stage(name, d) {
+      stage = name;
+      detail = d ?? "";
+      if (tty) render();
+      else write(`auto-fix: ${name}${detail ? ` (${detail})` : ""}\n`);
+    },
+    detail(text) {
+      detail = text;
+      if (tty) render();
+      else write(`auto-fix: ${stage}: ${text}\n`);
+    },
+    usage(t) {
+      totals = t;
+      if (tty) render();
+    },
+    done() {
+      if (tty) write(`\r\x1b[K${line()}\n`);
+      else {
+        const tokens = totals.prompt_tokens + totals.completion_tokens;
+        write(`auto-fix: done · ${tokens} tokens · $${totals.cost_usd.toFixed(4)}\n`);
+      }
+    },
+  };
+}

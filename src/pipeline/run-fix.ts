@@ -1,0 +1,285 @@
+import { isEmptyIssue } from "../agents/issue-text.ts";
+import { runSearch } from "../agents/search-agent.ts";
+import type { SearchPort } from "../agents/search-port.ts";
+import {
+  BudgetExceeded,
+  ContextLengthExceeded,
+  ModelRequestRejected,
+  ModelUnavailable,
+} from "../model/errors.ts";
+import { renderReport } from "../report/report.ts";
+import { linearStrategy } from "./linear-strategy.ts";
+import { silentProgress } from "./progress.ts";
+import { selectCandidate } from "./select.ts";
+import type {
+  CodeTools,
+  FixContext,
+  FixDeps,
+  FixOptions,
+  FixResult,
+  FixRunRecord,
+  FixState,
+  PatchCandidate,
+  StageTiming,
+} from "./types.ts";
+import { createWorkspace, type Workspace } from "./workspace.ts";
+
+/** Wraps the code tools so that time spent in search APIs and patch application is measured. */
+function instrument(code: CodeTools, toolMs: { search: number; apply: number }): CodeTools {
+  const search: SearchPort = {
+    specs: code.search.specs,
+    call: async (name, args) => {
+      const t = performance.now();
+      try {
+        return await code.search.call(name, args);
+      } finally {
+        toolMs.search += performance.now() - t;
+      }
+    },
+    resolve: async (requests) => {
+      const t = performance.now();
+      try {
+        return await code.search.resolve(requests);
+      } finally {
+        toolMs.search += performance.now() - t;
+      }
+    },
+    formatLocations: (locs) => code.search.formatLocations(locs),
+  };
+  const engine = {
+    ...code.engine,
+    formatHelp: code.engine.formatHelp,
+    applicableStatus: code.engine.applicableStatus,
+    compare: (a: string, b: string) => code.engine.compare(a, b),
+    apply: async (answer: string) => {
+      const t = performance.now();
+      try {
+        return await code.engine.apply(answer);
+      } finally {
+        toolMs.apply += performance.now() - t;
+      }
+    },
+  };
+  return { ...code, search, engine };
+}
+
+/** Why the run ended without an applicable patch, from what the stages left behind. */
+function noPatchReason(state: FixState): string {
+  const s = state.search;
+  const where = !s
+    ? "the search did not finish"
+    : s.status === "located"
+      ? `the search located ${s.locations.length} code unit(s)`
+      : s.status === "repeating"
+        ? "the model kept repeating the same searches and named no bug location that resolved"
+        : `the search reached its round limit (${s.rounds.length} rounds) without a bug location that resolved`;
+  const n = state.candidates.length;
+  const best = state.chosen ? `; best attempt: ${state.chosen.result.status}` : "";
+  return `${where}; ${n} patch attempt(s), none applicable${best}`;
+}
+
+/**
+ * Maps the end of a run (the chosen candidate and the error that stopped it, if any) to the result.
+ * This is the one place where failures become outcomes.
+ */
+export function decideOutcome(
+  state: FixState,
+  error: unknown,
+): { status: FixResult["status"]; reason: string } {
+  const c = state.chosen;
+  const patched = c?.applicable === true;
+  const evidence =
+    patched && (c.review?.approved === true || (c.review === undefined && c.validation?.passed === true));
+  let stopped: string | null = null;
+  let fatal = false;
+  if (error instanceof BudgetExceeded) stopped = `the run stopped: ${error.message}`;
+  else if (error instanceof ContextLengthExceeded) stopped = `the run stopped: ${error.message}`;
+  else if (error instanceof ModelUnavailable) {
+    stopped = `the model endpoint is unavailable: ${error.message}`;
+    fatal = true;
+  } else if (error instanceof ModelRequestRejected) {
+    stopped = `the model endpoint refused the request: ${error.message}`;
+    fatal = true;
+  } else if (error) {
+    stopped = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    fatal = true;
+  }
+  if (patched) {
+    const base = evidence ? `fixed: ${state.chosenWhy}` : `patch applies: ${state.chosenWhy}`;
+    return { status: evidence ? "fixed" : "patched", reason: stopped ? `${base} (then ${stopped})` : base };
+  }
+  if (fatal) return { status: "error", reason: stopped! };
+  return { status: "no-patch", reason: stopped ?? noPatchReason(state) };
+}
+
+/**
+ * Runs the whole repair pipeline on a local checkout: private copy → index → reproduce? → search →
+ * patch strategy → review? → validate? → selection → patch.diff, report.md, result.json under `out`.
+ * Never throws for model or input trouble: every failure ends in a FixResult with a reason, and the
+ * artifacts written so far stay on disk.
+ */
+export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixResult> {
+  const progress = deps.progress ?? silentProgress;
+  const recorder = deps.recorder;
+  deps.meter.onChange((t) => progress.usage(t));
+  const timings: StageTiming[] = [];
+  const toolMs = { search: 0, apply: 0 };
+  const notes: string[] = [];
+  const state: FixState = {
+    reproduction: null,
+    search: null,
+    candidates: [],
+    chosen: null,
+    chosenWhy: "",
+    locationsText: null,
+    requested: [],
+  };
+  const timed = async <T>(stage: string, fn: () => Promise<T>, detail?: string): Promise<T> => {
+    progress.stage(stage, detail);
+    const t = performance.now();
+    let ok = false;
+    try {
+      const v = await fn();
+      ok = true;
+      return v;
+    } finally {
+      timings.push({ stage, ms: performance.now() - t, ok });
+    }
+  };
+
+  let workspace: Workspace | null = null;
+  let indexStats: Record<string, unknown> | null = null;
+  let error: unknown = null;
+  let early: { status: FixResult["status"]; reason: string } | null = null;
+  let ctx: FixContext | null = null;
+  recorder.writeJson("issue.json", options.issue);
+  try {
+    if (isEmptyIssue(options.issue)) {
+      early = { status: "no-patch", reason: "the issue is empty: there is nothing to search for" };
+    } else {
+      const ws = await timed("workspace", () => createWorkspace(options.repo, [options.out]));
+      workspace = ws;
+      const rawCode = await timed("index", () => deps.openCode(ws.root));
+      indexStats = rawCode.stats;
+      notes.push(...rawCode.notes);
+      const code = instrument(rawCode, toolMs);
+      ctx = {
+        options,
+        model: deps.model,
+        meter: deps.meter,
+        recorder,
+        progress,
+        workdir: ws.root,
+        code,
+        state,
+      };
+      const c = ctx;
+      const hooks = deps.hooks ?? {};
+      if (options.testCmd && !hooks.validate) {
+        notes.push("--test-cmd was given, but this build has no validation stage: the tests were not run.");
+      }
+      if (hooks.reproduce) state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
+      const search = await timed("search", () =>
+        runSearch(deps.model, code.search, options.issue, {
+          ...(options.roundLimit !== undefined ? { roundLimit: options.roundLimit } : {}),
+          ...(state.reproduction?.lead ? { lead: state.reproduction.lead } : {}),
+          recorder,
+          onRound: (n, limit) => progress.detail(`round ${n}/${limit}`),
+        }),
+      );
+      state.search = search;
+      state.requested = search.requested;
+      state.locationsText =
+        search.locations.length > 0 ? code.search.formatLocations(search.locations) : null;
+      if (state.locationsText) recorder.write("search/locations.md", state.locationsText);
+      const strategy = deps.strategy ?? linearStrategy();
+      const produced = await timed("patch", () => strategy.run(c), strategy.name);
+      for (const p of produced) if (!state.candidates.includes(p)) state.candidates.push(p);
+      await reviewAndValidate(c, hooks, timed);
+    }
+  } catch (err) {
+    error = err;
+    recorder.write("error.txt", err instanceof Error ? (err.stack ?? err.message) : String(err));
+  }
+
+  // Selection also runs after an error, so that an applicable patch found before it is kept.
+  if (!early && ctx) {
+    const sel = deps.hooks?.select
+      ? deps.hooks.select(ctx, state.candidates)
+      : selectCandidate(state.candidates, ctx.code.engine);
+    state.chosen = sel.chosen;
+    state.chosenWhy = sel.why;
+  }
+  const outcome = early ?? decideOutcome(state, error);
+  const chosen = state.chosen?.applicable ? state.chosen : null;
+  const result: FixResult = {
+    status: outcome.status,
+    patch: chosen ? chosen.result.diff : null,
+    reproduced: state.reproduction ? state.reproduction.reproduced : null,
+    review: chosen?.review
+      ? {
+          approved: chosen.review.approved,
+          summary: chosen.review.summary,
+          ...(chosen.review.data !== undefined ? { data: chosen.review.data } : {}),
+        }
+      : null,
+    validation: chosen?.validation
+      ? {
+          passed: chosen.validation.passed,
+          regressions: chosen.validation.regressions,
+          summary: chosen.validation.summary,
+        }
+      : null,
+    usage: deps.meter.totals(),
+    out: options.out,
+    reason: outcome.reason,
+  };
+  if (result.patch) recorder.write("patch.diff", result.patch);
+  recorder.writeJson("result.json", result);
+  if (workspace && !options.keepWorkspace) {
+    await workspace.dispose().catch(() => undefined);
+  }
+  const run: FixRunRecord = {
+    result,
+    issue: options.issue,
+    options,
+    state,
+    timings,
+    toolMs,
+    usageByStage: deps.meter.byStage(),
+    modelCalls: deps.meter.calls(),
+    indexStats,
+    notes: [...notes, ...(state.notes ?? [])],
+    error: error ? (error instanceof Error ? error.message : String(error)) : null,
+    workdir: workspace && options.keepWorkspace ? workspace.root : null,
+    artifacts: recorder.files(),
+  };
+  recorder.writeJson("timings.json", {
+    timings,
+    toolMs,
+    usageByStage: run.usageByStage,
+    modelCalls: run.modelCalls,
+  });
+  recorder.write("report.md", renderReport(run));
+  progress.done();
+  return result;
+}
+
+async function reviewAndValidate(
+  ctx: FixContext,
+  hooks: NonNullable<FixDeps["hooks"]>,
+  timed: <T>(stage: string, fn: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const applicable = (): PatchCandidate[] => ctx.state.candidates.filter((c) => c.applicable);
+  if (hooks.review) {
+    for (const c of applicable()) {
+      const review = await timed("review", () => hooks.review!(ctx, c));
+      c.review = review;
+      if (review.revised && !ctx.state.candidates.includes(review.revised))
+        ctx.state.candidates.push(review.revised);
+    }
+  }
+  if (hooks.validate && ctx.options.testCmd) {
+    for (const c of applicable()) c.validation = await timed("validate", () => hooks.validate!(ctx, c));
+  }
+}

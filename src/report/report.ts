@@ -1,0 +1,147 @@
+import type { FixRunRecord } from "../pipeline/types.ts";
+
+const fence = (text: string, lang = "") => {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const f = "`".repeat(longest + 1);
+  return `${f}${lang}\n${text.trimEnd()}\n${f}`;
+};
+
+const one = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** The human-readable `report.md` of one run. */
+export function renderReport(run: FixRunRecord): string {
+  const r = run.result;
+  const s = run.state;
+  const out: string[] = [];
+  out.push(`# auto-fix report: ${one(run.issue.title) || "(untitled issue)"}`, "");
+  out.push(`**Status: ${r.status}** — ${r.reason}`, "");
+  const tokens = r.usage.prompt_tokens + r.usage.completion_tokens;
+  out.push(
+    `- Repository: \`${run.options.repo}\` (read only; the run worked in a private copy${run.workdir ? ` kept at \`${run.workdir}\`` : ""})`,
+    `- Model calls: ${run.modelCalls}; tokens: ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion = ${tokens}; cost: $${r.usage.cost_usd.toFixed(4)}`,
+    `- Reproduced: ${r.reproduced === null ? "not attempted" : r.reproduced ? "yes" : "no"}`,
+  );
+  if (run.error) out.push(`- Stopped by: ${one(run.error)}`);
+  out.push("");
+
+  if (s.reproduction) out.push("## Reproduction", "", s.reproduction.summary, "");
+
+  out.push("## Bug locations", "");
+  const search = s.search;
+  if (!search) {
+    out.push("The search did not finish.", "");
+  } else {
+    out.push(`Search: ${search.status} after ${search.rounds.length} round(s).`, "");
+    if (search.locations.length > 0) {
+      for (const l of search.locations) {
+        const name = [l.class, l.method].filter(Boolean).join(".");
+        out.push(`- \`${l.file}\` lines ${l.start}–${l.end}${name ? ` (\`${name}\`)` : ""}`);
+        if (l.intended_behavior) out.push(`  - Intended behaviour: ${one(l.intended_behavior)}`);
+      }
+      out.push("");
+    } else if (search.requested.length > 0) {
+      out.push("The model named these locations, but none matched code in the repository:", "");
+      for (const q of search.requested) {
+        out.push(
+          `- ${[q.file, q.class, q.method].filter(Boolean).join(" / ")}: ${one(q.intended_behavior ?? "")}`,
+        );
+      }
+      out.push("");
+    } else {
+      out.push("No bug location was found; the patch was written from the search history.", "");
+    }
+    out.push("| Round | Calls | Outcome |", "|---|---|---|");
+    for (const rd of search.rounds) {
+      const calls = rd.calls
+        .map((c) => `\`${c.call.replaceAll("|", "\\|")}\`${c.repeatedFrom !== null ? " (repeat)" : ""}`)
+        .join("<br>");
+      const outcome =
+        rd.note ??
+        (rd.requested.length > 0
+          ? `${rd.resolved} location(s) resolved`
+          : rd.proxyOk
+            ? "results returned"
+            : "unreadable answer");
+      out.push(`| ${rd.round} | ${calls || "—"} | ${one(outcome).replaceAll("|", "\\|")} |`);
+    }
+    out.push("");
+  }
+
+  out.push("## Patch", "");
+  if (s.candidates.length === 0) out.push("No patch was attempted.", "");
+  else {
+    out.push("| Attempt | Status | Engine message |", "|---|---|---|");
+    for (const c of s.candidates) {
+      out.push(
+        `| ${c.source} | ${c.result.status} | ${one(c.result.feedback).slice(0, 200).replaceAll("|", "\\|")} |`,
+      );
+    }
+    out.push("");
+    if (s.chosen) out.push(`Chosen: ${s.chosenWhy}.`, "");
+  }
+  if (r.patch) out.push(fence(r.patch, "diff"), "");
+  for (const section of s.sections ?? []) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");
+
+  const chosen = s.chosen;
+  if (chosen?.review)
+    out.push(
+      "## Review",
+      "",
+      `Approved: ${chosen.review.approved ? "yes" : "no"}`,
+      "",
+      chosen.review.summary,
+      "",
+    );
+  if (chosen?.validation) {
+    out.push(
+      "## Validation",
+      "",
+      `Passed: ${chosen.validation.passed ? "yes" : "no"}`,
+      "",
+      chosen.validation.summary,
+      "",
+    );
+    if (chosen.validation.regressions.length > 0)
+      out.push(...chosen.validation.regressions.map((t) => `- regression: ${t}`), "");
+  }
+
+  out.push(
+    "## Cost and time",
+    "",
+    "| Stage | Calls | Prompt tokens | Completion tokens | Cost |",
+    "|---|---|---|---|---|",
+  );
+  for (const [stage, u] of Object.entries(run.usageByStage)) {
+    out.push(
+      `| ${stage} | ${u.calls} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} |`,
+    );
+  }
+  out.push("", "| Stage | Wall time |", "|---|---|");
+  for (const t of run.timings)
+    out.push(`| ${t.stage}${t.ok ? "" : " (failed)"} | ${(t.ms / 1000).toFixed(2)} s |`);
+  out.push(
+    `| search APIs (inside search) | ${(run.toolMs.search / 1000).toFixed(3)} s |`,
+    `| patch application (inside patch) | ${(run.toolMs.apply / 1000).toFixed(3)} s |`,
+    "",
+  );
+  if (run.indexStats) {
+    out.push(
+      `Index: ${Object.entries(run.indexStats)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(", ")}`,
+      "",
+    );
+  }
+  if (run.notes.length > 0) {
+    out.push("## Notes", "", ...run.notes.slice(0, 30).map((n) => `- ${one(n)}`));
+    if (run.notes.length > 30) out.push(`- ... and ${run.notes.length - 30} more`);
+    out.push("");
+  }
+  out.push(
+    "## Artifacts",
+    "",
+    "Every model call (`model-calls/`), each search round and proxy JSON (`search/`), each patch attempt (`patch/`) are in this folder.",
+    "",
+  );
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,292 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import type { RepoConfig } from "../config/index.ts";
+import { renderReviewPrompt } from "../review/prompt-files.ts";
+import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
+import { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } from "./model.ts";
+
+/** One run of a reproducer script. */
+export interface ReproRun {
+  script: string;
+  exec: ExecResult;
+  reproduced: boolean;
+  /** Why it counts as reproduced or not, in words for the model and the report. */
+  reason: string;
+}
+
+export interface Reproduction {
+  status: "reproduced" | "not-reproduced" | "no-example" | "error";
+  /** The reproducing script (or the last one tried). */
+  script: string | null;
+  run: ReproRun | null;
+  attempts: ReproRun[];
+  /** The reproducer's stderr, shown to the search agent as a lead. */
+  lead: string | null;
+  summary: string;
+  /** The conversation that wrote the script (continued when the reviewer asks for a new one). */
+  messages: ChatMessageLike[];
+}
+
+export interface ReproducerDeps {
+  model: ChatModel;
+  sandbox: SandboxPort;
+  config: RepoConfig;
+  /** Artifact sink (file name relative to the run's folder). */
+  record?: (name: string, text: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Errors that must stop the run rather than end this stage quietly. */
+const FATAL = new Set(["BudgetExceeded", "AbortError", "ModelUnavailable", "ModelRequestRejected"]);
+export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
+
+/** "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in stderr. */
+export function judgeReproduction(
+  exec: ExecResult,
+  pattern: string,
+): { reproduced: boolean; reason: string } {
+  const re = new RegExp(pattern);
+  if (exec.limit !== null)
+    return { reproduced: false, reason: `the script hit the sandbox's ${exec.limit} limit` };
+  if (exec.exitCode === 0)
+    return { reproduced: false, reason: "the script exited with status 0 (no failure)" };
+  if (!re.test(exec.stderr)) {
+    return {
+      reproduced: false,
+      reason: `the script failed (exit ${exec.exitCode ?? exec.signal}) but stderr shows no ${pattern}`,
+    };
+  }
+  return { reproduced: true, reason: `the script failed with ${pattern} (exit ${exec.exitCode})` };
+}
+
+/** Writes the script into `workdir` (a private copy) and runs it in the sandbox, network off. */
+export async function runReproducer(
+  sandbox: SandboxPort,
+  workdir: string,
+  config: RepoConfig,
+  script: string,
+  signal?: AbortSignal,
+): Promise<ReproRun> {
+  const path = join(workdir, config.reproducer.file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, script.endsWith("\n") ? script : `${script}\n`);
+  const exec = await sandbox.run({
+    workdir,
+    command: config.reproducer.command,
+    timeoutMs: config.timeouts.reproducerMs,
+    memoryMb: config.sandbox.memoryMb,
+    maxProcesses: config.sandbox.maxProcesses,
+    ...(signal ? { signal } : {}),
+  });
+  return { script, exec, ...judgeReproduction(exec, config.reproducer.pattern) };
+}
+
+const LANGUAGE: Record<string, { name: string; tags: string[]; notes: string }> = {
+  python: {
+    name: "Python 3",
+    tags: ["python", "py", "python3"],
+    notes:
+      "- Let the AssertionError propagate uncaught: Python prints the traceback to stderr and exits with status 1.",
+  },
+  node: {
+    name: "JavaScript (Node.js, ES module)",
+    tags: ["javascript", "js", "mjs", "typescript", "ts"],
+    notes:
+      '- Use `import assert from "node:assert/strict"` and let the AssertionError propagate uncaught: Node prints it with its stack to stderr and exits with status 1.',
+  },
+  java: {
+    name: "Java (a single-file program)",
+    tags: ["java"],
+    notes:
+      '- Declare `public class Reproducer` with a `main` method and `throw new AssertionError("...")` on failure (do not rely on `assert`). The project\'s compiled classes are on the classpath.',
+  },
+  go: {
+    name: "Go (package main)",
+    tags: ["go", "golang"],
+    notes:
+      '- On failure call `panic("AssertionError: <expected> vs <actual>")` so the message reaches stderr. Import the module\'s own packages.',
+  },
+  command: { name: "script", tags: [], notes: "" },
+};
+
+/** The script in a model's answer: the longest fenced block in the runtime's language, else the longest. */
+export function extractScript(answer: string, runtime: string): string | null {
+  const blocks = codeBlocks(answer).filter((b) => b.code.trim() !== "");
+  if (blocks.length === 0) return null;
+  const tags = LANGUAGE[runtime]?.tags ?? [];
+  const tagged = blocks.filter((b) => tags.includes(b.lang));
+  const pool = tagged.length > 0 ? tagged : blocks;
+  return pool.reduce((a, b) => (b.code.length > a.code.length ? b : a)).code;
+}
+
+const hasExampleSchema = z.object({
+  "has-reproducible-example": z.preprocess(
+    (v) => (typeof v === "string" ? /^(true|yes)$/i.test(v.trim()) : v),
+    z.boolean(),
+  ),
+});
+
+/** Asks whether the issue has a reproducible example; null when the model gave no usable answer twice. */
+export async function hasReproducibleExample(
+  model: ChatModel,
+  issue: string,
+  signal?: AbortSignal,
+): Promise<boolean | null> {
+  const messages: ChatMessageLike[] = [
+    { role: "system", content: renderReviewPrompt("reproducer-system", {}) },
+    { role: "user", content: renderReviewPrompt("reproducer-has-example", { issue }) },
+  ];
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const answer = await model.chat(messages, {
+      stage: "reproduce",
+      json: true,
+      label: `has-example-${attempt}`,
+      ...(signal ? { signal } : {}),
+    });
+    const parsed = hasExampleSchema.safeParse(firstJsonObject(answer.content));
+    if (parsed.success) return parsed.data["has-reproducible-example"];
+    messages.push(
+      { role: "assistant", content: answer.content },
+      {
+        role: "user",
+        content:
+          'Answer with exactly {"has-reproducible-example": true} or {"has-reproducible-example": false}.',
+      },
+    );
+  }
+  return null;
+}
+
+/**
+ * Has the model write scripts until one reproduces the issue in `workdir` (a pristine private copy), up to
+ * `config.reproducer.attempts`; each failure goes back with the execution output.
+ * `messages` continues an earlier conversation (the reviewer's test advice is already its last message).
+ */
+export async function writeUntilReproduced(
+  deps: ReproducerDeps,
+  workdir: string,
+  messages: ChatMessageLike[],
+  tag: string,
+): Promise<Reproduction> {
+  const { config } = deps;
+  const max = config.reproducer.attempts;
+  const attempts: ReproRun[] = [];
+  for (let attempt = 1; attempt <= max; attempt++) {
+    const answer = await deps.model.chat(messages, {
+      stage: "reproduce",
+      label: `${tag}-${attempt}`,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    messages.push({ role: "assistant", content: answer.content });
+    const script = extractScript(answer.content, config.reproducer.runtime);
+    if (script === null) {
+      messages.push({
+        role: "user",
+        content:
+          "Your answer had no fenced code block. Answer with the complete script in one fenced code block.",
+      });
+      continue;
+    }
+    const run = await runReproducer(deps.sandbox, workdir, config, script, deps.signal);
+    attempts.push(run);
+    deps.record?.(
+      `reproduce/${tag}-${attempt}.md`,
+      `# Reproducer ${tag} ${attempt}\n\n${run.reason}\n\n\`\`\`\n${script}\n\`\`\`\n\n${formatExecForModel(run.exec)}\n`,
+    );
+    if (run.reproduced) {
+      return {
+        status: "reproduced",
+        script,
+        run,
+        attempts,
+        lead: run.exec.stderr.trim() || null,
+        summary: `reproduced on attempt ${attempt}: ${run.reason}`,
+        messages,
+      };
+    }
+    messages.push({
+      role: "user",
+      content: renderReviewPrompt("reproducer-feedback", {
+        attempt,
+        max,
+        reason: run.reason,
+        output: formatExecForModel(run.exec),
+      }),
+    });
+  }
+  const last = attempts.at(-1) ?? null;
+  return {
+    status: "not-reproduced",
+    script: last?.script ?? null,
+    run: last,
+    attempts,
+    lead: null,
+    summary: `not reproduced after ${max} attempt(s)${last ? `: ${last.reason}` : ": no script was written"}`,
+    messages,
+  };
+}
+
+/** Top of the repository for the prompt: its first-level entries. */
+function layoutOf(entries: readonly string[]): string {
+  return entries.slice(0, 60).join("\n");
+}
+
+/**
+ * Stage 6: does the issue have a reproducible example; if so, write and run a reproducer before any patch.
+ * Never throws for model trouble (a budget or abort still stops the run): a failure is a status.
+ */
+export async function reproduceIssue(
+  deps: ReproducerDeps,
+  input: { issue: string; workdir: string; topLevel?: readonly string[] },
+): Promise<Reproduction> {
+  const empty = (status: Reproduction["status"], summary: string): Reproduction => ({
+    status,
+    script: null,
+    run: null,
+    attempts: [],
+    lead: null,
+    summary,
+    messages: [],
+  });
+  try {
+    const has = await hasReproducibleExample(deps.model, input.issue, deps.signal);
+    if (has === false) return empty("no-example", "the issue has no reproducible example");
+    const lang = LANGUAGE[deps.config.reproducer.runtime] ?? LANGUAGE.command!;
+    const messages: ChatMessageLike[] = [
+      { role: "system", content: renderReviewPrompt("reproducer-system", {}) },
+      {
+        role: "user",
+        content: renderReviewPrompt("reproducer-write", {
+          issue: input.issue,
+          language: lang.name,
+          file: deps.config.reproducer.file,
+          command: deps.config.reproducer.command,
+          language_notes: lang.notes,
+          layout: layoutOf(input.topLevel ?? []),
+        }),
+      },
+    ];
+    const r = await writeUntilReproduced(deps, input.workdir, messages, "attempt");
+    if (has === null) r.summary += " (the model never said whether the issue has an example; tried anyway)";
+    return r;
+  } catch (err) {
+    if (isFatal(err)) throw err;
+    return empty("error", `the reproduce stage failed: ${(err as Error).message}`);
+  }
+}
+
+/** The reviewer judged the script wrong: rewrite it with the advice, in the same conversation. */
+export async function rewriteReproducer(
+  deps: ReproducerDeps,
+  previous: Reproduction,
+  advice: { analysis: string; advice: string },
+  workdir: string,
+  round: number,
+): Promise<Reproduction> {
+  const messages: ChatMessageLike[] = [
+    ...previous.messages,
+    { role: "user", content: renderReviewPrompt("reproducer-rewrite", advice) },
+  ];
+  return writeUntilReproduced(deps, workdir, messages, `review-${round}`);
+}

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { type ChatMessageLike, type ChatModel, firstJsonObject } from "../reproduce/model.ts";
+import { type ExecResult, formatExecForModel } from "../sandbox/index.ts";
+import { renderReviewPrompt } from "./prompt-files.ts";
+
+const yesNo = z.preprocess(
+  (v) => {
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "string") {
+      const t = v.trim().toLowerCase();
+      if (["yes", "y", "true", "correct"].includes(t)) return "yes";
+      if (["no", "n", "false", "incorrect", "wrong"].includes(t)) return "no";
+    }
+    return v;
+  },
+  z.enum(["yes", "no"], { error: 'must be "yes" or "no"' }),
+);
+const text = z.preprocess((v) => (v === null || v === undefined ? "" : v), z.string());
+
+/** The reviewer's answer; the keys are fixed (they appear in reports and `fix --json`). */
+export const reviewVerdictSchema = z.object({
+  "patch-correct": yesNo,
+  "test-correct": yesNo,
+  "patch-analysis": text,
+  "patch-advice": text,
+  "test-analysis": text,
+  "test-advice": text,
+});
+export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
+
+export interface ReviewInput {
+  /** The issue, already sanitised and fenced as data. */
+  issue: string;
+  file: string;
+  script: string;
+  before: ExecResult;
+  patch: string;
+  after: ExecResult;
+}
+
+/** The reviewer gave no usable verdict within its retries. */
+export class ReviewUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ReviewUnavailable";
+  }
+}
+
+export function reviewMessages(input: ReviewInput): ChatMessageLike[] {
+  return [
+    { role: "system", content: renderReviewPrompt("review-system", {}) },
+    {
+      role: "user",
+      content: renderReviewPrompt("review-user", {
+        issue: input.issue,
+        file: input.file,
+        script: input.script.trimEnd(),
+        before: formatExecForModel(input.before),
+        patch: input.patch.trimEnd(),
+        after: formatExecForModel(input.after),
+      }),
+    },
+  ];
+}
+
+/**
+ * Stage 7's judge: the reviewer sees the issue, the script, its output before the patch, the patch and its
+ * output after, and answers the fixed JSON. A malformed answer goes back with the precise problem.
+ */
+export async function reviewCandidate(
+  model: ChatModel,
+  input: ReviewInput,
+  opts: { retries?: number; label?: string; signal?: AbortSignal } = {},
+): Promise<ReviewVerdict> {
+  const messages = reviewMessages(input);
+  const tries = 1 + (opts.retries ?? 2);
+  let problem = "";
+  for (let attempt = 1; attempt <= tries; attempt++) {
+    const answer = await model.chat(messages, {
+      stage: "review",
+      json: true,
+      label: `${opts.label ?? "review"}-${attempt}`,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const obj = firstJsonObject(answer.content);
+    if (obj === undefined) problem = "no JSON object was found in your answer";
+    else {
+      const parsed = reviewVerdictSchema.safeParse(obj);
+      if (parsed.success) return parsed.data;
+      problem = parsed.error.issues.map((i) => `"${i.path.join(".")}" ${i.message}`).join("; ");
+    }
+    messages.push(
+      { role: "assistant", content: answer.content },
+      { role: "user", content: renderReviewPrompt("review-retry", { problem }) },
+    );
+  }
+  throw new ReviewUnavailable(`the reviewer gave no usable verdict in ${tries} tries: ${problem}`);
+}

@@ -1,0 +1,62 @@
+import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
+import { DockerSandbox } from "./docker.ts";
+import { NoSandbox } from "./none.ts";
+import type { SandboxKind, SandboxPort } from "./types.ts";
+
+export { commandArgv, planBwrap } from "./bwrap.ts";
+export { detectDocker, dockerRunArgs } from "./docker.ts";
+export { SECRET_NAME, buildSandboxEnv } from "./env.ts";
+export { describeOutcome, formatExecForModel, truncateMiddle } from "./format.ts";
+export type {
+  ExecResult,
+  LimitKind,
+  RunRequest,
+  SandboxCapabilities,
+  SandboxKind,
+  SandboxPort,
+} from "./types.ts";
+export { DEFAULT_LIMITS, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
+export { makeWorkCopy, type WorkCopy } from "./work-copy.ts";
+
+export interface SandboxOptions extends BwrapOptions {
+  /** Docker image (from the repository configuration). */
+  image?: string | undefined;
+  /** Opt-in for the no-sandbox backend. */
+  allowUnsandboxed?: boolean;
+  warn?: (message: string) => void;
+}
+
+/**
+ * A sandbox of the given kind. "auto" picks Docker when an image is configured and a daemon answers,
+ * else bubblewrap; it never falls back to running without a sandbox.
+ * Throws `SandboxUnavailableError` (with the reason) when the kind cannot run here.
+ */
+export async function createSandbox(
+  kind: SandboxKind | "auto" = "auto",
+  opts: SandboxOptions = {},
+): Promise<SandboxPort> {
+  if (kind === "none") {
+    return new NoSandbox({
+      ...(opts.allowUnsandboxed === undefined ? {} : { allowUnsandboxed: opts.allowUnsandboxed }),
+      ...(opts.warn ? { warn: opts.warn } : {}),
+    });
+  }
+  if (kind === "docker") return DockerSandbox.create({ image: opts.image });
+  if (kind === "auto" && opts.image) {
+    try {
+      return await DockerSandbox.create({ image: opts.image });
+    } catch (err) {
+      opts.warn?.(`auto-fix: docker sandbox unavailable (${(err as Error).message}); using bubblewrap`);
+    }
+  }
+  const sandbox = new BwrapSandbox(opts);
+  await sandbox.selfTest();
+  return sandbox;
+}
+
+/** Sandbox kind from the environment (`AUTO_FIX_SANDBOX=bwrap|docker|none|auto`). */
+export function sandboxKindFromEnv(env: NodeJS.ProcessEnv): SandboxKind | "auto" {
+  const v = env.AUTO_FIX_SANDBOX;
+  if (v === "bwrap" || v === "docker" || v === "none" || v === "auto") return v;
+  return "auto";
+}

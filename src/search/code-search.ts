@@ -1,0 +1,185 @@
+import { type CodeIndex, splitLines } from "../index/code-index.ts";
+import { enclosingAt } from "../index/lookup.ts";
+import { numbered, plural, renderMatches, type SearchMatch, type ShownMatch } from "./format.ts";
+import type { SearchResult } from "./search-api.ts";
+
+/** Lines of context shown before and after a code hit. */
+const CONTEXT = 3;
+/** Safety cap on recorded hits of one search (a one-letter search in a huge repository). */
+const MAX_HITS = 20000;
+/** Largest window get_code_around_line shows on each side. */
+const MAX_WINDOW = 200;
+
+function fail(text: string): SearchResult {
+  return { ok: false, text, results: [] };
+}
+
+interface Hit {
+  file: string;
+  start: number;
+  end: number;
+}
+
+/** 1-based line of each offset in `offsets` (ascending). */
+function linesOfOffsets(text: string, offsets: number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let pos = 0;
+  for (const off of offsets) {
+    for (let nl = text.indexOf("\n", pos); nl !== -1 && nl < off; nl = text.indexOf("\n", nl + 1)) {
+      line++;
+      pos = nl + 1;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+/** Exact literal hits: one per starting line. */
+function exactHits(text: string, code: string): { start: number; end: number }[] {
+  const offsets: number[] = [];
+  let i = text.indexOf(code);
+  while (i !== -1 && offsets.length < MAX_HITS) {
+    offsets.push(i);
+    const nl = text.indexOf("\n", i + code.length);
+    if (nl === -1) break;
+    i = text.indexOf(code, Math.max(nl + 1, i + code.length));
+  }
+  if (offsets.length === 0) return [];
+  const codeLines = code.split("\n").length - 1;
+  return linesOfOffsets(text, offsets).map((l) => ({ start: l, end: l + codeLines }));
+}
+
+/** Multi-line fragments whose indentation differs: lines compared with their surrounding whitespace trimmed. */
+function looseHits(text: string, code: string): { start: number; end: number }[] {
+  const want = code
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l, i, a) => l !== "" || (i > 0 && i < a.length - 1));
+  if (want.length < 2) return [];
+  const lines = splitLines(text).map((l) => l.trim());
+  const out: { start: number; end: number }[] = [];
+  const last = want.length - 1;
+  for (let i = 0; i + last < lines.length && out.length < MAX_HITS; i++) {
+    if (!lines[i]!.endsWith(want[0]!)) continue;
+    let ok = true;
+    for (let k = 1; k < last && ok; k++) ok = lines[i + k] === want[k];
+    if (ok && lines[i + last]!.startsWith(want[last]!)) out.push({ start: i + 1, end: i + 1 + last });
+  }
+  return out;
+}
+
+/** search_code / search_code_in_file: a literal search (regex metacharacters mean themselves). */
+export async function searchCode(
+  index: CodeIndex,
+  rawCode: string,
+  file: string | null,
+  includeTests: boolean,
+): Promise<SearchResult> {
+  const code = rawCode.replace(/\r\n/g, "\n").replace(/^\n+|\s+$/g, "");
+  const trimmed = code.trim();
+  if (trimmed === "") return fail("search_code needs a non-empty piece of code.");
+  // A single line is searched without its indentation; a block keeps its relative indentation.
+  const needle = code.includes("\n") ? code.replace(/^[ \t]+/, "") : trimmed;
+  let paths: string[];
+  if (file) paths = [file];
+  else {
+    await index.loadAllTexts(includeTests);
+    paths = index.paths(includeTests);
+  }
+  const hits: Hit[] = [];
+  let loose = false;
+  for (const p of paths) {
+    const text = await index.readText(p);
+    if (text === null) {
+      if (file) return fail(`Could not read ${file}.`);
+      continue;
+    }
+    if (!text.includes(needle)) continue;
+    for (const h of exactHits(text, needle)) hits.push({ file: p, ...h });
+    if (hits.length >= MAX_HITS) break;
+  }
+  if (hits.length === 0 && needle.includes("\n")) {
+    loose = true;
+    for (const p of paths) {
+      const text = await index.readText(p);
+      if (text !== null) for (const h of looseHits(text, needle)) hits.push({ file: p, ...h });
+    }
+  }
+  const shortNeedle = trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
+  if (hits.length === 0) {
+    const where = file
+      ? `in ${file}`
+      : `in the repository${includeTests ? "" : " (test files are not searched)"}`;
+    return fail(
+      `Could not find the code \`${shortNeedle}\` ${where}. The search is literal: whitespace, quotes and case must match. ` +
+        "Try a shorter fragment (one line, or a distinctive name), or search_class / search_method for a definition.",
+    );
+  }
+  const results: SearchMatch[] = hits.map((h) => {
+    const rec = index.file(h.file);
+    const enc = rec ? enclosingAt(rec, h.start) : { className: null, method: null };
+    return { file: h.file, class: enc.className, method: enc.method, start: h.start, end: h.end };
+  });
+  const shown: ShownMatch[] = [];
+  for (const m of results.slice(0, 3)) {
+    const lines = (await index.readLines(m.file)) ?? [];
+    shown.push({ ...m, code: numbered(lines, m.start - CONTEXT, m.end + CONTEXT) });
+  }
+  const capped = hits.length >= MAX_HITS ? ` (stopped after ${MAX_HITS})` : "";
+  const how = loose ? " (matched with indentation ignored)" : "";
+  const what = file
+    ? `Found ${plural(hits.length, "hit")} of \`${shortNeedle}\` in ${file}${how}${capped}`
+    : `Found ${plural(hits.length, "hit")} of \`${shortNeedle}\` in ${plural(new Set(hits.map((h) => h.file)).size, "file")}${how}${capped}`;
+  const text = renderMatches(
+    what,
+    shown,
+    results,
+    "Use search_code_in_file(code_str, file_name) or a longer fragment to narrow the search.",
+  );
+  return { ok: true, text, results };
+}
+
+function wholeNumber(v: string | number): number | null {
+  const s = String(v).trim();
+  if (!/^[+-]?\d+$/.test(s)) return null;
+  return Number(s);
+}
+
+/** get_code_around_line: exactly lines line-window .. line+window (clamped to the file). */
+export async function codeAroundLine(
+  index: CodeIndex,
+  file: string,
+  lineArg: string | number,
+  windowArg: string | number,
+): Promise<SearchResult> {
+  const line = wholeNumber(lineArg);
+  if (line === null || line < 1) {
+    return fail(`get_code_around_line: line_number must be a whole number from 1 up; got \`${lineArg}\`.`);
+  }
+  let window = String(windowArg).trim() === "" ? 10 : wholeNumber(windowArg);
+  if (window === null || window < 0) {
+    return fail(`get_code_around_line: window_size must be a whole number from 0 up; got \`${windowArg}\`.`);
+  }
+  const note = window > MAX_WINDOW ? ` (window_size capped at ${MAX_WINDOW})` : "";
+  window = Math.min(window, MAX_WINDOW);
+  const lines = await index.readLines(file);
+  if (lines === null) return fail(`Could not read ${file}.`);
+  if (line > lines.length) {
+    return fail(
+      `${file} has ${plural(lines.length, "line")}; line ${line} is out of range. Ask for a line from 1 to ${lines.length}.`,
+    );
+  }
+  const start = Math.max(1, line - window);
+  const end = Math.min(lines.length, line + window);
+  const rec = index.file(file);
+  const enc = rec ? enclosingAt(rec, line) : { className: null, method: null };
+  const m: SearchMatch = { file, class: enc.className, method: enc.method, start, end };
+  const text = renderMatches(
+    `Lines ${start}-${end} of ${file} (around line ${line})${note}`,
+    [{ ...m, code: numbered(lines, start, end) }],
+    [m],
+    "",
+  );
+  return { ok: true, text, results: [m] };
+}

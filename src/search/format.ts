@@ -1,0 +1,128 @@
+import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
+import { methodsOf } from "../index/lookup.ts";
+
+/** How many matches the model sees in full; the rest are counted per file. */
+export const DISPLAY_LIMIT = 3;
+
+/** One match as the APIs return it (lines 1-based, inclusive). */
+export interface SearchMatch {
+  file: string;
+  class: string | null;
+  method: string | null;
+  start: number;
+  end: number;
+}
+
+/** A match with the text the model sees for it. */
+export interface ShownMatch extends SearchMatch {
+  code: string;
+}
+
+/**
+ * Lines `start..end` (1-based, inclusive) with right-aligned line numbers: `  12 | text`.
+ * `lines` holds the whole file.
+ */
+export function numbered(lines: readonly string[], start: number, end: number, width?: number): string {
+  const w = width ?? String(end).length;
+  const out: string[] = [];
+  for (let n = Math.max(1, start); n <= Math.min(end, lines.length); n++) {
+    out.push(`${String(n).padStart(w)} | ${lines[n - 1] ?? ""}`);
+  }
+  return out.join("\n");
+}
+
+/** Sorted, merged 1-based line ranges. */
+export function mergeRanges(ranges: [number, number][]): [number, number][] {
+  const sorted = ranges.filter(([a, b]) => b >= a).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Selected ranges of a file, numbered, with a `...` line where lines were left out. */
+export function numberedRanges(lines: readonly string[], ranges: [number, number][]): string {
+  const merged = mergeRanges(ranges);
+  const width = String(merged[merged.length - 1]?.[1] ?? 1).length;
+  const parts: string[] = [];
+  merged.forEach(([a, b], i) => {
+    if (i > 0) parts.push(`${" ".repeat(width)} | ...`);
+    parts.push(numbered(lines, a, b, width));
+  });
+  return parts.join("\n");
+}
+
+/**
+ * The signature of a class: its header, attributes (fields, constants, docstring), nested class headers
+ * and the signatures of its methods, not their bodies. Go methods declared in other files of the package
+ * follow under their own file tag.
+ */
+export async function classSignature(index: CodeIndex, cls: SymbolHit): Promise<string> {
+  const lines = (await index.readLines(cls.file.path)) ?? [];
+  const s = cls.sym;
+  const ranges: [number, number][] = [[s.start, s.headerEnd], ...s.attrs];
+  for (const other of cls.file.symbols) {
+    if (other.kind === "class" && other.className === s.qualName) ranges.push([other.start, other.headerEnd]);
+  }
+  const elsewhere = new Map<string, [number, number][]>();
+  for (const m of methodsOf(index, cls)) {
+    if (m.file.path === cls.file.path) ranges.push([m.sym.start, m.sym.headerEnd]);
+    else {
+      const list = elsewhere.get(m.file.path) ?? [];
+      list.push([m.sym.start, m.sym.headerEnd]);
+      elsewhere.set(m.file.path, list);
+    }
+  }
+  // Only lines within the class (Go methods live outside the type declaration).
+  const inside = ranges.filter(([a]) => (a >= s.start && a <= s.end) || cls.file.language === "go");
+  let text = numberedRanges(lines, inside);
+  for (const [path, rs] of [...elsewhere].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const other = (await index.readLines(path)) ?? [];
+    text += `\n\n<file>${path}</file>\n${numberedRanges(other, rs)}`;
+  }
+  return text;
+}
+
+/** The block the model sees for one match. */
+export function renderMatch(m: ShownMatch, index?: number): string {
+  const head = index === undefined ? "" : `- Search result ${index}:\n`;
+  const tags = [`<file>${m.file}</file>`];
+  if (m.class) tags.push(`<class>${m.class}</class>`);
+  if (m.method) tags.push(`<func>${m.method}</func>`);
+  return `${head}${tags.join(" ")} (lines ${m.start}-${m.end})\n<code>\n${m.code}\n</code>`;
+}
+
+/**
+ * `what` heads the text ("Found 5 methods named `save`"). The first DISPLAY_LIMIT matches are shown in
+ * full; the rest as a per-file count with a hint to narrow the search.
+ */
+export function renderMatches(
+  what: string,
+  shown: ShownMatch[],
+  all: SearchMatch[],
+  narrowHint: string,
+): string {
+  if (all.length <= DISPLAY_LIMIT) {
+    return `${what}:\n\n${shown.map((m, i) => renderMatch(m, i + 1)).join("\n\n")}`;
+  }
+  const counts = new Map<string, number>();
+  for (const m of all.slice(DISPLAY_LIMIT)) counts.set(m.file, (counts.get(m.file) ?? 0) + 1);
+  const rest = [...counts].map(
+    ([f, n]) => `- <file>${f}</file> (${n} more ${n === 1 ? "match" : "matches"})`,
+  );
+  return (
+    `${what}. The first ${DISPLAY_LIMIT} are shown in full:\n\n` +
+    `${shown
+      .slice(0, DISPLAY_LIMIT)
+      .map((m, i) => renderMatch(m, i + 1))
+      .join("\n\n")}\n\n` +
+    `The other ${all.length - DISPLAY_LIMIT === 1 ? "match" : `${all.length - DISPLAY_LIMIT} matches`}, by file:\n${rest.join("\n")}\n${narrowHint}`
+  );
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { renderTemplate } from "../agents/prompts.ts";
+
+/** The typed inputs of the tree search's prompt files (`prompts/tree-*.md`). */
+export interface TreePromptInputs {
+  "tree-system": { format: string };
+  "tree-expand": {
+    issue: string;
+    context: string;
+    current: string;
+    failure: string;
+    attempt: string;
+    tried: string;
+  };
+  "tree-attempt": { depth: number; reflection: string; diff: string; rating: string };
+  "tree-reward-system": Record<string, never>;
+  "tree-reward": { issue: string; before: string; reflection: string; diff: string; after: string };
+}
+
+export type TreePromptName = keyof TreePromptInputs;
+
+const DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
+const cache = new Map<string, string>();
+
+export function renderTreePrompt<K extends TreePromptName>(name: K, inputs: TreePromptInputs[K]): string {
+  let template = cache.get(name);
+  if (template === undefined) {
+    template = readFileSync(`${DIR}${name}.md`, "utf8");
+    cache.set(name, template);
+  }
+  try {
+    return renderTemplate(template, inputs as Record<string, string | number>);
+  } catch (err) {
+    throw new Error(`prompts/${name}.md: ${(err as Error).message}`);
+  }
+}
+
+/** `> ` before every line, for quoting model prose inside a prompt. */
+export function quote(text: string): string {
+  return (text.trim() || "(no reasoning given)")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n> ");
+}

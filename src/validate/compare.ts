@@ -1,0 +1,128 @@
+import type { TestRun } from "./run-tests.ts";
+
+export type ValidationStatus =
+  /** The suite passes after the patch (and nothing that passed before fails). */
+  | "passed"
+  /** Nothing that passed before fails now, but the suite is not green (it was not green before either). */
+  | "no-regressions"
+  | "regressions"
+  /** No test command for this repository. */
+  | "no-tests"
+  /** The suite could not be judged (e.g. it hit a limit after the patch but not before). */
+  | "error";
+
+/** What the repository's own tests say about one candidate patch. */
+export interface ValidationResult {
+  status: ValidationStatus;
+  command: string | null;
+  /** Tests that passed before the patch and fail (or no longer run) after it. */
+  regressions: string[];
+  /** Tests that failed before and pass after. */
+  fixed: string[];
+  perTest: boolean;
+  before: RunSummary | null;
+  after: RunSummary | null;
+  summary: string;
+}
+
+export interface RunSummary {
+  exitCode: number | null;
+  limit: string | null;
+  passed: number;
+  failed: number;
+  skipped: number;
+  parser: string;
+  durationMs: number;
+}
+
+export const summarize = (r: TestRun): RunSummary => ({
+  exitCode: r.exec.exitCode,
+  limit: r.exec.limit,
+  passed: r.passed,
+  failed: r.failed,
+  skipped: r.skipped,
+  parser: r.parser,
+  durationMs: r.exec.durationMs,
+});
+
+const green = (r: TestRun): boolean => r.exec.exitCode === 0 && r.exec.limit === null;
+
+/** Compares the baseline run with the run after a patch; pure. */
+export function compareRuns(before: TestRun | null, after: TestRun | null): ValidationResult {
+  if (!before || !after) {
+    return {
+      status: "no-tests",
+      command: before?.command ?? after?.command ?? null,
+      regressions: [],
+      fixed: [],
+      perTest: false,
+      before: before ? summarize(before) : null,
+      after: after ? summarize(after) : null,
+      summary: "no test command: the patch was not validated by the repository's tests",
+    };
+  }
+  const base = {
+    command: after.command,
+    before: summarize(before),
+    after: summarize(after),
+  };
+  if (after.exec.limit !== null && before.exec.limit === null) {
+    return {
+      ...base,
+      status: "regressions",
+      regressions: [`(test suite: ${after.exec.limit} limit hit after the patch, not before)`],
+      fixed: [],
+      perTest: false,
+      summary: `the test suite hit the ${after.exec.limit} limit after the patch but not before`,
+    };
+  }
+  if (before.tests && after.tests) {
+    const regressions: string[] = [];
+    const fixed: string[] = [];
+    for (const [id, outcome] of before.tests) {
+      const now = after.tests.get(id);
+      if (outcome === "passed" && now === "failed") regressions.push(id);
+      else if (outcome === "passed" && now === undefined && !green(after))
+        regressions.push(`${id} (no longer runs)`);
+      if (outcome === "failed" && now === "passed") fixed.push(id);
+    }
+    const newFailures = [...after.tests]
+      .filter(([id, o]) => o === "failed" && !before.tests!.has(id))
+      .map(([id]) => id);
+    regressions.push(...newFailures.filter((id) => id.endsWith("<collection>") || id.endsWith("<package>")));
+    const status: ValidationStatus =
+      regressions.length > 0 ? "regressions" : green(after) ? "passed" : "no-regressions";
+    return {
+      ...base,
+      status,
+      regressions,
+      fixed,
+      perTest: true,
+      summary:
+        status === "regressions"
+          ? `${regressions.length} test(s) passed before the patch and fail after: ${regressions.slice(0, 5).join(", ")}`
+          : `${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}`,
+    };
+  }
+  // Exit codes only.
+  if (green(before) && !green(after)) {
+    return {
+      ...base,
+      status: "regressions",
+      regressions: ["(test suite: passed before the patch, fails after)"],
+      fixed: [],
+      perTest: false,
+      summary: `the test suite passed before the patch and fails after (exit ${after.exec.exitCode}); no per-test results`,
+    };
+  }
+  return {
+    ...base,
+    status: green(after) ? "passed" : "no-regressions",
+    regressions: [],
+    fixed: [],
+    perTest: false,
+    summary: green(after)
+      ? "the test suite passes after the patch"
+      : `the test suite failed before and after the patch (exit ${before.exec.exitCode} → ${after.exec.exitCode}); no per-test results, so no regression can be named`,
+  };
+}

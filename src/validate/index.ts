@@ -1,0 +1,22 @@
+export {
+  compareRuns,
+  type RunSummary,
+  summarize,
+  type ValidationResult,
+  type ValidationStatus,
+} from "./compare.ts";
+export {
+  type ParsedTests,
+  parseGoTest,
+  parseJUnitXml,
+  parsePytest,
+  parseSymbolReporter,
+  parseTap,
+  parseTestOutput,
+  parseUnittest,
+  type TestOutcome,
+} from "./parsers.ts";
+export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
+export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
+export { DiffApplyError, TreeStates } from "./tree-states.ts";
+export { validatePatched } from "./validate.ts";

@@ -1,0 +1,104 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RepoConfig } from "../config/index.ts";
+import { makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
+import { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
+
+/** A unified diff that `git apply` refused in a fresh copy. */
+export class DiffApplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DiffApplyError";
+  }
+}
+
+function gitApply(dir: string, diff: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      ["apply", "--whitespace=nowarn", "-"],
+      { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: dir } },
+      (err, _out, stderr) =>
+        err ? reject(new DiffApplyError(`git apply failed: ${stderr.trim()}`)) : resolve(),
+    );
+    child.stdin?.end(diff);
+  });
+}
+
+/**
+ * The tree states a run needs, each a private copy of one prepared base: the base is the work tree after
+ * the setup step (dependencies installed), copied fresh for every pristine run (reproducer before any
+ * patch, baseline tests) and every patched run (reproducer and tests after a patch). No state leaks from
+ * one run into another, and the pipeline's own work tree is never touched by a sandboxed command.
+ */
+export class TreeStates {
+  readonly setup: SetupRun[];
+  readonly #sandbox: SandboxPort;
+  readonly #config: RepoConfig;
+  readonly #scratch: string;
+  readonly #base: string;
+  readonly #copies: WorkCopy[] = [];
+  #baseline: Promise<TestRun | null> | undefined;
+
+  private constructor(
+    sandbox: SandboxPort,
+    config: RepoConfig,
+    scratch: string,
+    base: string,
+    setup: SetupRun[],
+  ) {
+    this.#sandbox = sandbox;
+    this.#config = config;
+    this.#scratch = scratch;
+    this.#base = base;
+    this.setup = setup;
+  }
+
+  static async prepare(opts: {
+    sandbox: SandboxPort;
+    config: RepoConfig;
+    source: string;
+  }): Promise<TreeStates> {
+    const scratch = await mkdtemp(join(tmpdir(), "auto-fix-trees-"));
+    const base = await makeWorkCopy(opts.source, scratch);
+    const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
+    return new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
+  }
+
+  /** Whether every setup command succeeded (true when there were none). */
+  get setupOk(): boolean {
+    return this.setup.every((s) => s.ok);
+  }
+
+  async pristine(): Promise<WorkCopy> {
+    const copy = await makeWorkCopy(this.#base, this.#scratch);
+    this.#copies.push(copy);
+    return copy;
+  }
+
+  async patched(diff: string): Promise<WorkCopy> {
+    const copy = await this.pristine();
+    if (diff.trim() !== "") await gitApply(copy.dir, diff);
+    return copy;
+  }
+
+  /** The test suite on the unpatched tree, run once and shared by every candidate. */
+  baseline(signal?: AbortSignal): Promise<TestRun | null> {
+    this.#baseline ??= (async () => {
+      if (!this.#config.test.command) return null;
+      const copy = await this.pristine();
+      try {
+        return await runTestSuite(this.#sandbox, copy.dir, this.#config, signal);
+      } finally {
+        await copy.dispose();
+      }
+    })();
+    return this.#baseline;
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.#scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac, generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../src/app/server.ts";
+import { startFakeGitHub } from "../support/fake-github.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+async function startApp(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["src/app/start.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: tmpdir(),
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`app exited: ${output}`);
+    const ok = await fetch(`${url}/ping`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { url, child, output: () => output };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill();
+  throw new Error(`app did not start: ${output}`);
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+
+test("npm start without credentials serves Probot's setup page with the app's manifest", async () => {
+  const { url, child } = await startApp({ NO_SMEE_SETUP: "true" });
+  try {
+    const res = await fetch(`${url}/probot`);
+    assert.equal(res.status, 200);
+    const html = (await res.text()).replaceAll("&quot;", '"').replaceAll("&#34;", '"');
+    assert.match(html, /"name":"auto-fix"/);
+    assert.match(
+      html,
+      /"default_permissions":\{"issues":"write","pull_requests":"write","contents":"write","metadata":"read"\}/,
+    );
+    assert.match(html, /"default_events":\["issues","issue_comment"\]/);
+    assert.doesNotMatch(html, /workflows/);
+  } finally {
+    await stop(child);
+  }
+});
+
+test("npm start with credentials serves signed webhooks and talks to GHE_HOST", async () => {
+  const github = await startFakeGitHub();
+  const work = mkdtempSync(join(tmpdir(), "auto-fix-start-"));
+  const repo = github.addRepo("o", "r", { cloneUrl: "http://127.0.0.1:9/o/r.git" });
+  const issue = github.addIssue("o", "r", { title: "t", body: "b" });
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const secret = "start-secret";
+  const { url, child, output } = await startApp({
+    APP_ID: "7",
+    PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+    WEBHOOK_SECRET: secret,
+    GHE_HOST: github.host,
+    GHE_PROTOCOL: "http",
+    AUTO_FIX_WORK_DIR: work,
+  });
+  try {
+    const payload = JSON.stringify({
+      action: "labeled",
+      label: { name: "auto-fix" },
+      issue: {
+        number: issue.number,
+        title: "t",
+        body: "b",
+        state: "open",
+        locked: false,
+        user: { login: "x" },
+      },
+      repository: { name: "r", owner: { login: "o" }, clone_url: repo.cloneUrl, default_branch: "main" },
+      sender: { login: "stranger", type: "User" },
+      installation: { id: 1 },
+    });
+    const deliver = (key: string) =>
+      fetch(`${url}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "issues",
+          "x-github-delivery": `d-${key}`,
+          "x-hub-signature-256": `sha256=${createHmac("sha256", key).update(payload).digest("hex")}`,
+        },
+        body: payload,
+      });
+    assert.equal((await deliver("wrong")).status, 400);
+    assert.equal(github.calls.length, 0);
+    assert.equal((await deliver(secret)).status, 200, output());
+    const paths = github.calls.map((c) => `${c.method} ${c.path}`);
+    assert.ok(paths.includes("GET /repos/o/r/collaborators/stranger/permission"), paths.join("\n"));
+    assert.match(github.commentsOn("o", "r", issue.number)[0]?.body ?? "", /write access/);
+  } finally {
+    await stop(child);
+    await github.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});

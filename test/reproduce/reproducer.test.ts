@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { loadRepoConfig } from "../../src/config/index.ts";
+import { extractScript, judgeReproduction, reproduceIssue } from "../../src/reproduce/index.ts";
+import {
+  createSandbox,
+  type ExecResult,
+  makeWorkCopy,
+  type SandboxPort,
+  type WorkCopy,
+} from "../../src/sandbox/index.ts";
+import { startScriptedModel } from "../support/scripted-model.ts";
+import { chatModelFor, FIXTURES, fence, promptKind } from "../review/helpers.ts";
+
+let sandbox: SandboxPort;
+let copy: WorkCopy;
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+  copy = await makeWorkCopy(join(FIXTURES, "py-shop"));
+});
+after(() => copy.dispose());
+
+const exec = (over: Partial<ExecResult>): ExecResult => ({
+  exitCode: 1,
+  signal: null,
+  stdout: "",
+  stderr: "",
+  truncated: false,
+  limit: null,
+  durationMs: 1,
+  backend: "bwrap",
+  ...over,
+});
+
+test("reproduced = non-zero exit, the pattern in stderr, and no limit", () => {
+  assert.equal(judgeReproduction(exec({ stderr: "AssertionError: x" }), "AssertionError").reproduced, true);
+  assert.equal(
+    judgeReproduction(exec({ exitCode: 0, stderr: "AssertionError" }), "AssertionError").reproduced,
+    false,
+  );
+  assert.match(
+    judgeReproduction(exec({ stderr: "ImportError: x" }), "AssertionError").reason,
+    /no AssertionError/,
+  );
+  assert.match(
+    judgeReproduction(exec({ exitCode: null, limit: "time", stderr: "AssertionError" }), "AssertionError")
+      .reason,
+    /time limit/,
+  );
+  assert.equal(judgeReproduction(exec({ stderr: "Failure: x" }), "Failure|AssertionError").reproduced, true);
+});
+
+test("the script is the longest block in the runtime's language", () => {
+  const answer =
+    "Run:\n```sh\npython3 reproducer.py\n```\nScript:\n```python\nimport x\nassert x.f() == 1\n```\n";
+  assert.equal(extractScript(answer, "python"), "import x\nassert x.f() == 1\n");
+  assert.equal(extractScript("no code here", "python"), null);
+});
+
+test("a reproducer that fails to reproduce gets its output back, then a good one reproduces", async () => {
+  const wrong = "from shop.pricing import apply_discount\nprint(apply_discount(100, 10))\n";
+  const right =
+    "from shop.pricing import apply_discount\nresult = apply_discount(100, 10)\nassert result == 90, f'expected 90, got {result}'\n";
+  const model = await startScriptedModel((req) => {
+    const kind = promptKind(req);
+    if (kind === "has-example") return '{"has-reproducible-example": true}';
+    if (kind === "repro-write") return fence("python", wrong);
+    if (kind === "repro-feedback") return fence("python", right);
+    return { status: 400, body: { error: { message: `unexpected ${kind}` } } };
+  });
+  try {
+    const config = loadRepoConfig(copy.dir);
+    const r = await reproduceIssue(
+      { model: chatModelFor(model.baseURL), sandbox, config },
+      { issue: "apply_discount(100, 10) returns -900", workdir: copy.dir, topLevel: ["shop/", "tests/"] },
+    );
+    assert.equal(r.status, "reproduced");
+    assert.equal(r.attempts.length, 2);
+    assert.equal(r.attempts[0]!.reproduced, false);
+    assert.match(r.lead ?? "", /AssertionError: expected 90, got -900/);
+    assert.match(r.summary, /attempt 2/);
+    const feedback = model.requests[2]!.messages.at(-1)!.content!;
+    assert.match(feedback, /exited with status 0/);
+    assert.match(feedback, /-900/);
+    assert.match(model.requests[1]!.messages.at(-1)!.content!, /reproducer\.py.*python3 reproducer\.py/s);
+    assert.equal(model.requests[0]!.response_format?.type, "json_object");
+  } finally {
+    await model.close();
+  }
+});
+
+test("no example, never reproduced, and a broken model all end the stage without a crash", async () => {
+  const config = loadRepoConfig(copy.dir);
+  const noExample = await startScriptedModel(['{"has-reproducible-example": false}']);
+  try {
+    const r = await reproduceIssue(
+      { model: chatModelFor(noExample.baseURL), sandbox, config },
+      { issue: "it feels slow", workdir: copy.dir },
+    );
+    assert.equal(r.status, "no-example");
+    assert.equal(r.lead, null);
+  } finally {
+    await noExample.close();
+  }
+  const passing = await startScriptedModel((req) =>
+    promptKind(req) === "has-example"
+      ? '{"has-reproducible-example": "yes"}'
+      : fence("python", "print('all fine')\n"),
+  );
+  try {
+    const r = await reproduceIssue(
+      { model: chatModelFor(passing.baseURL), sandbox, config },
+      { issue: "x", workdir: copy.dir },
+    );
+    assert.equal(r.status, "not-reproduced");
+    assert.equal(r.attempts.length, 3);
+    assert.match(r.summary, /not reproduced after 3 attempt/);
+  } finally {
+    await passing.close();
+  }
+  const broken = await startScriptedModel([{ status: 400, body: { error: { message: "bad request" } } }]);
+  try {
+    const r = await reproduceIssue(
+      { model: chatModelFor(broken.baseURL), sandbox, config },
+      { issue: "x", workdir: copy.dir },
+    );
+    assert.equal(r.status, "error");
+    assert.match(r.summary, /reproduce stage failed/);
+  } finally {
+    await broken.close();
+  }
+});

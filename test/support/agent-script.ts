@@ -1,0 +1,71 @@
+import type { ChatRequest, ScriptedReply, ScriptHandler } from "./scripted-model.ts";
+
+export type AgentRole = "search" | "proxy" | "patch" | "other";
+
+/** Which agent a request comes from, told by its system prompt (prompts/*-system.md). */
+export function roleOf(req: ChatRequest): AgentRole {
+  const sys = String(req.messages[0]?.content ?? "");
+  if (sys.includes("turn an engineer's notes")) return "proxy";
+  if (sys.includes("fixing a reported bug")) return "patch";
+  if (sys.includes("investigating a bug report")) return "search";
+  return "other";
+}
+
+type Reply = ScriptedReply | string;
+
+export interface AgentScript {
+  /** Replies of the search agent, in order (selection, analysis, selection, ...). */
+  search: Reply[];
+  /**
+   * The proxy's reply to each request. Default: the JSON on the notes' last line starting with `JSON:`
+   * (so a scripted search answer carries the structured form its proxy should extract), else garbage.
+   */
+  proxy?: (notes: string, req: ChatRequest) => Reply;
+  /** Replies of the patch writer, in order. */
+  patch: Reply[];
+}
+
+export function proxyFromNotes(notes: string): string {
+  const lines = notes.split("\n").filter((l) => l.trim().startsWith("JSON:"));
+  const last = lines.at(-1);
+  return last ? last.trim().slice("JSON:".length).trim() : "I cannot tell what the notes ask for.";
+}
+
+/**
+ * A scripted-model handler that plays the three agents from separate queues. A queue that runs out
+ * answers with a 500 naming the role, so a test sees an unexpected extra call.
+ */
+export function agentScript(script: AgentScript): ScriptHandler & { counts: Record<AgentRole, number> } {
+  const counts: Record<AgentRole, number> = { search: 0, proxy: 0, patch: 0, other: 0 };
+  const handler = (req: ChatRequest): Reply => {
+    const role = roleOf(req);
+    const i = counts[role]++;
+    const missing = {
+      status: 500,
+      body: { error: { message: `scripted ${role} agent has no reply #${i + 1}` } },
+    };
+    if (role === "proxy") {
+      const notesMsg = String(req.messages[1]?.content ?? "");
+      return script.proxy ? script.proxy(notesMsg, req) : proxyFromNotes(notesMsg);
+    }
+    if (role === "search") return script.search[i] ?? missing;
+    if (role === "patch") return script.patch[i] ?? missing;
+    return missing;
+  };
+  return Object.assign(handler, { counts });
+}
+
+/** A search answer in prose that carries the JSON its proxy should produce. */
+export function searchSays(prose: string, json: { API_calls?: string[]; bug_locations?: object[] }): string {
+  return `${prose}\nJSON: ${JSON.stringify({ API_calls: json.API_calls ?? [], bug_locations: json.bug_locations ?? [] })}`;
+}
+
+/** A patch answer in the <file>/<original>/<patched> format. */
+export function patchAnswer(
+  file: string,
+  original: string,
+  patched: string,
+  prose = "Here is the fix.",
+): string {
+  return `${prose}\n\n<file>${file}</file>\n<original>\n${original}\n</original>\n<patched>\n${patched}\n</patched>\n`;
+}

@@ -1,0 +1,410 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One REST call the fake answered, in order. */
+export interface RecordedCall {
+  method: string;
+  /** Path below the API root, e.g. `/repos/o/r/issues/1/comments` (no `/api/v3`, no query). */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  /** The Authorization header's scheme: "bearer" (app JWT), "token" (installation token) or "none". */
+  auth: string;
+  status: number;
+}
+
+export interface FakeUser {
+  login: string;
+  type: "User" | "Bot";
+}
+
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  locked: boolean;
+  user: FakeUser;
+  labels: string[];
+}
+
+export interface FakeComment {
+  id: number;
+  issueNumber: number;
+  body: string;
+  user: FakeUser;
+  /** Every body the comment had, oldest first (the creation included). */
+  history: string[];
+}
+
+export interface FakePull {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: "open" | "closed";
+  user: FakeUser;
+}
+
+export interface FakeRepo {
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  cloneUrl: string;
+  issues: Map<number, FakeIssue>;
+  pulls: Map<number, FakePull>;
+  /** login → permission ("admin", "maintain", "write", "triage", "read"); absent → "none". */
+  permissions: Map<string, string>;
+  /** Repository files readable through the contents API (e.g. `.github/auto-fix.yml`). */
+  files: Map<string, string>;
+  reactions: { target: string; content: string }[];
+  nextNumber: number;
+}
+
+export interface FakeGitHub {
+  /** Value for GHE_HOST (host:port). Use with GHE_PROTOCOL=http. */
+  host: string;
+  /** The REST root, e.g. http://127.0.0.1:1234/api/v3 */
+  apiUrl: string;
+  calls: RecordedCall[];
+  comments: Map<number, FakeComment>;
+  /** The installation token handed out for every installation. */
+  installationToken: string;
+  /** The app's bot user: author of everything the app writes. */
+  bot: FakeUser;
+  addRepo(owner: string, name: string, options: { cloneUrl: string; defaultBranch?: string }): FakeRepo;
+  repo(owner: string, name: string): FakeRepo;
+  addIssue(owner: string, name: string, issue: Partial<FakeIssue> & { title: string }): FakeIssue;
+  /** Adds a comment written by someone else (a human or the app's bot). */
+  addComment(owner: string, name: string, issueNumber: number, body: string, user: FakeUser): FakeComment;
+  commentsOn(owner: string, name: string, issueNumber: number): FakeComment[];
+  close(): Promise<void>;
+}
+
+const API_PREFIX = "/api/v3";
+
+/** A body sent as-is (the contents API with `Accept: application/vnd.github.raw`). */
+class RawText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+function userJson(u: FakeUser): Record<string, unknown> {
+  return { login: u.login, type: u.type, id: u.login.length * 1000 + 7 };
+}
+
+/**
+ * A fake GitHub REST API on 127.0.0.1 (the GitHub Enterprise path layout, `/api/v3`), holding repos,
+ * issues, comments, pull requests, permissions and reactions in memory and recording every call.
+ * It answers the endpoints the app uses with GitHub's shapes and status codes; anything else is 404.
+ */
+export async function startFakeGitHub(options: { botLogin?: string } = {}): Promise<FakeGitHub> {
+  const calls: RecordedCall[] = [];
+  const repos = new Map<string, FakeRepo>();
+  const comments = new Map<number, FakeComment>();
+  const bot: FakeUser = { login: options.botLogin ?? "auto-fix[bot]", type: "Bot" };
+  const installationToken = "ghs_fakeInstallationToken0123456789";
+  let nextCommentId = 1000;
+  let baseUrl = "";
+
+  const issueJson = (r: FakeRepo, i: FakeIssue): Record<string, unknown> => ({
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    state: i.state,
+    locked: i.locked,
+    user: userJson(i.user),
+    labels: i.labels.map((name) => ({ name })),
+    html_url: `${baseUrl}/${r.owner}/${r.name}/issues/${i.number}`,
+  });
+  const commentJson = (r: FakeRepo, c: FakeComment): Record<string, unknown> => ({
+    id: c.id,
+    body: c.body,
+    user: userJson(c.user),
+    html_url: `${baseUrl}/${r.owner}/${r.name}/issues/${c.issueNumber}#issuecomment-${c.id}`,
+  });
+  const pullJson = (r: FakeRepo, p: FakePull): Record<string, unknown> => ({
+    number: p.number,
+    title: p.title,
+    body: p.body,
+    draft: p.draft,
+    state: p.state,
+    user: userJson(p.user),
+    head: { ref: p.head, label: `${r.owner}:${p.head}` },
+    base: { ref: p.base },
+    html_url: `${baseUrl}/${r.owner}/${r.name}/pull/${p.number}`,
+  });
+
+  const route = (
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    body: Record<string, unknown>,
+    accept: string,
+  ): [number, unknown] => {
+    let m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
+    if (m && method === "POST") {
+      return [
+        201,
+        {
+          token: installationToken,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          permissions: { issues: "write", pull_requests: "write", contents: "write", metadata: "read" },
+          repository_selection: "all",
+        },
+      ];
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
+    if (!m) return [404, { message: "Not Found" }];
+    const r = repos.get(`${m[1]}/${m[2]}`);
+    if (!r) return [404, { message: "Not Found" }];
+    const rest = m[3] ?? "";
+    if (rest === "" && method === "GET") {
+      return [
+        200,
+        {
+          name: r.name,
+          full_name: `${r.owner}/${r.name}`,
+          owner: { login: r.owner },
+          default_branch: r.defaultBranch,
+          clone_url: r.cloneUrl,
+        },
+      ];
+    }
+    m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
+    if (m && method === "GET") {
+      const login = decodeURIComponent(m[1]!);
+      const permission = r.permissions.get(login);
+      if (permission === undefined) return [404, { message: `${login} is not a user` }];
+      return [200, { permission, role_name: permission, user: { login, type: "User" } }];
+    }
+    m = /^\/contents\/(.+)$/.exec(rest);
+    if (m && method === "GET") {
+      const text = r.files.get(decodeURIComponent(m[1]!));
+      if (text === undefined) return [404, { message: "Not Found" }];
+      if (accept.includes(".raw")) return [200, new RawText(text)];
+      return [
+        200,
+        {
+          type: "file",
+          encoding: "base64",
+          path: decodeURIComponent(m[1]!),
+          content: Buffer.from(text).toString("base64"),
+        },
+      ];
+    }
+    m = /^\/issues\/(\d+)$/.exec(rest);
+    if (m && method === "GET") {
+      const issue = r.issues.get(Number(m[1]));
+      return issue ? [200, issueJson(r, issue)] : [404, { message: "Not Found" }];
+    }
+    m = /^\/issues\/(\d+)\/comments$/.exec(rest);
+    if (m) {
+      const n = Number(m[1]);
+      if (!r.issues.has(n) && !r.pulls.has(n)) return [404, { message: "Not Found" }];
+      if (method === "GET") {
+        const list = [...comments.values()].filter((c) => c.issueNumber === n && commentRepo.get(c.id) === r);
+        const perPage = Number(query.per_page ?? 30);
+        const page = Number(query.page ?? 1);
+        return [200, list.slice((page - 1) * perPage, page * perPage).map((c) => commentJson(r, c))];
+      }
+      if (method === "POST") {
+        if (typeof body.body !== "string") return [422, { message: "body is missing" }];
+        if (body.body.length > 65536)
+          return [422, { message: "body is too long (maximum is 65536 characters)" }];
+        const c: FakeComment = {
+          id: nextCommentId++,
+          issueNumber: n,
+          body: body.body,
+          user: bot,
+          history: [body.body],
+        };
+        comments.set(c.id, c);
+        commentRepo.set(c.id, r);
+        return [201, commentJson(r, c)];
+      }
+    }
+    m = /^\/issues\/comments\/(\d+)$/.exec(rest);
+    if (m && method === "PATCH") {
+      const c = comments.get(Number(m[1]));
+      if (!c || commentRepo.get(c.id) !== r) return [404, { message: "Not Found" }];
+      if (typeof body.body !== "string") return [422, { message: "body is missing" }];
+      if (body.body.length > 65536)
+        return [422, { message: "body is too long (maximum is 65536 characters)" }];
+      c.body = body.body;
+      c.history.push(body.body);
+      return [200, commentJson(r, c)];
+    }
+    m = /^\/issues\/(?:comments\/)?(\d+)\/reactions$/.exec(rest);
+    if (m && method === "POST") {
+      const target = rest.includes("/comments/") ? `comment:${m[1]}` : `issue:${m[1]}`;
+      r.reactions.push({ target, content: String(body.content) });
+      return [201, { id: r.reactions.length, content: body.content }];
+    }
+    if (rest === "/pulls" && method === "GET") {
+      const head = query.head;
+      const state = query.state ?? "open";
+      const list = [...r.pulls.values()].filter(
+        (p) =>
+          (head === undefined || `${r.owner}:${p.head}` === head) && (state === "all" || p.state === state),
+      );
+      return [200, list.map((p) => pullJson(r, p))];
+    }
+    if (rest === "/pulls" && method === "POST") {
+      const { title, head, base } = body;
+      if (typeof title !== "string" || typeof head !== "string" || typeof base !== "string") {
+        return [422, { message: "Validation Failed" }];
+      }
+      if (typeof body.body === "string" && body.body.length > 65536) {
+        return [422, { message: "body is too long (maximum is 65536 characters)" }];
+      }
+      if ([...r.pulls.values()].some((p) => p.head === head && p.state === "open")) {
+        return [422, { message: `A pull request already exists for ${r.owner}:${head}.` }];
+      }
+      const p: FakePull = {
+        number: r.nextNumber++,
+        title,
+        body: typeof body.body === "string" ? body.body : "",
+        head,
+        base,
+        draft: body.draft === true,
+        state: "open",
+        user: bot,
+      };
+      r.pulls.set(p.number, p);
+      return [201, pullJson(r, p)];
+    }
+    m = /^\/pulls\/(\d+)$/.exec(rest);
+    if (m) {
+      const p = r.pulls.get(Number(m[1]));
+      if (!p) return [404, { message: "Not Found" }];
+      if (method === "GET") return [200, pullJson(r, p)];
+      if (method === "PATCH") {
+        if (typeof body.body === "string") {
+          if (body.body.length > 65536) return [422, { message: "body is too long" }];
+          p.body = body.body;
+        }
+        if (typeof body.title === "string") p.title = body.title;
+        return [200, pullJson(r, p)];
+      }
+    }
+    return [404, { message: "Not Found" }];
+  };
+  const commentRepo = new Map<number, FakeRepo>();
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = raw;
+      }
+      const authHeader = String(req.headers.authorization ?? "");
+      const auth = authHeader.split(" ")[0]?.toLowerCase() || "none";
+      const method = req.method ?? "GET";
+      const call: RecordedCall = {
+        method,
+        path: decodeURIComponent(path),
+        query: Object.fromEntries(url.searchParams),
+        body,
+        auth,
+        status: 0,
+      };
+      calls.push(call);
+      let status: number;
+      let payload: unknown;
+      if (auth === "none") {
+        [status, payload] = [401, { message: "Requires authentication" }];
+      } else {
+        const obj = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+        [status, payload] = route(method, path, call.query, obj, String(req.headers.accept ?? ""));
+      }
+      call.status = status;
+      if (payload instanceof RawText) {
+        res.writeHead(status, { "content-type": "application/vnd.github.raw; charset=utf-8" });
+        res.end(payload.text);
+        return;
+      }
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(payload));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
+
+  const getRepo = (owner: string, name: string): FakeRepo => {
+    const r = repos.get(`${owner}/${name}`);
+    if (!r) throw new Error(`fake GitHub: no repo ${owner}/${name}`);
+    return r;
+  };
+
+  return {
+    host: `127.0.0.1:${port}`,
+    apiUrl: `${baseUrl}${API_PREFIX}`,
+    calls,
+    comments,
+    installationToken,
+    bot,
+    addRepo(owner, name, opts) {
+      const r: FakeRepo = {
+        owner,
+        name,
+        defaultBranch: opts.defaultBranch ?? "main",
+        cloneUrl: opts.cloneUrl,
+        issues: new Map(),
+        pulls: new Map(),
+        permissions: new Map(),
+        files: new Map(),
+        reactions: [],
+        nextNumber: 1,
+      };
+      repos.set(`${owner}/${name}`, r);
+      return r;
+    },
+    repo: getRepo,
+    addIssue(owner, name, partial) {
+      const r = getRepo(owner, name);
+      const issue: FakeIssue = {
+        number: partial.number ?? r.nextNumber,
+        title: partial.title,
+        body: partial.body ?? "",
+        state: partial.state ?? "open",
+        locked: partial.locked ?? false,
+        user: partial.user ?? { login: "reporter", type: "User" },
+        labels: partial.labels ?? [],
+      };
+      r.nextNumber = Math.max(r.nextNumber, issue.number + 1);
+      r.issues.set(issue.number, issue);
+      return issue;
+    },
+    addComment(owner, name, issueNumber, body, user) {
+      const r = getRepo(owner, name);
+      const c: FakeComment = { id: nextCommentId++, issueNumber, body, user, history: [body] };
+      comments.set(c.id, c);
+      commentRepo.set(c.id, r);
+      return c;
+    },
+    commentsOn(owner, name, issueNumber) {
+      const r = getRepo(owner, name);
+      return [...comments.values()].filter(
+        (c) => c.issueNumber === issueNumber && commentRepo.get(c.id) === r,
+      );
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { loadRepoConfig } from "../../src/config/index.ts";
+import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
+import { compareRuns, runTestSuite, validatePatched } from "../../src/validate/index.ts";
+
+const FIXTURES = new URL("../fixtures/review-repos/", import.meta.url).pathname;
+let sandbox: SandboxPort;
+const copies: WorkCopy[] = [];
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+});
+after(async () => {
+  for (const c of copies) await c.dispose();
+});
+async function copyOf(name: string): Promise<string> {
+  const c = await makeWorkCopy(join(FIXTURES, name));
+  copies.push(c);
+  return c.dir;
+}
+function edit(dir: string, rel: string, from: string, to: string): void {
+  const text = readFileSync(join(dir, rel), "utf8");
+  assert.ok(text.includes(from), `${rel} lacks ${from}`);
+  writeFileSync(join(dir, rel), text.replace(from, to));
+}
+
+test("pytest repo: a good patch validates, a patch that breaks a passing test is a regression", async () => {
+  const base = await copyOf("py-shop");
+  const config = loadRepoConfig(base);
+  assert.equal(config.test.framework, "pytest");
+  const baseline = await runTestSuite(sandbox, base, config);
+  assert.ok(baseline);
+  assert.equal(baseline.parser, "pytest");
+  assert.equal(baseline.passed, 3);
+
+  const good = await copyOf("py-shop");
+  edit(good, "shop/pricing.py", "price * percent\n", "price * percent / 100\n");
+  const ok = await validatePatched(sandbox, good, config, baseline);
+  assert.equal(ok.result.status, "passed");
+  assert.deepEqual(ok.result.regressions, []);
+
+  const bad = await copyOf("py-shop");
+  edit(
+    bad,
+    "shop/pricing.py",
+    "return price - price * percent\n",
+    "return price * (1 - percent / 100) if percent else None\n",
+  );
+  const broken = await validatePatched(sandbox, bad, config, baseline);
+  assert.equal(broken.result.status, "regressions");
+  assert.deepEqual(broken.result.regressions, ["tests/test_pricing.py::test_no_discount"]);
+  assert.match(broken.result.summary, /test_no_discount/);
+});
+
+test("node test runner repo: per-test regression and fixed tests", async () => {
+  const base = await copyOf("js-slug");
+  const config = loadRepoConfig(base);
+  assert.equal(config.test.framework, "node-test");
+  const baseline = await runTestSuite(sandbox, base, config);
+  assert.ok(baseline);
+  assert.equal(baseline.exec.exitCode, 0, baseline.exec.stdout + baseline.exec.stderr);
+  assert.ok(baseline.tests?.get("two words") === "passed", [...(baseline.tests ?? [])].join(";"));
+
+  const bad = await copyOf("js-slug");
+  edit(bad, "src/slug.js", '.replace(" ", "-")', '.replace(/ /g, "_")');
+  const v = await validatePatched(sandbox, bad, config, baseline);
+  assert.equal(v.result.status, "regressions");
+  assert.deepEqual(v.result.regressions, ["two words"]);
+});
+
+test("exit code only: a suite that passed before and fails after is a regression", async () => {
+  const dir = await copyOf("py-shop");
+  const config = { ...loadRepoConfig(dir) };
+  config.test = { ...config.test, command: "test -f ok.flag", framework: "unknown" };
+  writeFileSync(join(dir, "ok.flag"), "");
+  const before = await runTestSuite(sandbox, dir, config);
+  assert.equal(before?.parser, "exit-code");
+  const { rmSync } = await import("node:fs");
+  rmSync(join(dir, "ok.flag"));
+  const afterRun = await runTestSuite(sandbox, dir, config);
+  const v = compareRuns(before, afterRun);
+  assert.equal(v.status, "regressions");
+  assert.equal(v.perTest, false);
+});
+
+test("JUnit reports are read after the run, and stale ones are removed first", async () => {
+  const dir = await copyOf("py-shop");
+  const config = loadRepoConfig(dir);
+  mkdirSync(join(dir, "reports"));
+  writeFileSync(
+    join(dir, "reports", "TEST-stale.xml"),
+    '<testsuite><testcase classname="Old" name="gone"/></testsuite>',
+  );
+  config.test = {
+    ...config.test,
+    framework: "unknown",
+    reports: ["reports/TEST-*.xml"],
+    command: `mkdir -p reports && printf '<testsuite><testcase classname="A" name="one"/><testcase classname="A" name="two"><failure/></testcase></testsuite>' > reports/TEST-a.xml; exit 1`,
+  };
+  const run = await runTestSuite(sandbox, dir, config);
+  assert.equal(run?.parser, "junit-xml");
+  assert.deepEqual(Object.fromEntries(run?.tests ?? []), { "A.one": "passed", "A.two": "failed" });
+});
+
+test("a limit hit by the suite after the patch is reported, not hidden", async () => {
+  const dir = await copyOf("py-shop");
+  const config = loadRepoConfig(dir);
+  const baseline = await runTestSuite(sandbox, dir, config);
+  config.test = { ...config.test, command: "sleep 30" };
+  config.timeouts = { ...config.timeouts, testMs: 300 };
+  const v = await validatePatched(sandbox, dir, config, baseline);
+  assert.equal(v.result.status, "regressions");
+  assert.match(v.result.summary, /time limit/);
+});
