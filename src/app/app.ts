@@ -1,6 +1,9 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { JobFailure } from "../jobs/errors.ts";
 import type { JobHandler, JobQueue } from "../jobs/types.ts";
+import { serveOps } from "../ops/http.ts";
+import type { MetricsRegistry } from "../ops/metrics.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import type { Pipeline } from "./pipeline.ts";
@@ -21,6 +24,8 @@ export interface AppOptions {
   onOutcome?: (deliveryId: string, outcome: HandleOutcome) => void;
   /** Start the job workers in this process (default true). */
   startWorkers?: boolean;
+  /** Serve `GET /health` and `GET /metrics` on the app's server. */
+  ops?: { registry: MetricsRegistry; isStopping?: () => boolean };
 }
 
 async function loadRepoConfig(context: Context): Promise<unknown> {
@@ -53,6 +58,8 @@ export function createWorker(app: Probot, options: AppOptions): JobHandler {
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);
+    // The issue already says what went wrong; the queue records the job as failed, with a reason.
+    if (outcome.status === "failed") throw new JobFailure("run-failed", outcome.reason);
   };
 }
 
@@ -61,7 +68,12 @@ export function createWorker(app: Probot, options: AppOptions): JobHandler {
  * Every delivery builds its own dependencies from its context.
  */
 export function createAutoFixApp(options: AppOptions): ApplicationFunction {
-  return (app: Probot) => {
+  return (app: Probot, fnOptions) => {
+    const ops = options.ops;
+    if (ops) {
+      const deps = { ...ops, queue: options.queue, role: "app", startedAt: Date.now() };
+      fnOptions?.addHandler((req, res) => serveOps(deps, req, res));
+    }
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],

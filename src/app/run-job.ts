@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
 import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
+import { JobShutdownError } from "../jobs/errors.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
 import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
@@ -130,8 +131,10 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     await rm(repoDir, { recursive: true, force: true }).catch(() => {});
     return outcome;
   };
-  const cancelled = () =>
-    finish(
+  const cancelled = () => {
+    // Shutdown is not a cancel: the job goes back to the queue and resumes from its checkpoint.
+    if (ctx.signal.reason instanceof JobShutdownError) throw ctx.signal.reason;
+    return finish(
       {
         ok: false,
         headline: "The run was cancelled with `/cancel`.",
@@ -140,6 +143,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       },
       { status: "cancelled", reason: "cancelled" },
     );
+  };
 
   try {
     // A resumed job reuses the status comment it posted before the restart.
@@ -153,6 +157,8 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     status.stage("cloned", { status: "running" });
 
     token = await github.gitToken();
+    // A resumed job finds the clone of the run that died: start from a clean one.
+    await rm(repoDir, { recursive: true, force: true });
     const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
     status.stage("cloned", { status: "done", note: `\`${data.ref}\` at \`${clone.commit.slice(0, 7)}\`` });
     await ctx.checkpoint("cloned", { commit: clone.commit });
@@ -174,6 +180,11 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     for (const [name, line] of pipelineStages(result)) status.view.stages[name] ??= line;
     await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await ctx.checkpoint("pipeline", { status: result.status });
+    ctx.recordUsage?.({
+      promptTokens: result.usage.prompt_tokens,
+      completionTokens: result.usage.completion_tokens,
+      costUsd: result.usage.cost_usd,
+    });
     const review = lastReview(result);
     const advice = [review?.["patch-advice"], review?.["test-advice"]]
       .filter(Boolean)
