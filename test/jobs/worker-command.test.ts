@@ -4,7 +4,13 @@ import { main } from "../../src/cli/main.ts";
 
 async function cli(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; err: string }> {
   let err = "";
-  const code = await main(argv, { env, stdout: () => {}, stderr: (t) => void (err += t) });
+  const code = await main(argv, {
+    env,
+    stdout: () => {},
+    stderr: (t) => {
+      err += t;
+    },
+  });
   return { code, err };
 }
 
