@@ -24,9 +24,12 @@ export async function createJobQueue(
     process.stderr.write(`auto-fix jobs: ${m}${f ? ` ${JSON.stringify(f)}` : ""}\n`),
 ): Promise<QueueSetup> {
   const registry = new MetricsRegistry();
+  const leaseSeconds = Number(env.AUTO_FIX_JOB_LEASE_SECONDS);
   const config = {
     redisUrl: env.REDIS_URL?.trim() || undefined,
     dataDir: env.AUTO_FIX_DATA_DIR?.trim() || ".auto-fix/data",
+    // How long a job stays with a worker that stopped renewing it (default 60 s).
+    ...(leaseSeconds >= 1 && { leaseMs: leaseSeconds * 1000 }),
     metrics: createJobMetrics(registry),
     log,
   };
