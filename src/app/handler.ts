@@ -157,12 +157,14 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   await deps.ledger.record(repoKey, deps.now());
   // The 👀 reaction is the acknowledgement people see; the worker posts the status comment when it starts
   // (the handler makes no other write, so the webhook is answered quickly).
-  try {
-    if (event.comment) await github.reactToComment(event.comment.id, "eyes");
-    else await github.reactToIssue(issueNumber, "eyes");
-  } catch {
+  // Not awaited: Octokit spaces an installation's writes a second apart, so waiting here would hold every
+  // acknowledgement behind the reactions of earlier deliveries (and past GitHub's 10-second limit).
+  const react = event.comment
+    ? github.reactToComment(event.comment.id, "eyes")
+    : github.reactToIssue(issueNumber, "eyes");
+  react.catch(() => {
     // The job is stored; a missing reaction is cosmetic.
-  }
+  });
   return { action: "queued", jobId: outcome.jobId };
 }
 

@@ -20,14 +20,18 @@ interface Options {
   logFile: string;
   /** The pipeline holds until this file exists. */
   holdFile?: string;
-  /** The pipeline of each run waits until runs have started in this many processes. */
+  /** The pipeline of each run waits until runs with the same tag have started in this many processes. */
   barrier?: number;
+  tag?: string;
   port?: number;
+  /** Run no jobs in the server even on the embedded store (the acknowledgement benchmark). */
+  noWorkers?: boolean;
 }
 
 const opts = JSON.parse(process.argv[2] ?? "{}") as Options;
+opts.logFile ||= "/dev/null";
 const record = (e: Record<string, unknown>): void =>
-  appendFileSync(opts.logFile, `${JSON.stringify({ ...e, pid: process.pid })}\n`);
+  appendFileSync(opts.logFile, `${JSON.stringify({ ...e, pid: process.pid, t: Date.now() })}\n`);
 
 async function until(check: () => boolean, signal: AbortSignal): Promise<void> {
   while (!check()) {
@@ -38,14 +42,16 @@ async function until(check: () => boolean, signal: AbortSignal): Promise<void> {
 
 const pipeline: Pipeline = async (req) => {
   const issue = readFileSync(req.issueFile, "utf8").split("\n")[0];
-  record({ event: "pipeline", issue });
+  record({ event: "pipeline", issue, tag: opts.tag ?? null });
   if (opts.barrier) {
     const pids = (): number =>
       new Set(
         readFileSync(opts.logFile, "utf8")
           .split("\n")
-          .filter((l) => l.includes('"pipeline"'))
-          .map((l) => (JSON.parse(l) as { pid: number }).pid),
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { event: string; tag?: string; pid: number })
+          .filter((e) => e.event === "pipeline" && e.tag === (opts.tag ?? null))
+          .map((e) => e.pid),
       ).size;
     await until(() => pids() >= (opts.barrier ?? 0), req.signal);
   }
@@ -83,7 +89,7 @@ if (opts.role === "worker") {
       settings: readSettings(process.env),
       pipeline,
       model: "scripted",
-      startWorkers: queue.kind !== "redis",
+      startWorkers: queue.kind !== "redis" && !opts.noWorkers,
       ops: { registry },
     },
   });
