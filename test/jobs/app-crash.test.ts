@@ -34,11 +34,15 @@ test("app on the embedded store: a repeated delivery and a second label start on
     writeFileSync(holdFile, "");
 
     const second = await w.start("server");
-    await waitFor("the pull request", () => w.repo.pulls.size === 1, 30_000);
-    const health = await waitFor("the job to be done", async () => {
-      const h = (await (await fetch(`${second.url}/health`)).json()) as { jobs: Record<string, number> };
-      return h.jobs.done === 1 ? h : undefined;
-    });
+    await waitFor("the pull request", () => w.repo.pulls.size === 1, 90_000);
+    const health = await waitFor(
+      "the job to be done",
+      async () => {
+        const h = (await (await fetch(`${second.url}/health`)).json()) as { jobs: Record<string, number> };
+        return h.jobs.done === 1 ? h : undefined;
+      },
+      60_000,
+    );
     assert.deepEqual(health.jobs, { queued: 0, running: 0, done: 1, failed: 0, cancelled: 0 });
 
     const runs = w.events().filter((e) => e.event === "pipeline");

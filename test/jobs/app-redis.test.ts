@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { Redis } from "ioredis";
 import { sample, startWorld } from "./support/app-e2e.ts";
 import { type RedisServer, startRedis } from "./support/redis-server.ts";
 import { waitFor } from "./support/wait.ts";
@@ -19,9 +20,9 @@ after(async () => {
 });
 
 test("app on Redis: server enqueues, a worker dies mid-run, two workers share the rest; one pull request per issue", async () => {
-  const w = await startWorld({ REDIS_URL: redis.url, AUTO_FIX_JOB_LEASE_SECONDS: "2", LOG_LEVEL: "debug" });
+  const w = await startWorld({ REDIS_URL: redis.url, AUTO_FIX_JOB_LEASE_SECONDS: "2" });
   try {
-    const issues = w.addIssues(4);
+    const issues = w.addIssues(2);
     const holdFile = join(w.dir, "release");
     const server = await w.start("server");
     const url = server.url!;
@@ -29,6 +30,14 @@ test("app on Redis: server enqueues, a worker dies mid-run, two workers share th
     for (const [i, n] of issues.entries()) assert.equal(await w.label(url, n, `redis-delivery-${i}`), 200);
     assert.equal(await w.label(url, issues[0]!, "redis-delivery-0"), 200, "a repeated delivery");
     await waitFor("a run to reach the pipeline", () => w.events().some((e) => e.event === "holding"));
+    // With REDIS_URL, Probot spaces GitHub writes through a Bottleneck limiter kept in Redis; a worker
+    // killed in the middle of a write would hold the installation's write slot until Bottleneck expires
+    // it (minutes). Kill the worker in its pipeline, once no write of its own is in flight.
+    const bottleneck = new Redis(redis.url);
+    await waitFor("no GitHub write in flight", async () => {
+      const running = await bottleneck.hget("b_octokit-write-4242_settings", "running");
+      return Number(running ?? 0) === 0;
+    }).finally(() => bottleneck.disconnect());
     assert.equal(w.events().filter((e) => e.event === "pipeline").length, 1, "the server itself runs no job");
     doomed.proc.kill("SIGKILL");
     await doomed.exited;
@@ -41,27 +50,31 @@ test("app on Redis: server enqueues, a worker dies mid-run, two workers share th
     };
     assert.equal(health.status, "ok");
     assert.equal(health.queue.kind, "redis");
-    assert.equal((health.jobs.queued ?? 0) + (health.jobs.running ?? 0), 4);
+    assert.equal((health.jobs.queued ?? 0) + (health.jobs.running ?? 0), 2);
 
     const workers = [
       await w.start("worker", { barrier: 2, tag: "survivors" }),
       await w.start("worker", { barrier: 2, tag: "survivors" }),
     ];
-    await waitFor("four pull requests", () => w.repo.pulls.size === 4, 60_000).catch((err: Error) => {
+    await waitFor("two pull requests", () => w.repo.pulls.size === 2, 120_000).catch((err: Error) => {
       const outputs = [server, ...workers].map((c) => c.output().slice(-6000)).join("\n----\n");
       throw new Error(`${err.message}\n${JSON.stringify(w.events())}\n${outputs}`);
     });
-    await waitFor("every job done", async () => {
-      const m = await (await fetch(`${url}/metrics`)).text();
-      return sample(m, 'autofix_jobs{state="done"}') === 4;
-    });
+    await waitFor(
+      "every job done",
+      async () => {
+        const m = await (await fetch(`${url}/metrics`)).text();
+        return sample(m, 'autofix_jobs{state="done"}') === 2;
+      },
+      60_000,
+    );
 
     const heads = [...w.repo.pulls.values()].map((p) => p.head).sort();
     assert.deepEqual(heads, issues.map((n) => `auto-fix/issue-${n}`).sort(), "one pull request per issue");
     const runs = w.events().filter((e) => e.event === "pipeline");
-    assert.equal(runs.length, 5, "four runs plus the one that was killed");
+    assert.equal(runs.length, 3, "two runs plus the one that was killed");
     const survivors = runs.filter((e) => (e as { tag?: string }).tag === "survivors");
-    assert.equal(survivors.length, 4);
+    assert.equal(survivors.length, 2);
     assert.equal(new Set(survivors.map((e) => e.pid)).size, 2, "both workers took jobs");
     const killedIssue = runs[0]?.issue;
     assert.equal(runs.filter((e) => e.issue === killedIssue).length, 2, "the killed run was taken up once");
@@ -72,7 +85,7 @@ test("app on Redis: server enqueues, a worker dies mid-run, two workers share th
       assert.equal(status.length, 1, `issue #${n} has one status comment`);
     }
     const m = await (await fetch(`${url}/metrics`)).text();
-    assert.equal(sample(m, 'autofix_enqueue_total{outcome="queued"}'), 4);
+    assert.equal(sample(m, 'autofix_enqueue_total{outcome="queued"}'), 2);
     assert.equal(sample(m, 'autofix_enqueue_total{outcome="duplicate"}'), 1);
     for (const worker of workers) worker.proc.kill("SIGTERM");
     for (const worker of workers) await worker.exited;
