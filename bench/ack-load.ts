@@ -157,7 +157,7 @@ async function measure(label: string, env: Record<string, string>, githubHost: s
     const f = (n: number): string => n.toFixed(2);
     process.stdout.write(
       `${label.padEnd(28)} sent ${r.sent} in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, ` +
-        `errors ${r.errors}; ack latency ms: median ${f(percentile(sorted, 50))}, p99 ${f(percentile(sorted, 99))}, ` +
+        `errors ${r.errors}${r.errors ? ` ${JSON.stringify(r.errorCodes)}` : ""}; ack latency ms: median ${f(percentile(sorted, 50))}, p99 ${f(percentile(sorted, 99))}, ` +
         `max ${f(sorted[sorted.length - 1] ?? Number.NaN)}\n`,
     );
     const store = createJobQueue({
