@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -83,8 +84,16 @@ function until(proc: ChildProcess, re: RegExp): Promise<RegExpMatchArray> {
   });
 }
 
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
 async function startRedis(dir: string, fsync: string): Promise<{ url: string; proc: ChildProcess }> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const proc = spawn(
     "/usr/bin/redis-server",
     [
