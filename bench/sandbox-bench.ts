@@ -7,7 +7,6 @@
  *   npm run bench:sandbox [-- --runs 100]
  */
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadRepoConfig } from "../src/config/index.ts";
 import { reproduceIssue } from "../src/reproduce/index.ts";

@@ -40,7 +40,10 @@ async function loadRepoConfig(context: Context): Promise<unknown> {
 }
 
 /** The job worker: authenticates as the job's installation and runs it. */
-export function createWorker(app: Probot, options: AppOptions): JobHandler {
+export function createWorker(
+  app: Probot,
+  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now">,
+): JobHandler {
   return async (job, ctx) => {
     const octokit = await app.auth(job.spec.installationId);
     const github = createOctokitGitHub(octokit, job.spec.owner, job.spec.repo);

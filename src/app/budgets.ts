@@ -1,12 +1,10 @@
 /** Run budgets: how many runs an issue and a repository may have. */
 
-/** Records when runs started, per repository (a durable store can implement the same interface). */
-export interface RunLedger {
-  record(repoKey: string, at: number): Promise<void>;
-  /** Runs recorded for `repoKey` at or after `since`. */
-  countSince(repoKey: string, since: number): Promise<number>;
-}
+import type { RunLedger } from "../jobs/run-ledger.ts";
 
+export type { RunLedger };
+
+/** An in-process ledger (tests); the app uses the durable ones from `src/jobs/run-ledger.ts`. */
 export class MemoryRunLedger implements RunLedger {
   readonly #runs = new Map<string, number[]>();
 
@@ -37,7 +35,7 @@ export function budgetRefusal(f: BudgetFacts): string | null {
   if (f.issueRuns >= f.maxRunsPerIssue) {
     return (
       `This issue has had ${f.issueRuns} runs, the limit for one issue (runs per issue: ${f.maxRunsPerIssue}). ` +
-      "A maintainer can raise `budgets.runs_per_issue` in `.github/auto-fix.yml` (up to the operator's limit) " +
+      "A maintainer can raise `budgets.runs-per-issue` in `.github/auto-fix.yml` (up to the operator's limit) " +
       "or take it from here by hand."
     );
   }

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FixResult, FixResultSchema, type Pipeline } from "./pipeline.ts";
 
@@ -14,8 +16,8 @@ export function pipelineEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** A progress line the pipeline prints on stderr: `[auto-fix] stage <name>[: note]`. */
-const STAGE_LINE = /^\[auto-fix\] stage ([a-z ]+?)(?::\s*(.*))?$/;
+/** A progress line `auto-fix fix` prints on stderr when it is not a terminal: `auto-fix: <stage>[ (detail)]`. */
+const STAGE_LINE = /^auto-fix: ([a-z][a-z-]*)(?: \((.*)\))?$/;
 
 function parseResult(stdout: string): FixResult | null {
   const text = stdout.trim();
@@ -32,6 +34,26 @@ function parseResult(stdout: string): FixResult | null {
 }
 
 /**
+ * Adds what the pull request shows but the result JSON does not carry: the bug locations (resolved, with
+ * the intended behaviour the model gave) from the run's `search/outcome.json` artifact.
+ */
+export async function withArtifacts(result: FixResult, outDir: string): Promise<FixResult> {
+  if (result.locations !== undefined) return result;
+  try {
+    const outcome = JSON.parse(await readFile(join(outDir, "search", "outcome.json"), "utf8")) as {
+      locations?: unknown;
+      requested?: unknown;
+    };
+    const resolved = Array.isArray(outcome.locations) ? outcome.locations : [];
+    const requested = Array.isArray(outcome.requested) ? outcome.requested : [];
+    const locations = resolved.length > 0 ? resolved : requested;
+    return locations.length > 0 ? { ...result, locations } : result;
+  } catch {
+    return result;
+  }
+}
+
+/**
  * The pipeline as the command line runs it (`auto-fix fix ... --json`), in a child process of its own:
  * the same code path users run locally, killed with its process group on cancel.
  */
@@ -41,7 +63,11 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
       const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
       args.push("--out", req.outDir, "--json");
       if (req.testCommand) args.push("--test-cmd", req.testCommand);
-      const env = { ...pipelineEnv(options.env), AUTO_FIX_MAX_COST_USD: String(req.maxCostUsd) };
+      if (req.guidance) args.push("--guidance", req.guidance);
+      // The spend limit per run is the pipeline's model budget (the lower of the two when both are set).
+      const own = Number(options.env.AUTO_FIX_BUDGET_USD);
+      const budget = Number.isFinite(own) && own > 0 ? Math.min(own, req.maxCostUsd) : req.maxCostUsd;
+      const env = { ...pipelineEnv(options.env), AUTO_FIX_BUDGET_USD: String(budget) };
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
@@ -72,7 +98,7 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
         req.signal.removeEventListener("abort", kill);
         if (req.signal.aborted) return reject(new Error("cancelled"));
         const result = parseResult(stdout);
-        if (result) return resolve(result);
+        if (result) return resolve(withArtifacts(result, req.outDir));
         const tail = stderr.trim().split("\n").slice(-5).join("\n");
         resolve(
           FixResultSchema.parse({

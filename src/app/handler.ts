@@ -66,15 +66,15 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   if (event.issue.locked) return { action: "ignored", reason: "issue is locked" };
   if (!event.issue.open) return { action: "ignored", reason: "issue is closed" };
 
-  const config = effectiveConfig(
-    deps.settings,
-    event.kind === "labeled" || command ? await deps.loadRepoConfig() : null,
-  );
+  // Config and permission are independent reads: fetch them together.
+  const [repoConfig, permission] = await Promise.all([
+    deps.loadRepoConfig(),
+    github.permission(event.sender.login),
+  ]);
+  const config = effectiveConfig(deps.settings, repoConfig);
   if (event.kind === "labeled" && event.label !== config.label) {
     return { action: "ignored", reason: `label is not ${config.label}` };
   }
-
-  const permission = await github.permission(event.sender.login);
   if (!ALLOWED.has(permission)) {
     const replied = await replyDeniedOnce(github, event.issue.number, event.sender.login);
     return { action: "denied", replied };
@@ -143,7 +143,9 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     ...(guidance ? { guidance } : {}),
     data: { ...data },
   };
-  // Stored first, acknowledged after: the job survives a failed reaction; a redelivery is a duplicate.
+  // The handler's only effect on success is the stored job: the worker reacts 👀 and posts the status
+  // comment when it starts. (Probot's octokit spaces writes a second apart across the process, so a write
+  // here could wait behind running jobs' edits and miss GitHub's 10-second webhook deadline.)
   const outcome = await deps.queue.enqueue(spec);
   if (outcome.status === "duplicate") return { action: "duplicate", jobId: outcome.jobId };
   if (outcome.status === "active") {
@@ -155,16 +157,6 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     return { action: "active", jobId: outcome.jobId };
   }
   await deps.ledger.record(repoKey, deps.now());
-  // The 👀 reaction is the acknowledgement people see; the worker posts the status comment when it starts
-  // (the handler makes no other write, so the webhook is answered quickly).
-  // Not awaited: Octokit spaces an installation's writes a second apart, so waiting here would hold every
-  // acknowledgement behind the reactions of earlier deliveries (and past GitHub's 10-second limit).
-  const react = event.comment
-    ? github.reactToComment(event.comment.id, "eyes")
-    : github.reactToIssue(issueNumber, "eyes");
-  react.catch(() => {
-    // The job is stored; a missing reaction is cosmetic.
-  });
   return { action: "queued", jobId: outcome.jobId };
 }
 

@@ -1,6 +1,7 @@
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
 import { pullMarker } from "./markers.ts";
-import { type BugLocation, type ExecOutput, type FixResult, lastReview } from "./pipeline.ts";
+import { describeResult, type ExecView, type LocationView } from "./describe.ts";
+import type { FixResult } from "./pipeline.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -28,36 +29,32 @@ const clip = (text: string, max: number) =>
     ? text
     : `${text.slice(0, max)}\n… (${text.length - max} more characters in the artifacts)`;
 
-function execBlock(label: string, e: ExecOutput | undefined, max: number): string[] {
+function execBlock(label: string, e: ExecView | null, max: number): string[] {
   if (!e) return [];
-  const code = e.exit_code ?? e.exitCode;
-  const out = [e.stdout ?? "", e.stderr ?? ""].filter((s) => s.trim() !== "").join("\n");
+  const limit = e.limit ? `, stopped by the ${e.limit} limit` : "";
   return [
-    `${label} (exit code ${code ?? "none"}${e.timed_out ? ", timed out" : ""}):`,
+    `${label} (exit code ${e.exitCode ?? "none"}${limit}):`,
     "",
-    fence(clip(out || "(no output)", max)),
+    fence(clip(e.output || "(no output)", max)),
     "",
   ];
 }
 
-function locationLine(l: BugLocation): string {
-  const unit = [l.class, l.method].filter(Boolean).join(".");
-  const lines = l.start !== undefined ? ` (lines ${l.start}–${l.end ?? l.start})` : "";
-  const intended = l.intended_behavior ?? l.intendedBehavior;
-  return `- \`${l.file}\`${unit ? ` › \`${unit}\`` : ""}${lines}${intended ? `: ${intended.trim()}` : ""}`;
+function locationLine(l: LocationView): string {
+  const lines = l.start !== null ? ` (lines ${l.start}–${l.end ?? l.start})` : "";
+  return `- \`${l.file}\`${l.unit ? ` › \`${l.unit}\`` : ""}${lines}${l.intended ? `: ${l.intended.trim()}` : ""}`;
 }
 
-function extName(path: string | undefined): string {
+function extName(path: string | null): string {
   const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
   const ext = m?.[1]?.toLowerCase() ?? "";
   return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
 }
 
 function summaryText(input: PullBodyInput): string {
-  const r = input.result;
-  if (r.summary) return r.summary.trim();
+  if (input.result.summary) return input.result.summary.trim();
   const verdict =
-    r.status === "fixed"
+    input.result.status === "fixed"
       ? "The reviewer judged the patch correct against a reproducer that fails before it and passes after."
       : "The patch applies, but the reviewer did not confirm it with a reproducer; please review it carefully.";
   return `auto-fix wrote a patch for #${input.issueNumber} (${input.issueTitle}). ${verdict}`;
@@ -65,27 +62,31 @@ function summaryText(input: PullBodyInput): string {
 
 function render(input: PullBodyInput, max: number): string {
   const r = input.result;
-  const review = lastReview(r);
+  const facts = describeResult(r);
   const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
   lines.push(`Fixes #${input.issueNumber}`, "");
+  if (r.reason) lines.push(`Outcome: ${r.reason.trim()}`, "");
   if (input.guidance) lines.push(`Run ${input.run} followed this guidance: _${input.guidance.trim()}_`, "");
-  const locations = r.locations ?? r.bug_locations ?? [];
-  if (locations.length > 0) {
-    lines.push("## Bug locations and intended behaviour", "", ...locations.map(locationLine), "");
+  if (facts.locations.length > 0) {
+    lines.push("## Bug locations and intended behaviour", "", ...facts.locations.map(locationLine), "");
   }
   if (input.files.length > 0)
     lines.push(`Changed files: ${input.files.map((f) => `\`${f}\``).join(", ")}`, "");
   lines.push("## Review", "");
-  if (review) {
-    lines.push(`**Patch** — correct: ${review["patch-correct"] ?? "not judged"}`, "");
-    if (review["patch-analysis"]) lines.push(clip(review["patch-analysis"].trim(), max), "");
-    lines.push(`**Reproducer** — correct: ${review["test-correct"] ?? "not judged"}`, "");
-    if (review["test-analysis"]) lines.push(clip(review["test-analysis"].trim(), max), "");
+  const v = facts.verdict;
+  if (v) {
+    lines.push(`**Patch** — correct: ${v.patchCorrect ?? "not judged"}`, "");
+    if (v.patchAnalysis) lines.push(clip(v.patchAnalysis.trim(), max), "");
+    lines.push(`**Reproducer** — correct: ${v.testCorrect ?? "not judged"}`, "");
+    if (v.testAnalysis) lines.push(clip(v.testAnalysis.trim(), max), "");
+  } else if (facts.reviewSummary) {
+    lines.push(clip(facts.reviewSummary.trim(), max), "");
   } else {
-    lines.push("No review: the issue had no reproducible example, so the patch was only validated.", "");
+    lines.push("No review: without a reproducer the patch was only validated.", "");
   }
-  const rep = r.reproducer;
-  if (rep?.script) {
+  const rep = facts.reproducer;
+  if (rep) {
+    const path = rep.path ?? "reproduce.py";
     lines.push(
       "## Reproducer",
       "",
@@ -93,10 +94,10 @@ function render(input: PullBodyInput, max: number): string {
       "",
     );
     lines.push(
-      `Run it from the repository root: \`${rep.command ?? `python ${rep.path ?? "reproduce.py"}`}\``,
+      `Save it as \`${path}\` and run it from the repository root: \`${rep.command ?? `python ${path}`}\``,
       "",
     );
-    lines.push(fence(clip(rep.script, max), extName(rep.path)), "");
+    lines.push(fence(clip(rep.script, max), extName(path)), "");
     lines.push(
       ...execBlock("Before the patch", rep.before, max),
       ...execBlock("After the patch", rep.after, max),
@@ -111,17 +112,16 @@ function render(input: PullBodyInput, max: number): string {
     );
   }
   lines.push("## Validation", "");
-  const v = r.validation;
-  if (!v || v.ran === false) {
+  const val = facts.validation;
+  if (!val) {
     lines.push("The repository's tests were not run (no test command configured or detected).", "");
   } else {
-    if (v.command) lines.push(`Command: \`${v.command}\``, "");
-    if (v.summary) lines.push(v.summary.trim(), "");
-    const regressions = v.regressions ?? [];
+    if (val.command) lines.push(`Command: \`${val.command}\``, "");
+    if (val.summary) lines.push(clip(val.summary.trim(), max), "");
     lines.push(
-      regressions.length === 0
+      val.regressions.length === 0
         ? "No test that passed before the patch fails after it."
-        : `Regressions (passed before, fail after): ${regressions.map((t) => `\`${t}\``).join(", ")}`,
+        : `Regressions (passed before, fail after): ${val.regressions.map((t) => `\`${t}\``).join(", ")}`,
       "",
     );
   }

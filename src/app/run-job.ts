@@ -7,7 +7,8 @@ import type { Job, JobContext } from "../jobs/types.ts";
 import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "./markers.ts";
-import { lastReview, type FixResult, type Pipeline } from "./pipeline.ts";
+import { adviceOf, describeResult } from "./describe.ts";
+import type { Pipeline } from "./pipeline.ts";
 import { renderPullBody } from "./pr-body.ts";
 import type { AppSettings } from "./settings.ts";
 import {
@@ -45,7 +46,7 @@ class StatusUpdater {
   readonly #issueNumber: number;
   #commentId = 0;
   #last = "";
-  #chain: Promise<void> = Promise.resolve();
+  #inFlight: Promise<void> | null = null;
 
   constructor(github: RepoGitHub, issueNumber: number, view: StatusView) {
     this.#github = github;
@@ -71,23 +72,75 @@ class StatusUpdater {
     this.flush();
   }
 
+  /**
+   * Writes the current view. Edits coalesce: while one write is in flight, later changes wait for it
+   * and go out together as one edit with the latest text (GitHub writes are spaced a second apart).
+   */
   flush(): Promise<void> {
+    if (this.#commentId === 0) return Promise.resolve();
+    if (this.#inFlight) return this.#inFlight;
     const text = renderStatus(this.view);
-    if (text === this.#last || this.#commentId === 0) return this.#chain;
+    if (text === this.#last) return Promise.resolve();
     this.#last = text;
-    this.#chain = this.#chain.then(() => this.#github.updateComment(this.#commentId, text)).catch(() => {});
-    return this.#chain;
+    this.#inFlight = this.#github
+      .updateComment(this.#commentId, text)
+      .catch(() => {
+        this.#last = "";
+      })
+      .finally(() => {
+        this.#inFlight = null;
+      })
+      .then(() => this.flush());
+    return this.#inFlight;
   }
 }
 
-function issueMarkdown(data: RunData, body: string, guidance: string | undefined): string {
-  const parts = [`# ${sanitizeText(data.title).trim()}`, "", sanitizeText(body).trim()];
-  if (guidance)
-    parts.push("", "## Guidance from a maintainer (for this run)", "", sanitizeText(guidance).trim());
-  if (data.previousAdvice) {
-    parts.push("", "## Reviewer advice from the previous run", "", sanitizeText(data.previousAdvice).trim());
+function issueMarkdown(data: RunData, body: string): string {
+  return `# ${sanitizeText(data.title).trim()}\n\n${sanitizeText(body).trim()}\n`;
+}
+
+/** What the next run's prompts carry besides the issue: the maintainer's guidance and the reviewer's advice. */
+export function runGuidance(
+  guidance: string | undefined,
+  previousAdvice: string | undefined,
+): string | undefined {
+  const parts: string[] = [];
+  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeText(guidance).trim()}`);
+  if (previousAdvice?.trim()) {
+    parts.push(`Reviewer advice from the previous run:\n${sanitizeText(previousAdvice).trim()}`);
   }
-  return `${parts.join("\n")}\n`;
+  return parts.length > 0 ? parts.join("\n\n") : undefined;
+}
+
+/** The pipeline's stage names (`auto-fix fix` progress) and the status comment's. */
+const PIPELINE_STAGES: Record<string, StageName> = {
+  index: "indexed",
+  reproduce: "reproduced",
+  search: "located",
+  patch: "patched",
+  review: "reviewed",
+  validate: "validated",
+};
+
+/**
+ * A pipeline stage began (`index`, `search`, ...): the stages running before it are done and it is
+ * running. A status-comment stage name (`located`) marks that stage done.
+ */
+function progress(status: StatusUpdater, stage: string, note: string | undefined): void {
+  const started = PIPELINE_STAGES[stage];
+  if (started) {
+    for (const s of STAGES) {
+      if (s !== started && status.view.stages[s]?.status === "running")
+        status.view.stages[s] = { status: "done" };
+    }
+    status.stage(started, { status: "running", ...(note ? { note } : {}) });
+  } else if (
+    (STAGES as readonly string[]).includes(stage) &&
+    stage !== "cloned" &&
+    stage !== "pull request"
+  ) {
+    status.stage(stage as StageName, { status: "done", ...(note ? { note } : {}) });
+  }
 }
 
 const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
@@ -146,14 +199,29 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
   };
 
   try {
-    // A resumed job reuses the status comment it posted before the restart.
+    // 👀 on what triggered the run, then the status comment (a resumed job reuses the one it posted).
     const saved = job.checkpoint.statusCommentId;
+    if (typeof saved !== "number") {
+      if (data.commandCommentId) await github.reactToComment(data.commandCommentId, "eyes");
+      else await github.reactToIssue(issueNumber, "eyes");
+    }
     const commentId = await status.open(typeof saved === "number" ? saved : data.statusCommentId);
     await ctx.checkpoint("acknowledged", { statusCommentId: commentId });
+    const donePull = job.checkpoint.pull;
+    if (typeof donePull === "number") {
+      // Resumed after its pull request was already opened or updated: only the final state is missing.
+      state.pull = donePull;
+      status.view.stages["pull request"] = { status: "done", note: `#${donePull}` };
+      return await finish(
+        { ok: true, headline: `Draft pull request #${donePull} is up to date.`, details: [], next: [] },
+        { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
+      );
+    }
     await mkdir(outDir, { recursive: true });
     const issue = await github.getIssue(issueNumber);
     const issueFile = join(workDir, "issue.md");
-    await writeFile(issueFile, issueMarkdown(data, issue.body, job.spec.guidance));
+    await writeFile(issueFile, issueMarkdown(data, issue.body));
+    const guidance = runGuidance(job.spec.guidance, data.previousAdvice);
     status.stage("cloned", { status: "running" });
 
     token = await github.gitToken();
@@ -167,17 +235,22 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     const result = await deps.pipeline({
       repoDir,
       issueFile,
+      ...(guidance ? { guidance } : {}),
       outDir,
       ...(data.testCommand ? { testCommand: data.testCommand } : {}),
       maxCostUsd: data.maxCostUsd,
       signal: ctx.signal,
-      onStage: (stage, note) => {
-        if ((STAGES as readonly string[]).includes(stage) && stage !== "cloned" && stage !== "pull request") {
-          status.stage(stage as StageName, { status: "done", ...(note ? { note } : {}) });
-        }
-      },
+      onStage: (stage, note) => progress(status, stage, note),
     });
-    for (const [name, line] of pipelineStages(result)) status.view.stages[name] ??= line;
+    // The result has the last word on every pipeline stage (a stage may have run and failed).
+    for (const [name, line] of pipelineStages(result)) {
+      const shown = status.view.stages[name];
+      // Indexing that visibly ran stays done even when a later stage failed.
+      const ran = name === "indexed" && (shown?.status === "running" || shown?.status === "done");
+      status.view.stages[name] = ran
+        ? { status: "done", ...(shown?.note ? { note: shown.note } : {}) }
+        : line;
+    }
     await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await ctx.checkpoint("pipeline", { status: result.status });
     ctx.recordUsage?.({
@@ -185,11 +258,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       completionTokens: result.usage.completion_tokens,
       costUsd: result.usage.cost_usd,
     });
-    const review = lastReview(result);
-    const advice = [review?.["patch-advice"], review?.["test-advice"]]
-      .filter(Boolean)
-      .join("\n\n")
-      .slice(0, 6000);
+    const advice = adviceOf(describeResult(result));
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 

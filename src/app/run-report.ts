@@ -1,40 +1,47 @@
+import { describeResult } from "./describe.ts";
 import type { RunData } from "./job-data.ts";
-import { type FixResult, lastReview } from "./pipeline.ts";
+import type { FixResult } from "./pipeline.ts";
 import { fence } from "./pr-body.ts";
 import type { FinalState, StageLine, StageName } from "./status-comment.ts";
 
-/** Stage lines implied by a pipeline result (used for stages the pipeline did not report as it went). */
+/** Stage lines implied by a pipeline result (for stages the pipeline did not report as it went). */
 export function pipelineStages(r: FixResult): [StageName, StageLine][] {
+  const facts = describeResult(r);
   const out: [StageName, StageLine][] = [];
-  const failed = r.status === "error";
-  out.push(["indexed", { status: failed && !r.patch ? "skipped" : "done" }]);
-  if (r.reproduced === true) out.push(["reproduced", { status: "done" }]);
-  else out.push(["reproduced", { status: "skipped", note: "not reproduced" }]);
-  const locations = r.locations ?? r.bug_locations ?? [];
+  const failedEarly = r.status === "error" && !r.patch;
+  out.push(["indexed", { status: failedEarly ? "skipped" : "done" }]);
+  out.push([
+    "reproduced",
+    r.reproduced === true ? { status: "done" } : { status: "skipped", note: "not reproduced" },
+  ]);
   out.push([
     "located",
-    locations.length > 0
-      ? { status: "done", note: locations.map((l) => `\`${l.file}\``).join(", ") }
+    facts.locations.length > 0
+      ? { status: "done", note: facts.locations.map((l) => `\`${l.file}\``).join(", ") }
       : { status: r.patch ? "done" : "failed" },
   ]);
   out.push(["patched", r.patch ? { status: "done" } : { status: "failed", note: "no applicable patch" }]);
-  const review = lastReview(r);
+  const v = facts.verdict;
   out.push([
     "reviewed",
-    review
-      ? {
-          status: review["patch-correct"] === "yes" ? "done" : "failed",
-          note: `patch correct: ${review["patch-correct"] ?? "?"}, reproducer correct: ${review["test-correct"] ?? "?"}`,
-        }
-      : { status: "skipped", note: "no reproducer to review with" },
+    facts.approved === null
+      ? { status: "skipped", note: "no reproducer to review with" }
+      : {
+          status: facts.approved ? "done" : "failed",
+          note: v
+            ? `patch correct: ${v.patchCorrect ?? "?"}, reproducer correct: ${v.testCorrect ?? "?"}`
+            : facts.approved
+              ? "approved"
+              : "not approved",
+        },
   ]);
-  const v = r.validation;
+  const val = facts.validation;
   out.push([
     "validated",
-    !v || v.ran === false
+    !val
       ? { status: "skipped", note: "no test command" }
-      : (v.regressions ?? []).length > 0
-        ? { status: "failed", note: `${v.regressions!.length} regression(s)` }
+      : val.regressions.length > 0
+        ? { status: "failed", note: `${val.regressions.length} regression(s)` }
         : { status: "done", note: "no regressions" },
   ]);
   return out;
@@ -42,24 +49,23 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
 
 /** The final state of a run that produced no pull request: what was found and why no patch passed. */
 export function explainNoPatch(r: FixResult, data: RunData): FinalState {
+  const facts = describeResult(r);
   const details: string[] = [];
-  const locations = r.locations ?? r.bug_locations ?? [];
-  if (locations.length > 0) {
-    details.push(
-      `Suspected locations: ${locations.map((l) => `\`${l.file}\`${l.method ? ` › \`${[l.class, l.method].filter(Boolean).join(".")}\`` : ""}`).join(", ")}.`,
-    );
-  } else {
-    details.push("The search did not settle on a bug location.");
+  if (facts.locations.length > 0) {
+    const where = facts.locations.map((l) => `\`${l.file}\`${l.unit ? ` › \`${l.unit}\`` : ""}`).join(", ");
+    details.push(`Suspected locations: ${where}.`);
   }
   details.push(
     r.reproduced === true
       ? "The issue was reproduced with a script."
-      : "The issue was not reproduced (no reproducible example, or the script did not fail as the issue says).",
+      : r.reproduced === false
+        ? "The issue was not reproduced (no runnable example, or the script did not fail the way the issue says)."
+        : "No reproducer was run.",
   );
   if (r.reason) details.push(`Why no patch passed: ${r.reason}`);
   if (r.error) details.push(`Error: ${r.error.split("\n")[0]}`);
-  const review = lastReview(r);
-  if (review?.["patch-analysis"]) details.push(`Reviewer: ${review["patch-analysis"].trim().slice(0, 1500)}`);
+  const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
+  if (analysis) details.push(`Reviewer: ${analysis.trim().slice(0, 1500)}`);
   if (r.usage.cost_usd >= data.maxCostUsd) {
     details.push(`The model spend limit per run ($${data.maxCostUsd.toFixed(2)}) was reached.`);
   }
@@ -85,7 +91,14 @@ export function retryComment(
   files: string[],
   commit: string,
 ): string {
-  const review = lastReview(r);
+  const facts = describeResult(r);
+  const verdict = facts.verdict
+    ? `patch correct: ${facts.verdict.patchCorrect ?? "not judged"}, reproducer correct: ${facts.verdict.testCorrect ?? "not judged"}`
+    : facts.approved === null
+      ? "not reviewed"
+      : facts.approved
+        ? "approved"
+        : "not approved";
   const lines = [
     `🔁 Run ${data.run} replaced this branch's commit with \`${commit.slice(0, 7)}\` (force-push).`,
     "",
@@ -94,7 +107,7 @@ export function retryComment(
       : "No guidance was given; the run used the previous reviewer advice.",
     "",
     `Changed files: ${files.map((f) => `\`${f}\``).join(", ")}.`,
-    `Reviewer verdict: patch correct: ${review?.["patch-correct"] ?? "not judged"}, reproducer correct: ${review?.["test-correct"] ?? "not judged"}.`,
+    `Reviewer verdict: ${verdict}.`,
     "",
     "<details><summary>The new patch</summary>",
     "",

@@ -45,17 +45,20 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
   };
 }
 
-/** What `.github/auto-fix.yml` may set for the app (other keys belong to the pipeline and pass through). */
+/**
+ * What `.github/auto-fix.yml` may set for the app (the file's other keys belong to the pipeline, which
+ * reads them from the clone). Read field by field: a bad value falls back to the operator's setting.
+ */
+const count = z.coerce.number().positive().optional().catch(undefined);
 const RepoAppConfigSchema = z
   .object({
-    label: z.string().trim().min(1).optional().catch(undefined),
-    test_command: z.string().trim().min(1).optional().catch(undefined),
+    label: z.string().trim().min(1).max(50).optional().catch(undefined),
+    test: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .catch(undefined),
     budgets: z
-      .object({
-        runs_per_issue: z.coerce.number().positive().optional().catch(undefined),
-        runs_per_repo_per_day: z.coerce.number().positive().optional().catch(undefined),
-        cost_usd_per_run: z.coerce.number().positive().optional().catch(undefined),
-      })
+      .object({ "runs-per-issue": count, "runs-per-repo-per-day": count, "cost-usd": count })
       .partial()
       .optional()
       .catch(undefined),
@@ -78,9 +81,12 @@ export function effectiveConfig(settings: AppSettings, repoConfig: unknown): Eff
     value === undefined ? ceiling : Math.min(ceiling, value);
   return {
     label: c.label ?? settings.label,
-    maxRunsPerIssue: Math.floor(lower(settings.maxRunsPerIssue, c.budgets?.runs_per_issue)),
-    maxRunsPerRepoPerDay: Math.floor(lower(settings.maxRunsPerRepoPerDay, c.budgets?.runs_per_repo_per_day)),
-    maxCostUsdPerRun: lower(settings.maxCostUsdPerRun, c.budgets?.cost_usd_per_run),
-    testCommand: c.test_command ?? settings.testCommand,
+    maxRunsPerIssue: Math.floor(lower(settings.maxRunsPerIssue, c.budgets?.["runs-per-issue"])),
+    maxRunsPerRepoPerDay: Math.floor(
+      lower(settings.maxRunsPerRepoPerDay, c.budgets?.["runs-per-repo-per-day"]),
+    ),
+    maxCostUsdPerRun: lower(settings.maxCostUsdPerRun, c.budgets?.["cost-usd"]),
+    // The repo's own `test` is read by the pipeline from the clone; the operator's default fills a gap.
+    testCommand: c.test === undefined ? settings.testCommand : undefined,
   };
 }

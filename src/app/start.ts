@@ -9,7 +9,7 @@ import { readSettings } from "./settings.ts";
  * `app.yml`; with them it serves webhooks (GHE_HOST/GHE_PROTOCOL select a GitHub Enterprise server).
  */
 const settings = readSettings(process.env);
-const { queue, ledger, registry, close } = await createJobQueue(process.env);
+const { queue, ledger, runsJobsInProcess, registry, close } = createJobQueue(process.env);
 let stopping = false;
 const server = await run(
   createAutoFixApp({
@@ -19,7 +19,7 @@ const server = await run(
     pipeline: createCliPipeline({ env: process.env }),
     model: process.env.AUTO_FIX_MODEL ?? "default",
     // With REDIS_URL the server only enqueues; `auto-fix worker` processes run the jobs.
-    startWorkers: queue.kind !== "redis",
+    startWorkers: runsJobsInProcess,
     ops: { registry, isStopping: () => stopping },
   }),
 );

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { UserError } from "../core/errors.ts";
+import { parseTreeSearchConfig, type TreeSearchConfig } from "../tree-search/config.ts";
 import { type Detection, detectProject, frameworkOfCommand, type TestFramework } from "./detect.ts";
 import { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime, repoConfigFileSchema } from "./schema.ts";
 
@@ -28,7 +29,8 @@ export interface RepoConfig {
   };
   reproducer: ReproducerConfig;
   timeouts: { setupMs: number; testMs: number; reproducerMs: number };
-  strategy: { mode: "linear" | "tree"; branch: number; iterations: number; exploration: number };
+  /** The patch strategy, and the tree search's parameters (used when the mode is `tree`). */
+  strategy: { mode: "linear" | "tree" } & TreeSearchConfig;
   budgets: {
     costUsd: number;
     runsPerIssue: number;
@@ -131,6 +133,16 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
   const testCommand = file.test ?? det.testCommand;
   const strategy = file.strategy;
   const tree = typeof strategy === "object" ? strategy : {};
+  const params: Record<string, number> = {};
+  const c = tree.c ?? tree.exploration;
+  const rollouts = tree.max_rollout ?? tree.iterations;
+  if (c !== undefined) params.c = c;
+  if (tree.branch !== undefined) params.branch = tree.branch;
+  if (tree.max_expansion !== undefined) params.max_expansion = tree.max_expansion;
+  if (rollouts !== undefined) params.max_rollout = rollouts;
+  if (tree.value_mix !== undefined) params.value_mix = tree.value_mix;
+  const treeParams = parseTreeSearchConfig(params);
+  if (!treeParams.ok) throw new RepoConfigError([`strategy: ${treeParams.message}`]);
   return {
     fromFile: text !== null,
     setup: file.setup ?? det.setup,
@@ -157,9 +169,7 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
         typeof strategy === "string"
           ? strategy
           : (tree.mode ?? (typeof strategy === "object" ? "tree" : "linear")),
-      branch: tree.branch ?? 3,
-      iterations: tree.iterations ?? 8,
-      exploration: tree.exploration ?? 1.4,
+      ...treeParams.config,
     },
     budgets: {
       costUsd: file.budgets?.["cost-usd"] ?? 2,

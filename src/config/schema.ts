@@ -59,9 +59,15 @@ const reproducerSchema = z
 const treeSchema = z
   .object({
     mode: z.enum(["linear", "tree"], { error: "expected linear or tree" }).optional(),
-    branch: count(10).optional(),
-    iterations: count(100).optional(),
-    exploration: z.number({ error: "expected a number" }).min(0).max(10).optional(),
+    /** Exploration weight of the UCB selection (`exploration` is accepted as another name). */
+    c: z.number({ error: "expected a number" }).min(0).max(100).optional(),
+    exploration: z.number({ error: "expected a number" }).min(0).max(100).optional(),
+    branch: count(16).optional(),
+    max_expansion: count(16).optional(),
+    /** Rollouts of the search (`iterations` is accepted as another name). */
+    max_rollout: count(500).optional(),
+    iterations: count(500).optional(),
+    value_mix: z.number({ error: "expected a number" }).min(0).max(1).optional(),
   })
   .strict();
 

@@ -1,11 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
 import { decodeSymbols, encodeSymbols } from "./codec.ts";
 import type { ExtractResult, FileRecord } from "./types.ts";
+
+/** Manifests kept (one per repository root); the oldest beyond this are deleted. */
+export const MAX_MANIFESTS = 64;
 
 /** Bumped whenever the extractor's output changes shape or meaning. */
 const EXTRACTOR_VERSION = 3;
@@ -132,12 +136,39 @@ export class IndexCache {
       })),
     };
     await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
+    await this.pruneManifests();
   }
 
-  async getObject(hash: string): Promise<ExtractResult | null> {
+  /**
+   * Keeps the newest MAX_MANIFESTS manifests (every fresh checkout, e.g. one per repair run, writes
+   * one). Objects stay: they are shared by content.
+   */
+  private async pruneManifests(): Promise<void> {
+    const dir = join(this.dir, "roots");
+    try {
+      const names = (await readdir(dir)).filter((n) => n.endsWith(".json"));
+      if (names.length <= MAX_MANIFESTS) return;
+      const aged = await Promise.all(
+        names.map(async (n) => ({
+          n,
+          t: await stat(join(dir, n)).then(
+            (st) => st.mtimeMs,
+            () => 0,
+          ),
+        })),
+      );
+      aged.sort((a, b) => b.t - a.t);
+      await Promise.all(aged.slice(MAX_MANIFESTS).map((a) => rm(join(dir, a.n), { force: true })));
+    } catch {
+      // Pruning is housekeeping: a failure changes nothing for this run.
+    }
+  }
+
+  /** Symbols stored for a content hash, or null (missing or corrupt: a corrupt entry is a miss). */
+  getObject(hash: string): ExtractResult | null {
     let text: string;
     try {
-      text = await readFile(this.objectPath(hash), "utf8");
+      text = readFileSync(this.objectPath(hash), "utf8");
     } catch {
       return null;
     }
@@ -151,11 +182,26 @@ export class IndexCache {
     }
   }
 
-  async putObject(hash: string, result: ExtractResult): Promise<void> {
-    await this.writeAtomic(
-      this.objectPath(hash),
-      JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }),
-    );
+  /**
+   * Stores symbols under their content hash. Written in place (no rename): every writer of a hash
+   * writes the same bytes, and a torn entry reads as corrupt, which is a miss.
+   */
+  putObject(hash: string, result: ExtractResult): void {
+    if (this.writeFailed) return;
+    const path = this.objectPath(hash);
+    try {
+      const dir = dirname(path);
+      if (!this.madeDirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
+      writeFileSync(path, JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }));
+    } catch (err) {
+      this.writeFailed = true;
+      this.onNote(
+        `the index cache in ${this.dir} cannot be written (${(err as Error).message}); continuing without it`,
+      );
+    }
   }
 
   private async writeAtomic(path: string, text: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { readFile, realpath, stat } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { isAbsolute, join, sep } from "node:path";
 import { type FileArgResolution, resolveFileArg } from "../core/file-arg.ts";
 import type { FileRecord, IndexStats, SymbolInfo } from "./types.ts";
 
@@ -63,9 +63,16 @@ export class CodeIndex {
    * file. Non-test files are tried first, so `models.py` means the source file, not `tests/models.py`.
    */
   resolveFile(arg: string): FileArgResolution {
-    const nonTest = resolveFileArg(arg, this.paths(false), this.realRoot);
+    // An absolute path may name the root as given or with its symlinks resolved.
+    const base =
+      isAbsolute(arg.trim()) && !this.isUnder(arg.trim(), this.realRoot) ? this.root : this.realRoot;
+    const nonTest = resolveFileArg(arg, this.paths(false), base);
     if (nonTest.ok || nonTest.reason !== "not-found") return nonTest;
-    return resolveFileArg(arg, this.paths(true), this.realRoot);
+    return resolveFileArg(arg, this.paths(true), base);
+  }
+
+  private isUnder(path: string, dir: string): boolean {
+    return path === dir || path.startsWith(dir + sep);
   }
 
   /** All symbols with that simple name. */

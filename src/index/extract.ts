@@ -186,8 +186,7 @@ function decoratorText(n: Node): string {
 }
 
 function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
-  let node = d.node;
-  let first = node;
+  const node = d.node;
   const decorators: string[] = [];
   let exported = false;
   // The outer node whose range the definition takes: Python decorated_definition, a JS declaration
@@ -230,7 +229,7 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
       }
     }
   }
-  first = outer;
+  let first = outer;
   // TS/JS method decorators are siblings before the method in the class body.
   let prev =
     lang === "typescript" || lang === "tsx" || lang === "javascript" ? outer.previousNamedSibling : null;
@@ -241,7 +240,6 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
     prev = prev.previousNamedSibling;
   }
   decorators.unshift(...leading);
-  node = d.node;
   const start = first.startPosition.row + 1;
   const end = outer.endPosition.row + 1;
   const valueNode = d.value ?? node;

@@ -1,14 +1,14 @@
-import { readFile, realpath, stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
-import { defaultCacheDir, hashBytes, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
+import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
-import { extractSymbols } from "./extract.ts";
 import { ParsePool } from "./pool.ts";
-import type { CacheState, ExtractResult, IndexStats } from "./types.ts";
-import { type SourceCandidate, walkSources } from "./walk.ts";
+import { type FileJob, type FileOutcome, processFile } from "./process-file.ts";
+import type { CacheState, IndexStats } from "./types.ts";
+import { MAX_FILE_BYTES, type SourceCandidate, walkSources } from "./walk.ts";
 
 export { CodeIndex } from "./code-index.ts";
 export type { CacheState, FileRecord, IndexStats, SymbolInfo, SymbolKind } from "./types.ts";
@@ -26,9 +26,9 @@ export interface BuildIndexOptions {
 
 /** Below this many files to parse, starting worker threads costs more than it saves. */
 const MIN_FILES_FOR_WORKERS = 24;
+const MIN_BYTES_FOR_WORKERS = 256 * 1024;
 /** Files modified this close to the manifest's writing are re-hashed: their mtime may hide an edit. */
 const MTIME_DOUBT_MS = 2000;
-const READ_CONCURRENCY = 16;
 
 /**
  * Indexes every supported source file under `root`: classes, functions and methods with their line
@@ -54,63 +54,56 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     throw new UserError(`cannot read ${root}: ${code ?? (err as Error).message}`);
   }
 
-  const candidates = await walkSources(realRoot, {
-    onNote: note,
-    ...(opts.includeSkippedDirs ? { includeSkippedDirs: true } : {}),
-  });
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
   const cache = cacheDir === null ? null : new IndexCache(cacheDir, note);
   const manifest = cache ? await cache.loadManifest(realRoot) : null;
+  const maxWorkers = opts.workers ?? availableParallelism();
+  let pool: ParsePool | null = null;
+  const startPool = (n: number): void => {
+    if (pool || maxWorkers <= 0) return;
+    try {
+      pool = new ParsePool(Math.min(maxWorkers, n), {
+        cacheDir: cache ? cacheDir : null,
+        maxBytes: MAX_FILE_BYTES,
+      });
+    } catch (err) {
+      note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
+    }
+  };
+  // With no manifest every file must be read: start the workers while the walk goes on.
+  let seenFiles = 0;
+  let seenBytes = 0;
+  let candidates: SourceCandidate[];
+  try {
+    candidates = await walkSources(realRoot, {
+      onNote: note,
+      ...(opts.includeSkippedDirs ? { includeSkippedDirs: true } : {}),
+      ...(manifest
+        ? {}
+        : {
+            onFile: (c: SourceCandidate) => {
+              seenFiles++;
+              seenBytes += c.size;
+              if (seenFiles >= MIN_FILES_FOR_WORKERS && seenBytes >= MIN_BYTES_FOR_WORKERS)
+                startPool(maxWorkers);
+            },
+          }),
+    });
+  } catch (err) {
+    await (pool as ParsePool | null)?.close();
+    throw err;
+  }
   const previous = new Map<string, ManifestEntry>();
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
 
   const entries: (ManifestEntry | null)[] = new Array(candidates.length).fill(null);
-  const texts = new Map<string, string>();
   let cached = 0;
   let parsed = 0;
   let changed = !manifest || manifest.files.length !== candidates.length;
 
-  const maxWorkers = opts.workers ?? availableParallelism();
-  let pool: ParsePool | null = null;
-  const waiting: { text: string; language: SourceCandidate["language"]; done: (r: ExtractResult) => void }[] =
-    [];
-  const parseJobs: Promise<void>[] = [];
-  const objectWrites: Promise<void>[] = [];
-
-  const parseInMain = async (language: SourceCandidate["language"], text: string): Promise<ExtractResult> =>
-    extractSymbols(language, text);
-
-  const schedule = (c: SourceCandidate, text: string, onDone: (r: ExtractResult) => void): void => {
-    if (!pool && maxWorkers > 0 && waiting.length + 1 >= MIN_FILES_FOR_WORKERS) {
-      try {
-        pool = new ParsePool(maxWorkers);
-      } catch (err) {
-        note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
-      }
-      if (pool) for (const w of waiting.splice(0)) submit(w.language, w.text, w.done, c.rel);
-    }
-    if (pool) submit(c.language, text, onDone, c.rel);
-    else waiting.push({ text, language: c.language, done: onDone });
-  };
-
-  const submit = (
-    language: SourceCandidate["language"],
-    text: string,
-    done: (r: ExtractResult) => void,
-    rel: string,
-  ): void => {
-    const p = pool!
-      .parse({ language, text })
-      .catch(async (err: Error) => {
-        note(`a parse worker failed on ${rel} (${err.message}); parsed it in the main thread`);
-        return parseInMain(language, text);
-      })
-      .then(done);
-    parseJobs.push(p);
-  };
-
-  const processOne = async (i: number): Promise<void> => {
-    const c = candidates[i]!;
+  // Files whose size and mtime match the last run (and are not too recent to trust) are not read.
+  const jobs: { i: number; job: FileJob; size: number }[] = [];
+  candidates.forEach((c, i) => {
     const prev = previous.get(c.rel);
     if (
       prev &&
@@ -124,78 +117,74 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       cached++;
       return;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(c.abs);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      note(
-        `skipped ${c.rel}: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? String(err))}`,
-      );
-      return;
-    }
-    if (bytes.length > c.size && bytes.length > 1024 * 1024) {
-      note(`skipped ${c.rel}: grew over the size limit while indexing`);
-      return;
-    }
-    if (looksBinary(bytes)) {
-      note(`skipped ${c.rel}: binary content`);
-      return;
-    }
-    changed = true;
-    const hash = hashBytes(bytes);
-    const base = {
+    const prevHash = prev && prev.language === c.language ? prev.hash : null;
+    jobs.push({ i, job: { abs: c.abs, rel: c.rel, language: c.language, prevHash }, size: c.size });
+  });
+
+  const accept = (i: number, r: FileOutcome): void => {
+    for (const n of r.notes) note(n);
+    if (!r.ok) return;
+    const c = candidates[i]!;
+    const prev = previous.get(c.rel);
+    const symbols = r.symbols ?? prev?.symbols ?? [];
+    const syntaxErrors = r.symbols ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
+    if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
+    entries[i] = {
       path: c.rel,
       language: c.language,
-      isTest: isTestPath(c.rel),
-      bytes: bytes.length,
-      hash,
+      isTest: false,
+      bytes: r.bytes,
+      hash: r.hash,
       mtimeMs: c.mtimeMs,
+      symbols,
+      syntaxErrors,
     };
-    if (prev && prev.hash === hash && prev.language === c.language) {
-      entries[i] = { ...prev, ...base };
-      cached++;
-      return;
-    }
-    const obj = cache ? await cache.getObject(hash) : null;
-    const text = decoder.decode(bytes);
-    texts.set(c.rel, text);
-    if (obj) {
-      entries[i] = { ...base, symbols: obj.symbols, syntaxErrors: obj.syntaxErrors };
-      cached++;
-      return;
-    }
-    parsed++;
-    schedule(c, text, (r) => {
-      entries[i] = { ...base, symbols: r.symbols, syntaxErrors: r.syntaxErrors };
-      if (cache) objectWrites.push(cache.putObject(hash, r));
-    });
+    if (r.parsed) {
+      parsedHashes.add(r.hash);
+      parsed++;
+    } else if (r.symbols) fromObjects.push(r.hash);
+    else cached++;
   };
+  const parsedHashes = new Set<string>();
+  const fromObjects: string[] = [];
 
+  const parsedBytes = jobs.reduce((n, j) => n + j.size, 0);
+  if (jobs.length >= MIN_FILES_FOR_WORKERS && parsedBytes >= MIN_BYTES_FOR_WORKERS) startPool(jobs.length);
   try {
-    let next = 0;
-    const readers = Array.from({ length: Math.min(READ_CONCURRENCY, candidates.length) }, async () => {
-      while (next < candidates.length) await processOne(next++);
-    });
-    await Promise.all(readers);
-    for (const w of waiting.splice(0)) {
-      try {
-        w.done(await parseInMain(w.language, w.text));
-      } catch (err) {
-        note(`could not parse a file: ${(err as Error).message}`);
-      }
+    const p = pool as ParsePool | null;
+    if (p) {
+      // Largest files first, so that no worker is left with a big file at the end while the other idles.
+      jobs.sort((a, b) => b.size - a.size);
+      await Promise.all(
+        jobs.map(({ i, job, size }) =>
+          p.run(job, size).then(
+            (r) => accept(i, r),
+            async (err: Error) => {
+              note(`a parse worker failed on ${job.rel} (${err.message}); processed it in the main thread`);
+              accept(i, await processFile(job, cache, MAX_FILE_BYTES));
+            },
+          ),
+        ),
+      );
+    } else {
+      for (const { i, job } of jobs) accept(i, await processFile(job, cache, MAX_FILE_BYTES));
     }
-    await Promise.all(parseJobs);
   } finally {
-    if (pool) await (pool as ParsePool).close();
+    await (pool as ParsePool | null)?.close();
   }
-  await Promise.all(objectWrites);
+  // A file whose twin (same content) was parsed in this very run was not served by an earlier run.
+  for (const h of fromObjects) {
+    if (parsedHashes.has(h)) parsed++;
+    else cached++;
+  }
 
   const files = entries.filter((e): e is ManifestEntry => e !== null);
+  for (const f of files) f.isTest = isTestPath(f.path);
   for (const f of files) {
     if (f.syntaxErrors > 0) note(`${f.path}: ${f.syntaxErrors} syntax error(s); indexed as far as it parses`);
   }
-  if (files.length !== candidates.length) changed = true;
+  // Any file read again (changed, or too recent to trust its mtime) refreshes the manifest's time.
+  if (files.length !== candidates.length || jobs.length > 0) changed = true;
   if (cache && changed) {
     const m: Manifest = { root: realRoot, writtenAt: Date.now(), files };
     await cache.saveManifest(m);
@@ -228,15 +217,5 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     cachedFiles: cached,
     parsedFiles: parsed,
   };
-  const records = files.map(({ mtimeMs: _m, ...rest }) => ({ ...rest, isTest: isTestPath(rest.path) }));
-  return new CodeIndex({ root: absRoot, realRoot, files: records, notes, stats, texts });
-}
-
-const decoder = new TextDecoder("utf-8");
-
-/** A NUL byte in the first 8 KiB: not a text file. */
-function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 8192);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
+  return new CodeIndex({ root: absRoot, realRoot, files, notes, stats });
 }

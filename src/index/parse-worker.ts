@@ -1,24 +1,27 @@
-/** Worker-thread entry: parses batches of files and returns their symbols (see pool.ts). */
-import { parentPort } from "node:worker_threads";
-import { extractSymbols } from "./extract.ts";
-import type { ParseItem, ParseReply, ParseRequest } from "./pool.ts";
+/** Worker-thread entry: reads, hashes and parses batches of files (see pool.ts). */
+import { parentPort, workerData } from "node:worker_threads";
+import { IndexCache } from "./cache.ts";
+import type { ParseReply, ParseRequest, WorkerInit } from "./pool.ts";
+import { processFile } from "./process-file.ts";
 
 const port = parentPort;
 if (!port) throw new Error("parse-worker.ts must run in a worker thread");
+const init = workerData as WorkerInit;
+let cacheNotes: string[] = [];
+const cache = init.cacheDir === null ? null : new IndexCache(init.cacheDir, (n) => cacheNotes.push(n));
 
 let chain: Promise<void> = Promise.resolve();
 port.on("message", (msg: ParseRequest) => {
   chain = chain.then(async () => {
     const results: ParseReply["results"] = [];
-    for (const item of msg.items) results.push(await parseOne(item));
+    for (const job of msg.jobs) {
+      const r = await processFile(job, cache, init.maxBytes);
+      if (cacheNotes.length > 0) {
+        r.notes.push(...cacheNotes);
+        cacheNotes = [];
+      }
+      results.push(r);
+    }
     port.postMessage({ id: msg.id, results } satisfies ParseReply);
   });
 });
-
-async function parseOne(item: ParseItem): Promise<ParseReply["results"][number]> {
-  try {
-    return { ok: true, result: await extractSymbols(item.language, item.text) };
-  } catch (err) {
-    return { ok: false, error: (err as Error).message ?? String(err) };
-  }
-}

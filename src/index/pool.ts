@@ -1,35 +1,35 @@
 import { Worker } from "node:worker_threads";
-import type { LanguageId } from "../treesitter/languages.ts";
-import type { ExtractResult } from "./types.ts";
+import type { FileJob, FileOutcome } from "./process-file.ts";
 
-export interface ParseItem {
-  language: LanguageId;
-  text: string;
+export interface WorkerInit {
+  cacheDir: string | null;
+  maxBytes: number;
 }
 
 export interface ParseRequest {
   id: number;
-  items: ParseItem[];
+  jobs: FileJob[];
 }
 
 export interface ParseReply {
   id: number;
-  results: ({ ok: true; result: ExtractResult } | { ok: false; error: string })[];
+  results: FileOutcome[];
 }
 
 interface Pending {
-  item: ParseItem;
-  resolve: (r: ExtractResult) => void;
+  job: FileJob;
+  size: number;
+  resolve: (r: FileOutcome) => void;
   reject: (e: Error) => void;
 }
 
-/** Largest batch sent to one worker at a time (by characters). */
-const BATCH_CHARS = 256 * 1024;
+/** Largest batch handed to one worker at a time (by file bytes). */
+const BATCH_BYTES = 256 * 1024;
 
 /**
- * A pool of parse workers (node:worker_threads). `parse()` queues one file; idle workers take whatever
- * has queued up as one batch, so the reader thread and the parsers overlap. A worker that dies fails its
- * batch (the caller may parse those files itself) and is not replaced.
+ * A pool of worker threads that read, hash and parse files (node:worker_threads). `run()` queues one
+ * file; an idle worker takes whatever has queued up as one batch. A worker that dies fails its batch
+ * (the caller may process those files itself) and is not replaced.
  */
 export class ParsePool {
   private readonly queue: Pending[] = [];
@@ -38,9 +38,9 @@ export class ParsePool {
   private readonly workers: Worker[] = [];
   private nextId = 1;
 
-  constructor(size: number) {
+  constructor(size: number, init: WorkerInit) {
     for (let i = 0; i < size; i++) {
-      const w = new Worker(new URL("./parse-worker.ts", import.meta.url));
+      const w = new Worker(new URL("./parse-worker.ts", import.meta.url), { workerData: init });
       w.on("message", (msg: ParseReply) => this.onReply(w, msg));
       w.on("error", (err: unknown) => this.onDeath(w, err instanceof Error ? err : new Error(String(err))));
       w.on("exit", (code) => {
@@ -51,13 +51,13 @@ export class ParsePool {
     }
   }
 
-  get size(): number {
-    return this.workers.length;
-  }
-
-  parse(item: ParseItem): Promise<ExtractResult> {
+  run(job: FileJob, size: number): Promise<FileOutcome> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      if (this.workers.length === 0) {
+        reject(new Error("no parse worker is left"));
+        return;
+      }
+      this.queue.push({ job, size, resolve, reject });
       this.pump();
     });
   }
@@ -65,15 +65,17 @@ export class ParsePool {
   private pump(): void {
     while (this.idle.length > 0 && this.queue.length > 0) {
       const w = this.idle.pop()!;
+      // Split what is queued evenly among idle workers, within the batch limit.
+      const share = Math.max(1, Math.ceil(this.queue.length / (this.idle.length + 1)));
       const batch: Pending[] = [];
-      let chars = 0;
-      while (this.queue.length > 0 && (batch.length === 0 || chars < BATCH_CHARS)) {
+      let bytes = 0;
+      while (this.queue.length > 0 && batch.length < share && (batch.length === 0 || bytes < BATCH_BYTES)) {
         const p = this.queue.shift()!;
         batch.push(p);
-        chars += p.item.text.length;
+        bytes += p.size;
       }
       this.inFlight.set(w, batch);
-      w.postMessage({ id: this.nextId++, items: batch.map((p) => p.item) } satisfies ParseRequest);
+      w.postMessage({ id: this.nextId++, jobs: batch.map((p) => p.job) } satisfies ParseRequest);
     }
   }
 
@@ -82,8 +84,8 @@ export class ParsePool {
     this.inFlight.delete(w);
     batch.forEach((p, i) => {
       const r = msg.results[i];
-      if (r?.ok) p.resolve(r.result);
-      else p.reject(new Error(r?.error ?? "no result from parse worker"));
+      if (r) p.resolve(r);
+      else p.reject(new Error("no result from parse worker"));
     });
     this.idle.push(w);
     this.pump();
@@ -95,6 +97,8 @@ export class ParsePool {
     for (const p of batch) p.reject(err);
     const i = this.workers.indexOf(w);
     if (i >= 0) this.workers.splice(i, 1);
+    const j = this.idle.indexOf(w);
+    if (j >= 0) this.idle.splice(j, 1);
     if (this.workers.length === 0) {
       for (const p of this.queue.splice(0)) p.reject(err);
     }

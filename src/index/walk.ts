@@ -54,6 +54,8 @@ export interface WalkOptions {
   onNote: (note: string) => void;
   /** Also descend into directories that are normally skipped (used by benchmarks over dependency trees). */
   includeSkippedDirs?: boolean;
+  /** Called for each file as it is found. */
+  onFile?: (c: SourceCandidate) => void;
 }
 
 /**
@@ -150,7 +152,9 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
       note(`skipped ${rel}: ${formatBytes(st.size)} is over the ${formatBytes(MAX_FILE_BYTES)} limit`);
       return;
     }
-    out.push({ abs, rel, language: lang, size: st.size, mtimeMs: st.mtimeMs });
+    const c: SourceCandidate = { abs, rel, language: lang, size: st.size, mtimeMs: st.mtimeMs };
+    out.push(c);
+    opts.onFile?.(c);
   }
 
   function relPath(abs: string): string {

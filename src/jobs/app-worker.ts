@@ -35,7 +35,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
   } catch (err) {
     throw new UserError(`cannot authenticate as the GitHub App: ${(err as Error).message}`);
   }
-  const { queue, ledger, registry, close } = await createJobQueue(env, (m, f) =>
+  const { queue, registry, close } = createJobQueue(env, (m, f) =>
     options.log(`${m}${f ? ` ${JSON.stringify(f)}` : ""}`),
   );
   try {
@@ -44,8 +44,6 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
       if (!h.ok) throw new UserError(`the job store is not reachable: ${h.detail}`);
     }
     const handler = createWorker(probot, {
-      queue,
-      ledger,
       settings,
       pipeline: options.pipeline,
       model: env.AUTO_FIX_MODEL ?? "default",

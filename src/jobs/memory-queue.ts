@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EnqueueOutcome, Job, JobHandler, JobQueue, JobSpec } from "./types.ts";
+import type { EnqueueOutcome, Job, JobHandler, JobQueue, JobSpec, JobStartOptions } from "./types.ts";
 
 /**
  * An in-process `JobQueue`: jobs live in this object only (a restart loses them), which suits a single
@@ -12,6 +12,7 @@ export class MemoryJobQueue implements JobQueue {
   readonly #pending: string[] = [];
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #handler: JobHandler | null = null;
+  #cleanup: JobStartOptions["cleanup"];
   #concurrency = 1;
   #stopped = false;
   readonly #now: () => number;
@@ -61,8 +62,9 @@ export class MemoryJobQueue implements JobQueue {
     return job ? structuredClone(job) : null;
   }
 
-  start(handler: JobHandler, options: { concurrency?: number } = {}): void {
+  start(handler: JobHandler, options: JobStartOptions = {}): void {
     this.#handler = handler;
+    this.#cleanup = options.cleanup;
     this.#concurrency = Math.max(1, options.concurrency ?? 1);
     this.#stopped = false;
     this.#pump();
@@ -110,7 +112,7 @@ export class MemoryJobQueue implements JobQueue {
     while (this.#running.size < this.#concurrency && this.#pending.length > 0) {
       const id = this.#pending.shift()!;
       const job = this.#jobs.get(id);
-      if (!job || job.state !== "queued") continue;
+      if (job?.state !== "queued") continue;
       const controller = new AbortController();
       this.#update(job, { state: "running", attempts: job.attempts + 1 });
       const done = (async () => {
@@ -130,6 +132,7 @@ export class MemoryJobQueue implements JobQueue {
             });
           }
         } finally {
+          await this.#cleanup?.(structuredClone(job)).catch(() => {});
           this.#running.delete(id);
           this.#pump();
         }

@@ -32,6 +32,8 @@ export interface ResolvedLocation {
   end: number;
   code: string;
   intendedBehavior: string;
+  /** The same text under the name the model and the agents use. */
+  intended_behavior: string;
   level: ResolutionLevel;
   /** Index of the request this came from. */
   request: number;
@@ -150,7 +152,8 @@ function resolveOne(
     const preferred = direct.filter(inFile);
     if (preferred.length > 0)
       return { units: preferred.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
-    if (direct.length > 0 && file === null) {
+    if (direct.length > 0) {
+      // The named file does not hold it (a wrong guess): the method of the named class still wins.
       return { units: direct.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
     }
     // Defined in an ancestor: the inherited definition is the code that runs.
@@ -227,6 +230,7 @@ async function materialize(
     end: body.end,
     code: body.code,
     intendedBehavior: (req.intended_behavior ?? "").trim(),
+    intended_behavior: (req.intended_behavior ?? "").trim(),
     level,
     request,
     context: [],

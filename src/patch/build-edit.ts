@@ -62,7 +62,13 @@ export function buildEdit(
   for (const op of diffSeq(orig, patchedIn)) {
     if (op.kind === "equal" && loc.map[op.a] === null && orig[op.a]!.trim() === "") phantom.add(op.b);
   }
-  const patched = patchedIn.filter((_, j) => !phantom.has(j));
+  const patched = toOriginalFrame(
+    ft,
+    loc,
+    orig,
+    patchedIn.filter((_, j) => !phantom.has(j)),
+    style,
+  );
   // The region as the model would have written it: every file line, in the model's text where known.
   const origOf = new Map<number, number>();
   loc.map.forEach((f, i) => {
@@ -97,7 +103,9 @@ export function buildEdit(
     const ins = hunk.filter((h) => h.kind === "insert").map((h) => (h as { b: number }).b);
     const ph = ins.filter((b) => isPlaceholder(patched[b]!));
     const real = ins.filter((b) => !isPlaceholder(patched[b]!));
-    if (ph.length > 0 && dels.some((a) => entries[a]!.origIdx >= 0)) {
+    // A placeholder next to code <original> also left out (its own placeholder): the code stays.
+    if (ph.length > 0 && dels.some((a) => entries[a]!.text === GAP)) placeholdersKept += ph.length;
+    else if (ph.length > 0 && dels.some((a) => entries[a]!.origIdx >= 0)) {
       if (real.length > 0) {
         return {
           ok: false,
@@ -110,13 +118,24 @@ export function buildEdit(
       continue;
     }
     const delSet = new Set(dels);
+    // A file line <original> left out is deleted only inside a block of deleted lines: the nearest
+    // lines <original> does have, on both sides, are deleted too.
+    const realDeleted = (a: number, step: number): boolean => {
+      for (let x = a + step; x >= 0 && x < n; x += step) {
+        if (entries[x]!.text === GAP) return false;
+        if (entries[x]!.origIdx >= 0) return delSet.has(x);
+        if (!delSet.has(x)) return false;
+      }
+      return false;
+    };
     for (const a of dels) {
       const e = entries[a]!;
-      // A file line <original> left out is deleted only inside a block of deleted lines.
-      if (e.origIdx < 0 && !(delSet.has(a - 1) && delSet.has(a + 1))) continue;
+      if (e.text === GAP) continue;
+      if (e.origIdx < 0 && !(realDeleted(a, -1) && realDeleted(a, 1))) continue;
       oOp[a] = "delete";
     }
-    const at = dels.length > 0 ? dels[0]! : oPos;
+    // New lines go where the first line they replace was, after any blank lines <original> left out.
+    const at = dels.find((a) => oOp[a] === "delete") ?? dels[0] ?? oPos;
     const list = insertsBefore.get(at) ?? [];
     list.push(...real);
     insertsBefore.set(at, list);
@@ -159,15 +178,31 @@ export function buildEdit(
   // The first line is often copied with a different indentation than the rest (seed guess 2): when other
   // lines anchor the block, the first one does not vote.
   const firstPi = patched.findIndex((l) => l.trim() !== "");
-  for (const m of [exactAnchor, looseAnchor]) if (m.size > 1 && m.has(firstPi)) m.delete(firstPi);
+  const otherMapped = entries.some(
+    (e) => e.origIdx > orig.findIndex((l) => l.trim() !== "") && e.text.trim() !== "",
+  );
+  for (const m of [exactAnchor, looseAnchor]) if (otherMapped && m.has(firstPi)) m.delete(firstPi);
+  // How far the model's frame is from the file's, over the lines of <original> other than the first
+  // (which is often copied with a different indentation, seed guess 2).
+  const firstOi = orig.findIndex((l) => l.trim() !== "");
   const origDeltas: number[] = [];
+  let firstOrigDelta: number | null = null;
   for (const e of entries) {
-    if (e.origIdx >= 0 && e.text.trim() !== "") origDeltas.push(col(ft.lines[e.fileIdx]!) - col(e.text));
+    if (e.origIdx < 0 || e.text.trim() === "") continue;
+    const d = col(ft.lines[e.fileIdx]!) - col(e.text);
+    if (e.origIdx === firstOi) firstOrigDelta = d;
+    else origDeltas.push(d);
   }
+  if (origDeltas.length === 0 && firstOrigDelta !== null) origDeltas.push(firstOrigDelta);
   const firstDelta = firstPi >= 0 ? col(ft.lines[loc.start] ?? "") - col(patched[firstPi]!) : 0;
   const exactMode = mode([...exactAnchor.values()]);
   const looseMode = mode([...looseAnchor.values()]);
   const origMode = mode(origDeltas);
+  // The vote over <patched> lines that match file lines: exact repeats count double, so a line the
+  // model re-indented on purpose (moved into a new block) does not outvote the unchanged ones.
+  const weighted: number[] = [];
+  for (const [j, d] of looseAnchor) weighted.push(d, ...(exactAnchor.get(j) === d ? [d] : []));
+  const anchorMode = mode(weighted);
   const nearest = (anchors: Map<number, number>, fallback: number) => {
     const sorted = [...anchors.keys()].sort((a, b) => a - b);
     return (j: number): number => {
@@ -181,17 +216,28 @@ export function buildEdit(
     };
   };
   const guesses: { guess: string; delta: (j: number) => number }[] = [];
+  if (anchorMode !== null) guesses.push({ guess: "relative to the matched lines", delta: () => anchorMode });
+  if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   if (exactMode !== null) {
-    guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
     guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
+    guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
   }
   if (looseMode !== null) {
     guesses.push({ guess: "relative to the matched lines", delta: () => looseMode });
     guesses.push({ guess: "relative to the nearest matched line", delta: nearest(looseAnchor, looseMode) });
   }
-  if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   guesses.push({ guess: "as written from line 2", delta: () => 0 });
   guesses.push({ guess: "relative to the first line", delta: () => firstDelta });
+  // The first line of <patched>, copied with the same odd indentation as the first of <original>, takes
+  // that line's own correction.
+  const firstArtifact =
+    origMode !== null &&
+    firstOrigDelta !== null &&
+    firstOrigDelta !== origMode &&
+    firstPi >= 0 &&
+    col(patched[firstPi]!) === col(orig[firstOi]!);
+  const deltaOf = (g: { delta: (j: number) => number }, j: number) =>
+    firstArtifact && j === firstPi && firstOrigDelta !== null ? firstOrigDelta : g.delta(j);
 
   const candidates: Candidate[] = [];
   const seen = new Set<string>();
@@ -200,7 +246,7 @@ export function buildEdit(
     const eols: (string | undefined)[] = [];
     const emitInserts = (at: number) => {
       for (const j of insertsBefore.get(at) ?? []) {
-        lines.push(reindent(patched[j]!, g.delta(j), style));
+        lines.push(reindent(patched[j]!, deltaOf(g, j), style));
         eols.push(undefined);
       }
     };
@@ -219,4 +265,37 @@ export function buildEdit(
     candidates.push({ guess: g.guess, lines, eols });
   }
   return { ok: true, candidates, placeholdersKept };
+}
+
+/**
+ * When <original> is written at another base indentation than <patched>, and <patched> sits at the
+ * file's own indentation (original dedented, patched copied absolutely), <patched> is shifted into
+ * <original>'s frame first; otherwise a closing bracket at one depth would pair with one at another.
+ */
+function toOriginalFrame(
+  ft: FileText,
+  loc: Extract<Located, { kind: "found" }>,
+  orig: readonly string[],
+  patched: string[],
+  style: IndentStyle,
+): string[] {
+  const col = (s: string) => columns(s, style.unit);
+  const pairs: { o: number; p: number }[] = [];
+  for (const op of diffSeq(orig.map(squash), patched.map(squash))) {
+    if (op.kind === "equal" && orig[op.a]!.trim() !== "" && loc.map[op.a] !== null)
+      pairs.push({ o: op.a, p: op.b });
+  }
+  if (pairs.length < 2) return patched;
+  const shifts = pairs.map(({ o, p }) => col(patched[p]!) - col(orig[o]!));
+  const d = mode(shifts);
+  if (d === null || d === 0) return patched;
+  const agreeing = pairs.filter(
+    ({ o, p }, i) => shifts[i] === d && col(patched[p]!) === col(ft.lines[loc.map[o]!]!),
+  );
+  if (agreeing.length < 0.8 * pairs.length) return patched;
+  return patched.map((l) => {
+    if (l.trim() === "") return l;
+    const own: IndentStyle = { tabs: l.startsWith("\t"), unit: style.unit, known: true };
+    return reindent(l, -d, own);
+  });
 }

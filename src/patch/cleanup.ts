@@ -40,9 +40,16 @@ export function stripLineNumbers(lines: readonly string[]): { lines: string[]; s
   }
   separators = new Set([...separators].filter((s) => s !== ""));
   if (separators.size > 1) return { lines: [...lines], stripped: false };
+  // "12: code": the space after ":" or "|" is part of the prefix only when every line has it.
+  const eatSpace = lines.every(
+    (l, i) => l.trim() === "" || /^\s*\d+[:|] /.test(l) || (parsed[i]?.rest.trim() ?? "") === "",
+  );
   return {
     lines: lines.map((l, i) => {
       if (l.trim() === "") return "";
+      const m = PREFIX_RE.exec(l)!;
+      const sep = m[3]!;
+      if (/^[:|] $/.test(sep) && !eatSpace) return l.slice(m[0].length - 1);
       return parsed[i]!.rest;
     }),
     stripped: true,

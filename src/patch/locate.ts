@@ -140,6 +140,12 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     origNb.forEach((oi, j) => {
       map[oi] = fileNb[k + j]!;
     });
+    // Blank lines between two matched lines pair with the file's blank lines there, as far as they go.
+    for (let j = 0; j + 1 < origNb.length; j++) {
+      const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
+      const origGap = origNb[j + 1]! - origNb[j]! - 1;
+      for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
+    }
     const start = fileNb[k]!;
     const end = fileNb[k + origNb.length - 1]! + 1;
     return { kind: "found", start, end, map, tier: "blank-lines", near: [] };
@@ -219,4 +225,116 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
   function found(start: number, len: number, tier: MatchTier): Located {
     return { kind: "found", start, end: start + len, map: identityMap(start, len), tier, near: [] };
   }
+}
+
+/** The longest gap (in file lines) a placeholder inside <original> may stand for. */
+export const MAX_GAP = 400;
+
+export type GapLocated = Located | { kind: "placeholder"; message: string };
+
+/**
+ * Locates an <original> that elides code with placeholder lines: each run of real lines is found in
+ * turn, the next within MAX_GAP lines after the previous one; the placeholder lines map to nothing and the
+ * file lines between the runs are left as they are.
+ */
+export function locateWithGaps(
+  fileLines: readonly string[],
+  orig: readonly string[],
+  isGap: (l: string) => boolean,
+): GapLocated {
+  if (!orig.some(isGap)) return locate(fileLines, orig);
+  const segments: { from: number; lines: string[] }[] = [];
+  let cur: { from: number; lines: string[] } | null = null;
+  orig.forEach((l, i) => {
+    if (isGap(l)) {
+      cur = null;
+      return;
+    }
+    if (!cur) {
+      cur = { from: i, lines: [] };
+      segments.push(cur);
+    }
+    cur.lines.push(l);
+  });
+  const real = segments.filter((s) => s.lines.some((l) => l.trim() !== ""));
+  if (real.length === 0) {
+    return {
+      kind: "placeholder",
+      message: "<original> holds only placeholder lines. Copy the original code into it.",
+    };
+  }
+  const order: MatchTier[] = ["exact", "reindented", "whitespace", "blank-lines", "near"];
+  type Hit = { start: number; end: number; map: (number | null)[]; tier: MatchTier; near: NearDiff[] };
+  // Every place a run of lines matches within [from, to): one when unique, each candidate when ambiguous.
+  const hits = (seg: string[], from: number, to: number): Hit[] | Located => {
+    const r = locate(fileLines.slice(from, to), seg);
+    const shift = (h: Extract<Located, { kind: "found" }>, by: number): Hit => ({
+      start: h.start + by,
+      end: h.end + by,
+      map: h.map.map((m) => (m === null ? null : m + by)),
+      tier: h.tier,
+      near: h.near.map((d) => ({ origIndex: d.origIndex, fileIndex: d.fileIndex + by })),
+    });
+    if (r.kind === "found") return [shift(r, from)];
+    if (r.kind === "none") {
+      return r.closest
+        ? {
+            kind: "none",
+            closest: { ...r.closest, start: r.closest.start + from, end: r.closest.end + from },
+          }
+        : r;
+    }
+    const out: Hit[] = [];
+    for (const s0 of r.starts.slice(0, 50)) {
+      const at = from + s0;
+      const one = locate(fileLines.slice(at, Math.min(to, at + seg.length * 3)), seg);
+      if (one.kind === "found" && one.start === 0) out.push(shift(one, at));
+    }
+    return out.length > 0 ? out : { ...r, starts: r.starts.map((x) => x + from) };
+  };
+  const chains: Hit[][] = [];
+  let firstFailure: Located | null = null;
+  const extend = (i: number, chain: Hit[]): void => {
+    if (chains.length > 1) return;
+    if (i === real.length) {
+      chains.push(chain);
+      return;
+    }
+    const prev = chain.at(-1);
+    const from = prev ? prev.end : 0;
+    const to = prev ? Math.min(fileLines.length, prev.end + MAX_GAP) : fileLines.length;
+    const found = hits(trimBlankEdges(real[i]!.lines), from, to);
+    if (!Array.isArray(found)) {
+      firstFailure ??= found;
+      return;
+    }
+    for (const h of found) extend(i + 1, [...chain, h]);
+  };
+  extend(0, []);
+  if (chains.length === 0) return firstFailure ?? { kind: "none", closest: null };
+  if (chains.length > 1) {
+    return { kind: "ambiguous", tier: "exact", starts: [chains[0]![0]!.start, chains[1]![0]!.start] };
+  }
+  const chain = chains[0]!;
+  const map: (number | null)[] = orig.map(() => null);
+  const near: NearDiff[] = [];
+  let tier: MatchTier = "exact";
+  chain.forEach((h, i) => {
+    const seg = real[i]!;
+    const lead = seg.lines.findIndex((l) => l.trim() !== "");
+    h.map.forEach((m, k) => {
+      map[seg.from + lead + k] = m;
+    });
+    for (const d of h.near) near.push({ origIndex: seg.from + lead + d.origIndex, fileIndex: d.fileIndex });
+    if (order.indexOf(h.tier) > order.indexOf(tier)) tier = h.tier;
+  });
+  return { kind: "found", start: chain[0]!.start, end: chain.at(-1)!.end, map, tier, near };
+}
+
+function trimBlankEdges(lines: string[]): string[] {
+  let a = 0;
+  let b = lines.length;
+  while (a < b && lines[a]!.trim() === "") a++;
+  while (b > a && lines[b - 1]!.trim() === "") b--;
+  return lines.slice(a, b);
 }

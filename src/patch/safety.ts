@@ -69,6 +69,12 @@ export function checkEditablePath(path: string, protectedGlobs: readonly string[
       message: `${path} is CI or repository configuration, which patches may not change. Fix the bug in the source code instead.`,
     };
   }
+  if (/(^|\/)(node_modules|\.git|\.venv|venv|__pycache__|\.tox)\//.test(path)) {
+    return {
+      ok: false,
+      message: `${path} is vendored, generated or version-control data, which patches may not change. Change the project's own source instead.`,
+    };
+  }
   if (isTestPath(path)) {
     return {
       ok: false,

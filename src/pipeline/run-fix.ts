@@ -24,6 +24,20 @@ import type {
 } from "./types.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 
+const asRecord = (v: unknown): Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** The reproducer for the result: the script and its run before any patch, and after the chosen one. */
+function reproducerOf(reproduction: unknown, review: unknown): Record<string, unknown> {
+  const rep = asRecord(reproduction);
+  const reviewed = asRecord(asRecord(review).reproducer);
+  return {
+    ...rep,
+    ...(reviewed.script ? { script: reviewed.script } : {}),
+    ...(reviewed.after ? { after: reviewed.after } : {}),
+  };
+}
+
 /** Wraps the code tools so that time spent in search APIs and patch application is measured. */
 function instrument(code: CodeTools, toolMs: { search: number; apply: number }): CodeTools {
   const search: SearchPort = {
@@ -216,20 +230,23 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     status: outcome.status,
     patch: chosen ? chosen.result.diff : null,
     reproduced: state.reproduction ? state.reproduction.reproduced : null,
+    // The stage's details (the reviewer's fixed JSON keys, the test runs) sit beside the summary, the
+    // shape the app renders.
     review: chosen?.review
-      ? {
-          approved: chosen.review.approved,
-          summary: chosen.review.summary,
-          ...(chosen.review.data !== undefined ? { data: chosen.review.data } : {}),
-        }
+      ? { approved: chosen.review.approved, summary: chosen.review.summary, ...asRecord(chosen.review.data) }
       : null,
     validation: chosen?.validation
       ? {
+          ...asRecord(chosen.validation.data),
           passed: chosen.validation.passed,
           regressions: chosen.validation.regressions,
           summary: chosen.validation.summary,
         }
       : null,
+    ...(state.reproduction
+      ? { reproducer: reproducerOf(state.reproduction.data, chosen?.review?.data) }
+      : {}),
+    ...(state.chosenWhy ? { selection: state.chosenWhy } : {}),
     usage: deps.meter.totals(),
     out: options.out,
     reason: outcome.reason,
@@ -274,12 +291,16 @@ async function reviewAndValidate(
   if (hooks.review) {
     for (const c of applicable()) {
       const review = await timed("review", () => hooks.review!(ctx, c));
+      if (!review) continue; // the stage had nothing to review with (no reproducer)
       c.review = review;
       if (review.revised && !ctx.state.candidates.includes(review.revised))
         ctx.state.candidates.push(review.revised);
     }
   }
-  if (hooks.validate && ctx.options.testCmd) {
-    for (const c of applicable()) c.validation = await timed("validate", () => hooks.validate!(ctx, c));
+  if (hooks.validate) {
+    for (const c of applicable()) {
+      const validation = await timed("validate", () => hooks.validate!(ctx, c));
+      if (validation) c.validation = validation; // null: the repository has no test command
+    }
   }
 }

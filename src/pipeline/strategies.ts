@@ -1,3 +1,4 @@
+import { configuredStrategy } from "../tree-search/configured-strategy.ts";
 import { linearStrategy } from "./linear-strategy.ts";
 import type { PatchStrategy } from "./types.ts";
 
@@ -9,4 +10,10 @@ export interface StrategyOptions {
 export const STRATEGIES: Record<string, (opts: StrategyOptions) => PatchStrategy> = {
   linear: (opts) =>
     linearStrategy(opts.patchAttempts !== undefined ? { maxAttempts: opts.patchAttempts } : {}),
+  /** Tree search over patches, with the parameters of `strategy:` in the repository configuration. */
+  tree: (opts) =>
+    configuredStrategy({
+      name: "tree",
+      ...(opts.patchAttempts !== undefined ? { patchAttempts: opts.patchAttempts } : {}),
+    }),
 };

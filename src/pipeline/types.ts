@@ -24,6 +24,10 @@ export interface FixResult {
   out: string;
   /** One sentence on why the run ended as it did. */
   reason: string;
+  /** The reproducer (script, command, its output before any patch and after the chosen one). */
+  reproducer?: unknown;
+  /** Why the chosen candidate won. */
+  selection?: string;
 }
 
 export interface FixOptions {
@@ -123,8 +127,10 @@ export interface PatchStrategy {
 /** Optional stages that plug into the orchestrator; each is skipped when absent. */
 export interface FixHooks {
   reproduce?: (ctx: FixContext) => Promise<ReproduceOutcome | null>;
-  review?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ReviewOutcome>;
-  validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome>;
+  /** Null when there is nothing to review with (no reproducer): the candidate stays unreviewed. */
+  review?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ReviewOutcome | null>;
+  /** Null when the repository has no test command. */
+  validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome | null>;
   /** Picks among candidates; the default prefers approved + regression-free, then regression-free, then status. */
   select?: (ctx: FixContext, candidates: PatchCandidate[]) => { chosen: PatchCandidate | null; why: string };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -102,9 +102,36 @@ function tryMkdir(parent: string, name: string): string | null {
   }
 }
 
+let swept = false;
+
+/** Removes groups left behind by auto-fix processes that died without cleaning up (empty ones only). */
+function sweepStale(layout: Layout): void {
+  if (swept) return;
+  swept = true;
+  for (const parent of new Set([layout.memoryDir, layout.pidsDir])) {
+    if (!parent) continue;
+    let names: string[] = [];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = /^auto-fix-(\d+)-\d+$/.exec(name);
+      if (!m || Number(m[1]) === process.pid) continue;
+      try {
+        process.kill(Number(m[1]), 0);
+      } catch {
+        rmdirQuiet(join(parent, name));
+      }
+    }
+  }
+}
+
 export function createCgroup(limits: { memoryMb: number; maxProcesses: number }): CgroupHandle | null {
   const layout = probeCgroupLayout();
   if (!layout) return null;
+  sweepStale(layout);
   const name = `auto-fix-${process.pid}-${++counter}`;
   const dirs: string[] = [];
   let memDir: string | null = null;

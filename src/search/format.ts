@@ -4,6 +4,14 @@ import { methodsOf } from "../index/lookup.ts";
 /** How many matches the model sees in full; the rest are counted per file. */
 export const DISPLAY_LIMIT = 3;
 
+/** Longest line shown in full; longer ones (minified code, data) are cut with a note. */
+export const MAX_LINE_CHARS = 400;
+
+function clip(line: string): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  return `${line.slice(0, MAX_LINE_CHARS)} ... [${line.length - MAX_LINE_CHARS} more characters on this line]`;
+}
+
 /** One match as the APIs return it (lines 1-based, inclusive). */
 export interface SearchMatch {
   file: string;
@@ -26,7 +34,7 @@ export function numbered(lines: readonly string[], start: number, end: number, w
   const w = width ?? String(end).length;
   const out: string[] = [];
   for (let n = Math.max(1, start); n <= Math.min(end, lines.length); n++) {
-    out.push(`${String(n).padStart(w)} | ${lines[n - 1] ?? ""}`);
+    out.push(`${String(n).padStart(w)} | ${clip(lines[n - 1] ?? "")}`);
   }
   return out.join("\n");
 }

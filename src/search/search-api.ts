@@ -108,7 +108,13 @@ export class SearchApis {
         `${name} takes ${plural(spec.params.length, "argument")} (${spec.params.join(", ")}), but ${args.length} ${args.length === 1 ? "was" : "were"} given.`,
       );
     }
-    const s = (i: number): string => String(args[i] ?? "").trim();
+    const s = (i: number): string => {
+      const v = String(args[i] ?? "").trim();
+      // Names as models write them: `save()`, `Repository<T>`, `List[int]` mean the plain name.
+      return /_name$/.test(spec.params[i] ?? "") && !/^file/.test(spec.params[i] ?? "")
+        ? v.replace(/^(?:def|class|func|function)\s+/, "").replace(/\s*(?:\(.*\)|<.*>|\[.*\])\s*$/, "")
+        : v;
+    };
     for (let i = 0; i < args.length; i++) {
       if (s(i) === "" && spec.params[i] !== "window_size") {
         return fail(`${name}: the argument ${spec.params[i]} is empty.`);

@@ -119,12 +119,12 @@ export async function runTreeSearch(options: TreeSearchOptions): Promise<TreeSea
       return finish("error", `asking the model for candidates failed: ${errorText(err)}`);
     }
 
+    stats.candidates += Math.min(candidates.length, config.branch);
     let kept = 0;
     let solved = false;
     let stopAfter: { stop: StopReason; detail: string } | null = null;
     for (const candidate of candidates.slice(0, config.branch)) {
       if (kept >= config.maxExpansion || signal?.aborted) break;
-      stats.candidates += 1;
       try {
         const applied = await evaluator.apply(candidate, leaf);
         if (!applied.ok) {

@@ -19,14 +19,23 @@ export interface TreeChecks {
   baseline(dir: string): Promise<{ failure: string; reproducer?: RunRecord; tests?: RunRecord }>;
   /** Runs the checks on the candidate program in `dir`. */
   run(dir: string): Promise<CheckResult>;
+  /** A private work tree to run the checks in (set up, when the repository needs it); default a copy. */
+  workTree?(): Promise<{ dir: string; dispose(): Promise<void> }>;
+  /** Frees what the checks hold (prepared trees), once the search is over. */
+  dispose?(): Promise<void>;
 }
 
 export interface TreeStrategyOptions {
   config: TreeSearchConfig;
-  /** Builds the checks for this run; null when there is nothing to check with (no reproducer, no tests). */
-  checks: (ctx: FixContext) => Promise<TreeChecks | null>;
+  /** Builds the checks for this run; a string says why there are none (no reproducer, no tests, ...). */
+  checks: (ctx: FixContext) => Promise<TreeChecks | string>;
   /** Runs when no checks are available: the search cannot tell a fix from a failure without them. */
   fallback: PatchStrategy;
+}
+
+async function copyOf(dir: string): Promise<{ dir: string; dispose(): Promise<void> }> {
+  const ws = await createWorkspace(dir);
+  return { dir: ws.root, dispose: ws.dispose };
 }
 
 /** A search result as the pipeline's report shows it. */
@@ -46,19 +55,24 @@ export function treeStrategy(
     lastReport: () => last,
     async run(ctx: FixContext): Promise<PatchCandidate[]> {
       const checks = await opts.checks(ctx);
-      if (!checks) {
-        const note =
-          "tree search needs a reproducer or a test command to tell a fix from a failure; neither is available, so the linear writer ran instead";
+      if (typeof checks === "string") {
+        const note = `tree search not run: ${checks}; without checks it cannot tell a fix from a failure, so the linear writer ran instead`;
         ctx.recorder.write("tree/skipped.md", `${note}\n`);
         ctx.progress.detail("no checks: linear writer");
         ctx.state.notes = [...(ctx.state.notes ?? []), note];
         return opts.fallback.run(ctx);
       }
       const programs = new ProgramStore(createDiskRepo(ctx.workdir));
-      const work = await createWorkspace(ctx.workdir);
+      const work = checks.workTree ? await checks.workTree() : await copyOf(ctx.workdir);
       try {
-        const sync = new WorkTreeSync(work.root, programs);
-        const evidence = await checks.baseline(work.root);
+        const sync = new WorkTreeSync(work.dir, programs);
+        const evidence = await checks.baseline(work.dir);
+        if (!evidence.failure.trim()) {
+          const note = `tree search not run: ${checks.describe} already pass on the unpatched program, so there is no failure to search against; the linear writer ran instead`;
+          ctx.recorder.write("tree/skipped.md", `${note}\n`);
+          ctx.state.notes = [...(ctx.state.notes ?? []), note];
+          return opts.fallback.run(ctx);
+        }
         const issue = fenceIssue(ctx.options.issue);
         const locations =
           ctx.state.locationsText ??
@@ -73,7 +87,7 @@ export function treeStrategy(
           },
           async check(applied) {
             await sync.show(programs.programFor(applied.diff));
-            return checks.run(work.root);
+            return checks.run(work.dir);
           },
           reward,
         };
@@ -110,11 +124,12 @@ export function treeStrategy(
           { title: "Tree search", markdown: treeSection(last) },
         ];
         if (!result.best) return [];
-        const candidate = await toCandidate(programs, result.best, result);
+        const candidate = await toCandidate(programs, result.best, result, checks.describe);
         ctx.state.candidates.push(candidate);
         return [candidate];
       } finally {
         await work.dispose().catch(() => undefined);
+        await checks.dispose?.().catch(() => undefined);
       }
     },
   };
@@ -128,6 +143,7 @@ async function toCandidate(
   programs: ProgramStore,
   node: TreeNode,
   result: TreeSearchResult,
+  checks: string,
 ): Promise<PatchCandidate> {
   const program = programs.programFor(node.diff);
   const changedFiles: PatchResult["changedFiles"] = [];
@@ -157,13 +173,22 @@ async function toCandidate(
     changedFiles,
     feedback: `tree node #${node.id} at depth ${node.depth} ${how}`,
   };
-  return {
+  const candidate: PatchCandidate = {
     id: `tree-${node.id}`,
     source: `tree node #${node.id} (depth ${node.depth})`,
     answer: node.answer,
     result: patch,
     applicable: true,
   };
+  if (e.status === "passed") {
+    // The search ran the checks on exactly this program; a validation stage, when present, runs its own.
+    candidate.validation = {
+      passed: true,
+      regressions: [],
+      summary: `checked during the tree search (${checks}): the reproducer passes and no test that passed before fails`,
+    };
+  }
+  return candidate;
 }
 
 /** The report's "Tree search" section: how the search ended, its figures and the tree as an outline. */

@@ -147,6 +147,7 @@ export type StopReason = "solved" | "max-rollouts" | "budget" | "exhausted" | "a
 export interface TreeSearchStats {
   rollouts: number;
   expansions: number;
+  /** Candidates the model returned (some are never looked at once `maxExpansion` were kept). */
   candidates: number;
   duplicates: number;
   notApplicable: number;

@@ -1,14 +1,9 @@
 import type { ValidationResult } from "./compare.ts";
 
-/** The patch statuses in order, worst first (finer states may be added; unknown ones rank lowest). */
-export const STATUS_ORDER = [
-  "NO_PATCH",
-  "RAW_PATCH_BUT_UNPARSED",
-  "RAW_PATCH_BUT_UNMATCHED",
-  "MATCHED_BUT_EMPTY_DIFF",
-  "MATCHED_BUT_EMPTY_ORIGIN",
-  "APPLICABLE_PATCH",
-] as const;
+import { PATCH_STATUS_ORDER } from "../patch/index.ts";
+
+/** The patch engine's statuses in order, worst first; an unknown status ranks lowest. */
+export const STATUS_ORDER: readonly string[] = PATCH_STATUS_ORDER;
 
 /** One candidate patch of a run, as selection sees it. */
 export interface Candidate {
@@ -29,7 +24,7 @@ export interface Selection {
 }
 
 export function statusRank(status: string): number {
-  return STATUS_ORDER.indexOf(status as (typeof STATUS_ORDER)[number]);
+  return STATUS_ORDER.indexOf(status);
 }
 
 const regressionFree = (c: Candidate): boolean =>

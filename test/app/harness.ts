@@ -1,9 +1,7 @@
-import { createHmac, generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRequire } from "node:module";
-import type { WebhookDefinition } from "@octokit/webhooks-examples";
 import { MemoryRunLedger } from "../../src/app/budgets.ts";
 import type { HandleOutcome } from "../../src/app/handler.ts";
 import type { Pipeline } from "../../src/app/pipeline.ts";
@@ -12,6 +10,7 @@ import { type AppSettings, readSettings } from "../../src/app/settings.ts";
 import { MemoryJobQueue } from "../../src/jobs/memory-queue.ts";
 import { type FakeGitHub, type FakeRepo, type FakeUser, startFakeGitHub } from "../support/fake-github.ts";
 import { type GitServer, startGitServer } from "../support/git-server.ts";
+import { createSigner, newDeliveryId, postWebhook } from "./webhook-client.ts";
 
 export const OWNER = "octo-org";
 export const REPO = "calc";
@@ -60,17 +59,6 @@ export interface Harness {
 export const MAINTAINER: FakeUser = { login: "mona", type: "User" };
 export const STRANGER: FakeUser = { login: "drive-by", type: "User" };
 
-const exampleOf = (name: string, action: string): Record<string, unknown> => {
-  const def = examples.find((d) => d.name === name);
-  const ex = def?.examples.find((e) => (e as { action?: string }).action === action);
-  if (!ex) throw new Error(`no ${name}.${action} example`);
-  return structuredClone(ex) as unknown as Record<string, unknown>;
-};
-
-const examples = createRequire(import.meta.url)("@octokit/webhooks-examples") as WebhookDefinition[];
-
-let deliveries = 0;
-
 export async function startHarness(options: {
   pipeline: Pipeline;
   env?: NodeJS.ProcessEnv;
@@ -103,43 +91,14 @@ export async function startHarness(options: {
     },
   });
 
-  const repository = (ex: Record<string, unknown>) => ({
-    ...(ex.repository as object),
-    name: REPO,
-    full_name: `${OWNER}/${REPO}`,
-    owner: { ...((ex.repository as { owner: object }).owner ?? {}), login: OWNER },
-    clone_url: cloneUrl,
-    default_branch: repo.defaultBranch,
+  const signer = createSigner({
+    url: app.webhookUrl,
+    secret: SECRET,
+    owner: OWNER,
+    repo: REPO,
+    cloneUrl,
+    github,
   });
-  const issueJson = (ex: Record<string, unknown>, n: number) => {
-    const pull = repo.pulls.get(n);
-    const issue = repo.issues.get(n);
-    const base = ex.issue as Record<string, unknown>;
-    if (pull) {
-      return {
-        ...base,
-        number: n,
-        title: pull.title,
-        body: pull.body,
-        state: pull.state,
-        locked: false,
-        user: { ...(base.user as object), login: pull.user.login, type: pull.user.type },
-        pull_request: { url: `${github.apiUrl}/repos/${OWNER}/${REPO}/pulls/${n}` },
-      };
-    }
-    if (!issue) throw new Error(`no issue #${n}`);
-    const { pull_request: _omit, ...rest } = base;
-    return {
-      ...rest,
-      number: n,
-      title: issue.title,
-      body: issue.body,
-      state: issue.state,
-      locked: issue.locked,
-      user: { ...(base.user as object), login: issue.user.login, type: issue.user.type },
-      labels: issue.labels.map((name) => ({ name })),
-    };
-  };
 
   const h: Harness = {
     github,
@@ -150,61 +109,22 @@ export async function startHarness(options: {
     outcomes,
     settings,
     workDir,
-    async deliver(event, payload, opts = {}) {
-      const body = JSON.stringify(payload);
-      const signature = `sha256=${createHmac("sha256", opts.secret ?? SECRET)
-        .update(body)
-        .digest("hex")}`;
-      const res = await fetch(app.webhookUrl, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-github-event": event,
-          "x-github-delivery": opts.id ?? `delivery-${process.pid}-${++deliveries}`,
-          "x-hub-signature-256": signature,
-        },
-        body,
+    deliver(event, payload, opts = {}) {
+      return postWebhook(app.webhookUrl, opts.secret ?? SECRET, event, opts.id ?? newDeliveryId(), payload);
+    },
+    async labeled(issueNumber, opts = {}) {
+      const r = await signer.labeledWithStatus(issueNumber, opts.sender ?? MAINTAINER, {
+        ...(opts.label ? { label: opts.label } : {}),
+        ...(opts.id ? { id: opts.id } : {}),
+        ...(opts.secret ? { secret: opts.secret } : {}),
       });
-      await res.arrayBuffer();
-      return res.status;
+      return r.status;
     },
-    labeled(issueNumber, opts = {}) {
-      const ex = exampleOf("issues", "labeled");
-      const sender = opts.sender ?? MAINTAINER;
-      return h.deliver(
-        "issues",
-        {
-          ...ex,
-          label: { ...(ex.label as object), name: opts.label ?? "auto-fix" },
-          issue: issueJson(ex, issueNumber),
-          repository: repository(ex),
-          sender: { ...(ex.sender as object), login: sender.login, type: sender.type },
-          installation: { id: INSTALLATION_ID, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg==" },
-        },
-        { ...(opts.id ? { id: opts.id } : {}), ...(opts.secret ? { secret: opts.secret } : {}) },
-      );
-    },
-    comment(issueNumber, text, opts = {}) {
-      const ex = exampleOf("issue_comment", "created");
-      const sender = opts.sender ?? MAINTAINER;
-      const c = github.addComment(OWNER, REPO, issueNumber, text, sender);
-      return h.deliver(
-        "issue_comment",
-        {
-          ...ex,
-          comment: {
-            ...(ex.comment as object),
-            id: c.id,
-            body: text,
-            user: { login: sender.login, type: sender.type },
-          },
-          issue: issueJson(ex, issueNumber),
-          repository: repository(ex),
-          sender: { ...(ex.sender as object), login: sender.login, type: sender.type },
-          installation: { id: INSTALLATION_ID, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg==" },
-        },
-        opts.id ? { id: opts.id } : {},
-      );
+    async comment(issueNumber, text, opts = {}) {
+      const r = await signer.commentWithStatus(issueNumber, text, opts.sender ?? MAINTAINER, {
+        ...(opts.id ? { id: opts.id } : {}),
+      });
+      return r.status;
     },
     async close() {
       await app.stop();

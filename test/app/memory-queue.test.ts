@@ -21,12 +21,21 @@ test("memory queue: duplicate deliveries, one active job per issue, checkpoints"
   assert.deepEqual(await q.enqueue(spec("d2")), { status: "active", jobId: a.jobId });
   assert.equal((await q.enqueue(spec("d3", 2))).status, "queued");
   const seen: string[] = [];
-  q.start(async (job, ctx) => {
-    seen.push(job.spec.deliveryId);
-    await ctx.checkpoint("cloned", { commit: "abc" });
-  });
+  const cleaned: string[] = [];
+  q.start(
+    async (job, ctx) => {
+      seen.push(job.spec.deliveryId);
+      await ctx.checkpoint("cloned", { commit: "abc" });
+    },
+    {
+      cleanup: async (job) => {
+        cleaned.push(`${job.spec.deliveryId}:${job.state}`);
+      },
+    },
+  );
   await q.idle();
   assert.deepEqual(seen, ["d1", "d3"]);
+  assert.deepEqual(cleaned, ["d1:done", "d3:done"]);
   const done = await q.get(a.jobId);
   assert.equal(done?.state, "done");
   assert.equal(done?.stage, "cloned");

@@ -55,7 +55,8 @@ const stop = (child: ChildProcess) =>
   });
 
 test("npm start without credentials serves Probot's setup page with the app's manifest", async () => {
-  const { url, child } = await startApp({ NO_SMEE_SETUP: "true" });
+  const data = mkdtempSync(join(tmpdir(), "auto-fix-setup-"));
+  const { url, child } = await startApp({ NO_SMEE_SETUP: "true", AUTO_FIX_DATA_DIR: data });
   try {
     const res = await fetch(`${url}/probot`);
     assert.equal(res.status, 200);
@@ -69,6 +70,7 @@ test("npm start without credentials serves Probot's setup page with the app's ma
     assert.doesNotMatch(html, /workflows/);
   } finally {
     await stop(child);
+    rmSync(data, { recursive: true, force: true });
   }
 });
 
@@ -86,6 +88,7 @@ test("npm start with credentials serves signed webhooks and talks to GHE_HOST", 
     GHE_HOST: github.host,
     GHE_PROTOCOL: "http",
     AUTO_FIX_WORK_DIR: work,
+    AUTO_FIX_DATA_DIR: join(work, "data"),
   });
   try {
     const payload = JSON.stringify({

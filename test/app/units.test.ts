@@ -62,13 +62,20 @@ test("repo config can lower the operator's budgets but never raise them; bad val
   const settings = readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "4", AUTO_FIX_MAX_COST_USD_PER_RUN: "1.5" });
   const c = effectiveConfig(settings, {
     label: "fix-me",
-    budgets: { runs_per_issue: 100, cost_usd_per_run: 0.5, runs_per_repo_per_day: "lots" },
+    budgets: { "runs-per-issue": 100, "cost-usd": 0.5, "runs-per-repo-per-day": "lots" },
   });
   assert.equal(c.label, "fix-me");
   assert.equal(c.maxRunsPerIssue, 4);
   assert.equal(c.maxCostUsdPerRun, 0.5);
   assert.equal(c.maxRunsPerRepoPerDay, 20);
   assert.equal(effectiveConfig(settings, "not: [an object").label, "auto-fix");
+  const withTest = readSettings({ AUTO_FIX_TEST_CMD: "make test" });
+  assert.equal(effectiveConfig(withTest, {}).testCommand, "make test");
+  assert.equal(
+    effectiveConfig(withTest, { test: "pytest -q" }).testCommand,
+    undefined,
+    "the repo's own test wins",
+  );
   assert.equal(readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "-3" }).maxRunsPerIssue, 5);
 });
 

@@ -25,9 +25,21 @@ const fixed = (): FixResult =>
 
 /** When set, the pipeline reports a stage and then waits until the run is cancelled. */
 let block: { started: () => void } | null = null;
+/** When set, the pipeline reports `located` and waits until the status comment shows it. */
+let showProgress = false;
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+}
 
 const pipeline: Pipeline = async (req) => {
   requests.push({ issueText: readFileSync(req.issueFile, "utf8"), req });
+  if (showProgress) {
+    req.onStage("located", "calc.py › add");
+    await waitFor(() =>
+      [...h.github.comments.values()].some((c) => c.body.includes("✅ Located the bug — calc.py › add")),
+    );
+  }
   if (block) {
     req.onStage("indexed", "3 files");
     block.started();
@@ -48,6 +60,7 @@ after(async () => {
 beforeEach(() => {
   nextResult = fixed();
   block = null;
+  showProgress = false;
 });
 
 const callsSince = (n: number) => h.github.calls.slice(n);
@@ -124,6 +137,7 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
     body: "add(1, 2) returns -1\n<!-- hidden -->",
   });
   const before = h.github.calls.length;
+  showProgress = true;
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
   await h.queue.idle();
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
@@ -160,7 +174,12 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
   assert.equal(statuses.length, 1);
   const history = statuses[0]!.history;
   assert.match(history[0]!, /is working on this issue/);
-  assert.ok(history.some((b) => /✅ Cloned the repository/.test(b) && /⬜ Pull request/.test(b)));
+  const progress = history.findIndex(
+    (b) => /✅ Located the bug — calc.py › add/.test(b) && /⬜ Pull request/.test(b),
+  );
+  assert.ok(progress > 0, "a stage showed before the run finished");
+  assert.match(history[progress]!, /✅ Cloned the repository — `main` at `[0-9a-f]{7}`/);
+  assert.match(history[progress]!, /👀 \*\*auto-fix\*\* is working/);
   assert.match(history.at(-1)!, /🚀/);
   assert.match(history.at(-1)!, new RegExp(`Opened draft pull request #${pr.number}`));
   // The token was used for git but appears in no comment, body or clone config.
@@ -189,9 +208,10 @@ test("/retry with guidance updates the same branch and pull request and says wha
   assert.equal(h.repo.pulls.size, pullCount, "no second pull request");
   const secondHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   assert.notEqual(secondHead, firstHead, "branch was force-pushed");
-  const seen = requests.at(-1)!.issueText;
-  assert.match(seen, /keep sub\(\) unchanged/);
-  assert.match(seen, /Reviewer advice from the previous run[\s\S]*keep sub/);
+  const seen = requests.at(-1)!.req.guidance ?? "";
+  assert.match(seen, /Guidance from a maintainer: keep sub\(\) unchanged/);
+  assert.match(seen, /Reviewer advice from the previous run:\nOn the patch: keep sub/);
+  assert.equal(requests.at(-1)!.issueText, "# sub is wrong too\n\nx\n");
   const prComments = h.github.commentsOn(OWNER, REPO, pr.number);
   assert.ok(prComments.some((c) => /Run 2 replaced this branch's commit/.test(c.body)));
   const status = h.github
@@ -229,7 +249,7 @@ test("a run that finds no patch opens no pull request and says why", async () =>
 
 test("maintainers only: read access is denied; budgets name the limit", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "budget", body: "b" });
-  h.repo.files.set(".github/auto-fix.yml", "budgets:\n  runs_per_issue: 1\n");
+  h.repo.files.set(".github/auto-fix.yml", "budgets:\n  runs-per-issue: 1\n");
   try {
     await h.labeled(issue.number);
     await h.queue.idle();

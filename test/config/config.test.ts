@@ -44,7 +44,15 @@ sandbox: { backend: docker, image: "ruby:3.3" }
   assert.equal(c.reproducer.command, "ruby repro.rb");
   assert.equal(c.reproducer.pattern, "Failure|AssertionError");
   assert.deepEqual(c.timeouts, { setupMs: 60_000, testMs: 30_000, reproducerMs: 5000 });
-  assert.deepEqual(c.strategy, { mode: "tree", branch: 4, iterations: 12, exploration: 1.4 });
+  assert.deepEqual(c.strategy, {
+    mode: "tree",
+    c: 0.5,
+    branch: 4,
+    maxExpansion: 3,
+    maxRollout: 12,
+    valueMix: 0.5,
+    expandAttempts: 2,
+  });
   assert.equal(c.budgets.costUsd, 0.5);
   assert.equal(c.budgets.reviewRounds, 3);
   assert.equal(c.label, "bugfix-bot");

@@ -4,6 +4,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, symlinkSync, writeFileSync }
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
+import { processFile } from "../../src/index/process-file.ts";
 import { SearchApis } from "../../src/search/search-api.ts";
 import { copyFixture, tempDir } from "./helpers.ts";
 
@@ -132,18 +133,55 @@ test("a corrupt cache is rebuilt, not fatal", async () => {
 test("parse workers give the same symbols as the main thread", async () => {
   const repo = tempDir();
   for (let i = 0; i < 40; i++) {
+    const padding = `# ${"padding ".repeat(1000)}\n`;
     put(
       repo,
       `pkg/m${i}.py`,
-      `class C${i}(Base):\n    async def run(self):\n        return ${i}\n\ndef f${i}():\n    pass\n`,
+      `${padding}class C${i}(Base):\n    async def run(self):\n        return ${i}\n`,
     );
   }
   const cacheDir = tempDir();
   const threaded = await buildIndex(repo, { cacheDir, workers: 2 });
   const single = await buildIndex(repo, { cacheDir: null, workers: 0 });
-  assert.equal(threaded.stats.parsedFiles, 40);
+  assert.equal(threaded.stats.parsedFiles, 40, "40 files of 8 KiB are parsed by the workers");
   assert.deepEqual(
     threaded.files.map((f) => [f.path, f.symbols]),
     single.files.map((f) => [f.path, f.symbols]),
   );
+});
+
+test("a file that cannot be read (vanished, a directory) becomes a note, not a crash", async () => {
+  const dir = tempDir();
+  const gone = await processFile(
+    { abs: join(dir, "gone.py"), rel: "gone.py", language: "python", prevHash: null },
+    null,
+    1 << 20,
+  );
+  assert.deepEqual(gone, { ok: false, notes: ["skipped gone.py: vanished while indexing"] });
+  const isDir = await processFile(
+    { abs: dir, rel: "pkg.py", language: "python", prevHash: null },
+    null,
+    1 << 20,
+  );
+  assert.deepEqual(isDir, { ok: false, notes: ["skipped pkg.py: is a directory"] });
+});
+
+test("the cache keeps the newest manifests only; objects are shared by checkouts", async () => {
+  const { MAX_MANIFESTS } = await import("../../src/index/cache.ts");
+  const { readdirSync } = await import("node:fs");
+  const cacheDir = tempDir();
+  const roots: string[] = [];
+  for (let i = 0; i < MAX_MANIFESTS + 2; i++) {
+    const repo = tempDir();
+    put(repo, "m.py", `def f${i % 3}():\n    pass\n`);
+    roots.push(repo);
+    await buildIndex(repo, { cacheDir, workers: 0 });
+  }
+  const [sub] = readdirSync(cacheDir);
+  assert.ok(sub);
+  assert.equal(readdirSync(join(cacheDir, sub, "roots")).length, MAX_MANIFESTS);
+  const objects = readdirSync(join(cacheDir, sub, "objects")).flatMap((d) =>
+    readdirSync(join(cacheDir, sub, "objects", d)),
+  );
+  assert.equal(objects.length, 3, "three distinct contents");
 });

@@ -64,8 +64,15 @@ test("Class.method in one field; the enclosing class and the nearest ancestor ov
   assert.equal(text.match(/class Subscription\(DigitalProduct\):/g)?.length, 1);
 });
 
-test("a method the class only inherits resolves to the ancestor's definition", async () => {
+test("a wrong file does not hide the class's method; an inherited method resolves to the ancestor", async () => {
   const index = await py();
+  const [wrongFile] = await resolveBugLocations(index, [
+    { file: "shop/models/base.py", class: "Cart", method: "add" },
+  ]);
+  assert.deepEqual(
+    [wrongFile?.level, wrongFile?.file, wrongFile?.method],
+    ["method+class", "shop/services/cart.py", "add"],
+  );
   const [loc] = await resolveBugLocations(index, [{ class: "Subscription", method: "key" }]);
   assert.deepEqual([loc?.file, loc?.class, loc?.method], ["shop/models/base.py", "Model", "key"]);
 });

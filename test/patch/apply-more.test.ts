@@ -73,6 +73,24 @@ const cases: Case[] = [
     note: /approximately.*line 8 reads "def get\(self, key\):"/,
   },
   {
+    name: "placeholder in <original> and <patched> keeps the code it stands for",
+    answer: edit(
+      "store.py",
+      "    def __init__(self):\n        self.items = {}\n    # ... existing code ...\n    def delete(self, key):\n        del self.items[key]",
+      "    def __init__(self):\n        self.items = dict()\n    # ... existing code ...\n    def delete(self, key):\n        self.items.pop(key, None)",
+    ),
+    expected: PY.replace("self.items = {}", "self.items = dict()").replace(
+      "del self.items[key]",
+      "self.items.pop(key, None)",
+    ),
+    note: /placeholder lines kept/,
+  },
+  {
+    name: "file named with the lines the model looked at",
+    answer: edit("store.py:8-9", "        return self.items[key]", "        return self.items.get(key)"),
+    expected: PY.replace("return self.items[key]", "return self.items.get(key)"),
+  },
+  {
     name: "line numbers with colons",
     answer: edit(
       "store.py",
@@ -143,6 +161,19 @@ for (const c of cases) {
     if (c.note) assert.match(r.edits.map((e) => e.message).join("\n"), c.note);
   });
 }
+
+test("a placeholder in <original> that <patched> drops is refused", async () => {
+  const r = await apply(
+    { "store.py": PY },
+    edit(
+      "store.py",
+      "    def __init__(self):\n        # ... existing code ...\n    def delete(self, key):",
+      "    def __init__(self):\n        self.items = {}\n    def delete(self, key):",
+    ),
+  );
+  assert.equal(r.status, "RAW_PATCH_BUT_PLACEHOLDER");
+  assert.match(r.feedback, /does not keep that placeholder/);
+});
 
 test("overlapping edits are refused", async () => {
   const r = await apply(

@@ -32,6 +32,7 @@ const FILES: Record<string, string | Uint8Array> = {
   "assets/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]),
   "data/blob.dat": new Uint8Array([1, 2, 0, 3, 4]),
   "config/secrets.py": "TOKEN = None\n",
+  "node_modules/left-pad/index.js": "module.exports = 1;\n",
 };
 
 interface Case {
@@ -142,6 +143,12 @@ const cases: Case[] = [
     message: /CI/,
   },
   {
+    name: "vendored dependency",
+    answer: edit("node_modules/left-pad/index.js", "module.exports = 1;", "module.exports = 2;"),
+    status: "RAW_PATCH_BUT_UNSAFE_PATH",
+    message: /vendored/,
+  },
+  {
     name: "binary file by content",
     answer: edit("data/blob.dat", "x", "y"),
     status: "RAW_PATCH_BUT_UNSAFE_PATH",
@@ -209,7 +216,7 @@ const cases: Case[] = [
     answer: edit(
       "app/io.py",
       "def load(path):\n    # ... existing code ...\n        return f.read()",
-      "def load(path):\n    # ... existing code ...\n        return f.read().strip()",
+      "def load(path):\n        return f.read().strip()",
     ),
     status: "RAW_PATCH_BUT_PLACEHOLDER",
     message: /Copy the original lines completely/,

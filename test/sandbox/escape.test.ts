@@ -132,11 +132,14 @@ describe("bubblewrap sandbox: escapes fail", () => {
   test("a fork bomb hits the process limit and is killed", async () => {
     const r = await sandbox.run({
       workdir: work,
-      command: ["bash", "-c", ":(){ :|:& };:; wait"],
+      // The parent stays alive, so the bomb keeps growing until the process limit stops it.
+      command: ["bash", "-c", ":(){ :|:& };:; sleep 50"],
       maxProcesses: 64,
       timeoutMs: 60_000,
     });
     assert.equal(r.limit, "processes");
+    assert.equal(r.exitCode, null);
+    assert.equal(r.signal, "SIGKILL");
   });
 
   test("an infinite loop hits the wall-time limit and is killed", async () => {

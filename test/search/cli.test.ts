@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { main } from "../../src/cli/main.ts";
 import { copyFixture, tempDir } from "../index/helpers.ts";
@@ -49,6 +51,11 @@ test("bad input: missing directory, unknown API, empty repository", async () => 
   const missing = await cli(["index", "/nonexistent/repo", "--json"], env);
   assert.equal(missing.code, 2);
   assert.match(missing.err, /no such directory: \/nonexistent\/repo/);
+  const file = join(tempDir(), "plain.txt");
+  writeFileSync(file, "x");
+  const notDir = await cli(["index", file], env);
+  assert.equal(notDir.code, 2);
+  assert.match(notDir.err, /plain.txt is not a directory/);
   const api = await cli(["search", tempDir(), "find_bug", "x"], env);
   assert.equal(api.code, 2);
   assert.match(api.err, /unknown search API 'find_bug'/);
@@ -60,4 +67,59 @@ test("bad input: missing directory, unknown API, empty repository", async () => 
   const s = await cli(["search", empty, "search_class", "A"], env);
   assert.equal(s.code, 1);
   assert.match(s.out, /has no indexed source files/);
+});
+
+test("auto-fix locate --json resolves a location with its context; unresolved ones say why", async () => {
+  const repo = copyFixture("python");
+  const env = { AUTO_FIX_CACHE_DIR: tempDir() };
+  const ok = await cli(["locate", repo, "--method", "Product.discounted_price", "--json"], env);
+  assert.equal(ok.code, 0, ok.err);
+  const r = JSON.parse(ok.out) as {
+    ok: boolean;
+    locations: {
+      file: string;
+      class: string;
+      method: string;
+      start: number;
+      end: number;
+      code: string;
+      context: { kind: string }[];
+    }[];
+    unresolved: unknown[];
+  };
+  assert.equal(r.ok, true);
+  assert.deepEqual(
+    r.locations.map((l) => [l.file, l.class, l.method, l.start, l.end]),
+    [["shop/models/product.py", "Product", "discounted_price", 22, 24]],
+  );
+  assert.match(r.locations[0]!.code, /return round\(self.price \* \(1 \+ percent \/ 100\), 2\)/);
+  assert.deepEqual(
+    r.locations[0]!.context.map((c) => c.kind),
+    ["enclosing-class"],
+  );
+  const text = await cli(["locate", repo, "--file", "cart.py", "--intended", "reject zero"], env);
+  assert.match(text.out, /Location 1: <file>shop\/services\/cart.py<\/file> \(lines 1-44\)/);
+  assert.match(text.out, /Intended behavior: reject zero/);
+  const bad = await cli(["locate", repo, "--class", "Nope", "--json"], env);
+  assert.equal(bad.code, 1);
+  assert.deepEqual(JSON.parse(bad.out), {
+    ok: false,
+    locations: [],
+    unresolved: [{ request: { class: "Nope" }, reason: "no class `Nope` found in the repository" }],
+  });
+  const none = await cli(["locate", repo, "--json"], env);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /give at least one of --file, --class, --method/);
+});
+
+test("search reads files the index does not parse by exact path", async () => {
+  const repo = copyFixture("python");
+  const env = { AUTO_FIX_CACHE_DIR: tempDir() };
+  const r = await cli(["search", repo, "search_code_in_file", "version = 0.1.0", "setup.cfg", "--json"], env);
+  assert.deepEqual((JSON.parse(r.out) as { results: unknown[] }).results, [
+    { file: "setup.cfg", class: null, method: null, start: 3, end: 3 },
+  ]);
+  const outside = await cli(["search", repo, "get_code_around_line", "../../etc/passwd", "1", "1"], env);
+  assert.equal(outside.code, 1);
+  assert.match(outside.out, /leaves the repository/);
 });

@@ -39,6 +39,11 @@ test("java: search_class signature lists fields, constructors, method and nested
     inherited.results.map((m) => `${m.file}:${m.class}.${m.method}`),
     ["src/main/java/com/acme/billing/model/Document.java:Document.describe"],
   );
+  const generic = await a.call("search_method_in_class", ["exists()", "Repository<T, ID>"]);
+  assert.deepEqual(
+    generic.results.map((m) => `${m.class}.${m.method}`),
+    ["Repository.exists"],
+  );
   const nested = await a.call("search_method_in_class", ["build", "Invoice.Builder"]);
   assert.deepEqual(
     nested.results.map((m) => `${m.class}.${m.method}:${m.start}`),
@@ -120,4 +125,21 @@ test("javascript: search_method_in_file, literal template-string search, inherit
     [[9, 10]],
   );
   assert.match(loose.text, /indentation ignored/);
+});
+
+test("very long lines (minified code) are cut in what the model sees", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = mkdtempSync(join(tmpdir(), "auto-fix-long-"));
+  try {
+    writeFileSync(join(dir, "bundle.js"), `function packed(){${"a=1;".repeat(5000)}}\n`);
+    const a = new SearchApis(await buildIndex(dir, { cacheDir: null, workers: 0 }));
+    const r = await a.call("search_method", ["packed"]);
+    assert.equal(r.ok, true);
+    assert.match(r.text, /\.\.\. \[19619 more characters on this line\]/);
+    assert.ok(r.text.length < 2000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

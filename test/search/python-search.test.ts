@@ -111,6 +111,11 @@ test("search_method_in_file resolves basenames and reports ambiguity", async () 
     r.results.map((m) => [m.file, m.class, m.method]),
     [["shop/services/cart.py", "Cart", "add"]],
   );
+  const abs = await apis.call("search_method_in_file", ["add", `${index.root}/shop/services/cart.py`]);
+  assert.deepEqual(
+    abs.results.map((m) => m.file),
+    ["shop/services/cart.py"],
+  );
   const amb = await apis.call("search_method_in_file", ["x", "__init__.py"]);
   assert.equal(amb.ok, false);
   assert.match(
@@ -157,4 +162,47 @@ test("nothing found tells the model what to try", async () => {
   assert.match(t.text, /only in test files \(tests\/test_cart.py\)/);
   const m = await apis.call("search_method", ["checkot"]);
   assert.equal(m.ok, false);
+});
+
+test("search_class_in_file shows the whole class; a wrong file says where the class is", async () => {
+  const r = await apis.call("search_class_in_file", ["Meta", "product.py"]);
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.results, [
+    { file: "shop/models/product.py", class: "Product.Meta", method: null, start: 12, end: 16 },
+  ]);
+  assert.match(
+    r.text,
+    /12 \| {5}class Meta:\n13 \| {9}ordering = \["name"\]\n14 \| \n15 \| {9}def describe\(self\):\n16 \| {13}return "ordered by name"/,
+  );
+  const wrong = await apis.call("search_class_in_file", ["Cart", "shop/models/base.py"]);
+  assert.equal(wrong.ok, false);
+  assert.match(
+    wrong.text,
+    /Could not find a class named `Cart` in shop\/models\/base.py. It is defined in: shop\/services\/cart.py./,
+  );
+  const noFile = await apis.call("search_class_in_file", ["Cart", "basket.py"]);
+  assert.match(noFile.text, /No file basket.py in the repository/);
+});
+
+test("search_code_in_file: literal hits with context, in the named file only", async () => {
+  const r = await apis.call("search_code_in_file", ["return", "cart.py"]);
+  assert.equal(r.ok, true);
+  assert.deepEqual(
+    r.results.map((m) => [m.class, m.method, m.start]),
+    [
+      [null, "parse_quantity", 13],
+      [null, "fetch_rates", 18],
+      ["Cart", "total", 36],
+      ["Cart", "checkout", 40],
+      ["Cart", "is_valid_sku", 44],
+    ],
+  );
+  assert.match(r.text, /Found 5 hits of `return` in shop\/services\/cart.py. The first 3 are shown in full/);
+  assert.match(
+    r.text,
+    /The other 2 matches, by file:\n- <file>shop\/services\/cart.py<\/file> \(2 more matches\)/,
+  );
+  const none = await apis.call("search_code_in_file", ["self.total()", "base.py"]);
+  assert.equal(none.ok, false);
+  assert.match(none.text, /Could not find the code `self.total\(\)` in shop\/models\/base.py/);
 });

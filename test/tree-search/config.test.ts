@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { parseRepoConfig, RepoConfigError } from "../../src/config/index.ts";
 import { DEFAULT_TREE_SEARCH_CONFIG, parseTreeSearchConfig } from "../../src/tree-search/config.ts";
 
 test("defaults: c 0.5, branch 4, max_expansion 3, max_rollout 16, value_mix 0.5", () => {
@@ -49,4 +50,44 @@ test("bad settings are refused with a message that names them", () => {
     assert.equal(r.ok, false, JSON.stringify(raw));
     if (!r.ok) assert.match(r.message, message);
   }
+});
+
+test("the repository configuration carries the tree search's parameters", () => {
+  const c = parseRepoConfig(
+    "strategy:\n  mode: tree\n  c: 1.2\n  branch: 5\n  max_expansion: 2\n  max_rollout: 20\n  value_mix: 0.3\n",
+  );
+  assert.deepEqual(c.strategy, {
+    mode: "tree",
+    c: 1.2,
+    branch: 5,
+    maxExpansion: 2,
+    maxRollout: 20,
+    valueMix: 0.3,
+    expandAttempts: 2,
+  });
+  // Older names still work; `strategy: tree` alone takes the defaults; linear stays the default.
+  const old = parseRepoConfig("strategy: { iterations: 9, exploration: 2 }").strategy;
+  assert.deepEqual([old.mode, old.maxRollout, old.c], ["tree", 9, 2]);
+  assert.deepEqual(parseRepoConfig("strategy: tree").strategy, {
+    mode: "tree",
+    ...DEFAULT_TREE_SEARCH_CONFIG,
+  });
+  assert.equal(parseRepoConfig(null).strategy.mode, "linear");
+});
+
+test("bad tree parameters in the repository configuration name the field", () => {
+  assert.throws(
+    () => parseRepoConfig("strategy: { mode: tree, branch: 2, max_expansion: 3 }"),
+    (e: unknown) =>
+      e instanceof RepoConfigError &&
+      /strategy: max_expansion \(3\) cannot exceed branch \(2\)/.test(e.message),
+  );
+  assert.throws(
+    () => parseRepoConfig("strategy: { mode: tree, value_mix: 2 }"),
+    (e: unknown) => e instanceof RepoConfigError && /value_mix/.test(e.message),
+  );
+  assert.throws(
+    () => parseRepoConfig("strategy: { mode: tree, rollouts: 2 }"),
+    (e: unknown) => e instanceof RepoConfigError && /rollouts/.test(e.message),
+  );
 });

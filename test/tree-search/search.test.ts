@@ -24,6 +24,8 @@ test("finds a fix that exists only at depth 2 and stops at once", async () => {
   // The best child (b, 60) is expanded next; b3 is never checked because b2 passed first.
   assert.deepEqual(world.checked, ["a", "b", "c", "b>b1", "b>b2"]);
   assert.equal(result.stats.rollouts, 2);
+  assert.equal(result.stats.candidates, 7); // 4 from the root's expansion, 3 from b's
+  assert.equal(result.stats.checks, 5);
   // The passing node is never sent to the reward model.
   assert.ok(world.rewarded.every((r) => r.diff !== "b>b2"));
 });

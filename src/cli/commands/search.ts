@@ -6,6 +6,7 @@ import { API_SPECS, SearchApis } from "../../search/search-api.ts";
 import type { CliIO } from "../main.ts";
 
 const USAGE = `Usage: auto-fix search <dir> <api> [args...] [--json] [--include-tests]
+Put -- before arguments that begin with '-' (auto-fix search . search_code -- "-x").
 APIs:
 ${API_SPECS.map((s) => `  ${s.name} ${s.params.map((p) => `<${p}>`).join(" ")}\n      ${s.description}`).join("\n")}`;
 

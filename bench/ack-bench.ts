@@ -1,0 +1,95 @@
+/**
+ * Time from webhook delivery to acknowledgement: signed `issues.labeled` deliveries (payload shape from
+ * @octokit/webhooks-examples, each for a different issue) POSTed one after another over loopback to the
+ * app in a Probot server, which verifies the signature, reads the repo config, the sender's permission
+ * and the issue's comments from the fake GitHub on 127.0.0.1, and stores the job in the embedded durable
+ * store (node:sqlite). Workers are off: the figure is the webhook path alone.
+ *
+ *   npm run bench:ack [-- --deliveries 100]
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { HandleOutcome } from "../src/app/handler.ts";
+import { FixResultSchema } from "../src/app/pipeline.ts";
+import { startAppServer } from "../src/app/server.ts";
+import { readSettings } from "../src/app/settings.ts";
+import { createJobQueue, createRunLedger } from "../src/jobs/create-queue.ts";
+import { startFakeGitHub } from "../test/support/fake-github.ts";
+import { createSigner } from "../test/app/webhook-client.ts";
+
+const { values } = parseArgs({ options: { deliveries: { type: "string", default: "100" } } });
+const n = Math.max(1, Number(values.deliveries) || 100);
+
+const work = mkdtempSync(join(tmpdir(), "auto-fix-ack-"));
+const github = await startFakeGitHub();
+const cloneUrl = "http://127.0.0.1:9/acme/app.git";
+github.addRepo("acme", "app", { cloneUrl }).permissions.set("mona", "write");
+const queue = createJobQueue({ dataDir: join(work, "data") });
+const ledger = createRunLedger({ dataDir: join(work, "data") });
+const outcomes: HandleOutcome[] = [];
+const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const app = await startAppServer({
+  appId: 1,
+  privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+  secret: "bench",
+  env: { GHE_HOST: github.host, GHE_PROTOCOL: "http" },
+  app: {
+    queue,
+    ledger,
+    // High enough that every delivery is accepted (a refusal would post a reply instead).
+    settings: readSettings({
+      AUTO_FIX_WORK_DIR: join(work, "runs"),
+      AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY: "1000000",
+    }),
+    pipeline: async () => FixResultSchema.parse({ status: "no-patch" }),
+    model: "none",
+    startWorkers: false,
+    onOutcome: (_id, o) => outcomes.push(o),
+  },
+});
+const signer = createSigner({
+  url: app.webhookUrl,
+  secret: "bench",
+  owner: "acme",
+  repo: "app",
+  cloneUrl,
+  github,
+});
+const issues = Array.from({ length: n + 5 }, (_, i) =>
+  github.addIssue("acme", "app", { title: `bug ${i}`, body: "b" }),
+);
+
+// Five warm-up deliveries (JIT, installation token) are left out of the figures.
+for (const issue of issues.slice(n)) await signer.labeled(issue.number, "mona");
+const callsBefore = github.calls.length;
+const times: number[] = [];
+for (const issue of issues.slice(0, n)) {
+  const t0 = process.hrtime.bigint();
+  const { status } = await signer.labeledWithStatus(issue.number, "mona");
+  times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  if (status !== 200) throw new Error(`delivery answered ${status}`);
+}
+const calls = github.calls.slice(callsBefore);
+const stored = outcomes.slice(5).filter((o) => o.action === "queued").length;
+await app.stop();
+await ledger.close();
+await github.close();
+rmSync(work, { recursive: true, force: true });
+
+times.sort((a, b) => a - b);
+const q = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!;
+console.log(`deliveries: ${n}, jobs stored: ${stored} (embedded store, node:sqlite)`);
+console.log(
+  `webhook → acknowledgement (ms): median ${q(0.5).toFixed(2)}, p90 ${q(0.9).toFixed(2)}, ` +
+    `p99 ${q(0.99).toFixed(2)}, max ${times.at(-1)!.toFixed(2)}`,
+);
+const per = new Map<string, number>();
+for (const c of calls) {
+  const key = `${c.method} ${c.path.replace(/\/issues\/\d+/, "/issues/{n}")}`;
+  per.set(key, (per.get(key) ?? 0) + 1);
+}
+console.log("GitHub API calls per delivery:");
+for (const [k, v] of per) console.log(`  ${(v / n).toFixed(2)} × ${k}`);

@@ -1,0 +1,266 @@
+/**
+ * One edit against one file: locate its <original>, build the replacement, keep the indentation the
+ * parser accepts (or create a new file through the explicit form).
+ */
+import { languageForPath } from "../treesitter/languages.ts";
+import { buildEdit } from "./build-edit.ts";
+import { isPlaceholder, stripLineNumbers } from "./cleanup.ts";
+import { detectStyle } from "./indent.ts";
+import { type Located, locateWithGaps } from "./locate.ts";
+import type { RawEdit } from "./parse.ts";
+import { describeProblem, type SyntaxChecker } from "./syntax.ts";
+import { type FileText, joinText, replaceLines, splitText } from "./text.ts";
+import type { EditReport, PatchStatus } from "./types.ts";
+
+export interface FileState {
+  path: string;
+  before: FileText | null;
+  current: FileText;
+  baseProblems: number;
+  /** Applied regions: where they were in the original text (null when located after earlier edits) and now. */
+  applied: {
+    origStart: number | null;
+    origEnd: number | null;
+    curStart: number;
+    curEnd: number;
+    edit: number;
+  }[];
+}
+
+export interface EditOutcome {
+  report: EditReport;
+  ok: boolean;
+}
+
+export const fail = (file: string, status: PatchStatus, message: string): EditOutcome => ({
+  report: { file, status, message },
+  ok: false,
+});
+
+function lineList(starts: number[]): string {
+  const shown = starts.slice(0, 8).map((s) => String(s + 1));
+  return shown.join(", ") + (starts.length > shown.length ? `, ... (${starts.length} in all)` : "");
+}
+
+function showRegion(ft: FileText, start: number, end: number, max = 12): string {
+  const out: string[] = [];
+  for (let i = start; i < Math.min(end, start + max); i++) out.push(`${i + 1} ${ft.lines[i]}`);
+  if (end - start > max) out.push("...");
+  return out.join("\n");
+}
+
+const TIER_NOTE: Record<string, string> = {
+  exact: "exactly",
+  reindented: "with a different indentation",
+  whitespace: "ignoring whitespace",
+  "blank-lines": "ignoring blank lines and whitespace",
+  near: "approximately",
+};
+
+export async function createFile(
+  st: FileState,
+  edit: RawEdit,
+  origEmpty: boolean,
+  checker: SyntaxChecker,
+): Promise<EditOutcome> {
+  if (!origEmpty) {
+    return fail(
+      st.path,
+      "RAW_PATCH_BUT_UNPARSED",
+      `${st.path} is marked new="true" but has a non-empty <original>. Leave <original> empty to create a file.`,
+    );
+  }
+  if (st.current.lines.length > 0) {
+    return fail(
+      st.path,
+      "RAW_PATCH_BUT_UNPARSED",
+      `${st.path} is created by two edits. Create it once, with its whole content.`,
+    );
+  }
+  const content = stripLineNumbers(edit.patched).lines;
+  const ph = content.find(isPlaceholder);
+  if (ph !== undefined) {
+    return fail(
+      st.path,
+      "RAW_PATCH_BUT_PLACEHOLDER",
+      `the new file contains the placeholder "${ph.trim()}". Write the whole content of the new file.`,
+    );
+  }
+  if (content.every((l) => l.trim() === "")) {
+    return fail(
+      st.path,
+      "MATCHED_BUT_EMPTY_DIFF",
+      `the new file ${st.path} would be empty. Give its content in <patched>.`,
+    );
+  }
+  const text = `${content.join("\n")}\n`;
+  const problems = await checker.problems(st.path, text);
+  if (problems.length > 0) {
+    return fail(
+      st.path,
+      "MATCHED_BUT_SYNTAX_ERROR",
+      `the new file does not parse: ${describeProblem(problems[0]!, content)}. Fix the syntax.`,
+    );
+  }
+  st.current = splitText(text);
+  return {
+    ok: true,
+    report: {
+      file: st.path,
+      status: "APPLICABLE_PATCH",
+      message: `creates ${st.path} (${content.length} lines).`,
+    },
+  };
+}
+
+export async function applyVariant(
+  st: FileState,
+  edit: RawEdit,
+  orig: string[],
+  patched: string[],
+  checker: SyntaxChecker,
+): Promise<EditOutcome> {
+  const path = st.path;
+  const origPh = orig.filter(isPlaceholder);
+  const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
+  // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
+  const before = st.before!;
+  // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
+  const phO = orig.filter(isPlaceholder).length;
+  const phP = patched.filter(isPlaceholder).length;
+  if (phO > 0 && phP < phO) {
+    return fail(
+      path,
+      "RAW_PATCH_BUT_PLACEHOLDER",
+      `<original> leaves code out with "${origPh[0]!.trim()}", but <patched> does not keep that placeholder, so it is unclear whether the left-out code stays. Copy the original lines completely.`,
+    );
+  }
+  const gl = locateWithGaps(before.lines, orig, isPlaceholder);
+  if (gl.kind === "placeholder") return fail(path, "RAW_PATCH_BUT_PLACEHOLDER", gl.message);
+  let loc: Located = gl;
+  let mapped: { start: number; end: number; map: (number | null)[] } | null = null;
+  let origRange: { start: number; end: number } | null = null;
+  if (loc.kind === "found") {
+    const l = loc;
+    let offset = 0;
+    for (const a of st.applied) {
+      if (a.origStart === null || a.origEnd === null) {
+        mapped = null;
+        offset = Number.NaN;
+        break;
+      }
+      if (l.start < a.origEnd && a.origStart < l.end) {
+        return fail(
+          path,
+          "RAW_PATCH_BUT_AMBIGUOUS",
+          `<original> overlaps the lines edit ${a.edit} changes (lines ${a.origStart + 1}-${a.origEnd}). Merge the two edits into one.`,
+        );
+      }
+      if (a.origEnd <= l.start) offset += a.curEnd - a.curStart - (a.origEnd - a.origStart);
+    }
+    if (!Number.isNaN(offset)) {
+      mapped = {
+        start: l.start + offset,
+        end: l.end + offset,
+        map: l.map.map((m) => (m === null ? null : m + offset)),
+      };
+      origRange = { start: l.start, end: l.end };
+    }
+  }
+  if (loc.kind !== "ambiguous" && (!mapped || loc.kind !== "found") && st.applied.length > 0) {
+    const againG = locateWithGaps(st.current.lines, orig, isPlaceholder);
+    const again: Located = againG.kind === "placeholder" ? { kind: "none", closest: null } : againG;
+    if (again.kind === "found") {
+      // Found only in the text earlier edits produced: this edit builds on them.
+      loc = again;
+      mapped = { start: again.start, end: again.end, map: again.map };
+    } else if (loc.kind !== "found") loc = again;
+  }
+  if (loc.kind === "ambiguous") {
+    return fail(
+      path,
+      "RAW_PATCH_BUT_AMBIGUOUS",
+      `<original> matches ${loc.starts.length} places in ${path} (${TIER_NOTE[loc.tier]}), starting at lines ${lineList(loc.starts)}. Add a few lines before or after it so that it matches only the place you mean.`,
+    );
+  }
+  if (loc.kind === "none" || !mapped) {
+    if (origPh.length > 0) {
+      return fail(
+        path,
+        "RAW_PATCH_BUT_PLACEHOLDER",
+        `<original> contains the placeholder "${origPh[0]!.trim()}" instead of code, and without it the lines are not in ${path}. Copy the original lines completely.`,
+      );
+    }
+    const closest = loc.kind === "none" ? loc.closest : null;
+    let msg = `<original> was not found in ${path}.`;
+    if (closest && closest.matched > 0) {
+      msg += ` The closest region is lines ${closest.start + 1}-${closest.end} (${closest.matched} of ${closest.total} lines match):\n${showRegion(before, closest.start, closest.end)}\nCopy <original> exactly from the current file.`;
+    } else {
+      msg +=
+        " None of its lines appear in the file; check the file name and copy <original> from the current file.";
+    }
+    return fail(path, "RAW_PATCH_BUT_UNMATCHED", msg);
+  }
+  if (same) {
+    return {
+      ok: true,
+      report: {
+        file: path,
+        status: "APPLICABLE_PATCH",
+        message: `matched lines ${loc.start + 1}-${loc.end}, but <patched> equals <original>: this edit changes nothing and was ignored.`,
+      },
+    };
+  }
+  const found = { ...(loc as Extract<Located, { kind: "found" }>), ...mapped };
+  const style = detectStyle(st.current.lines, [...orig, ...patched]);
+  const built = buildEdit(st.current, found, orig, patched, style);
+  if (!built.ok) {
+    return fail(
+      path,
+      built.kind === "placeholder" ? "RAW_PATCH_BUT_PLACEHOLDER" : "RAW_PATCH_BUT_UNMATCHED",
+      built.message,
+    );
+  }
+  let firstProblem: string | null = null;
+  // Only Python reads indentation: elsewhere the candidates parse alike, so the first one decides.
+  const candidates = languageForPath(path) === "python" ? built.candidates : built.candidates.slice(0, 1);
+  for (const c of candidates) {
+    const next = replaceLines(st.current, found.start, found.end, c.lines, c.eols);
+    const problems = await checker.problems(path, joinText(next));
+    if (problems.length <= st.baseProblems) {
+      const delta = c.lines.length - (found.end - found.start);
+      for (const a of st.applied) {
+        if (a.curStart >= found.end) {
+          a.curStart += delta;
+          a.curEnd += delta;
+        }
+      }
+      st.applied.push({
+        origStart: origRange?.start ?? null,
+        origEnd: origRange?.end ?? null,
+        curStart: found.start,
+        curEnd: found.start + c.lines.length,
+        edit: edit.index,
+      });
+      st.current = next;
+      let msg = `matched lines ${found.start + 1}-${found.end} ${TIER_NOTE[found.tier]}`;
+      if (found.tier === "near") {
+        msg += ` (kept the file's own text where <original> differs: ${found.near.map((d) => `line ${d.fileIndex + 1} reads "${before.lines[d.fileIndex]!.trim()}"`).join("; ")})`;
+      }
+      if (built.placeholdersKept > 0) msg += "; placeholder lines kept the original code they stand for";
+      if (c !== built.candidates[0]) msg += `; indentation ${c.guess}`;
+      return { ok: true, report: { file: path, status: "APPLICABLE_PATCH", message: `${msg}.` } };
+    }
+    if (firstProblem === null) {
+      const extra =
+        problems.find((p) => p.line - 1 >= found.start && p.line - 1 < found.start + c.lines.length) ??
+        problems[0]!;
+      firstProblem = describeProblem(extra, next.lines);
+    }
+  }
+  return fail(
+    path,
+    "MATCHED_BUT_SYNTAX_ERROR",
+    `matched lines ${found.start + 1}-${found.end}, but with <patched> in place the file does not parse with any indentation tried: ${firstProblem ?? "syntax error"}. Fix the syntax of <patched> (brackets, colons, indentation).`,
+  );
+}
