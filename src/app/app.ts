@@ -22,6 +22,8 @@ export interface AppOptions {
   now?: () => number;
   /** Called with every handled delivery's outcome (logging, tests, the ack benchmark). */
   onOutcome?: (deliveryId: string, outcome: HandleOutcome) => void;
+  /** Called with the promise of every reply made after a webhook was answered (tests wait on them). */
+  onDeferred?: (work: Promise<void>) => void;
   /** Start the job workers in this process (default true). */
   startWorkers?: boolean;
   /** Serve `GET /health` and `GET /metrics` on the app's server. */
@@ -77,6 +79,9 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       const deps = { ...ops, queue: options.queue, role: "app", startedAt: Date.now() };
       fnOptions?.addHandler((req, res) => serveOps(deps, req, res));
     }
+    // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
+    // deliveries from the same person see each other's reply).
+    let replies: Promise<void> = Promise.resolve();
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],
@@ -93,6 +98,17 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
           settings: options.settings,
           loadRepoConfig: () => loadRepoConfig(context),
           now: options.now ?? Date.now,
+          defer: (work) => {
+            replies = replies.then(work).then(
+              () => {},
+              (error: unknown) => {
+                context.log.warn(
+                  `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
+                );
+              },
+            );
+            options.onDeferred?.(replies);
+          },
         });
       }
       context.log.info(`auto-fix ${context.name}: ${JSON.stringify(outcome)}`);

@@ -166,7 +166,8 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
   });
   const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
   const repoDir = join(workDir, "repo");
-  const outDir = join(workDir, "artifacts");
+  // One artifacts folder per attempt: a resumed job never mixes its files with those of the run that died.
+  const outDir = join(workDir, "artifacts", new Date(started).toISOString().replace(/[:.]/g, "-"));
   let token: string | null = null;
 
   const finish = async (final: FinalState, outcome: RunOutcome): Promise<RunOutcome> => {
@@ -217,7 +218,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
       );
     }
-    await mkdir(outDir, { recursive: true });
+    await mkdir(workDir, { recursive: true });
     const issue = await github.getIssue(issueNumber);
     const issueFile = join(workDir, "issue.md");
     await writeFile(issueFile, issueMarkdown(data, issue.body));
@@ -251,7 +252,9 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         ? { status: "done", ...(shown?.note ? { note: shown.note } : {}) }
         : line;
     }
-    await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+    await mkdir(outDir, { recursive: true });
+    // The pipeline's own result.json stays as written; this is what the app read from it.
+    await writeFile(join(outDir, "app-result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await ctx.checkpoint("pipeline", { status: result.status });
     ctx.recordUsage?.({
       promptTokens: result.usage.prompt_tokens,
@@ -315,7 +318,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         title,
         body: rendered.body,
         head: branch,
-        base: clone.branch,
+        base: clone.branch ?? data.defaultBranch,
         draft: true,
       });
       pull = created.number;
