@@ -117,7 +117,7 @@ test("fix --json end to end through the real client (streaming): contract fields
     const err = c.err();
     assert.match(
       err,
-      /^auto-fix: workspace\nauto-fix: index\nauto-fix: indexed \(3 files\)\nauto-fix: reproduce\n[\s\S]*\nauto-fix: search\n/,
+      /^auto-fix: workspace\nauto-fix: index\nauto-fix: indexed \(4 files\)\nauto-fix: reproduce\n[\s\S]*\nauto-fix: search\n/,
     );
     assert.match(err, /\nauto-fix: search: round 2\/15\n/);
     assert.match(err, /\nauto-fix: located \(stats\/summary\.py\)\nauto-fix: patch \(linear\)\n/);
