@@ -279,6 +279,32 @@ export const APPLY_MODES: Record<string, Mode> = {
       expected: { [path]: expected },
     };
   },
+  async "two edits sharing a context line"(r, src) {
+    const lines = src.text.split("\n");
+    const w = pickWindow(r, lines, 9);
+    if (!w) return null;
+    const w1 = { start: w.start, end: w.start + 5 };
+    const w2 = { start: w.start + 4, end: w.end };
+    if (occurrences(lines, w1) !== 1 || occurrences(lines, w2) !== 1) return null;
+    const c1 = await makeChange(r, src.lang, lines, w1, { kinds: ["token"], targetMax: 3 });
+    const c2 = await makeChange(r, src.lang, lines, w2, { kinds: ["token"], avoidFirst: true });
+    if (!c1 || !c2) return null;
+    const expectedLines = lines.slice();
+    expectedLines[w1.start + c1.target] = c1.after[c1.target]!;
+    expectedLines[w2.start + c2.target] = c2.after[c2.target]!;
+    const expected = expectedLines.join("\n");
+    if ((await problems(src.lang, expected)) > 0) return null;
+    const path = pathOf(src);
+    const answer = [c1, c2]
+      .map((c) => editText(path, lines.slice(c.window.start, c.window.end), c.after))
+      .join("\n");
+    return {
+      shouldApply: true,
+      files: { ...decoys(), [path]: lines.join("\n") },
+      answer,
+      expected: { [path]: expected },
+    };
+  },
   async "edits in two files"(r, src, pool) {
     const others = pool.filter((s) => s.lang === src.lang && s.name !== src.name);
     if (others.length === 0) return null;

@@ -37,10 +37,26 @@ export const fail = (file: string, status: PatchStatus, message: string): EditOu
   ok: false,
 });
 
-function lineList(starts: number[]): string {
-  const shown = starts.slice(0, 8).map((s) => String(s + 1));
+/** "12 (in `def load(path):`), 40 (in `def size(path):`)": each place with the block that holds it. */
+function lineList(starts: number[], ft: FileText): string {
+  const shown = starts.slice(0, 8).map((s) => {
+    const owner = enclosing(ft.lines, s);
+    return owner ? `${s + 1} (in \`${owner}\`)` : String(s + 1);
+  });
   return shown.join(", ") + (starts.length > shown.length ? `, ... (${starts.length} in all)` : "");
 }
+
+function enclosing(lines: readonly string[], at: number): string | null {
+  const ind = (l: string) => /^[ \t]*/.exec(l)![0].replaceAll("\t", "    ").length;
+  const own = ind(lines[at] ?? "");
+  for (let i = at - 1; i >= 0 && at - i < 400; i--) {
+    const l = lines[i]!;
+    if (l.trim() !== "" && ind(l) < own && !/^\s*(\/\/|#|\*|\/\*)/.test(l)) return l.trim().slice(0, 60);
+  }
+  return null;
+}
+
+const squash = (s: string) => s.trim().replace(/\s+/g, " ");
 
 function showRegion(ft: FileText, start: number, end: number, max = 12): string {
   const out: string[] = [];
@@ -124,7 +140,8 @@ export async function applyVariant(
   const origPh = orig.filter(isPlaceholder);
   const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
   // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
-  const before = st.before!;
+  // A file created by an earlier edit of the answer is matched against its new text.
+  const before = st.before ?? st.current;
   // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
   const phO = orig.filter(isPlaceholder).length;
   const phP = patched.filter(isPlaceholder).length;
@@ -140,6 +157,7 @@ export async function applyVariant(
   let loc: Located = gl;
   let mapped: { start: number; end: number; map: (number | null)[] } | null = null;
   let origRange: { start: number; end: number } | null = null;
+  let overlap: string | null = null;
   if (loc.kind === "found") {
     const l = loc;
     let offset = 0;
@@ -150,11 +168,11 @@ export async function applyVariant(
         break;
       }
       if (l.start < a.origEnd && a.origStart < l.end) {
-        return fail(
-          path,
-          "RAW_PATCH_BUT_AMBIGUOUS",
-          `<original> overlaps the lines edit ${a.edit} changes (lines ${a.origStart + 1}-${a.origEnd}). Merge the two edits into one.`,
-        );
+        // Overlapping blocks: fine when the shared lines are context the earlier edit left alone, which
+        // shows as <original> still being found, once, in the edited text.
+        overlap = `<original> overlaps the lines edit ${a.edit} changes (lines ${a.origStart + 1}-${a.origEnd}). Merge the two edits into one.`;
+        offset = Number.NaN;
+        break;
       }
       if (a.origEnd <= l.start) offset += a.curEnd - a.curStart - (a.origEnd - a.origStart);
     }
@@ -176,11 +194,12 @@ export async function applyVariant(
       mapped = { start: again.start, end: again.end, map: again.map };
     } else if (loc.kind !== "found") loc = again;
   }
+  if (overlap !== null && !mapped) return fail(path, "RAW_PATCH_BUT_AMBIGUOUS", overlap);
   if (loc.kind === "ambiguous") {
     return fail(
       path,
       "RAW_PATCH_BUT_AMBIGUOUS",
-      `<original> matches ${loc.starts.length} places in ${path} (${TIER_NOTE[loc.tier]}), starting at lines ${lineList(loc.starts)}. Add a few lines before or after it so that it matches only the place you mean.`,
+      `<original> matches ${loc.starts.length} places in ${path} (${TIER_NOTE[loc.tier]}), starting at lines ${lineList(loc.starts, st.current)}. Add a few lines before or after it so that it matches only the place you mean.`,
     );
   }
   if (loc.kind === "none" || !mapped) {
@@ -194,7 +213,12 @@ export async function applyVariant(
     const closest = loc.kind === "none" ? loc.closest : null;
     let msg = `<original> was not found in ${path}.`;
     if (closest && closest.matched > 0) {
-      msg += ` The closest region is lines ${closest.start + 1}-${closest.end} (${closest.matched} of ${closest.total} lines match):\n${showRegion(before, closest.start, closest.end)}\nCopy <original> exactly from the current file.`;
+      const there = new Set(before.lines.slice(closest.start, closest.end).map(squash));
+      const missing = orig.filter((l) => l.trim() !== "" && !there.has(squash(l))).slice(0, 4);
+      msg += ` The closest region is lines ${closest.start + 1}-${closest.end} (${closest.matched} of ${closest.total} lines match):\n${showRegion(before, closest.start, closest.end)}\n`;
+      if (missing.length > 0)
+        msg += `Not in the file: ${missing.map((l) => JSON.stringify(l.trim())).join(", ")}.\n`;
+      msg += "Copy <original> exactly from the current file.";
     } else {
       msg +=
         " None of its lines appear in the file; check the file name and copy <original> from the current file.";
@@ -212,7 +236,7 @@ export async function applyVariant(
     };
   }
   const found = { ...(loc as Extract<Located, { kind: "found" }>), ...mapped };
-  const style = detectStyle(st.current.lines, [...orig, ...patched]);
+  const style = detectStyle(st.current.lines, [orig, patched]);
   const built = buildEdit(st.current, found, orig, patched, style);
   if (!built.ok) {
     return fail(
@@ -256,6 +280,8 @@ export async function applyVariant(
         problems.find((p) => p.line - 1 >= found.start && p.line - 1 < found.start + c.lines.length) ??
         problems[0]!;
       firstProblem = describeProblem(extra, next.lines);
+      const k = extra.line - 1 - found.start;
+      if (k >= 0 && k < c.lines.length) firstProblem += ` — line ${k + 1} of the replaced block`;
     }
   }
   return fail(

@@ -216,14 +216,18 @@ export function buildEdit(
     };
   };
   const guesses: { guess: string; delta: (j: number) => number }[] = [];
+  // Lines <patched> repeats exactly say best how the model's frame sits in the file; then <original>'s
+  // lines when they agree; lines equal but for whitespace only after that (a line the model moved into
+  // a new block says nothing about the frame).
+  const origAgree = origMode !== null && origDeltas.every((d) => d === origMode);
+  if (exactMode !== null) guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
+  if (origAgree) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   if (anchorMode !== null) guesses.push({ guess: "relative to the matched lines", delta: () => anchorMode });
   if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
   if (exactMode !== null) {
     guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
-    guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
   }
   if (looseMode !== null) {
-    guesses.push({ guess: "relative to the matched lines", delta: () => looseMode });
     guesses.push({ guess: "relative to the nearest matched line", delta: nearest(looseAnchor, looseMode) });
   }
   guesses.push({ guess: "as written from line 2", delta: () => 0 });
@@ -285,14 +289,18 @@ function toOriginalFrame(
     if (op.kind === "equal" && orig[op.a]!.trim() !== "" && loc.map[op.a] !== null)
       pairs.push({ o: op.a, p: op.b });
   }
-  if (pairs.length < 2) return patched;
+  if (pairs.length === 0) return patched;
   const shifts = pairs.map(({ o, p }) => col(patched[p]!) - col(orig[o]!));
   const d = mode(shifts);
   if (d === null || d === 0) return patched;
   const agreeing = pairs.filter(
     ({ o, p }, i) => shifts[i] === d && col(patched[p]!) === col(ft.lines[loc.map[o]!]!),
   );
-  if (agreeing.length < 0.8 * pairs.length) return patched;
+  // At least half the pairs must sit exactly where the file has them: lines the model moved into a new
+  // block on purpose are the rest.
+  if (agreeing.length * 2 < pairs.length) return patched;
+  // A shift that would push a line left of column 0 is not a frame difference.
+  if (patched.some((l) => l.trim() !== "" && col(l) - d < 0)) return patched;
   return patched.map((l) => {
     if (l.trim() === "") return l;
     const own: IndentStyle = { tabs: l.startsWith("\t"), unit: style.unit, known: true };

@@ -3,7 +3,9 @@
  * placeholder lines that stand for code the model did not repeat.
  */
 
-const PREFIX_RE = /^(\s*)(\d{1,6})(:\s?|\|\s?|\t| |$)/;
+// "123 code", "123: code", "123|code", "   123\tcode", "123" (a numbered blank line). After ":" or "|" at
+// most one space belongs to the prefix; a tab there is the code's own indentation.
+const PREFIX_RE = /^(\s*)(\d{1,6})(: ?|\| ?|\t| |$)/;
 
 interface Prefixed {
   number: number;

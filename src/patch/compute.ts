@@ -37,7 +37,20 @@ export async function computePatch(
   for (const p of parsed.problems) {
     outcomes.push({ index: p.index, outcome: fail(p.fileArg, "RAW_PATCH_BUT_UNPARSED", p.message) });
   }
+  const seen = new Map<string, number>();
   for (const edit of parsed.edits) {
+    // The same edit written twice (an answer that repeats itself) is applied once.
+    const key = JSON.stringify([edit.fileArg.trim(), edit.isNew, edit.original, edit.patched]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const message = `repeats edit ${first} exactly; applied once.`;
+      outcomes.push({
+        index: edit.index,
+        outcome: { ok: true, report: { file: edit.fileArg, status: "APPLICABLE_PATCH", message } },
+      });
+      continue;
+    }
+    seen.set(key, edit.index);
     const outcome = await applyOne(edit);
     outcomes.push({ index: edit.index, outcome });
   }
@@ -87,7 +100,7 @@ export async function computePatch(
     if (norm.startsWith(`${repo.root}/`)) norm = norm.slice(repo.root.length + 1);
     while (norm.startsWith("./")) norm = norm.slice(2);
     if (!norm.startsWith("/") && !norm.split("/").includes("..") && norm !== "") {
-      if (all.includes(norm) || edit.isNew) return { ok: true, path: norm };
+      if (all.includes(norm) || edit.isNew || states.has(norm)) return { ok: true, path: norm };
       const direct = await repo.readFile(norm);
       if (direct.kind !== "missing") return { ok: true, path: norm };
     }

@@ -15,20 +15,9 @@ function leading(line: string): string {
   return /^[ \t]*/.exec(line)![0];
 }
 
-function modeIncrease(lines: readonly string[]): number | null {
+function modeIncrease(blocks: readonly (readonly string[])[]): number | null {
   const counts = new Map<number, number>();
-  let prev = 0;
-  for (const l of lines) {
-    if (l.trim() === "") continue;
-    const lead = leading(l);
-    if (lead.includes("\t")) {
-      prev = 0;
-      continue;
-    }
-    const w = lead.length;
-    if (w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
-    prev = w;
-  }
+  for (const block of blocks) countIncreases(block, counts);
   let best: number | null = null;
   let bestN = 0;
   for (const [w, c] of counts) {
@@ -40,7 +29,27 @@ function modeIncrease(lines: readonly string[]): number | null {
   return best;
 }
 
-export function detectStyle(lines: readonly string[], modelLines: readonly string[] = []): IndentStyle {
+/** Counts the indentation increases between consecutive lines; a snippet's first line sets the start. */
+function countIncreases(lines: readonly string[], counts: Map<number, number>): void {
+  let prev: number | null = null;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    const lead = leading(l);
+    if (lead.includes("\t")) {
+      prev = null;
+      continue;
+    }
+    const w = lead.length;
+    if (prev !== null && w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
+    prev = w;
+  }
+}
+
+/** The file's style; `modelBlocks` (the edit's own text, block by block) tell what width a tab stands for. */
+export function detectStyle(
+  lines: readonly string[],
+  modelBlocks: readonly (readonly string[])[] = [],
+): IndentStyle {
   let tabs = 0;
   let spaces = 0;
   for (const l of lines) {
@@ -48,11 +57,12 @@ export function detectStyle(lines: readonly string[], modelLines: readonly strin
     else if (l.startsWith(" ") && l.trim() !== "" && !/^ \*/.test(l)) spaces++;
   }
   if (tabs === 0 && spaces === 0) {
-    if (modelLines.length === 0) return { tabs: false, unit: 4, known: false };
-    return { ...detectStyle(modelLines), known: false };
+    const flat = modelBlocks.flat();
+    if (flat.length === 0) return { tabs: false, unit: 4, known: false };
+    return { ...detectStyle(flat), known: false };
   }
-  if (tabs > spaces) return { tabs: true, unit: modeIncrease(modelLines) ?? 4, known: true };
-  return { tabs: false, unit: modeIncrease(lines) ?? 4, known: true };
+  if (tabs > spaces) return { tabs: true, unit: modeIncrease(modelBlocks) ?? 4, known: true };
+  return { tabs: false, unit: modeIncrease([lines]) ?? 4, known: true };
 }
 
 export function columns(line: string, unit: number): number {

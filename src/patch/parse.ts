@@ -88,6 +88,7 @@ export function parseAnswer(answer: string): ParsedAnswer {
     files.push({ attrs: m[1], name: m[2] ?? "", start: m.index, end: m.index + m[0].length });
   }
   let index = 0;
+  const orphans: string[] = [];
   if (files.length === 0 && sawTags) {
     problems.push({
       index: 1,
@@ -165,7 +166,11 @@ export function parseAnswer(answer: string): ParsedAnswer {
       pos = patched.end;
       pairs++;
     }
-    if (pairs === 0 && !problems.some((p) => p.index === index)) {
+    if (pairs === 0 && !problems.some((p) => p.index === index)) orphans.push(fileArg);
+  }
+  // A <file> mentioned in prose without an edit is harmless when the answer has edits elsewhere.
+  if (edits.length === 0 && problems.length === 0) {
+    for (const fileArg of orphans) {
       index++;
       problems.push({
         index,

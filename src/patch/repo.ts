@@ -48,15 +48,6 @@ export function createDiskRepo(root: string): RepoFiles {
             if (e.isDirectory()) {
               if (!SKIP_DIRS.has(e.name)) await walk(join(dir, e.name), r);
             } else if (e.isFile()) out.push(r);
-            else if (e.isSymbolicLink()) {
-              // Symlinked files inside the repository are listed; ones that leave it are not.
-              try {
-                const target = await realpath(join(dir, e.name));
-                if (inside(await getRealRoot(), target) && (await lstat(target)).isFile()) out.push(r);
-              } catch {
-                // dangling link: not a file
-              }
-            }
           }
         };
         await walk(absRoot, "");
@@ -90,6 +81,16 @@ export function createDiskRepo(root: string): RepoFiles {
       try {
         const st = await lstat(abs);
         if (st.isDirectory()) return { kind: "unsafe", reason: `${path} is a directory, not a file.` };
+        if (st.isSymbolicLink()) {
+          // git stores a link, not the file's text: the change belongs in the file it points to.
+          const target = relative(rr, await realpath(abs))
+            .split(sep)
+            .join("/");
+          return {
+            kind: "unsafe",
+            reason: `${path} is a symbolic link to ${target}; edit ${target} instead.`,
+          };
+        }
         return { kind: "file", bytes: await readFile(abs) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };

@@ -91,6 +91,16 @@ const cases: Case[] = [
     expected: PY.replace("return self.items[key]", "return self.items.get(key)"),
   },
   {
+    name: "a <file> named in prose and an edit repeated verbatim",
+    answer:
+      "First I looked at <file>store.py</file> and found the bug.\n" +
+      edit("store.py", "        del self.items[key]", "        self.items.pop(key, None)") +
+      "\nTo repeat:\n" +
+      edit("store.py", "        del self.items[key]", "        self.items.pop(key, None)"),
+    expected: PY.replace("del self.items[key]", "self.items.pop(key, None)"),
+    note: /repeats edit 1 exactly/,
+  },
+  {
     name: "line numbers with colons",
     answer: edit(
       "store.py",
@@ -175,6 +185,30 @@ test("a placeholder in <original> that <patched> drops is refused", async () => 
   assert.match(r.feedback, /does not keep that placeholder/);
 });
 
+test("edits whose blocks share unchanged context lines both apply", async () => {
+  const r = await apply(
+    { "store.py": PY },
+    edit(
+      "store.py",
+      "    def get(self, key):\n        return self.items[key]\n\n    def delete(self, key):",
+      "    def get(self, key):\n        return self.items.get(key)\n\n    def delete(self, key):",
+    ) +
+      edit(
+        "store.py",
+        "    def delete(self, key):\n        del self.items[key]",
+        "    def delete(self, key):\n        self.items.pop(key, None)",
+      ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "store.py"),
+    PY.replace("return self.items[key]", "return self.items.get(key)").replace(
+      "del self.items[key]",
+      "self.items.pop(key, None)",
+    ),
+  );
+});
+
 test("overlapping edits are refused", async () => {
   const r = await apply(
     { "store.py": PY },
@@ -203,6 +237,17 @@ test("a new file through the explicit form", async () => {
   assert.equal(r.changedFiles[0]!.created, true);
   assert.equal(r.changedFiles[0]!.after, "def cached(f):\n    return f\n");
   assert.match(r.diff, /new file mode 100644\n--- \/dev\/null\n\+\+\+ b\/pkg\/cache\.py/);
+});
+
+test("a file created by one edit can be changed by the next", async () => {
+  const r = await apply(
+    { "store.py": PY },
+    '<file new="true">pkg/cache.py</file>\n<original></original>\n<patched>\ndef cached(f):\n    return f\n</patched>\n' +
+      edit("pkg/cache.py", "    return f", "    return staticmethod(f)"),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "pkg/cache.py"), "def cached(f):\n    return staticmethod(f)\n");
+  assert.match(r.diff, /new file mode 100644[\s\S]*\+ {4}return staticmethod\(f\)/);
 });
 
 test("a missing file without the new form is refused with the hint", async () => {

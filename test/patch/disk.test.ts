@@ -92,6 +92,10 @@ test("symlinks that leave the repository are refused", async () => {
     assert.equal(r.status, "RAW_PATCH_BUT_UNSAFE_PATH", `${file}: ${r.feedback}`);
     assert.match(r.feedback, /symbolic link that leaves the repository/);
   }
+  symlinkSync("app.py", join(dir, "src/alias.py"));
+  const alias = await computePatch(createDiskRepo(dir), edit("src/alias.py", "x = 1", "x = 2"));
+  assert.equal(alias.status, "RAW_PATCH_BUT_UNSAFE_PATH");
+  assert.match(alias.feedback, /symbolic link to src\/app\.py; edit src\/app\.py instead/);
   const created = await computePatch(
     createDiskRepo(dir),
     '<file new="true">ext/evil.py</file><original></original><patched>\nx = 1\n</patched>',

@@ -66,13 +66,14 @@ const cases: Case[] = [
     name: "original that appears three times",
     answer: edit("app/io.py", "    with open(path) as f:", "    with open(path, encoding='utf-8') as f:"),
     status: "RAW_PATCH_BUT_AMBIGUOUS",
-    message: /2 places.*lines 2, 12|lines 2, 12/,
+    message:
+      /2 places in app\/io\.py \(exactly\), starting at lines 2 \(in `def load\(path\):`\), 12 \(in `def size\(path\):`\)/,
   },
   {
     name: "original ambiguous once whitespace is ignored",
     answer: edit("app/io.py", "with open(path) as f:", "with open(path, encoding='utf-8') as f:"),
     status: "RAW_PATCH_BUT_AMBIGUOUS",
-    message: /lines 2, 12/,
+    message: /lines 2 \(in `def load\(path\):`\), 12 \(in `def size\(path\):`\)/,
   },
   {
     name: "original not in the file shows the closest region",

@@ -1,0 +1,79 @@
+/** Answers that once went wrong in the benchmark, kept as fixed cases. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { after, apply, edit } from "./helpers.ts";
+
+const GO =
+  "package p\n\nfunc (s Socket) Dial() error {\n\tif err := s.mk(); err != nil {\n\t\treturn err\n\t}\n\treturn s.check()\n}\n\nfunc (s Socket) check() error {\n\treturn nil\n}\n";
+
+const TS = `function connect(url: string, apiKey: string) {
+  if (!apiKey) {
+    throw new Error("no key");
+  }
+
+  redact(url);
+  const socketURL = new URL(url);
+  socketURL.searchParams.delete("api-key");
+  return socketURL;
+}
+`;
+
+const cases: {
+  name: string;
+  files: Record<string, string>;
+  answer: string;
+  path: string;
+  expected: string;
+}[] = [
+  {
+    name: "'N:' prefixes followed by a tab keep the tab as indentation",
+    files: { "sock.go": GO },
+    answer: edit(
+      "sock.go",
+      "4:\tif err := s.mk(); err != nil {\n5:\t\treturn err\n6:\t}\n7:\treturn s.check()\n8:}\n9:\n10:func (s Socket) check() error {",
+      "\tif err := s.mk(); err != nil {\n\t\treturn err\n\t}\n\treturn s.check()\n}\n\nfunc (s Socket) check() (err error) {",
+    ),
+    path: "sock.go",
+    expected: GO.replace("check() error {", "check() (err error) {"),
+  },
+  {
+    name: "original dedented, patched absolute, one line moved into a new block",
+    files: { "ws.ts": TS },
+    answer: edit(
+      "ws.ts",
+      '}\n\nredact(url);\nconst socketURL = new URL(url);\nsocketURL.searchParams.delete("api-key");',
+      '  }\n\n  redact(url);\n  const socketURL = new URL(url);\n  if (socketURL.searchParams.has("api-key")) {\n    socketURL.searchParams.delete("api-key");\n  }',
+    ),
+    path: "ws.ts",
+    expected: TS.replace(
+      '  socketURL.searchParams.delete("api-key");\n',
+      '  if (socketURL.searchParams.has("api-key")) {\n    socketURL.searchParams.delete("api-key");\n  }\n',
+    ),
+  },
+  {
+    name: "a line moved into a new block inside a docstring keeps the model's nesting",
+    files: { "doc.py": 'def f():\n    """Summary.\n\n    Details here.\n    """\n    return 1\n' },
+    answer: edit(
+      "doc.py",
+      '    """Summary.\n\n    Details here.',
+      '    """Summary.\n\n    if True:\n        Details here.',
+    ),
+    path: "doc.py",
+    expected: 'def f():\n    """Summary.\n\n    if True:\n        Details here.\n    """\n    return 1\n',
+  },
+  {
+    name: "a changed line after a blank line the model left out stays after it",
+    files: { "t.ts": "class A {\n  x = 1;\n}\n\ninterface Node {\n  id: string;\n}\n" },
+    answer: edit("t.ts", "}\ninterface Node {\n  id: string;", "}\ninterface TreeNode {\n  id: string;"),
+    path: "t.ts",
+    expected: "class A {\n  x = 1;\n}\n\ninterface TreeNode {\n  id: string;\n}\n",
+  },
+];
+
+for (const c of cases) {
+  test(c.name, async () => {
+    const r = await apply(c.files, c.answer);
+    assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+    assert.equal(after(r, c.path), c.expected);
+  });
+}
