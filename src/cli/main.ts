@@ -48,11 +48,12 @@ export const COMMANDS: Record<string, CommandInfo> = {
   fix: {
     usage:
       "auto-fix fix --repo <dir> --issue <file> [--out <dir>] [--test-cmd <cmd>] [--strategy linear|tree] [--json]",
-    summary: "Run the whole repair pipeline on a local checkout (never modifies it).",
+    summary:
+      "Run the whole repair pipeline on a local checkout (never modifies it); more options and the model settings in docs/fix.md.",
     module: "fix",
   },
   worker: {
-    usage: "auto-fix worker",
+    usage: "auto-fix worker [--concurrency N] [--grace-seconds S] [--port P] [--host H]",
     summary: "Take repair jobs from the shared queue (REDIS_URL) and run them.",
     module: "worker",
   },

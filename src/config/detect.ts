@@ -123,7 +123,13 @@ export function detectProject(root: string): Detection {
   const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
   const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
     { lang: "python", marker: pyMarkers.some((m) => has(root, m)) },
-    { lang: has(root, "tsconfig.json") ? "typescript" : "javascript", marker: pkgText !== "" },
+    {
+      lang:
+        has(root, "tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
+          ? "typescript"
+          : "javascript",
+      marker: pkgText !== "",
+    },
     {
       lang: "java",
       marker: has(root, "pom.xml") || has(root, "build.gradle") || has(root, "build.gradle.kts"),

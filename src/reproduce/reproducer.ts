@@ -262,7 +262,10 @@ export async function reproduceIssue(
           language: lang.name,
           file: deps.config.reproducer.file,
           command: deps.config.reproducer.command,
-          language_notes: lang.notes,
+          language_notes:
+            deps.config.language === "typescript" && deps.config.reproducer.runtime === "node"
+              ? `${lang.notes}\n- TypeScript sources can be imported directly with their \`.ts\` extension (Node strips the types); do not compile anything.`
+              : lang.notes,
           layout: layoutOf(input.topLevel ?? []),
         }),
       },

@@ -64,6 +64,8 @@ export interface ReviewLoopDeps {
   /** Runs the repository's tests on a patch; absent when the repository has no test command. */
   validate?: (proposal: PatchProposal) => Promise<ValidationResult>;
   record?: (name: string, text: string) => void;
+  /** Called as each round starts (progress display). */
+  onRound?: (round: number, max: number) => void;
   signal?: AbortSignal;
 }
 
@@ -119,6 +121,7 @@ export async function runReviewLoop(
   }
 
   for (let round = 1; round <= maxRounds; round++) {
+    deps.onRound?.(round, maxRounds);
     if (!proposal.applicable) return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
     let after: ExecResult;
     try {

@@ -1,13 +1,6 @@
 import { readdirSync } from "node:fs";
 import { fenceIssue } from "../agents/issue-text.ts";
 import { runPatchWriter } from "../agents/patch-agent.ts";
-import {
-  detectProject,
-  loadRepoConfig,
-  parseRepoConfig,
-  type RepoConfig,
-  RepoConfigError,
-} from "../config/index.ts";
 import type {
   FixContext,
   FixHooks,
@@ -16,48 +9,28 @@ import type {
   ReviewOutcome,
   ValidationOutcome,
 } from "../pipeline/types.ts";
-import { isFatal, type Reproduction, reproduceIssue } from "../reproduce/index.ts";
-import {
-  createSandbox,
-  type SandboxOptions,
-  type SandboxPort,
-  SandboxUnavailableError,
-  sandboxKindFromEnv,
-  truncateMiddle,
-} from "../sandbox/index.ts";
+import { isFatal, reproduceIssue } from "../reproduce/index.ts";
+import { type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import {
   type Candidate,
   compareRuns,
+  type Selection,
   selectCandidate,
-  TreeStates,
+  type TreeStates,
   type ValidationResult,
-  validatePatched,
 } from "../validate/index.ts";
-import { type PatchProposal, type ReviewLoopOutcome, runReviewLoop } from "./loop.ts";
+import { type PatchProposal, runReviewLoop } from "./loop.ts";
+import { reproducerSection, reviewSection, selectionSection } from "./report-sections.ts";
 
-export interface ReproduceReviewOptions {
-  /** A ready sandbox (tests, the app's worker); default: the one the repository configuration asks for. */
-  sandbox?: SandboxPort;
-  /** A ready configuration (the app reads it through the API); default: read from the work tree. */
-  config?: RepoConfig;
-  env?: NodeJS.ProcessEnv;
-  /** Opt-in for running without a sandbox (`AUTO_FIX_ALLOW_NO_SANDBOX=1`). */
-  sandboxOptions?: SandboxOptions;
-  /** Run the reproduce and review stages (default true); validation and selection run regardless. */
-  reproduce?: boolean;
-}
+import {
+  findLoop,
+  prepareRunState,
+  type ReproduceReviewOptions,
+  type RunState,
+  validateDiff,
+} from "./run-state.ts";
 
-/** Per-run state of the reproduce, review and validation stages. */
-interface RunState {
-  config: RepoConfig;
-  sandbox: SandboxPort | null;
-  states: TreeStates | null;
-  problem: string | null;
-  reproduction: Reproduction | null;
-  validations: Map<string, Promise<ValidationResult>>;
-  reviews: Map<string, ReviewLoopOutcome>;
-  reviewedDiffs: Map<string, ReviewOutcome>;
-}
+export type { ReproduceReviewOptions } from "./run-state.ts";
 
 const REPRO_LEAD_CHARS = 6000;
 
@@ -69,114 +42,13 @@ export function createReproduceReviewHooks(
   opts: ReproduceReviewOptions = {},
 ): Required<FixHooks> & { dispose(): Promise<void> } {
   let run: RunState | null = null;
-  const env = opts.env ?? process.env;
 
-  const init = async (ctx: FixContext): Promise<RunState> => {
-    if (run) return run;
-    let config: RepoConfig;
-    let problem: string | null = null;
-    try {
-      config =
-        opts.config ??
-        loadRepoConfig(
-          ctx.workdir,
-          ctx.options.testCmd !== undefined ? { testCommand: ctx.options.testCmd } : {},
-        );
-    } catch (err) {
-      if (!(err instanceof RepoConfigError)) throw err;
-      problem = err.message;
-      ctx.recorder.write("config-error.txt", `${err.message}\n`);
-      // The run goes on with what detection finds; the report says the file was ignored and why.
-      config = parseRepoConfig(null, detectProject(ctx.workdir));
-      problem = `${problem}\n(the file was ignored; settings were detected instead)`;
-    }
-    if (ctx.options.testCmd !== undefined && opts.config) {
-      config = { ...config, test: { ...config.test, command: ctx.options.testCmd, source: "cli" } };
-    }
-    ctx.recorder.writeJson("config.json", config);
-    let sandbox: SandboxPort | null = opts.sandbox ?? null;
-    if (!sandbox) {
-      const envKind = sandboxKindFromEnv(env);
-      const kind = envKind !== "auto" ? envKind : config.sandbox.backend;
-      try {
-        sandbox = await createSandbox(kind, {
-          ...opts.sandboxOptions,
-          image: env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
-          allowUnsandboxed: opts.sandboxOptions?.allowUnsandboxed ?? env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
-          warn: (m) => ctx.progress.detail(m),
-        });
-      } catch (err) {
-        if (!(err instanceof SandboxUnavailableError)) throw err;
-        problem = `${problem ? `${problem}\n` : ""}no sandbox: ${err.message}; nothing from the repository was run`;
-      }
-    }
-    let states: TreeStates | null = null;
-    if (sandbox) {
-      ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
-      try {
-        states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
-      } catch (err) {
-        if (isFatal(err)) throw err;
-        problem = `${problem ? `${problem}\n` : ""}could not prepare the work trees: ${(err as Error).message}`;
-      }
-      if (states && states.setup.length > 0) {
-        ctx.recorder.writeJson(
-          "setup.json",
-          states.setup.map((s) => ({
-            command: s.command,
-            ok: s.ok,
-            exitCode: s.exec.exitCode,
-            limit: s.exec.limit,
-            stdout: truncateMiddle(s.exec.stdout, 4000),
-            stderr: truncateMiddle(s.exec.stderr, 4000),
-          })),
-        );
-      }
-      if (states && !states.setupOk) {
-        const failed = states.setup.find((s) => !s.ok)!;
-        problem = `${problem ? `${problem}\n` : ""}setup step failed: ${failed.command} (exit ${failed.exec.exitCode ?? failed.exec.limit})`;
-      }
-    }
-    run = {
-      config,
-      sandbox,
-      states,
-      problem,
-      reproduction: null,
-      validations: new Map(),
-      reviews: new Map(),
-      reviewedDiffs: new Map(),
-    };
-    return run;
-  };
-
-  const validateDiff = (r: RunState, diff: string): Promise<ValidationResult> => {
-    let p = r.validations.get(diff);
-    if (!p) {
-      p = (async () => {
-        if (!r.states || !r.sandbox || !r.config.test.command) return compareRuns(null, null);
-        try {
-          const baseline = await r.states.baseline();
-          const copy = await r.states.patched(diff);
-          try {
-            return (await validatePatched(r.sandbox, copy.dir, r.config, baseline)).result;
-          } finally {
-            await copy.dispose();
-          }
-        } catch (err) {
-          if (isFatal(err)) throw err;
-          return {
-            ...compareRuns(null, null),
-            status: "error",
-            command: r.config.test.command,
-            summary: `validation could not run: ${(err as Error).message}`,
-          };
-        }
-      })();
-      r.validations.set(diff, p);
-    }
-    return p;
-  };
+  let pending: Promise<RunState> | null = null;
+  const init = (ctx: FixContext): Promise<RunState> =>
+    (pending ??= prepareRunState(ctx, opts).then((r) => {
+      run = r;
+      return r;
+    }));
 
   const toOutcome = (v: ValidationResult): ValidationOutcome => ({
     passed: v.status === "passed" || v.status === "no-regressions",
@@ -296,6 +168,7 @@ export function createReproduceReviewHooks(
           states: r.states,
           issue: fenceIssue(ctx.options.issue),
           record: (name, text) => ctx.recorder.write(`${candidate.id}/${name}`, text),
+          onRound: (n, max) => ctx.progress.detail(`${candidate.id}: round ${n}/${max}`),
           ...(r.config.test.command ? { validate: async (p: PatchProposal) => validateDiff(r, p.diff) } : {}),
           rewritePatch: async (guidance, round) => {
             const written = await runPatchWriter(
@@ -412,6 +285,7 @@ export function createReproduceReviewHooks(
     const sel = selectCandidate(mapped);
     ctx.recorder.writeJson("selection.json", sel);
     const chosen = sel.winner ? (candidates.find((c) => c.id === sel.winner!.id) ?? null) : null;
+    addSections(ctx, chosen, sel);
     if (chosen || candidates.length === 0) return { chosen, why: sel.reason };
     // Nothing applicable: keep the closest attempt for the report.
     let best = candidates[0]!;
@@ -421,6 +295,36 @@ export function createReproduceReviewHooks(
       chosen: best,
       why: `no attempt applied; the closest was ${best.source} (${best.result.status})`,
     };
+  };
+
+  const addSections = (ctx: FixContext, chosen: PatchCandidate | null, sel: Selection): void => {
+    const sections: { title: string; markdown: string }[] = [];
+    const rep = run?.reproduction;
+    if (run && rep && rep.status !== "no-example") {
+      const loop = chosen ? findLoop(run, chosen.id) : null;
+      const after =
+        chosen && loop
+          ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
+          : null;
+      const lang =
+        { python: "python", node: "javascript", java: "java", go: "go" }[
+          run.config.reproducer.runtime as string
+        ] ?? "";
+      const shown = loop?.reproduction ?? rep;
+      sections.push({
+        title: "Reproducer",
+        markdown: reproducerSection(
+          shown,
+          run.config.reproducer.file,
+          run.config.reproducer.command,
+          lang,
+          after,
+        ),
+      });
+      if (chosen && loop) sections.push({ title: "Reviewer", markdown: reviewSection(loop, chosen.id) });
+    }
+    if (sel.ranking.length > 1) sections.push({ title: "Candidates", markdown: selectionSection(sel) });
+    if (sections.length > 0) ctx.state.sections = [...(ctx.state.sections ?? []), ...sections];
   };
 
   return {

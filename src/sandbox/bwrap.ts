@@ -6,6 +6,7 @@ import { join, posix, resolve } from "node:path";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { execLimited } from "./exec-limited.ts";
+import { processesOfUid } from "./proc-tree.ts";
 import { chownTree } from "./ownership.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
 import {
@@ -166,18 +167,19 @@ export class BwrapSandbox implements SandboxPort {
       await cg?.dispose();
       const notes: string[] = [];
       if (!cg?.memory) notes.push("memory limit not enforced: no writable memory cgroup");
+      const root = (this.#uid ?? process.getuid?.()) === 0;
       if (!cg?.processes)
         notes.push(
-          this.#uid === null
-            ? "process limit not enforced: no writable pids cgroup and the sandbox runs as root"
-            : "process limit by RLIMIT_NPROC only: no writable pids cgroup",
+          root
+            ? "process limit: no writable pids cgroup and root is exempt from RLIMIT_NPROC; the process tree is counted instead"
+            : "process limit by RLIMIT_NPROC and by counting the process tree (no writable pids cgroup)",
         );
       if (this.#uid !== null) notes.push(`runs as host uid ${this.#uid}`);
       return {
         kind: "bwrap",
         network: "isolated",
         memory: cg?.memory ? "cgroup" : "none",
-        processes: cg?.processes ? "cgroup" : this.#uid === null ? "none" : "rlimit",
+        processes: cg?.processes ? "cgroup" : root ? "tree-count" : "rlimit",
         notes,
       };
     })();
@@ -208,12 +210,16 @@ export class BwrapSandbox implements SandboxPort {
       "unset AF_CGROUP_PROCS",
       'exec "$@"',
     ].join("\n");
+    // RLIMIT_NPROC counts every process of the host uid, so the cap is set above what that uid already
+    // runs (root is exempt from it; the pids cgroup is what holds there).
+    const uidNow = this.#uid ?? process.getuid?.() ?? 0;
+    const nproc = limits.maxProcesses + (cgroup?.processes ? 0 : processesOfUid(uidNow) + 2);
     const drop =
       this.#uid === null
-        ? ["prlimit", `--nproc=${limits.maxProcesses}`, "--"]
+        ? ["prlimit", `--nproc=${nproc}`, "--"]
         : [
             "prlimit",
-            `--nproc=${limits.maxProcesses}`,
+            `--nproc=${nproc}`,
             "--",
             "setpriv",
             `--reuid=${this.#uid}`,
@@ -240,6 +246,7 @@ export class BwrapSandbox implements SandboxPort {
         maxOutputBytes: limits.maxOutputBytes,
         signal: req.signal,
         cgroup,
+        ...(cgroup?.processes ? {} : { processCap: limits.maxProcesses }),
         backend: "bwrap",
       });
     } finally {

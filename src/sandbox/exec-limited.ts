@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import type { CgroupHandle } from "./cgroup.ts";
+import { countDescendants } from "./proc-tree.ts";
 import type { ExecResult, LimitKind, SandboxKind } from "./types.ts";
 
 export interface LimitedSpawn {
@@ -12,6 +13,11 @@ export interface LimitedSpawn {
   maxOutputBytes: number;
   signal?: AbortSignal | undefined;
   cgroup: CgroupHandle | null;
+  /**
+   * Without a pids cgroup: the process cap, enforced by counting the spawned tree every poll (the
+   * kernel's RLIMIT_NPROC refuses the forks; this notices it and ends the run).
+   */
+  processCap?: number;
   backend: SandboxKind;
   /** Kill whatever the backend started beyond the spawned process (e.g. a container). */
   killExtra?: () => void;
@@ -86,9 +92,14 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
     child.stderr!.on("data", (c: Buffer) => take(err, c));
 
     const timer = setTimeout(() => stop("time"), spec.timeoutMs);
+    const cap = spec.processCap;
     const poll =
       spec.cgroup === null
-        ? null
+        ? cap === undefined
+          ? null
+          : setInterval(() => {
+              if (child.pid !== undefined && !exited && countDescendants(child.pid) >= cap) stop("processes");
+            }, POLL_MS)
         : setInterval(() => {
             const ev = spec.cgroup!.events();
             if (ev.oomKills > 0) stop("memory");

@@ -78,6 +78,7 @@ export class NoSandbox implements SandboxPort {
         maxOutputBytes: req.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
         signal: req.signal,
         cgroup,
+        ...(cgroup?.processes ? {} : { processCap: limits.maxProcesses }),
         backend: "none",
       });
     } finally {

@@ -41,7 +41,7 @@ export interface SandboxCapabilities {
   kind: SandboxKind;
   network: "isolated" | "host";
   memory: "cgroup" | "docker" | "none";
-  processes: "cgroup" | "rlimit" | "docker" | "none";
+  processes: "cgroup" | "rlimit" | "tree-count" | "docker" | "none";
   /** Everything the backend wants a user to know (e.g. a limit that cannot be enforced here). */
   notes: string[];
 }

@@ -131,3 +131,37 @@ test("no example, never reproduced, and a broken model all end the stage without
     await broken.close();
   }
 });
+
+test("typescript: a node reproducer imports the .ts sources directly and reproduces in the sandbox", async () => {
+  const ts = await makeWorkCopy(new URL("../fixtures/fix/ts-cart/", import.meta.url).pathname);
+  const script = [
+    'import assert from "node:assert/strict";',
+    'import { Cart } from "./src/index.ts";',
+    "const cart = new Cart();",
+    'cart.add({ name: "pen", price: 2, quantity: 3 });',
+    "assert.equal(cart.subtotal(), 6);",
+    "",
+  ].join("\n");
+  const model = await startScriptedModel((req) => {
+    const kind = promptKind(req);
+    if (kind === "has-example") return '{"has-reproducible-example": true}';
+    return fence("typescript", script);
+  });
+  try {
+    const config = loadRepoConfig(ts.dir);
+    assert.equal(config.reproducer.runtime, "node");
+    const r = await reproduceIssue(
+      { model: chatModelFor(model.baseURL), sandbox, config },
+      { issue: "subtotal ignores quantity", workdir: ts.dir },
+    );
+    assert.equal(r.status, "reproduced", r.summary);
+    assert.match(r.lead ?? "", /AssertionError[\s\S]*2 !== 6/);
+    assert.match(
+      model.requests[1]!.messages.at(-1)!.content!,
+      /imported directly with their `\.ts` extension/,
+    );
+  } finally {
+    await model.close();
+    await ts.dispose();
+  }
+});

@@ -112,6 +112,12 @@ test("python: reproduced, then fixed, reviewed and validated", async () => {
   assert.match(searchFirst.messages[1]!.content!, /AssertionError: expected 90, got -900/);
   const selection = JSON.parse(readFileSync(join(out, "selection.json"), "utf8")) as { reason: string };
   assert.match(selection.reason, /candidate linear-1 won/);
+  const report = readFileSync(join(out, "report.md"), "utf8");
+  assert.match(report, /## Reproducer\n\nreproduced on attempt 1/);
+  assert.match(report, /<details><summary>Reproducer <code>reproducer\.py<\/code>/);
+  assert.match(report, /Before the patch: exit code 1\n\n```\n[\s\S]*AssertionError: expected 90, got -900/);
+  assert.match(report, /After the chosen patch: exit code 0/);
+  assert.match(report, /## Reviewer\n\n\*\*Patch correct: yes\.\*\* patch looks right/);
 });
 
 test("python: the reviewer finds the test wrong; it is rewritten and the patch accepted", async () => {
@@ -194,6 +200,10 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
   assert.equal(first.tier, 3);
   assert.match(first.why, /regressions: one word, two words/);
   assert.equal(selection.ranking[0]!.id, "linear-1-r1");
+  const report = readFileSync(join(out, "report.md"), "utf8");
+  assert.match(report, /## Candidates\n\ncandidate linear-1-r1 won/);
+  assert.match(report, /\| linear-1 \| 3 \| status APPLICABLE_PATCH \(regressions: one word, two words\) \|/);
+  assert.match(report, /\| 1 \| linear-1 \| v1 \| validation-failed/);
 });
 
 test("a bad configuration file or an unavailable sandbox is reported, and the run still ends in a result", async () => {

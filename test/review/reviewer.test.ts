@@ -74,6 +74,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
   });
   assert.match(write, /ISSUE \{\{layout\}\}/);
   assert.doesNotMatch(write, /Top of the repository/);
+  assert.match(write, /finish in seconds\.\n- note\n\nAnswer with the complete script/);
   const review = renderReviewPrompt("review-user", {
     issue: "I",
     file: "r.py",
