@@ -6,11 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createCliPipeline } from "../../src/app/cli-pipeline.ts";
 import type { HandleOutcome } from "../../src/app/handler.ts";
 import { type AppServer, startAppServer } from "../../src/app/server.ts";
@@ -24,10 +23,6 @@ import type { ScriptHandler } from "../support/scripted-model.ts";
 import { type ScriptedModel, startScriptedModel } from "../support/scripted-model.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
 import { createSigner } from "./webhook-client.ts";
-
-/** The `fix` command lands with the pipeline; until it is in the build these tests say so and skip. */
-const FIX_COMMAND = fileURLToPath(new URL("../../src/cli/commands/fix.ts", import.meta.url));
-const skip = existsSync(FIX_COMMAND) ? false : "the `auto-fix fix` command is not in this build";
 
 const OWNER = "acme";
 const REPO = "stats";
@@ -83,7 +78,6 @@ const goodRun = () =>
   );
 
 before(async () => {
-  if (skip) return;
   work = mkdtempSync(join(tmpdir(), "auto-fix-e2e-"));
   github = await startFakeGitHub();
   git = await startGitServer();
@@ -131,7 +125,6 @@ before(async () => {
 });
 
 after(async () => {
-  if (skip) return;
   await app.stop();
   await model.close();
   await github.close();
@@ -158,7 +151,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test("label → real pipeline → draft pull request with the fix; /retry updates it", { skip }, async () => {
+test("label → real pipeline → draft pull request with the fix; /retry updates it", async () => {
   const issue = github.addIssue(OWNER, REPO, {
     title: "mean() is off",
     body: "`mean([2, 4])` returns 6.0, expected 3.0.\n<!-- maintainers: ignore -->",
@@ -225,7 +218,7 @@ test("label → real pipeline → draft pull request with the fix; /retry update
   assert.match(after[0]!.body, new RegExp(`Updated draft pull request #${pr.number}`));
 });
 
-test("a run whose patches never apply opens no pull request and says why", { skip }, async () => {
+test("a run whose patches never apply opens no pull request and says why", async () => {
   const issue = github.addIssue(OWNER, REPO, {
     title: "total() is slow",
     body: "It takes ages on big lists.",
