@@ -1,11 +1,13 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
 import { JobFailure } from "../jobs/errors.ts";
-import type { JobHandler, JobQueue } from "../jobs/types.ts";
+import type { Job, JobHandler, JobQueue } from "../jobs/types.ts";
 import { serveOps } from "../ops/http.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
+import { admitJob } from "./admission.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
+import { RunDataSchema } from "./job-data.ts";
 import type { Pipeline } from "./pipeline.ts";
 import { runJob } from "./run-job.ts";
 import type { AppSettings } from "./settings.ts";
@@ -30,13 +32,20 @@ export interface AppOptions {
   ops?: { registry: MetricsRegistry; isStopping?: () => boolean };
 }
 
-async function loadRepoConfig(context: Context): Promise<unknown> {
+type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
+
+/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
+async function loadRepoConfig(
+  octokit: AppOctokit,
+  owner: string,
+  repo: string,
+  warn: (msg: string) => void,
+): Promise<unknown> {
   try {
-    return await context.config("auto-fix.yml");
+    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
+    return files.some((f) => f.config !== null) ? config : null;
   } catch (error) {
-    context.log.warn(
-      `ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
     return null;
   }
 }
@@ -44,7 +53,7 @@ async function loadRepoConfig(context: Context): Promise<unknown> {
 /** The job worker: authenticates as the job's installation and runs it. */
 export function createWorker(
   app: Probot,
-  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now">,
+  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now" | "ledger" | "onOutcome">,
 ): JobHandler {
   return async (job, ctx) => {
     const octokit = await app.auth(job.spec.installationId);
@@ -54,12 +63,33 @@ export function createWorker(
       repo: `${job.spec.owner}/${job.spec.repo}`,
       issue: job.spec.issueNumber,
     });
-    const outcome = await runJob(job, ctx, {
+    const now = options.now ?? Date.now;
+    // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
+    const saved = RunDataSchema.safeParse(job.checkpoint.runData);
+    let data = saved.success ? saved.data : null;
+    if (!data) {
+      const admission = await admitJob(job, {
+        github,
+        ledger: options.ledger,
+        settings: options.settings,
+        loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
+        now,
+      });
+      if (!admission.ok) {
+        log.info(`job not run: ${JSON.stringify(admission.outcome)}`);
+        options.onOutcome?.(job.spec.deliveryId, admission.outcome);
+        return;
+      }
+      data = admission.data;
+      await ctx.checkpoint("admitted", { runData: data });
+    }
+    const admitted: Job = { ...job, spec: { ...job.spec, data: { ...data } } };
+    const outcome = await runJob(admitted, ctx, {
       github,
       pipeline: options.pipeline,
       settings: options.settings,
       model: options.model,
-      now: options.now ?? Date.now,
+      now,
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);
@@ -94,13 +124,17 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         outcome = await handleTrigger(event, {
           github: createOctokitGitHub(context.octokit, event.owner, event.repo),
           queue: options.queue,
-          ledger: options.ledger,
           settings: options.settings,
-          loadRepoConfig: () => loadRepoConfig(context),
-          now: options.now ?? Date.now,
+          loadRepoConfig: () =>
+            loadRepoConfig(context.octokit, event.owner, event.repo, (m) => context.log.warn(m)),
           defer: (work) => {
             replies = replies.then(work).then(
-              () => {},
+              (later) => {
+                if (later) {
+                  context.log.info(`auto-fix ${context.name}: ${JSON.stringify(later)}`);
+                  options.onOutcome?.(context.id, later);
+                }
+              },
               (error: unknown) => {
                 context.log.warn(
                   `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,

@@ -75,6 +75,8 @@ test("a delivery with a wrong signature is rejected and starts nothing", async (
   assert.equal(h.github.calls.length, before, "no GitHub call");
   // The same delivery, signed with the secret, reaches the handler.
   assert.equal(await h.labeled(issue.number, { id: "signed-1", label: "bug" }), 200);
+  // The configured label is read from the repo by the worker: the stored job ends ignored.
+  await h.idle();
   assert.deepEqual(h.outcomes.get("signed-1"), { action: "ignored", reason: "label is not auto-fix" });
 });
 
@@ -277,6 +279,9 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   await h.settle();
   assert.match(h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body, /already in progress/);
   await h.comment(issue.number, "/cancel");
+  assert.deepEqual([...h.outcomes.values()].at(-1), { action: "cancel-requested" });
+  // The permission check runs right after the answer; then the run is stopped.
+  await h.settle();
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "cancelled" });
   await h.idle();
   const status = h.github
@@ -289,6 +294,7 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   assert.match(status.body, /cancelled with `\/cancel`/);
   assert.ok(![...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
   await h.comment(issue.number, "/cancel");
+  await h.settle();
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "nothing-to-cancel" });
 });
 

@@ -80,6 +80,11 @@ export interface FakeGitHub {
   /** Adds a comment written by someone else (a human or the app's bot). */
   addComment(owner: string, name: string, issueNumber: number, body: string, user: FakeUser): FakeComment;
   commentsOn(owner: string, name: string, issueNumber: number): FakeComment[];
+  /**
+   * Holds every response until the returned function is called (a slow or unreachable GitHub): calls are
+   * still recorded, with `status` 0 until answered.
+   */
+  holdResponses(): () => void;
   close(): Promise<void>;
 }
 
@@ -296,10 +301,11 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   };
   const commentRepo = new Map<number, FakeRepo>();
 
+  let held: Promise<void> | null = null;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
       const raw = Buffer.concat(chunks).toString("utf8");
@@ -321,6 +327,7 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         status: 0,
       };
       calls.push(call);
+      while (held) await held;
       let status: number;
       let payload: unknown;
       if (auth === "none") {
@@ -350,6 +357,17 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   };
 
   return {
+    holdResponses() {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = () => {
+          if (held === gate) held = null;
+          resolve();
+        };
+      });
+      held = gate;
+      return release;
+    },
     host: `127.0.0.1:${port}`,
     apiUrl: `${baseUrl}${API_PREFIX}`,
     calls,

@@ -1,0 +1,162 @@
+import { z } from "zod";
+import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
+import type { Job } from "../jobs/types.ts";
+import { budgetRefusal, DAY_MS, type RunLedger } from "./budgets.ts";
+import { refFromIssue } from "./commands.ts";
+import type { HandleOutcome } from "./handler.ts";
+import { type RunData, RunDataSchema } from "./job-data.ts";
+import { deniedMarker, type IssueState, readStatusMarker } from "./markers.ts";
+import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./settings.ts";
+
+/**
+ * What the webhook handler stores with a job: only facts read from the payload. The checks that need
+ * GitHub (configured label, sender's permission, budgets, the issue's markers) run in the worker.
+ */
+export const StoredTriggerSchema = z.object({
+  kind: z.enum(["labeled", "comment"]),
+  label: z.string().optional(),
+  /** Where replies go: the issue, or the app's pull request the command was written on. */
+  replyTo: z.number().int().positive(),
+  /** True when the command came from the app's pull request: the target issue is checked by the worker. */
+  fromPull: z.boolean(),
+  commentId: z.number().int().optional(),
+  cloneUrl: z.string(),
+  defaultBranch: z.string(),
+  title: z.string(),
+  body: z.string(),
+});
+export type StoredTrigger = z.infer<typeof StoredTriggerSchema>;
+
+export interface AdmissionDeps {
+  github: RepoGitHub;
+  ledger: RunLedger;
+  settings: AppSettings;
+  /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. */
+  loadRepoConfig: () => Promise<unknown>;
+  now: () => number;
+}
+
+export type Admission = { ok: true; data: RunData } | { ok: false; outcome: HandleOutcome };
+
+const ALLOWED = new Set<Permission>(["admin", "maintain", "write"]);
+
+const isStatusComment = (c: CommentInfo) => c.authorType === "Bot" && readStatusMarker(c.body) !== null;
+
+/**
+ * The sender checks shared by the worker and the handler's after-answer replies: the configured label
+ * (label events) and write access. A sender without it gets one polite reply per issue, at most.
+ */
+export async function checkSender(
+  input: { kind: "labeled" | "comment"; label?: string | undefined; sender: string; replyTo: number },
+  deps: Pick<AdmissionDeps, "github" | "settings" | "loadRepoConfig">,
+): Promise<{ ok: true; config: EffectiveConfig } | { ok: false; outcome: HandleOutcome }> {
+  const [repoConfig, permission] = await Promise.all([
+    input.kind === "labeled" ? deps.loadRepoConfig() : Promise.resolve(null),
+    deps.github.permission(input.sender),
+  ]);
+  const config = effectiveConfig(deps.settings, input.kind === "labeled" ? repoConfig : null);
+  if (input.kind === "labeled" && input.label !== config.label) {
+    return { ok: false, outcome: { action: "ignored", reason: `label is not ${config.label}` } };
+  }
+  if (!ALLOWED.has(permission)) {
+    await replyDeniedOnce(deps.github, input.replyTo, input.sender);
+    return { ok: false, outcome: { action: "denied" } };
+  }
+  // Budgets and the test command come from the repo's config for commands too.
+  if (input.kind === "comment")
+    return { ok: true, config: effectiveConfig(deps.settings, await deps.loadRepoConfig()) };
+  return { ok: true, config };
+}
+
+/**
+ * The first step of a job, before any run work: everything the webhook handler left out because it
+ * needs GitHub. Ends the job as ignored, denied or refused (with the same single polite reply), or returns
+ * the run's data.
+ */
+export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission> {
+  const { github } = deps;
+  const t = StoredTriggerSchema.parse(job.spec.data?.trigger);
+  const issueNumber = job.spec.issueNumber;
+  let title = t.title;
+  let body = t.body;
+  if (t.fromPull) {
+    const issue = await github.getIssue(issueNumber);
+    if (issue.isPullRequest) {
+      return {
+        ok: false,
+        outcome: { action: "ignored", reason: "pull request marker names a pull request" },
+      };
+    }
+    if (issue.locked || issue.state !== "open") {
+      return { ok: false, outcome: { action: "ignored", reason: "issue is closed or locked" } };
+    }
+    title = issue.title;
+    body = issue.body;
+  }
+  const retry = job.spec.kind === "retry";
+  const sender = job.spec.sender;
+  const commentsAhead = github.listComments(issueNumber);
+  commentsAhead.catch(() => {});
+  const checked = await checkSender({ kind: t.kind, label: t.label, sender, replyTo: t.replyTo }, deps);
+  if (!checked.ok) return checked;
+  const { config } = checked;
+
+  const comments = await commentsAhead;
+  const statusComment = comments.find(isStatusComment);
+  const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
+  const repoKey = `${job.spec.owner}/${job.spec.repo}`.toLowerCase();
+  const refusal = budgetRefusal({
+    issueRuns: state.runs,
+    repoRunsToday: await deps.ledger.countSince(repoKey, deps.now() - DAY_MS),
+    maxRunsPerIssue: config.maxRunsPerIssue,
+    maxRunsPerRepoPerDay: config.maxRunsPerRepoPerDay,
+  });
+  if (refusal) {
+    await github.createComment(t.replyTo, `@${sender} auto-fix did not start. ${refusal}`);
+    return { ok: false, outcome: { action: "refused", reason: refusal } };
+  }
+  const run = state.runs + 1;
+  const data = RunDataSchema.parse({
+    cloneUrl: t.cloneUrl,
+    defaultBranch: t.defaultBranch,
+    ref: refFromIssue(body) ?? t.defaultBranch,
+    statusCommentId: statusComment?.id ?? 0,
+    run,
+    maxRuns: config.maxRunsPerIssue,
+    trigger: retry
+      ? `started by @${sender} with \`/retry\``
+      : `started by @${sender} (label \`${config.label}\`)`,
+    maxCostUsd: config.maxCostUsdPerRun,
+    ...(config.testCommand ? { testCommand: config.testCommand } : {}),
+    ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
+    ...(t.commentId ? { commandCommentId: t.commentId } : {}),
+    issueState: { ...state, runs: run },
+    title,
+  });
+  await deps.ledger.record(repoKey, deps.now());
+  return { ok: true, data };
+}
+
+/** Replies are serialised per (issue, person) in this process, so two quick refusals make one reply. */
+const denyChains = new Map<string, Promise<void>>();
+
+/** One polite reply per person and issue to a sender without write access; never a run. */
+export function replyDeniedOnce(github: RepoGitHub, issueNumber: number, login: string): Promise<void> {
+  const key = `${github.owner}/${github.repo}#${issueNumber}:${login}`.toLowerCase();
+  const next = (denyChains.get(key) ?? Promise.resolve()).then(async () => {
+    const marker = deniedMarker(login);
+    const comments = await github.listComments(issueNumber);
+    if (comments.some((c) => c.authorType === "Bot" && c.body.includes(marker))) return;
+    await github.createComment(
+      issueNumber,
+      `${marker}\n@${login} thanks for your interest! auto-fix runs only when someone with write access to ` +
+        "this repository asks for it (by adding the label or commenting `/retry`). A maintainer can start it.",
+    );
+  });
+  const settled = next.catch(() => {});
+  denyChains.set(key, settled);
+  void settled.then(() => {
+    if (denyChains.get(key) === settled) denyChains.delete(key);
+  });
+  return next;
+}

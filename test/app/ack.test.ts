@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { FixResultSchema, type Pipeline } from "../../src/app/pipeline.ts";
+import { FIX_PATCH, type Harness, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
+
+const pipeline: Pipeline = async () =>
+  FixResultSchema.parse({
+    status: "patched",
+    patch: FIX_PATCH,
+    usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.001 },
+  });
+
+let h: Harness;
+before(async () => {
+  h = await startHarness({ pipeline });
+});
+after(async () => {
+  await h.close();
+});
+
+test("webhooks are answered and jobs stored while GitHub answers nothing; the worker proceeds after", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "add() subtracts", body: "add(1, 2) is -1" });
+  const other = h.github.addIssue(OWNER, REPO, { title: "other", body: "b" });
+  const first = h.github.calls.length;
+  const release = h.github.holdResponses();
+  let answered: boolean;
+  try {
+    assert.equal(await h.labeled(issue.number, { id: "held-label" }), 200);
+    assert.equal(await h.comment(other.number, "/retry please", { sender: STRANGER, id: "held-retry" }), 200);
+    assert.equal(await h.comment(other.number, "/cancel", { sender: STRANGER, id: "held-cancel" }), 200);
+    // Every delivery was answered while GitHub had answered no call at all (some may be waiting).
+    answered = h.github.calls.slice(first).some((c) => c.status !== 0);
+    const label = h.outcomes.get("held-label");
+    assert.equal(label?.action, "queued");
+    const stored = await h.queue.get(label.action === "queued" ? label.jobId : "");
+    assert.ok(stored, "the job was stored before the answer");
+    assert.equal(stored.spec.issueNumber, issue.number);
+    assert.equal(h.outcomes.get("held-retry")?.action, "queued");
+    assert.deepEqual(h.outcomes.get("held-cancel"), { action: "cancel-requested" });
+  } finally {
+    release();
+  }
+  assert.equal(answered, false, "no GitHub response came before the webhooks were answered");
+  await h.idle();
+  // Then the worker did the GitHub reads: the maintainer's run opened its pull request, the stranger's
+  // /retry ended denied with one polite reply, and the stranger's /cancel stopped nothing.
+  assert.ok([...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
+  assert.deepEqual(h.outcomes.get("held-retry"), { action: "denied" });
+  assert.deepEqual(h.outcomes.get("held-cancel"), { action: "denied" });
+  const replies = h.github.commentsOn(OWNER, REPO, other.number).filter((c) => /write access/.test(c.body));
+  assert.equal(replies.length, 1);
+});
+
+test("a non-collaborator's /cancel never stops a maintainer's run", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "keep running", body: "b" });
+  const release = h.github.holdResponses();
+  try {
+    await h.labeled(issue.number, { id: "run-1" });
+    await h.comment(issue.number, "/cancel", { sender: STRANGER, id: "cancel-1" });
+  } finally {
+    release();
+  }
+  await h.idle();
+  assert.deepEqual(h.outcomes.get("cancel-1"), { action: "denied" });
+  const run = h.outcomes.get("run-1");
+  const job = await h.queue.get(run?.action === "queued" ? run.jobId : "");
+  assert.equal(job?.state, "done");
+  assert.ok([...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
+});
