@@ -3,7 +3,7 @@ import type { JobQueue, JobSpec } from "../jobs/types.ts";
 import { checkSender, type StoredTrigger } from "./admission.ts";
 import { parseCommand } from "./commands.ts";
 import { readPullMarker } from "./markers.ts";
-import type { AppSettings } from "./settings.ts";
+import { type AppSettings, effectiveConfig } from "./settings.ts";
 import type { TriggerEvent } from "./trigger.ts";
 
 /** Everything one delivery needs; built per delivery, nothing kept between deliveries. */
@@ -30,6 +30,8 @@ export type HandleOutcome =
   | { action: "active"; jobId: string }
   /** `/cancel` was acknowledged; the permission check and the cancel run right after the answer. */
   | { action: "cancel-requested" }
+  /** A label other than the operator's: stored once the repo's config names it (right after the answer). */
+  | { action: "label-check" }
   | { action: "cancelled" }
   | { action: "nothing-to-cancel" };
 
@@ -105,16 +107,33 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     ...(guidance ? { guidance } : {}),
     data: { trigger },
   };
-  // The handler's only effect is the stored job; the worker checks it and reacts 👀 when it starts.
+  if (event.kind === "labeled" && event.label !== deps.settings.label) {
+    // Another label may still be the one the repo's `.github/auto-fix.yml` names: read it right after the
+    // answer and store the job only then, so that the many unrelated label events store nothing and never
+    // hold the issue's one active slot while a real trigger arrives.
+    deps.defer(async () => {
+      const config = effectiveConfig(deps.settings, await deps.loadRepoConfig());
+      if (event.label !== config.label) return { action: "ignored", reason: `label is not ${config.label}` };
+      return store(spec, deps, event);
+    });
+    return { action: "label-check" };
+  }
+  return store(spec, deps, event);
+}
+
+/** Stores the job (the handler's only effect); the worker checks it and reacts 👀 when it starts. */
+async function store(spec: JobSpec, deps: DeliveryDeps, event: TriggerEvent): Promise<HandleOutcome> {
   const outcome = await deps.queue.enqueue(spec);
   if (outcome.status === "duplicate") return { action: "duplicate", jobId: outcome.jobId };
   if (outcome.status === "active") {
+    const { sender, issue } = { sender: spec.sender, issue: event.issue.number };
     // Told to wait only when the delivery would have started a run; checked after the answer.
     deps.defer(async () => {
-      const checked = await checkSender({ kind: event.kind, label: event.label, sender, replyTo }, deps);
+      const input = { kind: event.kind, label: event.label, sender, replyTo: issue };
+      const checked = await checkSender(input, deps);
       if (!checked.ok) return checked.outcome;
       await deps.github.createComment(
-        replyTo,
+        issue,
         `@${sender} an auto-fix run for this issue is already in progress. ` +
           "Comment `/cancel` to stop it, then `/retry`.",
       );

@@ -67,3 +67,20 @@ test("a non-collaborator's /cancel never stops a maintainer's run", async () => 
   assert.equal(job?.state, "done");
   assert.ok([...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
 });
+
+test("a repo's own label is read after the answer; other labels store no job", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "custom label", body: "b" });
+  h.repo.files.set(".github/auto-fix.yml", "label: fix-me\n");
+  try {
+    await h.labeled(issue.number, { id: "custom-bug", label: "bug" });
+    await h.labeled(issue.number, { id: "custom-fix", label: "fix-me" });
+    assert.deepEqual(h.outcomes.get("custom-fix"), { action: "label-check" });
+    await h.idle();
+    assert.deepEqual(h.outcomes.get("custom-bug"), { action: "ignored", reason: "label is not fix-me" });
+    const stored = h.outcomes.get("custom-fix");
+    assert.equal(stored?.action, "queued", JSON.stringify(stored));
+  } finally {
+    h.repo.files.set(".github/auto-fix.yml", "label: auto-fix\n");
+  }
+  assert.ok([...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
+});
