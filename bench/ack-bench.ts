@@ -1,9 +1,9 @@
 /**
  * Time from webhook delivery to acknowledgement: signed `issues.labeled` deliveries (payload shape from
  * @octokit/webhooks-examples, each for a different issue) POSTed one after another over loopback to the
- * app in a Probot server, which verifies the signature, reads the repo config, the sender's permission
- * and the issue's comments from the fake GitHub on 127.0.0.1, and stores the job in the embedded durable
- * store (node:sqlite). Workers are off: the figure is the webhook path alone.
+ * app in a Probot server, which verifies the signature, checks the payload and stores the job in the
+ * embedded durable store (node:sqlite) without calling GitHub (the fake GitHub on 127.0.0.1 serves what
+ * happens after the answer). Workers are off: the figure is the webhook path alone.
  *
  *   npm run bench:ack [-- --deliveries 100]
  */
@@ -77,8 +77,8 @@ for (const issue of issues.slice(0, n)) {
   if (status !== 200) throw new Error(`delivery answered ${status}`);
 }
 const calls = github.calls.slice(callsBefore);
-// Refused deliveries: `/retry` from someone without write access. The polite reply is written after the
-// webhook is answered, so these acknowledgements do not wait on GitHub's spacing of writes.
+// Deliveries from someone without write access (`/retry` on an issue whose job is stored): the permission
+// check and the polite reply come after the webhook is answered.
 const refusedTimes: number[] = [];
 for (const issue of issues.slice(0, Math.min(n, 50))) {
   const t0 = process.hrtime.bigint();
@@ -112,5 +112,5 @@ for (const c of calls) {
   const key = `${c.method} ${c.path.replace(/\/issues\/\d+/, "/issues/{n}")}`;
   per.set(key, (per.get(key) ?? 0) + 1);
 }
-console.log("GitHub API calls per delivery:");
+console.log(`GitHub API calls per delivery before the answer:${per.size === 0 ? " none" : ""}`);
 for (const [k, v] of per) console.log(`  ${(v / n).toFixed(2)} × ${k}`);

@@ -5,9 +5,9 @@
  *
  *   npm run bench:load -- [--rate 200] [--seconds 10] [--backend embedded|redis|all] [--target app|minimal]
  *
- * --target app (default): the GitHub App's Probot server (the real webhook handler: signature, permission
- * check and repo config through a fake GitHub REST API on loopback, enqueue, 👀 reaction), with no jobs
- * running. --target minimal: a bare HTTP server that verifies the signature and enqueues.
+ * --target app (default): the GitHub App's Probot server (the real webhook handler: signature, payload
+ * checks, enqueue; the GitHub reads happen in the worker, through a fake GitHub REST API on loopback),
+ * with no jobs running. --target minimal: a bare HTTP server that verifies the signature and enqueues.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
