@@ -65,7 +65,8 @@ export function createWorker(
     });
     const now = options.now ?? Date.now;
     // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
-    const saved = RunDataSchema.safeParse(job.checkpoint.runData);
+    // (A job stored by an earlier version carries its run data in the spec: it was checked then.)
+    const saved = RunDataSchema.safeParse(job.checkpoint.runData ?? job.spec.data);
     let data = saved.success ? saved.data : null;
     if (!data) {
       const admission = await admitJob(job, {
@@ -74,6 +75,12 @@ export function createWorker(
         settings: options.settings,
         loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
         now,
+      }).catch((error: unknown) => {
+        // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.
+        const status = (error as { status?: unknown }).status;
+        const retryable = typeof status !== "number" || status >= 500 || status === 429 || status === 403;
+        const message = error instanceof Error ? error.message : String(error);
+        throw new JobFailure("admission-failed", `checking the trigger failed: ${message}`, { retryable });
       });
       if (!admission.ok) {
         log.info(`job not run: ${JSON.stringify(admission.outcome)}`);
