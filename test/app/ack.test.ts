@@ -84,3 +84,27 @@ test("a repo's own label is read after the answer; other labels store no job", a
   }
   assert.ok([...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
 });
+
+test("a /retry on the app's pull request is checked in the worker against the issue it names", async () => {
+  const closed = h.github.addIssue(OWNER, REPO, { title: "gone", body: "b", state: "closed" });
+  h.repo.pulls.set(199, {
+    number: 199,
+    title: `Fix #${closed.number}: gone`,
+    body: `<!-- auto-fix:pr issue=${closed.number} -->`,
+    head: `auto-fix/issue-${closed.number}`,
+    base: "main",
+    draft: true,
+    state: "open",
+    user: h.github.bot,
+  });
+  const before = h.github.calls.length;
+  await h.comment(199, "/retry", { id: "pr-retry" });
+  assert.equal(h.outcomes.get("pr-retry")?.action, "queued");
+  await h.idle();
+  assert.deepEqual(h.outcomes.get("pr-retry"), { action: "ignored", reason: "issue is closed or locked" });
+  assert.deepEqual(
+    h.github.calls.slice(before).filter((c) => c.method !== "GET" && !c.path.includes("access_tokens")),
+    [],
+    "no writes",
+  );
+});
