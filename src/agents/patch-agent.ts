@@ -142,7 +142,10 @@ export async function runPatchWriter<R extends PatchApplyResult>(
           attempt: n,
           max,
           status: result.status,
-          feedback: result.feedback.trim() || "The answer contained no edit in the required format.",
+          feedback:
+            (res.finishReason === "length"
+              ? "Your answer was cut off at the output token limit: write only the edits, with short <original> blocks.\n"
+              : "") + (result.feedback.trim() || "The answer contained no edit in the required format."),
         }),
       },
     );

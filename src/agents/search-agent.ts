@@ -1,7 +1,7 @@
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { describeApis, type ParsedCall } from "./api-call.ts";
-import { capText, fenceIssue, type Issue } from "./issue-text.ts";
+import { capText, codeFence, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
 import { renderPrompt } from "./prompts.ts";
 import { type LocationRequest, runProxy } from "./proxy-agent.ts";
 import type { ResolvedLocationLike, SearchPort } from "./search-port.ts";
@@ -105,7 +105,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       content: renderPrompt("search-select", {
         issue: fenceIssue(issue),
         apis: describeApis(port.specs),
-        lead: opts.lead ? capText(opts.lead.trim(), 6000, "output") : "",
+        lead: opts.lead ? codeFence(sanitizeIssueText(capText(opts.lead.trim(), 6000, "output"))) : "",
       }),
     },
   ];
@@ -136,7 +136,10 @@ export async function runSearch<L extends ResolvedLocationLike>(
     const misses: string[] = [];
     for (const q of requests) {
       const locs = await port.resolve([q]);
-      if (locs.length === 0) misses.push(describeRequest(q));
+      if (locs.length === 0) {
+        const why = locs.unresolved?.[0]?.reason;
+        misses.push(why ? `${describeRequest(q)}: ${why}` : describeRequest(q));
+      }
       for (const l of locs) {
         if (!found.some((f) => f.file === l.file && f.start === l.start && f.end === l.end)) found.push(l);
       }
@@ -232,8 +235,14 @@ export async function runSearch<L extends ResolvedLocationLike>(
       results.push({ call: call.text, text: res.text });
       blocks.push(`Result of ${call.text}:\n${res.text}`);
     }
+    if (proxy.ok && proxy.dropped.length > 0) {
+      const text = `These calls could not be run:\n${proxy.dropped.map((d) => `- ${d}`).join("\n")}`;
+      blocks.push(text);
+      rec.note = text;
+    }
     repeatRounds = fresh === 0 ? repeatRounds + 1 : 0;
-    if (repeatRounds > 0) rec.note = "Every call in this round repeated an earlier one.";
+    if (repeatRounds > 0)
+      rec.note = `${rec.note ? `${rec.note}\n` : ""}Every call in this round repeated an earlier one.`;
     opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
     if (repeatRounds >= MAX_REPEAT_ROUNDS || last) break;
     tell(

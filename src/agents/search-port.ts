@@ -8,8 +8,11 @@ export interface ResolvedLocationLike {
   end: number;
   class?: string | null;
   method?: string | null;
-  intended_behavior?: string | null;
+  intendedBehavior?: string | null;
 }
+
+/** What resolving gives: the code units found, and why a request matched nothing (when known). */
+export type Resolution<L> = L[] & { unresolved?: readonly { reason: string }[] };
 
 export interface SearchCallResult {
   ok: boolean;
@@ -24,7 +27,7 @@ export interface SearchCallResult {
 export interface SearchPort<L extends ResolvedLocationLike = ResolvedLocationLike> {
   readonly specs: readonly ApiSpecLike[];
   call(name: string, args: string[]): SearchCallResult | Promise<SearchCallResult>;
-  resolve(requests: LocationRequest[]): L[] | Promise<L[]>;
+  resolve(requests: LocationRequest[]): Resolution<L> | Promise<Resolution<L>>;
   /** The resolved locations with their code, as the patch writer shows them to the model. */
   formatLocations(locations: L[]): string;
 }

@@ -1,5 +1,6 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { JobFailure } from "../jobs/errors.ts";
 import type { JobHandler, JobQueue } from "../jobs/types.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
@@ -19,6 +20,8 @@ export interface AppOptions {
   now?: () => number;
   /** Called with every handled delivery's outcome (logging, tests, the ack benchmark). */
   onOutcome?: (deliveryId: string, outcome: HandleOutcome) => void;
+  /** Called with the promise of every reply made after a webhook was answered (tests wait on them). */
+  onDeferred?: (work: Promise<void>) => void;
   /** Start the job workers in this process (default true). */
   startWorkers?: boolean;
 }
@@ -56,7 +59,8 @@ export function createWorker(
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);
-    if (outcome.status === "failed") throw new Error(outcome.reason);
+    // The issue already says what went wrong; the queue records the job as failed, with a reason.
+    if (outcome.status === "failed") throw new JobFailure("run-failed", outcome.reason);
   };
 }
 
@@ -66,6 +70,9 @@ export function createWorker(
  */
 export function createAutoFixApp(options: AppOptions): ApplicationFunction {
   return (app: Probot) => {
+    // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
+    // deliveries from the same person see each other's reply).
+    let replies: Promise<void> = Promise.resolve();
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],
@@ -82,6 +89,17 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
           settings: options.settings,
           loadRepoConfig: () => loadRepoConfig(context),
           now: options.now ?? Date.now,
+          defer: (work) => {
+            replies = replies.then(work).then(
+              () => {},
+              (error: unknown) => {
+                context.log.warn(
+                  `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
+                );
+              },
+            );
+            options.onDeferred?.(replies);
+          },
         });
       }
       context.log.info(`auto-fix ${context.name}: ${JSON.stringify(outcome)}`);

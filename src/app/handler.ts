@@ -16,11 +16,16 @@ export interface DeliveryDeps {
   /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. */
   loadRepoConfig: () => Promise<unknown>;
   now: () => number;
+  /**
+   * Runs a reply after the webhook is answered. Probot spaces an installation's writes a second apart per
+   * process, so a reply awaited here could wait behind running jobs' edits past GitHub's 10 seconds.
+   */
+  defer: (work: () => Promise<unknown>) => void;
 }
 
 export type HandleOutcome =
   | { action: "ignored"; reason: string }
-  | { action: "denied"; replied: boolean }
+  | { action: "denied" }
   | { action: "refused"; reason: string }
   | { action: "queued"; jobId: string }
   | { action: "duplicate"; jobId: string }
@@ -66,7 +71,12 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   if (event.issue.locked) return { action: "ignored", reason: "issue is locked" };
   if (!event.issue.open) return { action: "ignored", reason: "issue is closed" };
 
-  // Config and permission are independent reads: fetch them together.
+  // Config, permission and (when a run is likely) the issue's comments are independent reads: fetch them
+  // together. The comments are read ahead only for a command or the operator's label.
+  const likelyRun =
+    command?.kind === "retry" || (event.kind === "labeled" && event.label === deps.settings.label);
+  const commentsAhead = likelyRun ? github.listComments(issueNumber) : null;
+  commentsAhead?.catch(() => {});
   const [repoConfig, permission] = await Promise.all([
     deps.loadRepoConfig(),
     github.permission(event.sender.login),
@@ -76,24 +86,24 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     return { action: "ignored", reason: `label is not ${config.label}` };
   }
   if (!ALLOWED.has(permission)) {
-    const replied = await replyDeniedOnce(github, event.issue.number, event.sender.login);
-    return { action: "denied", replied };
+    deps.defer(() => replyDeniedOnce(github, event.issue.number, event.sender.login));
+    return { action: "denied" };
   }
 
   if (command?.kind === "cancel") {
     const cancelled = await deps.queue.cancel(event.owner, event.repo, issueNumber);
     if (cancelled) {
-      if (event.comment) await github.reactToComment(event.comment.id, "+1");
+      const commentId = event.comment?.id;
+      if (commentId) deps.defer(() => github.reactToComment(commentId, "+1"));
       return { action: "cancelled" };
     }
-    await github.createComment(
-      event.issue.number,
-      `@${event.sender.login} there is no auto-fix run to cancel.`,
+    deps.defer(() =>
+      github.createComment(event.issue.number, `@${event.sender.login} there is no auto-fix run to cancel.`),
     );
     return { action: "nothing-to-cancel" };
   }
 
-  const comments = await github.listComments(issueNumber);
+  const comments = await (commentsAhead ?? github.listComments(issueNumber));
   const statusComment = comments.find(isStatusComment);
   const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
   const repoKey = `${event.owner}/${event.repo}`.toLowerCase();
@@ -104,9 +114,8 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     maxRunsPerRepoPerDay: config.maxRunsPerRepoPerDay,
   });
   if (refusal) {
-    await github.createComment(
-      event.issue.number,
-      `@${event.sender.login} auto-fix did not start. ${refusal}`,
+    deps.defer(() =>
+      github.createComment(event.issue.number, `@${event.sender.login} auto-fix did not start. ${refusal}`),
     );
     return { action: "refused", reason: refusal };
   }
@@ -144,15 +153,16 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     data: { ...data },
   };
   // The handler's only effect on success is the stored job: the worker reacts 👀 and posts the status
-  // comment when it starts. (Probot's octokit spaces writes a second apart across the process, so a write
-  // here could wait behind running jobs' edits and miss GitHub's 10-second webhook deadline.)
+  // comment when it starts, so the webhook path makes no write at all.
   const outcome = await deps.queue.enqueue(spec);
   if (outcome.status === "duplicate") return { action: "duplicate", jobId: outcome.jobId };
   if (outcome.status === "active") {
-    await github.createComment(
-      event.issue.number,
-      `@${event.sender.login} an auto-fix run for this issue is already in progress. ` +
-        "Comment `/cancel` to stop it, then `/retry`.",
+    deps.defer(() =>
+      github.createComment(
+        event.issue.number,
+        `@${event.sender.login} an auto-fix run for this issue is already in progress. ` +
+          "Comment `/cancel` to stop it, then `/retry`.",
+      ),
     );
     return { action: "active", jobId: outcome.jobId };
   }
@@ -161,14 +171,13 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
 }
 
 /** One polite reply per person and issue to a sender without write access; never a run. */
-async function replyDeniedOnce(github: RepoGitHub, issueNumber: number, login: string): Promise<boolean> {
+async function replyDeniedOnce(github: RepoGitHub, issueNumber: number, login: string): Promise<void> {
   const marker = deniedMarker(login);
   const comments = await github.listComments(issueNumber);
-  if (comments.some((c) => c.authorType === "Bot" && c.body.includes(marker))) return false;
+  if (comments.some((c) => c.authorType === "Bot" && c.body.includes(marker))) return;
   await github.createComment(
     issueNumber,
     `${marker}\n@${login} thanks for your interest! auto-fix runs only when someone with write access to ` +
       "this repository asks for it (by adding the label or commenting `/retry`). A maintainer can start it.",
   );
-  return true;
 }

@@ -51,6 +51,15 @@ function extName(path: string | null): string {
   return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
 }
 
+/** How a reproducer is run, by its file type. */
+export function runCommand(path: string): string {
+  if (/\.py$/.test(path)) return `python ${path}`;
+  if (/\.[cm]?[jt]s$/.test(path)) return `node ${path}`;
+  if (/\.go$/.test(path)) return `go run ${path}`;
+  if (/\.java$/.test(path)) return `java ${path}`;
+  return `sh ${path}`;
+}
+
 function summaryText(input: PullBodyInput): string {
   if (input.result.summary) return input.result.summary.trim();
   const verdict =
@@ -94,7 +103,7 @@ function render(input: PullBodyInput, max: number): string {
       "",
     );
     lines.push(
-      `Save it as \`${path}\` and run it from the repository root: \`${rep.command ?? `python ${path}`}\``,
+      `Save it as \`${path}\` and run it from the repository root: \`${rep.command ?? runCommand(path)}\``,
       "",
     );
     lines.push(fence(clip(rep.script, max), extName(path)), "");

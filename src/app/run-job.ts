@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
 import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
+import { JobShutdownError } from "../jobs/errors.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
 import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
@@ -165,7 +166,8 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
   });
   const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
   const repoDir = join(workDir, "repo");
-  const outDir = join(workDir, "artifacts");
+  // One artifacts folder per attempt: a resumed job never mixes its files with those of the run that died.
+  const outDir = join(workDir, "artifacts", new Date(started).toISOString().replace(/[:.]/g, "-"));
   let token: string | null = null;
 
   const finish = async (final: FinalState, outcome: RunOutcome): Promise<RunOutcome> => {
@@ -183,8 +185,10 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     await rm(repoDir, { recursive: true, force: true }).catch(() => {});
     return outcome;
   };
-  const cancelled = () =>
-    finish(
+  const cancelled = () => {
+    // Shutdown is not a cancel: the job goes back to the queue and resumes from its checkpoint.
+    if (ctx.signal.reason instanceof JobShutdownError) throw ctx.signal.reason;
+    return finish(
       {
         ok: false,
         headline: "The run was cancelled with `/cancel`.",
@@ -193,6 +197,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       },
       { status: "cancelled", reason: "cancelled" },
     );
+  };
 
   try {
     // 👀 on what triggered the run, then the status comment (a resumed job reuses the one it posted).
@@ -213,7 +218,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
       );
     }
-    await mkdir(outDir, { recursive: true });
+    await mkdir(workDir, { recursive: true });
     const issue = await github.getIssue(issueNumber);
     const issueFile = join(workDir, "issue.md");
     await writeFile(issueFile, issueMarkdown(data, issue.body));
@@ -221,6 +226,8 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     status.stage("cloned", { status: "running" });
 
     token = await github.gitToken();
+    // A resumed job finds the clone of the run that died: start from a clean one.
+    await rm(repoDir, { recursive: true, force: true });
     const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
     status.stage("cloned", { status: "done", note: `\`${data.ref}\` at \`${clone.commit.slice(0, 7)}\`` });
     await ctx.checkpoint("cloned", { commit: clone.commit });
@@ -245,7 +252,9 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         ? { status: "done", ...(shown?.note ? { note: shown.note } : {}) }
         : line;
     }
-    await writeFile(join(outDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+    await mkdir(outDir, { recursive: true });
+    // The pipeline's own result.json stays as written; this is what the app read from it.
+    await writeFile(join(outDir, "app-result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await ctx.checkpoint("pipeline", { status: result.status });
     ctx.recordUsage?.({
       promptTokens: result.usage.prompt_tokens,
@@ -309,7 +318,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
         title,
         body: rendered.body,
         head: branch,
-        base: clone.branch,
+        base: clone.branch ?? data.defaultBranch,
         draft: true,
       });
       pull = created.number;

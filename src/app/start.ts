@@ -9,7 +9,7 @@ import { readSettings } from "./settings.ts";
  * `app.yml`; with them it serves webhooks (GHE_HOST/GHE_PROTOCOL select a GitHub Enterprise server).
  */
 const settings = readSettings(process.env);
-const { queue, ledger, runsJobsInProcess } = createJobQueue(process.env);
+const { queue, ledger } = await createJobQueue(process.env);
 const server = await run(
   createAutoFixApp({
     queue,
@@ -17,12 +17,10 @@ const server = await run(
     settings,
     pipeline: createCliPipeline({ env: process.env }),
     model: process.env.AUTO_FIX_MODEL ?? "default",
-    startWorkers: runsJobsInProcess,
   }),
 );
 process.on("SIGTERM", async () => {
   await server.stop();
   await queue.stop(30_000);
-  await ledger.close();
   process.exit(0);
 });

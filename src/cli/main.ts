@@ -48,7 +48,8 @@ export const COMMANDS: Record<string, CommandInfo> = {
   fix: {
     usage:
       "auto-fix fix --repo <dir> --issue <file> [--out <dir>] [--test-cmd <cmd>] [--strategy linear|tree] [--json]",
-    summary: "Run the whole repair pipeline on a local checkout (never modifies it).",
+    summary:
+      "Run the whole repair pipeline on a local checkout (never modifies it); more options and the model settings in docs/fix.md.",
     module: "fix",
   },
   worker: {

@@ -16,13 +16,16 @@ export interface GitAuthor {
 
 const auth = (token: string) => () => ({ username: "x-access-token", password: token });
 
-/** Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch). */
+/**
+ * Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch).
+ * `branch` is the branch checked out, or null for a tag.
+ */
 export async function shallowClone(options: {
   url: string;
   dir: string;
   token: string;
   ref?: string | undefined;
-}): Promise<{ commit: string; branch: string }> {
+}): Promise<{ commit: string; branch: string | null }> {
   await git.clone({
     fs,
     http,

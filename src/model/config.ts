@@ -137,7 +137,10 @@ export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedMo
   }
   const timeoutS = positiveNumber(env, "AUTO_FIX_MODEL_TIMEOUT") ?? file.model?.timeout_seconds ?? 180;
   const budget: Budget = {};
-  const usd = positiveNumber(env, "AUTO_FIX_BUDGET_USD") ?? file.budget?.usd;
+  const usd =
+    positiveNumber(env, "AUTO_FIX_BUDGET_USD") ??
+    positiveNumber(env, "AUTO_FIX_MAX_COST_USD") ??
+    file.budget?.usd;
   const tokens = positiveNumber(env, "AUTO_FIX_BUDGET_TOKENS") ?? file.budget?.tokens;
   if (usd !== undefined) budget.usd = usd;
   if (tokens !== undefined) budget.tokens = tokens;

@@ -18,6 +18,7 @@ export interface OpenAIModelDeps {
 type Failure =
   | { kind: "context"; message: string; status: number | null }
   | { kind: "json-unsupported"; message: string; status: number | null }
+  | { kind: "param-unsupported"; param: "temperature" | "max_tokens"; message: string; status: number | null }
   | { kind: "retry"; message: string; status: number | null; retryAfterMs: number | null }
   | { kind: "fatal"; message: string; status: number | null };
 
@@ -70,6 +71,21 @@ export function classifyError(err: unknown): Failure {
       return { kind: "context", message, status };
     }
     if (status === 400 && JSON_MODE_RE.test(message)) return { kind: "json-unsupported", message, status };
+    // Some models (reasoning models, some local servers) refuse sampling settings: drop them, not the run.
+    if (
+      status === 400 &&
+      /temperature/i.test(message) &&
+      /unsupported|not support|only the default/i.test(message)
+    ) {
+      return { kind: "param-unsupported", param: "temperature", message, status };
+    }
+    if (
+      status === 400 &&
+      /max_tokens/.test(message) &&
+      /unsupported|not support|max_completion_tokens/i.test(message)
+    ) {
+      return { kind: "param-unsupported", param: "max_tokens", message, status };
+    }
     if (status === 429 || status === 408 || status === 409 || (status !== null && status >= 500)) {
       return { kind: "retry", message, status, retryAfterMs: retryAfterMs(err.headers) };
     }
@@ -86,6 +102,8 @@ export class OpenAIModel implements ModelPort {
   private readonly config: ModelConfig;
   private readonly deps: OpenAIModelDeps;
   private jsonModeSupported: boolean;
+  /** Request fields the endpoint refused once; never sent again. */
+  private readonly refused = new Set<"temperature" | "max_tokens">();
   private calls = 0;
 
   constructor(config: ModelConfig, deps: OpenAIModelDeps) {
@@ -163,6 +181,9 @@ export class OpenAIModel implements ModelPort {
           next = new ContextLengthExceeded(
             `the conversation does not fit the model's context window even after trimming: ${f.message}`,
           );
+        } else if (f.kind === "param-unsupported" && !this.refused.has(f.param)) {
+          this.refused.add(f.param);
+          continue;
         } else if (f.kind === "json-unsupported" && useJson) {
           this.jsonModeSupported = false;
           useJson = false;
@@ -215,8 +236,12 @@ export class OpenAIModel implements ModelPort {
       model: this.config.model,
       messages: messages.map((m) => ({ role: m.role, content: m.content })),
       ...(opts.n && opts.n > 1 ? { n: opts.n } : {}),
-      ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-      ...(opts.maxTokens !== undefined ? { max_tokens: opts.maxTokens } : {}),
+      ...(opts.temperature !== undefined && !this.refused.has("temperature")
+        ? { temperature: opts.temperature }
+        : {}),
+      ...(opts.maxTokens !== undefined && !this.refused.has("max_tokens")
+        ? { max_tokens: opts.maxTokens }
+        : {}),
       ...(json ? { response_format: { type: "json_object" as const } } : {}),
     };
     const reqOpts = opts.signal ? { signal: opts.signal } : {};

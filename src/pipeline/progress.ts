@@ -5,10 +5,16 @@ export interface Progress {
   stage(name: string, detail?: string): void;
   detail(text: string): void;
   usage(totals: UsageTotals): void;
+  /**
+   * A stage finished with a result worth showing (`indexed`, `reproduced`, `located`, `patched`,
+   * `reviewed`, `validated`). Plain output prints `auto-fix: <name> (<note>)`; the GitHub App reads these
+   * lines, and the stage-start lines `auto-fix: <stage> (<detail>)`, to update its status comment.
+   */
+  milestone(name: string, note?: string): void;
   done(): void;
 }
 
-export const silentProgress: Progress = { stage() {}, detail() {}, usage() {}, done() {} };
+export const silentProgress: Progress = { stage() {}, detail() {}, usage() {}, milestone() {}, done() {} };
 
 const fmtTokens = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
@@ -42,6 +48,9 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
       detail = text;
       if (tty) render();
       else write(`auto-fix: ${stage}: ${text}\n`);
+    },
+    milestone(name, note) {
+      if (!tty) write(`auto-fix: ${name}${note ? ` (${note.replace(/\s+/g, " ").trim()})` : ""}\n`);
     },
     usage(t) {
       totals = t;

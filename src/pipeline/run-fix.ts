@@ -1,6 +1,7 @@
 import { isEmptyIssue } from "../agents/issue-text.ts";
 import { runSearch } from "../agents/search-agent.ts";
 import type { SearchPort } from "../agents/search-port.ts";
+import type { ModelPort } from "../model/types.ts";
 import {
   BudgetExceeded,
   ContextLengthExceeded,
@@ -77,6 +78,25 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
   return { ...code, search, engine };
 }
 
+/** The run was interrupted (Ctrl-C, cancellation) before it finished. */
+export class RunInterrupted extends Error {
+  constructor() {
+    super("the run was interrupted");
+    this.name = "RunInterrupted";
+  }
+}
+
+/** A model port whose every call carries `signal`, so that an interruption stops the call in flight. */
+function withSignal(model: ModelPort, signal: AbortSignal | undefined): ModelPort {
+  if (!signal) return model;
+  return {
+    chat: (messages, opts) => {
+      signal.throwIfAborted();
+      return model.chat(messages, { ...opts, signal });
+    },
+  };
+}
+
 /** Why the run ended without an applicable patch, from what the stages left behind. */
 function noPatchReason(state: FixState): string {
   const s = state.search;
@@ -108,7 +128,10 @@ export function decideOutcome(
   let fatal = false;
   if (error instanceof BudgetExceeded) stopped = `the run stopped: ${error.message}`;
   else if (error instanceof ContextLengthExceeded) stopped = `the run stopped: ${error.message}`;
-  else if (error instanceof ModelUnavailable) {
+  else if (error instanceof RunInterrupted) {
+    stopped = error.message;
+    fatal = true;
+  } else if (error instanceof ModelUnavailable) {
     stopped = `the model endpoint is unavailable: ${error.message}`;
     fatal = true;
   } else if (error instanceof ModelRequestRejected) {
@@ -133,12 +156,13 @@ export function decideOutcome(
  * artifacts written so far stay on disk.
  */
 export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixResult> {
+  const started = performance.now();
   const progress = deps.progress ?? silentProgress;
   const recorder = deps.recorder;
   deps.meter.onChange((t) => progress.usage(t));
   const timings: StageTiming[] = [];
   const toolMs = { search: 0, apply: 0 };
-  const notes: string[] = [];
+  const notes: string[] = [...(options.notes ?? [])];
   const state: FixState = {
     reproduction: null,
     search: null,
@@ -171,15 +195,25 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     if (isEmptyIssue(options.issue)) {
       early = { status: "no-patch", reason: "the issue is empty: there is nothing to search for" };
     } else {
-      const ws = await timed("workspace", () => createWorkspace(options.repo, [options.out]));
+      // Stages that run the repository's code need its installed dependencies in the copy.
+      const h = deps.hooks ?? {};
+      const withDependencies =
+        Boolean(h.reproduce || h.review || h.validate) || (deps.strategy?.name ?? "linear") !== "linear";
+      const ws = await timed("workspace", () =>
+        createWorkspace(options.repo, [options.out], { withDependencies }),
+      );
       workspace = ws;
+      options.signal?.throwIfAborted();
       const rawCode = await timed("index", () => deps.openCode(ws.root));
+      options.signal?.throwIfAborted();
       indexStats = rawCode.stats;
+      const files = rawCode.stats.files;
+      progress.milestone("indexed", typeof files === "number" ? `${files} files` : undefined);
       notes.push(...rawCode.notes);
       const code = instrument(rawCode, toolMs);
       ctx = {
         options,
-        model: deps.model,
+        model: withSignal(deps.model, options.signal),
         meter: deps.meter,
         recorder,
         progress,
@@ -190,11 +224,16 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       const c = ctx;
       const hooks = deps.hooks ?? {};
       if (options.testCmd && !hooks.validate) {
-        notes.push("--test-cmd was given, but this build has no validation stage: the tests were not run.");
+        notes.push(
+          `A test command is set (\`${options.testCmd}\`), but this build has no validation stage: the tests were not run.`,
+        );
       }
-      if (hooks.reproduce) state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
+      if (hooks.reproduce) {
+        state.reproduction = await timed("reproduce", () => hooks.reproduce!(c));
+        if (state.reproduction?.reproduced) progress.milestone("reproduced", state.reproduction.summary);
+      }
       const search = await timed("search", () =>
-        runSearch(deps.model, code.search, options.issue, {
+        runSearch(c.model, code.search, options.issue, {
           ...(options.roundLimit !== undefined ? { roundLimit: options.roundLimit } : {}),
           ...(state.reproduction?.lead ? { lead: state.reproduction.lead } : {}),
           recorder,
@@ -206,9 +245,14 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       state.locationsText =
         search.locations.length > 0 ? code.search.formatLocations(search.locations) : null;
       if (state.locationsText) recorder.write("search/locations.md", state.locationsText);
+      if (search.locations.length > 0) {
+        progress.milestone("located", [...new Set(search.locations.map((l) => l.file))].join(", "));
+      }
       const strategy = deps.strategy ?? linearStrategy();
       const produced = await timed("patch", () => strategy.run(c), strategy.name);
       for (const p of produced) if (!state.candidates.includes(p)) state.candidates.push(p);
+      const firstApplicable = state.candidates.find((p) => p.applicable);
+      if (firstApplicable) progress.milestone("patched", firstApplicable.source);
       await reviewAndValidate(c, hooks, timed);
     }
   } catch (err) {
@@ -224,7 +268,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     state.chosen = sel.chosen;
     state.chosenWhy = sel.why;
   }
-  const outcome = early ?? decideOutcome(state, error);
+  const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;
   const result: FixResult = {
     status: outcome.status,
@@ -246,11 +290,21 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     ...(state.reproduction
       ? { reproducer: reproducerOf(state.reproduction.data, chosen?.review?.data) }
       : {}),
-    ...(state.chosenWhy ? { selection: state.chosenWhy } : {}),
     usage: deps.meter.totals(),
     out: options.out,
     reason: outcome.reason,
+    locations: (state.search?.locations ?? []).map((l) => ({
+      file: l.file,
+      class: l.class ?? null,
+      method: l.method ?? null,
+      start: l.start,
+      end: l.end,
+      intendedBehavior: l.intendedBehavior ?? "",
+    })),
+    selection: state.chosenWhy || null,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+  if (outcome.status === "error") result.error = outcome.reason;
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);
   if (workspace && !options.keepWorkspace) {
@@ -293,6 +347,7 @@ async function reviewAndValidate(
       const review = await timed("review", () => hooks.review!(ctx, c));
       if (!review) continue; // the stage had nothing to review with (no reproducer)
       c.review = review;
+      if (review.approved) ctx.progress.milestone("reviewed", review.summary);
       if (review.revised && !ctx.state.candidates.includes(review.revised))
         ctx.state.candidates.push(review.revised);
     }
@@ -300,7 +355,9 @@ async function reviewAndValidate(
   if (hooks.validate) {
     for (const c of applicable()) {
       const validation = await timed("validate", () => hooks.validate!(ctx, c));
-      if (validation) c.validation = validation; // null: the repository has no test command
+      if (!validation) continue; // null: the repository has no test command
+      c.validation = validation;
+      if (validation.passed) ctx.progress.milestone("validated", validation.summary);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Issue } from "../agents/issue-text.ts";
+import type { RepoConfig } from "../config/index.ts";
 import type { PatchApplyResult, PatchEngine } from "../agents/patch-agent.ts";
 import type { LocationRequest } from "../agents/proxy-agent.ts";
 import type { SearchOutcome } from "../agents/search-agent.ts";
@@ -24,10 +25,22 @@ export interface FixResult {
   out: string;
   /** One sentence on why the run ended as it did. */
   reason: string;
+  /** Extra fields (beyond the command-line contract) that the GitHub App shows. */
+  locations: {
+    file: string;
+    class: string | null;
+    method: string | null;
+    start: number;
+    end: number;
+    intendedBehavior: string;
+  }[];
+  /** Why the chosen patch was chosen (null without candidates). */
+  selection: string | null;
+  seconds: number;
+  /** The reason again, when the status is "error". */
+  error?: string;
   /** The reproducer (script, command, its output before any patch and after the chosen one). */
   reproducer?: unknown;
-  /** Why the chosen candidate won. */
-  selection?: string;
 }
 
 export interface FixOptions {
@@ -42,6 +55,12 @@ export interface FixOptions {
   guidance?: string;
   /** Keep the private work tree after the run (its path is in the report). */
   keepWorkspace?: boolean;
+  /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */
+  repoConfig?: RepoConfig;
+  /** Aborts the run (Ctrl-C, job cancellation): it ends as "error" with the report written. */
+  signal?: AbortSignal;
+  /** Things to tell the user in the report that were decided before the run started. */
+  notes?: string[];
 }
 
 /** The code-facing tools of one private work tree: search APIs + locate, and the patch engine. */

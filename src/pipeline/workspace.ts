@@ -3,20 +3,22 @@ import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
 
-/** Folders never copied into the private work tree (VCS internals, dependencies, caches, our own output). */
+/** Folders never copied into the private work tree: VCS internals, caches and our own output. */
 export const SKIPPED_DIRS = new Set([
   ".git",
   ".hg",
   ".svn",
-  "node_modules",
-  ".venv",
-  "venv",
   "__pycache__",
   ".auto-fix",
   ".mypy_cache",
   ".pytest_cache",
-  ".tox",
 ]);
+
+/**
+ * Installed dependencies: copied only when a stage runs the repository's code (reproducer, tests, tree
+ * search), because the search and the patch never need them and they can be large.
+ */
+export const DEPENDENCY_DIRS = new Set(["node_modules", ".venv", "venv", ".tox"]);
 
 export interface Workspace {
   /** The private copy the pipeline reads, patches and runs. */
@@ -26,9 +28,14 @@ export interface Workspace {
 
 /**
  * Copies the user's tree into a private temporary folder (symlinks copied as links, not followed; VCS
- * internals, dependency folders and `exclude` left out). The user's tree is only read.
+ * internals, caches, `exclude` and, unless asked for, dependency folders left out). The user's tree is
+ * only read.
  */
-export async function createWorkspace(repo: string, exclude: string[] = []): Promise<Workspace> {
+export async function createWorkspace(
+  repo: string,
+  exclude: string[] = [],
+  opts: { withDependencies?: boolean } = {},
+): Promise<Workspace> {
   let src: string;
   try {
     src = await realpath(repo);
@@ -47,7 +54,8 @@ export async function createWorkspace(repo: string, exclude: string[] = []): Pro
       const rel = relative(src, from);
       if (rel === "") return true;
       if (excluded.some((e) => from === e || from.startsWith(e + sep))) return false;
-      return !SKIPPED_DIRS.has(basename(from));
+      const name = basename(from);
+      return !SKIPPED_DIRS.has(name) && (opts.withDependencies === true || !DEPENDENCY_DIRS.has(name));
     },
   });
   return { root, dispose: () => rm(parent, { recursive: true, force: true }) };

@@ -36,15 +36,14 @@ export function renderReport(run: FixRunRecord): string {
       for (const l of search.locations) {
         const name = [l.class, l.method].filter(Boolean).join(".");
         out.push(`- \`${l.file}\` lines ${l.start}–${l.end}${name ? ` (\`${name}\`)` : ""}`);
-        if (l.intended_behavior) out.push(`  - Intended behaviour: ${one(l.intended_behavior)}`);
+        if (l.intendedBehavior) out.push(`  - Intended behaviour: ${one(l.intendedBehavior)}`);
       }
       out.push("");
     } else if (search.requested.length > 0) {
       out.push("The model named these locations, but none matched code in the repository:", "");
       for (const q of search.requested) {
-        out.push(
-          `- ${[q.file, q.class, q.method].filter(Boolean).join(" / ")}: ${one(q.intended_behavior ?? "")}`,
-        );
+        const what = [q.file, q.class, q.method].filter(Boolean).join(" / ");
+        out.push(`- ${what}${q.intended_behavior ? `: ${one(q.intended_behavior)}` : ""}`);
       }
       out.push("");
     } else {

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { test } from "node:test";
-import { fenceIssue, isEmptyIssue, parseIssueFile, sanitizeIssueText } from "../../src/agents/issue-text.ts";
+import {
+  codeFence,
+  fenceIssue,
+  isEmptyIssue,
+  parseIssueFile,
+  sanitizeIssueText,
+} from "../../src/agents/issue-text.ts";
 import { PROMPTS_DIR, renderPrompt, renderTemplate } from "../../src/agents/prompts.ts";
 
 test("templates fill placeholders, drop empty sections and refuse drift", () => {
@@ -24,6 +30,7 @@ test("the search prompt carries the fenced issue, the APIs and the reproducer le
   assert.doesNotMatch(without, /reproduces the issue/);
   const withLead = renderPrompt("search-select", { issue, apis: "-", lead: "Traceback: KeyError 'x'" });
   assert.match(withLead, /reproduces the issue was run[\s\S]*Traceback: KeyError 'x'/);
+  assert.equal(codeFence("a ```` b"), "`````\na ```` b\n`````");
   assert.match(
     renderPrompt("patch-retry", {
       attempt: 2,

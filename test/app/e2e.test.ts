@@ -22,6 +22,7 @@ import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.ts";
 import { type GitServer, startGitServer } from "../support/git-server.ts";
 import type { ScriptHandler } from "../support/scripted-model.ts";
 import { type ScriptedModel, startScriptedModel } from "../support/scripted-model.ts";
+import { fence, promptKind, verdict } from "../review/helpers.ts";
 import { createSigner } from "./webhook-client.ts";
 
 /** The `fix` command lands with the pipeline; until it is in the build these tests say so and skip. */
@@ -43,26 +44,43 @@ let script: ScriptHandler = () => "no script";
 const outcomes = new Map<string, HandleOutcome>();
 let deliver: ReturnType<typeof createSigner>;
 
+const REPRO =
+  "from stats.summary import mean\nresult = mean([2, 4])\nassert result == 3, f'expected 3, got {result}'\n";
+
+/** Answers the reproducer and the reviewer (when the pipeline runs them); the agents' script the rest. */
+const withReview =
+  (inner: ScriptHandler): ScriptHandler =>
+  (req, i) => {
+    const kind = promptKind(req);
+    if (kind === "has-example") return '{"has-reproducible-example": true}';
+    if (kind === "repro-write" || kind === "repro-feedback" || kind === "rewrite-test")
+      return fence("python", REPRO);
+    if (kind === "review" || kind === "review-retry") return verdict("yes", "yes");
+    return inner(req, i);
+  };
+
 const goodRun = () =>
-  agentScript({
-    search: [
-      searchSays("The mean looks wrong; let me read it.", { API_calls: ['search_method("mean")'] }),
-      "mean() divides by len(values) - 1, which is wrong for an arithmetic mean.",
-      searchSays("Found it.", {
-        bug_locations: [
-          { file: "stats/summary.py", method: "mean", intended_behavior: "Divide by len(values)." },
-        ],
-      }),
-    ],
-    proxy: (notes) => {
-      const line = notes
-        .split("\n")
-        .filter((l) => l.trim().startsWith("JSON:"))
-        .at(-1);
-      return line ? line.trim().slice(5).trim() : "{}";
-    },
-    patch: [patchAnswer("stats/summary.py", BUGGY, FIXED)],
-  });
+  withReview(
+    agentScript({
+      search: [
+        searchSays("The mean looks wrong; let me read it.", { API_calls: ['search_method("mean")'] }),
+        "mean() divides by len(values) - 1, which is wrong for an arithmetic mean.",
+        searchSays("Found it.", {
+          bug_locations: [
+            { file: "stats/summary.py", method: "mean", intended_behavior: "Divide by len(values)." },
+          ],
+        }),
+      ],
+      proxy: (notes) => {
+        const line = notes
+          .split("\n")
+          .filter((l) => l.trim().startsWith("JSON:"))
+          .at(-1);
+        return line ? line.trim().slice(5).trim() : "{}";
+      },
+      patch: [patchAnswer("stats/summary.py", BUGGY, FIXED)],
+    }),
+  );
 
 before(async () => {
   if (skip) return;

@@ -53,6 +53,10 @@ export interface Harness {
     options?: { sender?: FakeUser; label?: string; id?: string; secret?: string },
   ): Promise<number>;
   comment(issueNumber: number, body: string, options?: { sender?: FakeUser; id?: string }): Promise<number>;
+  /** Waits for the replies made after webhooks were answered. */
+  settle(): Promise<void>;
+  /** Waits for replies and for every queued or running job. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,6 +80,7 @@ export async function startHarness(options: {
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const queue = new MemoryJobQueue();
   const outcomes = new Map<string, HandleOutcome>();
+  const deferred: Promise<void>[] = [];
   const app = await startAppServer({
     appId: 1,
     privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
@@ -88,6 +93,7 @@ export async function startHarness(options: {
       pipeline: options.pipeline,
       model: "scripted-model",
       onOutcome: (id, outcome) => outcomes.set(id, outcome),
+      onDeferred: (work) => deferred.push(work),
     },
   });
 
@@ -125,6 +131,14 @@ export async function startHarness(options: {
         ...(opts.id ? { id: opts.id } : {}),
       });
       return r.status;
+    },
+    async settle() {
+      while (deferred.length > 0) await deferred.shift();
+    },
+    async idle() {
+      await h.settle();
+      await queue.idle();
+      await h.settle();
     },
     async close() {
       await app.stop();

@@ -122,6 +122,10 @@ test("npm start with credentials serves signed webhooks and talks to GHE_HOST", 
     assert.equal((await deliver(secret)).status, 200, output());
     const paths = github.calls.map((c) => `${c.method} ${c.path}`);
     assert.ok(paths.includes("GET /repos/o/r/collaborators/stranger/permission"), paths.join("\n"));
+    // The polite reply is made after the webhook was answered.
+    for (let i = 0; i < 400 && github.commentsOn("o", "r", issue.number).length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
     assert.match(github.commentsOn("o", "r", issue.number)[0]?.body ?? "", /write access/);
   } finally {
     await stop(child);

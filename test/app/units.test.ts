@@ -11,7 +11,9 @@ import {
   pullMarker,
 } from "../../src/app/markers.ts";
 import { FixResultSchema } from "../../src/app/pipeline.ts";
-import { fence, renderPullBody } from "../../src/app/pr-body.ts";
+import { fence, renderPullBody, runCommand } from "../../src/app/pr-body.ts";
+import { adviceOf, describeResult } from "../../src/app/describe.ts";
+import { runGuidance } from "../../src/app/run-job.ts";
 import { effectiveConfig, readSettings } from "../../src/app/settings.ts";
 import { renderStatus } from "../../src/app/status-comment.ts";
 import { diffPaths, forbiddenPatchPath } from "../../src/github/git.ts";
@@ -180,4 +182,68 @@ test("status comment shows every stage and the final state", () => {
   assert.match(text, /⬜ Pull request/);
   assert.match(text, /😕 \*\*No patch\.\*\*/);
   assert.doesNotMatch(text, /\/cancel/);
+});
+
+test("the pipeline's review, reproducer and validation are read as the pipeline reports them", () => {
+  const result = FixResultSchema.parse({
+    status: "fixed",
+    patch: "diff",
+    reproduced: true,
+    review: {
+      approved: true,
+      rounds: 2,
+      "patch-correct": "yes",
+      "test-correct": "yes",
+      "patch-analysis": "divides by the count now",
+      "patch-advice": "",
+      "test-analysis": "asserts the mean",
+      "test-advice": "also test one element",
+    },
+    reproducer: {
+      path: "reproducer.py",
+      script: "assert mean([2, 4]) == 3\n",
+      before: { exitCode: 1, stdout: "", stderr: "AssertionError" },
+      after: { exitCode: 0, stdout: "", stderr: "" },
+    },
+    validation: { passed: true, status: "passed", regressions: [], summary: "3 passed before and after" },
+    usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 },
+  });
+  const facts = describeResult(result);
+  assert.equal(facts.approved, true);
+  assert.equal(facts.verdict?.patchAnalysis, "divides by the count now");
+  assert.equal(facts.reproducer?.before?.exitCode, 1);
+  assert.equal(facts.reproducer?.before?.output, "AssertionError");
+  assert.equal(facts.validation?.summary, "3 passed before and after");
+  assert.equal(adviceOf(facts), "On the reproducer: also test one element");
+  const { body } = renderPullBody({
+    issueNumber: 3,
+    issueTitle: "mean",
+    result,
+    run: 1,
+    seconds: 1,
+    model: "m",
+    files: [],
+    artifactsPath: "x",
+  });
+  assert.match(body, /run it from the repository root: `python reproducer.py`/);
+  assert.match(body, /Before the patch \(exit code 1\):\n\n```\nAssertionError\n```/);
+  assert.match(body, /3 passed before and after/);
+  assert.equal(runCommand("repro.mjs"), "node repro.mjs");
+  // A review the pipeline could not finish still reads.
+  const failed = describeResult(
+    FixResultSchema.parse({
+      status: "patched",
+      review: { approved: false, summary: "the review stage failed" },
+    }),
+  );
+  assert.equal(failed.verdict, null);
+  assert.equal(adviceOf(failed), "the review stage failed");
+});
+
+test("guidance for the next run carries the maintainer's words and the reviewer's advice, sanitized", () => {
+  assert.equal(runGuidance(undefined, undefined), undefined);
+  assert.equal(
+    runGuidance("look at <!-- x -->mean()", "On the patch: keep total"),
+    "Guidance from a maintainer: look at mean()\n\nReviewer advice from the previous run:\nOn the patch: keep total",
+  );
 });

@@ -83,7 +83,7 @@ test("a non-collaborator's /retry starts nothing and gets one polite reply at mo
   const before = h.github.calls.length;
   assert.equal(await h.comment(issue.number, "/retry please", { sender: STRANGER }), 200);
   assert.equal(await h.comment(issue.number, "/retry now!", { sender: STRANGER }), 200);
-  await h.queue.idle();
+  await h.idle();
   const posted = writes(before).filter(
     (c) => c.method === "POST" && c.path.endsWith(`/issues/${issue.number}/comments`),
   );
@@ -92,7 +92,7 @@ test("a non-collaborator's /retry starts nothing and gets one polite reply at mo
   assert.ok(!writes(before).some((c) => c.path.includes("/pulls") || c.path.includes("/reactions")));
   assert.equal(requests.filter((r) => r.issueText.includes("crash")).length, 0, "pipeline never ran");
   const outcome = [...h.outcomes.values()].at(-1);
-  assert.deepEqual(outcome, { action: "denied", replied: false });
+  assert.deepEqual(outcome, { action: "denied" });
 });
 
 test("bots, other labels, closed and locked issues and foreign pull requests are left alone", async () => {
@@ -116,7 +116,7 @@ test("bots, other labels, closed and locked issues and foreign pull requests are
   await h.labeled(locked.number);
   await h.comment(99, "/retry");
   await h.comment(open.number, "please /retry this", {});
-  await h.queue.idle();
+  await h.idle();
   assert.deepEqual(writes(before), [], "no writes at all");
   const reasons = [...h.outcomes.values()]
     .slice(-6)
@@ -139,9 +139,9 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
   const before = h.github.calls.length;
   showProgress = true;
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
-  await h.queue.idle();
+  await h.idle();
   assert.equal(await h.labeled(issue.number, { id: "delivery-label-1" }), 200);
-  await h.queue.idle();
+  await h.idle();
   assert.deepEqual(h.outcomes.get("delivery-label-1")?.action, "duplicate");
 
   const pulls = [...h.repo.pulls.values()].filter((p) => p.head === `auto-fix/issue-${issue.number}`);
@@ -194,7 +194,7 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
 test("/retry with guidance updates the same branch and pull request and says what changed", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "sub is wrong too", body: "x" });
   await h.labeled(issue.number);
-  await h.queue.idle();
+  await h.idle();
   const pr = [...h.repo.pulls.values()].find((p) => p.head === `auto-fix/issue-${issue.number}`)!;
   const firstHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   const pullCount = h.repo.pulls.size;
@@ -204,7 +204,7 @@ test("/retry with guidance updates the same branch and pull request and says wha
     review: { "patch-correct": "yes", "test-correct": "yes" },
   });
   assert.equal(await h.comment(pr.number, "/retry keep sub() unchanged"), 200);
-  await h.queue.idle();
+  await h.idle();
   assert.equal(h.repo.pulls.size, pullCount, "no second pull request");
   const secondHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   assert.notEqual(secondHead, firstHead, "branch was force-pushed");
@@ -233,7 +233,7 @@ test("a run that finds no patch opens no pull request and says why", async () =>
   });
   const pullsBefore = h.repo.pulls.size;
   await h.labeled(issue.number);
-  await h.queue.idle();
+  await h.idle();
   assert.equal(h.repo.pulls.size, pullsBefore);
   const status = h.github
     .commentsOn(OWNER, REPO, issue.number)
@@ -252,9 +252,9 @@ test("maintainers only: read access is denied; budgets name the limit", async ()
   h.repo.files.set(".github/auto-fix.yml", "budgets:\n  runs-per-issue: 1\n");
   try {
     await h.labeled(issue.number);
-    await h.queue.idle();
+    await h.idle();
     await h.comment(issue.number, "/retry");
-    await h.queue.idle();
+    await h.idle();
     const last = [...h.outcomes.values()].at(-1)!;
     assert.equal(last.action, "refused");
     const refusal = h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!;
@@ -274,10 +274,11 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   await started;
   await h.labeled(issue.number);
   assert.equal([...h.outcomes.values()].at(-1)!.action, "active");
+  await h.settle();
   assert.match(h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body, /already in progress/);
   await h.comment(issue.number, "/cancel");
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "cancelled" });
-  await h.queue.idle();
+  await h.idle();
   const status = h.github
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
@@ -289,4 +290,22 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   assert.ok(![...h.repo.pulls.values()].some((p) => p.head === `auto-fix/issue-${issue.number}`));
   await h.comment(issue.number, "/cancel");
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "nothing-to-cancel" });
+});
+
+test("a branch named in the issue is cloned and is the pull request's base", async () => {
+  h.git.git(`${OWNER}/${REPO}`, ["branch", "release-1", "main"]);
+  const issue = h.github.addIssue(OWNER, REPO, {
+    title: "add() on the release",
+    body: "Broken on\nbranch: release-1\n",
+  });
+  await h.labeled(issue.number);
+  await h.idle();
+  const pr = [...h.repo.pulls.values()].find((p) => p.head === `auto-fix/issue-${issue.number}`)!;
+  assert.equal(pr.base, "release-1");
+  const parent = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}^`]).trim();
+  assert.equal(parent, h.git.git(`${OWNER}/${REPO}`, ["rev-parse", "release-1"]).trim());
+  const status = h.github
+    .commentsOn(OWNER, REPO, issue.number)
+    .find((c) => c.body.includes("auto-fix:status"))!;
+  assert.match(status.body, /✅ Cloned the repository — `release-1` at/);
 });

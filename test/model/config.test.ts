@@ -45,6 +45,14 @@ test("a local endpoint works without a key; budget and timeout come from the env
   assert.equal(s.model.apiKey, "not-needed");
   assert.equal(s.model.timeoutMs, 30_000);
   assert.deepEqual(s.budget, { usd: 0.5 });
+  // The GitHub App passes its per-run spending limit as AUTO_FIX_MAX_COST_USD.
+  assert.deepEqual(
+    loadModelSettings({ AUTO_FIX_MODEL: "m", OPENAI_API_KEY: "k", AUTO_FIX_MAX_COST_USD: "2" }, empty())
+      .budget,
+    {
+      usd: 2,
+    },
+  );
   assert.throws(
     () =>
       loadModelSettings({ AUTO_FIX_MODEL: "m", OPENAI_API_KEY: "k", AUTO_FIX_BUDGET_USD: "lots" }, empty()),

@@ -91,6 +91,33 @@ test("JSON mode is requested, and dropped for good when the endpoint refuses it"
   }
 });
 
+test("a model that refuses a temperature setting gets the request again without it", async () => {
+  const server = await startScriptedModel([
+    {
+      status: 400,
+      body: {
+        error: {
+          message:
+            "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+        },
+      },
+    },
+    "ok",
+    "ok again",
+  ]);
+  try {
+    const t = makeTestModel(server.baseURL);
+    const r = await t.model.chat([user("x")], { stage: "proxy", temperature: 0 });
+    assert.equal(r.content, "ok");
+    assert.equal(server.requests[0]?.temperature, 0);
+    assert.equal(server.requests[1]?.temperature, undefined);
+    await t.model.chat([user("y")], { stage: "proxy", temperature: 0 });
+    assert.equal(server.requests[2]?.temperature, undefined, "not sent again");
+  } finally {
+    await server.close();
+  }
+});
+
 test("429 honours Retry-After, 5xx backs off exponentially, then the call succeeds", async () => {
   const server = await startScriptedModel([
     { status: 429, headers: { "retry-after": "7" }, body: { error: { message: "rate limited" } } },

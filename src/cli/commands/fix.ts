@@ -1,0 +1,173 @@
+import { existsSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
+import { loadRepoConfig } from "../../config/index.ts";
+import { UserError } from "../../core/errors.ts";
+import { loadModelSettings } from "../../model/config.ts";
+import { OpenAIModel } from "../../model/openai-model.ts";
+import { ArtifactRecorder } from "../../model/recorder.ts";
+import { UsageMeter } from "../../model/usage.ts";
+import { openCode } from "../../pipeline/open-code.ts";
+import { createProgress } from "../../pipeline/progress.ts";
+import { runFix } from "../../pipeline/run-fix.ts";
+import { STRATEGIES } from "../../pipeline/strategies.ts";
+import type { FixOptions } from "../../pipeline/types.ts";
+import type { CliIO } from "../main.ts";
+
+const MAX_ISSUE_FILE_BYTES = 5 * 1024 * 1024;
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UserError(`${flag} must be a positive whole number (got '${value}')`);
+  return n;
+}
+
+async function readIssue(path: string): Promise<Issue> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new Error("not a file");
+    size = st.size;
+  } catch {
+    throw new UserError(`--issue ${path} is not a readable file`);
+  }
+  if (size > MAX_ISSUE_FILE_BYTES) {
+    throw new UserError(
+      `--issue ${path} is ${size} bytes; an issue file may hold at most ${MAX_ISSUE_FILE_BYTES} bytes`,
+    );
+  }
+  return parseIssueFile(await readFile(path, "utf8"));
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+
+/**
+ * `auto-fix fix --repo <dir> --issue <file> [--out <dir>] [--test-cmd <cmd>] [--strategy linear] [--json]`:
+ * runs the repair pipeline on a private copy of <dir> and writes patch.diff, report.md and the artifacts
+ * under --out. Exit 0 when a patch was produced (fixed or patched), 1 when not, 2 on bad input.
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      repo: { type: "string" },
+      issue: { type: "string" },
+      out: { type: "string" },
+      "test-cmd": { type: "string" },
+      strategy: { type: "string" },
+      rounds: { type: "string" },
+      "patch-attempts": { type: "string" },
+      guidance: { type: "string" },
+      "keep-workspace": { type: "boolean" },
+      json: { type: "boolean" },
+    },
+  });
+  if (positionals.length > 0) throw new UserError(`unexpected argument '${positionals[0]}'`);
+  if (!values.repo) throw new UserError("--repo <dir> is required");
+  if (!values.issue) throw new UserError("--issue <file> is required");
+  const repo = resolve(io.cwd, values.repo);
+  try {
+    if (!(await stat(repo)).isDirectory()) throw new Error("not a directory");
+  } catch {
+    throw new UserError(`--repo ${values.repo} is not a directory`);
+  }
+  const issue = await readIssue(resolve(io.cwd, values.issue));
+  if (values.strategy !== undefined && !STRATEGIES[values.strategy]) {
+    throw new UserError(
+      `unknown --strategy '${values.strategy}'; available: ${Object.keys(STRATEGIES).join(", ")}`,
+    );
+  }
+  const roundsArg = positiveInt(values.rounds, "--rounds");
+  const patchAttempts = positiveInt(values["patch-attempts"], "--patch-attempts");
+  // The model configuration is checked before any work starts (missing settings: exit 2, naming them).
+  const settings = loadModelSettings(io.env, io.cwd);
+  // The repository's own configuration (.github/auto-fix.yml, read only): search rounds, budget,
+  // protected paths, strategy and test command; the command line and the environment override it.
+  const repoConfig = loadRepoConfig(
+    repo,
+    values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {},
+  );
+  const notes: string[] = [...repoConfig.notes];
+  const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
+  const budget = { ...settings.budget };
+  if (budget.usd === undefined && budget.tokens === undefined) budget.usd = repoConfig.budgets.costUsd;
+  let strategyName = values.strategy ?? repoConfig.strategy.mode;
+  if (!STRATEGIES[strategyName]) {
+    notes.push(
+      `The repository configuration asks for the ${strategyName} strategy, which this build lacks; the linear writer ran.`,
+    );
+    strategyName = "linear";
+  }
+  const makeStrategy = STRATEGIES[strategyName]!;
+
+  const out = values.out ? resolve(io.cwd, values.out) : join(io.cwd, ".auto-fix", "runs", stamp());
+  // Never mix two runs' artifacts (a second run would overwrite the first one's files).
+  if (["report.md", "model-calls", "result.json"].some((f) => existsSync(join(out, f)))) {
+    throw new UserError(`--out ${out} already holds the artifacts of a run; choose another folder`);
+  }
+  const recorder = new ArtifactRecorder(out);
+  const meter = new UsageMeter({ budget, prices: settings.prices });
+  const model = new OpenAIModel(settings.model, { meter, recorder });
+  const progress = createProgress(io.stderr, io.isTTY);
+  const abort = new AbortController();
+  const options: FixOptions = { repo, issue, out, roundLimit, repoConfig, notes, signal: abort.signal };
+  if (repoConfig.test.command) options.testCmd = repoConfig.test.command;
+  if (patchAttempts !== undefined) options.patchAttempts = patchAttempts;
+  if (values.guidance) options.guidance = values.guidance;
+  if (values["keep-workspace"]) options.keepWorkspace = true;
+  recorder.writeJson("settings.json", {
+    model: settings.model.model,
+    baseURL: settings.model.baseURL,
+    source: settings.source,
+    budget,
+    strategy: strategyName,
+    roundLimit,
+    patchAttempts: patchAttempts ?? null,
+    testCmd: options.testCmd ?? null,
+    testCmdSource: repoConfig.test.source,
+    protectedPaths: repoConfig.protectedPaths,
+  });
+
+  // Ctrl-C stops the run cleanly: the call in flight is aborted, the report and artifacts are written.
+  const onSigint = () => {
+    io.stderr("\nauto-fix: interrupted; writing the report (Ctrl-C again to quit at once)\n");
+    abort.abort();
+    process.once("SIGINT", () => process.exit(130));
+  };
+  process.once("SIGINT", onSigint);
+  let result: Awaited<ReturnType<typeof runFix>>;
+  try {
+    result = await runFix(options, {
+      model,
+      meter,
+      recorder,
+      openCode: (workdir) => openCode(workdir, { env: io.env, protectedGlobs: repoConfig.protectedPaths }),
+      progress,
+      strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
+    });
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+  }
+
+  if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const tokens = result.usage.prompt_tokens + result.usage.completion_tokens;
+    io.stdout(
+      [
+        `status: ${result.status}`,
+        `reason: ${result.reason}`,
+        `patch: ${result.patch ? join(out, "patch.diff") : "none"}`,
+        `report: ${join(out, "report.md")}`,
+        `usage: ${tokens} tokens, $${result.usage.cost_usd.toFixed(4)}`,
+        "",
+      ].join("\n"),
+    );
+  }
+  if (abort.signal.aborted) return 130;
+  return result.status === "fixed" || result.status === "patched" ? 0 : 1;
+}

@@ -1,0 +1,60 @@
+import { buildIndex } from "../index/index.ts";
+import { formatLocationsForModel } from "../locate/format.ts";
+import { type ResolvedLocation, resolveBugLocations } from "../locate/locate.ts";
+import {
+  compareStatus,
+  computePatch,
+  createDiskRepo,
+  isPatchStatus,
+  PATCH_FORMAT_HELP,
+  type PatchResult,
+  writePatch,
+} from "../patch/index.ts";
+import { API_SPECS, SearchApis } from "../search/search-api.ts";
+import type { CodeTools } from "./types.ts";
+
+export interface OpenCodeOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Index cache folder (`null` disables it); default from AUTO_FIX_CACHE_DIR. */
+  cacheDir?: string | null;
+  /** Globs the patch may not touch (repository configuration), on top of the engine's own rules. */
+  protectedGlobs?: string[];
+}
+
+const rank = (s: string) => (isPatchStatus(s) ? s : "NO_PATCH");
+
+/**
+ * Indexes a private work tree and builds the tools the agents use on it: the search APIs and bug-location
+ * resolution (index/search/locate stages) and the patch engine bound to the same tree.
+ */
+export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Promise<CodeTools> {
+  const notes: string[] = [];
+  const cacheDir = opts.cacheDir !== undefined ? opts.cacheDir : (opts.env?.AUTO_FIX_CACHE_DIR ?? undefined);
+  const index = await buildIndex(workdir, {
+    ...(cacheDir !== undefined ? { cacheDir } : {}),
+    onNote: (n) => notes.push(n),
+  });
+  const apis = new SearchApis(index);
+  const repo = createDiskRepo(workdir);
+  return {
+    search: {
+      specs: API_SPECS,
+      call: async (name, args) => {
+        const r = await apis.call(name, args);
+        return { ok: r.ok, text: r.text };
+      },
+      resolve: (requests) => resolveBugLocations(index, requests),
+      formatLocations: (locs) => formatLocationsForModel(locs as ResolvedLocation[]),
+    },
+    engine: {
+      formatHelp: PATCH_FORMAT_HELP,
+      applicableStatus: "APPLICABLE_PATCH",
+      apply: (answer) =>
+        computePatch(repo, answer, opts.protectedGlobs ? { protectedGlobs: opts.protectedGlobs } : {}),
+      compare: (a, b) => compareStatus(rank(a), rank(b)),
+      write: (result) => writePatch(workdir, result as PatchResult),
+    },
+    stats: { ...index.stats },
+    notes,
+  };
+}

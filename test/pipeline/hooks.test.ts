@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { selectCandidate } from "../../src/pipeline/select.ts";
+import type { FixHooks, PatchCandidate } from "../../src/pipeline/types.ts";
+import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
+import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { openCode } from "../../src/pipeline/open-code.ts";
+import { runFix } from "../../src/pipeline/run-fix.ts";
+import { agentScript } from "../support/agent-script.ts";
+import { makeTestModel } from "../support/model-harness.ts";
+import { startScriptedModel } from "../support/scripted-model.ts";
+
+const repo = join(FIX_FIXTURES, "py-stats");
+const issue = { title: "mean() is wrong", body: "mean([2, 4, 6]) returns 6.0 instead of 4.0" };
+const goodPatch = patchAnswer(
+  "stats/summary.py",
+  "    return sum(values) / (len(values) - 1)",
+  "    return sum(values) / len(values)",
+);
+
+test("reproduce, review and validate hooks: the lead reaches the search prompt and approval makes it 'fixed'", async () => {
+  const seen: string[] = [];
+  const hooks: FixHooks = {
+    reproduce: async (ctx) => {
+      seen.push(`reproduce in ${ctx.workdir !== repo ? "private copy" : "USER TREE"}`);
+      return {
+        reproduced: true,
+        lead: "AssertionError: mean([2, 4, 6]) == 6.0",
+        summary: "The script fails with AssertionError.",
+      };
+    },
+    review: async (_ctx, c) => {
+      seen.push(`review ${c.source}`);
+      return {
+        approved: true,
+        summary: "The patch divides by the right count.",
+        data: { "patch-correct": "yes" },
+      };
+    },
+    validate: async (_ctx, c) => {
+      seen.push(`validate ${c.source}`);
+      return { passed: true, regressions: [], summary: "all tests pass" };
+    },
+  };
+  const server = await startScriptedModel(
+    agentScript({
+      search: [
+        searchSays("Bug in mean.", {
+          bug_locations: [{ file: "stats/summary.py", method: "mean", intended_behavior: "Divide by len." }],
+        }),
+      ],
+      patch: [goodPatch],
+    }),
+  );
+  try {
+    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const t = makeTestModel(server.baseURL, { dir: out });
+    const result = await runFix(
+      { repo, issue, out, testCmd: "pytest" },
+      {
+        model: t.model,
+        meter: t.meter,
+        recorder: t.recorder,
+        openCode: (w) => openCode(w, { cacheDir: null }),
+        hooks,
+      },
+    );
+    assert.equal(result.status, "fixed", result.reason);
+    assert.equal(result.reproduced, true);
+    assert.deepEqual(result.review, {
+      "patch-correct": "yes",
+      approved: true,
+      summary: "The patch divides by the right count.",
+    });
+    assert.deepEqual(result.validation, { passed: true, regressions: [], summary: "all tests pass" });
+    assert.deepEqual(seen, [
+      "reproduce in private copy",
+      "review linear attempt 1",
+      "validate linear attempt 1",
+    ]);
+    const searchPrompt = String(server.requests.find((q) => roleOf(q) === "search")?.messages[1]?.content);
+    assert.match(
+      searchPrompt,
+      /reproduces the issue was run[\s\S]*AssertionError: mean\(\[2, 4, 6\]\) == 6\.0/,
+    );
+    assert.match(read(out, "report.md"), /## Review\n\nApproved: yes/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a failing hook becomes an error outcome, but an applicable patch found before it is kept", async () => {
+  const server = await startScriptedModel(
+    agentScript({
+      search: [searchSays("Bug in mean.", { bug_locations: [{ file: "stats/summary.py", method: "mean" }] })],
+      patch: [goodPatch],
+    }),
+  );
+  try {
+    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const t = makeTestModel(server.baseURL, { dir: out });
+    const result = await runFix(
+      { repo, issue, out },
+      {
+        model: t.model,
+        meter: t.meter,
+        recorder: t.recorder,
+        openCode: (w) => openCode(w, { cacheDir: null }),
+        hooks: {
+          review: async () => {
+            throw new Error("sandbox exploded");
+          },
+        },
+      },
+    );
+    assert.equal(result.status, "patched");
+    assert.match(result.reason, /then internal error: sandbox exploded/);
+    assert.match(read(out, "error.txt"), /sandbox exploded/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("selection prefers approved and regression-free, then regression-free, then status", () => {
+  const c = (id: string, status: string, extra: Partial<PatchCandidate> = {}): PatchCandidate => ({
+    id,
+    source: id,
+    answer: "",
+    result: { status, diff: status === "APPLICABLE_PATCH" ? `diff ${id}` : "", edits: [], feedback: "" },
+    applicable: status === "APPLICABLE_PATCH",
+    ...extra,
+  });
+  const order = ["NO_PATCH", "RAW_PATCH_BUT_UNMATCHED", "APPLICABLE_PATCH"];
+  const engine = { compare: (a: string, b: string) => order.indexOf(a) - order.indexOf(b) };
+  const broken = { passed: false, regressions: ["test_x"], summary: "" };
+  const ok = { passed: true, regressions: [], summary: "" };
+  const cands = [
+    c("a", "APPLICABLE_PATCH", { validation: broken, review: { approved: true, summary: "" } }),
+    c("b", "APPLICABLE_PATCH", { validation: ok }),
+    c("c", "APPLICABLE_PATCH", { validation: ok, review: { approved: true, summary: "" } }),
+  ];
+  assert.equal(selectCandidate(cands, engine).chosen?.id, "c");
+  assert.equal(selectCandidate(cands.slice(0, 2), engine).chosen?.id, "b");
+  assert.match(selectCandidate([cands[0]!], engine).why, /breaks tests/);
+  const none = selectCandidate([c("x", "NO_PATCH"), c("y", "RAW_PATCH_BUT_UNMATCHED")], engine);
+  assert.equal(none.chosen?.id, "y");
+  assert.match(none.why, /no attempt applied; the closest was y \(RAW_PATCH_BUT_UNMATCHED\)/);
+  assert.equal(selectCandidate([], engine).chosen, null);
+});
+
+test("an interrupted run ends as an error with its report, and removes its private copy", async () => {
+  const abort = new AbortController();
+  let workdir = "";
+  const server = await startScriptedModel(async (req, i) => {
+    if (i === 1) abort.abort();
+    return roleOf(req) === "proxy"
+      ? '{"API_calls": ["search_method(\\"mean\\")"]}'
+      : "Let me search for mean.";
+  });
+  try {
+    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const t = makeTestModel(server.baseURL, { dir: out });
+    const result = await runFix(
+      { repo, issue, out, signal: abort.signal },
+      {
+        model: t.model,
+        meter: t.meter,
+        recorder: t.recorder,
+        openCode: (w) => {
+          workdir = w;
+          return openCode(w, { cacheDir: null });
+        },
+      },
+    );
+    assert.equal(result.status, "error");
+    assert.equal(result.reason, "the run was interrupted");
+    assert.match(read(out, "report.md"), /Status: error/);
+    assert.ok(workdir !== "" && !existsSync(workdir), "the private copy is removed");
+    assert.ok(server.requests.length <= 2, "no model call starts after the interruption");
+  } finally {
+    await server.close();
+  }
+});
