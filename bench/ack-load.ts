@@ -1,13 +1,19 @@
 /**
  * Acknowledgement latency under load: signed `issues.labeled` deliveries at --rate per second for
- * --seconds against a server that verifies, stores the job and acknowledges; with the embedded store and
- * with Redis (a real redis-server with an append-only file). Prints median, p99 and max per backend.
+ * --seconds, each for a different issue, with the embedded store and with Redis (a real redis-server with
+ * an append-only file). Prints median, p99 and max per store, and how many jobs were stored.
  *
- *   npm run bench:load -- [--rate 200] [--seconds 10] [--backend embedded|redis|all]
+ *   npm run bench:load -- [--rate 200] [--seconds 10] [--backend embedded|redis|all] [--target app|minimal]
+ *
+ * --target app (default): the GitHub App's Probot server (the real webhook handler: signature, permission
+ * check and repo config through a fake GitHub REST API on loopback, enqueue, 👀 reaction), with no jobs
+ * running. --target minimal: a bare HTTP server that verifies the signature and enqueues.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,44 +26,74 @@ const { values } = parseArgs({
     rate: { type: "string", default: "200" },
     seconds: { type: "string", default: "10" },
     backend: { type: "string", default: "all" },
+    target: { type: "string", default: "app" },
   },
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
+const target = values.target === "minimal" ? "minimal" : "app";
 const SECRET = "bench-secret";
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 const require = createRequire(import.meta.url);
 const examples = require("@octokit/webhooks-examples") as Array<{
   name: string;
   examples: Array<Record<string, unknown>>;
 }>;
-const labeled = examples
-  .find((e) => e.name === "issues")!
-  .examples.find((e) => e.action === "labeled") as Record<string, { number?: number; name?: string }>;
+const labeled = examples.find((e) => e.name === "issues")!.examples.find((e) => e.action === "labeled")!;
 
-function deliveries(count: number, firstIssue = 1000): Delivery[] {
+function deliveries(count: number, firstIssue: number): Delivery[] {
   return Array.from({ length: count }, (_, i) => {
-    const payload = structuredClone(labeled);
-    payload.issue = { ...payload.issue, number: firstIssue + i };
-    payload.label = { ...payload.label, name: "auto-fix" };
-    return signedDelivery("issues", payload, SECRET);
+    const p = structuredClone(labeled) as Record<string, Record<string, unknown>>;
+    p.issue = {
+      ...p.issue,
+      number: firstIssue + i,
+      state: "open",
+      locked: false,
+      labels: [{ name: "auto-fix" }],
+    };
+    p.label = { ...p.label, name: "auto-fix" };
+    p.repository = {
+      ...p.repository,
+      name: "calc",
+      full_name: "octo-org/calc",
+      owner: { ...(p.repository?.owner as object), login: "octo-org" },
+      clone_url: "http://127.0.0.1:9/octo-org/calc.git",
+      default_branch: "main",
+    };
+    p.sender = { ...p.sender, login: "mona", type: "User" };
+    p.installation = { id: 4242 };
+    return signedDelivery("issues", p, SECRET);
   });
 }
 
-async function until(proc: ChildProcess, re: RegExp): Promise<RegExpMatchArray> {
+function until(proc: ChildProcess, re: RegExp): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let out = "";
-    proc.stdout?.on("data", (d: Buffer) => {
+    const onData = (d: Buffer): void => {
       out += d.toString();
       const m = out.match(re);
-      if (m) resolve(m);
-    });
+      if (m) {
+        proc.stdout?.off("data", onData);
+        proc.stdout?.resume();
+        resolve(m);
+      }
+    };
+    proc.stdout?.on("data", onData);
     proc.once("exit", (code) => reject(new Error(`exited with ${code} before printing ${re}: ${out}`)));
   });
 }
 
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
 async function startRedis(dir: string, fsync: string): Promise<{ url: string; proc: ChildProcess }> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const proc = spawn(
     "/usr/bin/redis-server",
     [
@@ -80,57 +116,108 @@ async function startRedis(dir: string, fsync: string): Promise<{ url: string; pr
   return { url: `redis://127.0.0.1:${port}`, proc };
 }
 
-async function measure(label: string, env: Record<string, string>): Promise<void> {
-  const server = spawn(
-    process.execPath,
-    [fileURLToPath(new URL("./support/ack-server.ts", import.meta.url))],
-    {
+async function startServer(
+  env: Record<string, string>,
+  githubHost: string | null,
+): Promise<{ url: string; proc: ChildProcess }> {
+  if (target === "minimal") {
+    const proc = spawn(process.execPath, [here("./support/ack-server.ts")], {
       env: { ...process.env, ...env, WEBHOOK_SECRET: SECRET },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const [, port] = await until(proc, /listening (\d+)/);
+    return { url: `http://127.0.0.1:${port}/`, proc };
+  }
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const proc = spawn(
+    process.execPath,
+    [here("../test/jobs/support/app-child.ts"), JSON.stringify({ role: "server", noWorkers: true })],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        APP_ID: "1",
+        PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+        WEBHOOK_SECRET: SECRET,
+        GHE_HOST: githubHost ?? "",
+        GHE_PROTOCOL: "http",
+        AUTO_FIX_WORK_DIR: join(env.AUTO_FIX_DATA_DIR ?? tmpdir(), "work"),
+        AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY: "1000000",
+        LOG_LEVEL: "warn",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
+  const [, url] = await until(proc, /listening (http:\/\/\S+)/);
+  return { url: `${url}/api/github/webhooks`, proc };
+}
+
+let nextIssue = 1000;
+
+async function measure(label: string, env: Record<string, string>, githubHost: string | null): Promise<void> {
+  const server = await startServer(env, githubHost);
   try {
-    const [, port] = await until(server, /listening (\d+)/);
-    const url = new URL(`http://127.0.0.1:${port}/`);
-    await runLoad(url, deliveries(50, 900_000), 100); // warm-up, on other issues
-    const r = await runLoad(url, deliveries(rate * seconds), rate);
+    const url = new URL(server.url);
+    await runLoad(url, deliveries(50, nextIssue), 100); // warm-up
+    nextIssue += 50;
+    const r = await runLoad(url, deliveries(rate * seconds, nextIssue), rate);
+    nextIssue += rate * seconds;
     const sorted = [...r.latenciesMs].sort((a, b) => a - b);
     const f = (n: number): string => n.toFixed(2);
     process.stdout.write(
       `${label.padEnd(28)} sent ${r.sent} in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, ` +
-        `errors ${r.errors}; ack latency ms: median ${f(percentile(sorted, 50))}, p99 ${f(percentile(sorted, 99))}, ` +
+        `errors ${r.errors}${r.errors ? ` ${JSON.stringify(r.errorCodes)}` : ""}; ack latency ms: median ${f(percentile(sorted, 50))}, p99 ${f(percentile(sorted, 99))}, ` +
         `max ${f(sorted[sorted.length - 1] ?? Number.NaN)}\n`,
     );
-    const store = createJobQueue({ dataDir: env.ACK_BACKEND_DATA_DIR ?? "", redisUrl: env.REDIS_URL });
+    const store = createJobQueue({
+      dataDir: env.AUTO_FIX_DATA_DIR ?? env.ACK_BACKEND_DATA_DIR ?? "",
+      redisUrl: env.REDIS_URL,
+    });
     const counts = await store.counts?.();
     await store.close?.();
     process.stdout.write(
       `${"".padEnd(28)} jobs stored: ${counts?.queued ?? "?"} queued (${r.sent} sent + 50 warm-up)\n`,
     );
   } finally {
-    server.kill("SIGTERM");
+    server.proc.kill("SIGTERM");
   }
 }
 
 const work = await mkdtemp(join(tmpdir(), "af-bench-"));
+let github: ChildProcess | null = null;
 try {
+  let githubHost: string | null = null;
+  if (target === "app") {
+    github = spawn(
+      process.execPath,
+      [here("./support/fake-github-child.ts"), String(rate * seconds * 3 + 200)],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    githubHost = (await until(github, /github (\S+)/))[1]!;
+  }
   process.stdout.write(
-    `ack-load: ${rate} deliveries/s for ${seconds} s on loopback, node ${process.version}\n`,
+    `ack-load (${target === "app" ? "the app's Probot server" : "verify-and-enqueue server"}): ${rate} deliveries/s ` +
+      `for ${seconds} s on loopback, node ${process.version}\n`,
   );
+  const dirEnv = (dir: string): Record<string, string> =>
+    target === "app" ? { AUTO_FIX_DATA_DIR: dir } : { ACK_BACKEND_DATA_DIR: dir };
   if (values.backend === "all" || values.backend === "embedded") {
-    await measure("embedded (sqlite, FULL sync)", { ACK_BACKEND_DATA_DIR: join(work, "embedded") });
+    await measure("embedded (sqlite, FULL sync)", dirEnv(join(work, "embedded")), githubHost);
   }
   if (values.backend === "all" || values.backend === "redis") {
     for (const fsync of ["everysec", "always"]) {
       const dir = await mkdtemp(join(work, `redis-${fsync}-`));
       const redis = await startRedis(dir, fsync);
       try {
-        await measure(`redis (aof ${fsync})`, { REDIS_URL: redis.url, ACK_BACKEND_DATA_DIR: dir });
+        await measure(`redis (aof ${fsync})`, { REDIS_URL: redis.url, ...dirEnv(dir) }, githubHost);
       } finally {
         redis.proc.kill("SIGTERM");
       }
     }
   }
 } finally {
+  github?.kill("SIGTERM");
   await rm(work, { recursive: true, force: true });
 }

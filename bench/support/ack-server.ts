@@ -54,6 +54,8 @@ const server = createServer((req, res) => {
   });
 });
 
+// Longer than the load generator keeps idle connections, so a reused connection is never closed under it.
+server.keepAliveTimeout = 65_000;
 server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as { port: number };
   process.stdout.write(`listening ${port}\n`);

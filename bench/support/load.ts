@@ -24,6 +24,8 @@ export interface LoadResult {
   latenciesMs: number[];
   statuses: Record<string, number>;
   errors: number;
+  /** Network errors by code (a refused or reset connection is an unacknowledged delivery). */
+  errorCodes: Record<string, number>;
   wallSeconds: number;
 }
 
@@ -57,7 +59,14 @@ function send(url: URL, d: Delivery, agent: Agent): Promise<{ status: number; ms
 /** Sends `deliveries` at `rate` per second (on schedule, whether or not earlier ones were answered). */
 export async function runLoad(url: URL, deliveries: Delivery[], rate: number): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const result: LoadResult = { sent: 0, latenciesMs: [], statuses: {}, errors: 0, wallSeconds: 0 };
+  const result: LoadResult = {
+    sent: 0,
+    latenciesMs: [],
+    statuses: {},
+    errors: 0,
+    errorCodes: {},
+    wallSeconds: 0,
+  };
   const pending: Promise<void>[] = [];
   const start = performance.now();
   for (let i = 0; i < deliveries.length; i++) {
@@ -72,8 +81,10 @@ export async function runLoad(url: URL, deliveries: Delivery[], rate: number): P
           result.latenciesMs.push(ms);
           result.statuses[status] = (result.statuses[status] ?? 0) + 1;
         },
-        () => {
+        (err: NodeJS.ErrnoException) => {
           result.errors += 1;
+          const code = err.code ?? err.message;
+          result.errorCodes[code] = (result.errorCodes[code] ?? 0) + 1;
         },
       ),
     );

@@ -2,6 +2,8 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
 import { JobFailure } from "../jobs/errors.ts";
 import type { JobHandler, JobQueue } from "../jobs/types.ts";
+import { serveOps } from "../ops/http.ts";
+import type { MetricsRegistry } from "../ops/metrics.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import type { Pipeline } from "./pipeline.ts";
@@ -24,6 +26,8 @@ export interface AppOptions {
   onDeferred?: (work: Promise<void>) => void;
   /** Start the job workers in this process (default true). */
   startWorkers?: boolean;
+  /** Serve `GET /health` and `GET /metrics` on the app's server. */
+  ops?: { registry: MetricsRegistry; isStopping?: () => boolean };
 }
 
 async function loadRepoConfig(context: Context): Promise<unknown> {
@@ -69,7 +73,12 @@ export function createWorker(
  * Every delivery builds its own dependencies from its context.
  */
 export function createAutoFixApp(options: AppOptions): ApplicationFunction {
-  return (app: Probot) => {
+  return (app: Probot, fnOptions) => {
+    const ops = options.ops;
+    if (ops) {
+      const deps = { ...ops, queue: options.queue, role: "app", startedAt: Date.now() };
+      fnOptions?.addHandler((req, res) => serveOps(deps, req, res));
+    }
     // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
     // deliveries from the same person see each other's reply).
     let replies: Promise<void> = Promise.resolve();

@@ -9,7 +9,8 @@ import { readSettings } from "./settings.ts";
  * `app.yml`; with them it serves webhooks (GHE_HOST/GHE_PROTOCOL select a GitHub Enterprise server).
  */
 const settings = readSettings(process.env);
-const { queue, ledger } = await createJobQueue(process.env);
+const { queue, ledger, runsJobsInProcess, registry, close } = createJobQueue(process.env);
+let stopping = false;
 const server = await run(
   createAutoFixApp({
     queue,
@@ -17,10 +18,19 @@ const server = await run(
     settings,
     pipeline: createCliPipeline({ env: process.env }),
     model: process.env.AUTO_FIX_MODEL ?? "default",
+    // With REDIS_URL the server only enqueues; `auto-fix worker` processes run the jobs.
+    startWorkers: runsJobsInProcess,
+    ops: { registry, isStopping: () => stopping },
   }),
 );
-process.on("SIGTERM", async () => {
-  await server.stop();
-  await queue.stop(30_000);
-  process.exit(0);
-});
+const graceMs = 1000 * (Number(process.env.AUTO_FIX_SHUTDOWN_GRACE_SECONDS) || 30);
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, async () => {
+    // No new webhooks; running jobs finish their stage or go back to the queue at their checkpoint.
+    stopping = true;
+    await server.stop();
+    await queue.stop(graceMs);
+    await close();
+    process.exit(0);
+  });
+}

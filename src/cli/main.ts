@@ -53,7 +53,7 @@ export const COMMANDS: Record<string, CommandInfo> = {
     module: "fix",
   },
   worker: {
-    usage: "auto-fix worker",
+    usage: "auto-fix worker [--concurrency N] [--grace-seconds S] [--port P] [--host H]",
     summary: "Take repair jobs from the shared queue (REDIS_URL) and run them.",
     module: "worker",
   },

@@ -2,6 +2,7 @@
  * Chooses the job store: BullMQ on Redis when a Redis URL is given (scale-out: the webhook server only
  * enqueues, `auto-fix worker` processes run jobs), else the embedded `node:sqlite` store in the data folder.
  */
+import { UserError } from "../core/errors.ts";
 import type { JobMetrics } from "../ops/job-metrics.ts";
 import type { Logger } from "./runner.ts";
 import { type LimitStore, SqliteLimitStore } from "./limits.ts";
@@ -28,6 +29,19 @@ export interface JobQueueConfig {
   log?: Logger;
 }
 
+/** Refuses a Redis URL that cannot work, with a message naming the setting. */
+export function checkRedisUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UserError(`REDIS_URL is not a URL: ${JSON.stringify(url.slice(0, 100))}`);
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    throw new UserError(`REDIS_URL must start with redis:// or rediss:// (got ${parsed.protocol}//)`);
+  }
+}
+
 export function createJobQueue(config: JobQueueConfig): JobQueue {
   const common = {
     ...(config.leaseMs !== undefined && { leaseMs: config.leaseMs }),
@@ -38,6 +52,7 @@ export function createJobQueue(config: JobQueueConfig): JobQueue {
     ...(config.log !== undefined && { log: config.log }),
   };
   if (config.redisUrl) {
+    checkRedisUrl(config.redisUrl);
     return new RedisJobQueue({
       ...common,
       redisUrl: config.redisUrl,
@@ -56,6 +71,7 @@ export function createLimitStore(
   config: Pick<JobQueueConfig, "redisUrl" | "dataDir" | "prefix">,
 ): LimitStore {
   if (config.redisUrl) {
+    checkRedisUrl(config.redisUrl);
     return new RedisLimitStore({
       redisUrl: config.redisUrl,
       ...(config.prefix !== undefined && { prefix: config.prefix }),
@@ -69,6 +85,7 @@ export function createRunLedger(
   config: Pick<JobQueueConfig, "redisUrl" | "dataDir" | "prefix">,
 ): RunLedger & { close(): Promise<void> } {
   if (config.redisUrl) {
+    checkRedisUrl(config.redisUrl);
     return new RedisRunLedger({
       redisUrl: config.redisUrl,
       ...(config.prefix !== undefined && { prefix: config.prefix }),

@@ -51,7 +51,7 @@ export class SqliteLimitStore implements LimitStore {
 
   constructor(options: { dataDir: string; now?: () => number }) {
     mkdirSync(options.dataDir, { recursive: true });
-    this.#db = openJobDatabase(join(options.dataDir, "jobs.sqlite"));
+    this.#db = openJobDatabase(join(options.dataDir, "jobs.sqlite"), { durable: false });
     this.#now = options.now ?? Date.now;
   }
 

@@ -9,6 +9,7 @@ import { DelayedError, type Job as BullJob, Queue, UnrecoverableError, WaitingEr
 import { Redis } from "ioredis";
 import type { JobMetrics } from "../ops/job-metrics.ts";
 import { NO_METRICS } from "../ops/job-metrics.ts";
+import { RetryableError } from "../core/errors.ts";
 import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
 import { CANCEL, CLAIM, ENQUEUE, FINISH, FORCE_FAIL, RENEW } from "./redis-scripts.ts";
 import { type ActiveRun, type LeaseStatus, type Logger, runJob } from "./runner.ts";
@@ -38,6 +39,11 @@ export interface RedisQueueOptions {
   deliveryTtlSeconds?: number;
   /** How long a finished job's record is kept (default 30 days). */
   retainMs?: number;
+  /**
+   * How long `enqueue` waits for Redis before it fails (default 5 s), so that a webhook is answered with an
+   * error (and can be redelivered) rather than acknowledged late or never.
+   */
+  enqueueTimeoutMs?: number;
   metrics?: JobMetrics;
   log?: Logger;
 }
@@ -66,6 +72,7 @@ export class RedisJobQueue implements JobQueue {
   readonly #retryBaseMs: number;
   readonly #deliveryTtl: number;
   readonly #retainMs: number;
+  readonly #enqueueTimeoutMs: number;
   readonly #metrics: JobMetrics;
   readonly #log: Logger;
   readonly #running = new Map<string, ActiveRun>();
@@ -85,6 +92,7 @@ export class RedisJobQueue implements JobQueue {
     this.#retryBaseMs = options.retryBaseMs ?? 30_000;
     this.#deliveryTtl = options.deliveryTtlSeconds ?? 30 * 24 * 3600;
     this.#retainMs = options.retainMs ?? 30 * 24 * 3600 * 1000;
+    this.#enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#log = options.log ?? (() => {});
     this.#redis = new Redis(this.#url, { maxRetriesPerRequest: null }) as Scripted;
@@ -118,6 +126,24 @@ export class RedisJobQueue implements JobQueue {
 
   async enqueue(input: JobSpec): Promise<EnqueueOutcome> {
     const spec = parseJobSpec(input);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RetryableError(`Redis did not store the job within ${this.#enqueueTimeoutMs} ms`)),
+        this.#enqueueTimeoutMs,
+      );
+    });
+    const work = this.#enqueue(spec);
+    // If the time limit wins, the enqueue may still finish (or fail) later: never an unhandled rejection.
+    work.catch(() => {});
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #enqueue(spec: JobSpec): Promise<EnqueueOutcome> {
     const id = randomUUID();
     const [status, jobId] = (await this.#redis.afEnqueue(
       `${this.#p}delivery:${spec.deliveryId}`,

@@ -23,14 +23,21 @@ export class SqliteRunLedger implements RunLedger {
 
   constructor(options: { dataDir: string }) {
     mkdirSync(options.dataDir, { recursive: true });
-    this.#db = openJobDatabase(join(options.dataDir, "jobs.sqlite"));
+    this.#db = openJobDatabase(join(options.dataDir, "jobs.sqlite"), { durable: false });
   }
 
   async record(repoKey: string, at: number): Promise<void> {
-    this.#db.prepare("INSERT INTO run_ledger (repo_key, at) VALUES (?, ?)").run(repoKey.toLowerCase(), at);
-    this.#db
-      .prepare("DELETE FROM run_ledger WHERE repo_key = ? AND at < ?")
-      .run(repoKey.toLowerCase(), at - KEEP_MS);
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#db.prepare("INSERT INTO run_ledger (repo_key, at) VALUES (?, ?)").run(repoKey.toLowerCase(), at);
+      this.#db
+        .prepare("DELETE FROM run_ledger WHERE repo_key = ? AND at < ?")
+        .run(repoKey.toLowerCase(), at - KEEP_MS);
+      this.#db.exec("COMMIT");
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
   }
 
   async countSince(repoKey: string, since: number): Promise<number> {

@@ -15,7 +15,15 @@ import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
 import { type ActiveRun, type LeaseStatus, type Logger, type RunResult, runJob } from "./runner.ts";
 import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
 import { openJobDatabase } from "./sqlite-schema.ts";
-import type { EnqueueOutcome, Job, JobHandler, JobQueue, JobStartOptions, JobState } from "./types.ts";
+import type {
+  EnqueueOutcome,
+  Job,
+  JobHandler,
+  JobQueue,
+  JobSpec,
+  JobStartOptions,
+  JobState,
+} from "./types.ts";
 import { JOB_STATES } from "./types.ts";
 
 export interface SqliteQueueOptions {
@@ -89,6 +97,11 @@ export class SqliteJobQueue implements JobQueue {
   readonly #metrics: JobMetrics;
   readonly #log: Logger;
   readonly #wake = new EventEmitter();
+  readonly #pending: Array<{
+    spec: JobSpec;
+    resolve: (o: EnqueueOutcome) => void;
+    reject: (err: unknown) => void;
+  }> = [];
   readonly #running = new Map<string, ActiveRun & { settled: Promise<void> }>();
   #handler: JobHandler | null = null;
   #cleanup: ((job: Job) => Promise<void>) | null = null;
@@ -125,35 +138,65 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  async enqueue(input: Parameters<JobQueue["enqueue"]>[0]): Promise<EnqueueOutcome> {
-    const spec = parseJobSpec(input);
+  /**
+   * Stores the job before resolving. Enqueues that arrive while a commit is being written are committed
+   * together in the next transaction (one fsync for the group), which keeps acknowledgements fast when
+   * many deliveries arrive at once.
+   */
+  enqueue(input: Parameters<JobQueue["enqueue"]>[0]): Promise<EnqueueOutcome> {
+    let spec: JobSpec;
+    try {
+      spec = parseJobSpec(input);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ spec, resolve, reject });
+      if (this.#pending.length === 1) setImmediate(() => this.#commitPending());
+    });
+  }
+
+  #commitPending(): void {
+    const batch = this.#pending.splice(0);
+    if (batch.length === 0) return;
+    let outcomes: EnqueueOutcome[];
+    try {
+      outcomes = this.#tx(() => batch.map((p) => this.#insert(p.spec)));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i]!;
+      this.#metrics.enqueued(outcome.status);
+      p.resolve(outcome);
+    });
+    if (outcomes.some((o) => o.status === "queued")) this.#wake.emit("job");
+  }
+
+  #insert(spec: JobSpec): EnqueueOutcome {
     const key = issueKey(spec.owner, spec.repo, spec.issueNumber);
     const now = Date.now();
-    const outcome = this.#tx((): EnqueueOutcome => {
-      const seen = this.#db
-        .prepare("SELECT job_id FROM deliveries WHERE delivery_id = ?")
-        .get(spec.deliveryId) as { job_id: string } | undefined;
-      if (seen) return { status: "duplicate", jobId: seen.job_id };
-      const active = this.#db
-        .prepare("SELECT id FROM jobs WHERE issue_key = ? AND state IN ('queued','running')")
-        .get(key) as { id: string } | undefined;
-      const jobId = active?.id ?? randomUUID();
-      if (!active) {
-        this.#db
-          .prepare(
-            `INSERT INTO jobs (id, delivery_id, issue_key, spec, state, created_at, updated_at)
-             VALUES (?, ?, ?, ?, 'queued', ?, ?)`,
-          )
-          .run(jobId, spec.deliveryId, key, JSON.stringify(spec), now, now);
-      }
+    const seen = this.#db
+      .prepare("SELECT job_id FROM deliveries WHERE delivery_id = ?")
+      .get(spec.deliveryId) as { job_id: string } | undefined;
+    if (seen) return { status: "duplicate", jobId: seen.job_id };
+    const active = this.#db
+      .prepare("SELECT id FROM jobs WHERE issue_key = ? AND state IN ('queued','running')")
+      .get(key) as { id: string } | undefined;
+    const jobId = active?.id ?? randomUUID();
+    if (!active) {
       this.#db
-        .prepare("INSERT INTO deliveries (delivery_id, job_id, created_at) VALUES (?, ?, ?)")
-        .run(spec.deliveryId, jobId, now);
-      return active ? { status: "active", jobId } : { status: "queued", jobId };
-    });
-    this.#metrics.enqueued(outcome.status);
-    if (outcome.status === "queued") this.#wake.emit("job");
-    return outcome;
+        .prepare(
+          `INSERT INTO jobs (id, delivery_id, issue_key, spec, state, created_at, updated_at)
+           VALUES (?, ?, ?, ?, 'queued', ?, ?)`,
+        )
+        .run(jobId, spec.deliveryId, key, JSON.stringify(spec), now, now);
+    }
+    this.#db
+      .prepare("INSERT INTO deliveries (delivery_id, job_id, created_at) VALUES (?, ?, ?)")
+      .run(spec.deliveryId, jobId, now);
+    return active ? { status: "active", jobId } : { status: "queued", jobId };
   }
 
   async get(jobId: string): Promise<Job | null> {

@@ -27,6 +27,8 @@ function repoConfig(
   opts: ConfiguredStrategyOptions,
 ): { config: RepoConfig; note: string | null } {
   if (opts.config) return { config: opts.config, note: null };
+  // The command line reads the configuration once, before the run; the app hands it over the same way.
+  if (ctx.options.repoConfig) return { config: ctx.options.repoConfig, note: null };
   const over = ctx.options.testCmd !== undefined ? { testCommand: ctx.options.testCmd } : {};
   try {
     return { config: loadRepoConfig(ctx.workdir, over), note: null };
@@ -64,6 +66,7 @@ export function configuredStrategy(opts: ConfiguredStrategyOptions = {}): PatchS
         config: params.config,
         checks: (c) => treeChecksForRun(c, config, opts),
         fallback: linear,
+        protectedGlobs: config.protectedPaths,
       });
       return tree.run(ctx);
     },

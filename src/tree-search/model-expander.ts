@@ -20,6 +20,8 @@ export interface ExpanderContext {
   /** The patch format, as told to the model. */
   formatHelp: string;
   programs: ProgramStore;
+  /** `/retry <guidance>` or a reviewer's advice, already fenced as data. */
+  guidance?: string;
 }
 
 export interface ExpanderOptions {
@@ -76,6 +78,7 @@ export function expansionMessages(ctx: ExpanderContext, req: ExpansionRequest): 
         failure: capText(node.evaluation.failure.trim() || "(no output)", MAX_FAILURE_CHARS),
         attempt,
         tried: capText(tried, 4_000),
+        guidance: ctx.guidance ?? "",
       }),
     },
   ];

@@ -6,6 +6,7 @@ import { renderTemplate } from "../agents/prompts.ts";
 export interface TreePromptInputs {
   "tree-system": { format: string };
   "tree-expand": {
+    guidance: string;
     issue: string;
     context: string;
     current: string;

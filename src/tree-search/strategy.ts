@@ -31,6 +31,8 @@ export interface TreeStrategyOptions {
   checks: (ctx: FixContext) => Promise<TreeChecks | string>;
   /** Runs when no checks are available: the search cannot tell a fix from a failure without them. */
   fallback: PatchStrategy;
+  /** Globs of the repository configuration that no patch may touch (on top of the built-in ones). */
+  protectedGlobs?: string[];
 }
 
 async function copyOf(dir: string): Promise<{ dir: string; dispose(): Promise<void> }> {
@@ -62,7 +64,10 @@ export function treeStrategy(
         ctx.state.notes = [...(ctx.state.notes ?? []), note];
         return opts.fallback.run(ctx);
       }
-      const programs = new ProgramStore(createDiskRepo(ctx.workdir));
+      const programs = new ProgramStore(
+        createDiskRepo(ctx.workdir),
+        opts.protectedGlobs ? { protectedGlobs: opts.protectedGlobs } : {},
+      );
       const work = checks.workTree ? await checks.workTree() : await copyOf(ctx.workdir);
       try {
         const sync = new WorkTreeSync(work.dir, programs);
@@ -92,13 +97,19 @@ export function treeStrategy(
           reward,
         };
         const { config } = opts;
+        // A run that can be cancelled (Ctrl-C, `/cancel`) carries its signal in the options.
+        const signal = ctx.options.signal;
         const result = await runTreeSearch({
+          ...(signal ? { signal } : {}),
           config,
           expander: createModelExpander(ctx.model, {
             issue,
             locations,
             formatHelp: ctx.code.engine.formatHelp,
             programs,
+            ...(ctx.options.guidance?.trim()
+              ? { guidance: fenceIssue({ title: "guidance", body: ctx.options.guidance }, 4000) }
+              : {}),
           }),
           evaluator,
           budget: {

@@ -136,6 +136,7 @@ test("redis: a Redis crash and restart during a run loses no job", async () => {
       logFile,
       hangAfter: "cloned",
       resumeFile,
+      leaseMs: 10_000,
     });
     await waitFor("the worker to reach 'cloned'", () =>
       readEvents(logFile).some((e) => e.event === "hanging"),

@@ -63,3 +63,22 @@ test("redis queue: finished job records expire after the retention and leave the
     await q.close();
   }
 });
+
+test("redis queue: with Redis down, enqueue fails within its time limit; the job is stored once Redis is back", async () => {
+  const own = await startRedis();
+  const q = new RedisJobQueue({ redisUrl: own.url, prefix: "down", enqueueTimeoutMs: 300 });
+  try {
+    await q.ready();
+    await own.kill();
+    const s = spec();
+    await assert.rejects(q.enqueue(s), /Redis did not store the job within 300 ms/);
+    await own.start();
+    // The delivery comes again (GitHub's redelivery); whatever reached Redis is not stored twice.
+    const out = await waitFor("an enqueue to succeed", () => q.enqueue(s).catch(() => undefined));
+    assert.ok(out.status === "queued" || out.status === "duplicate");
+    assert.equal((await q.counts()).queued, 1);
+  } finally {
+    await q.close();
+    await own.stop();
+  }
+});

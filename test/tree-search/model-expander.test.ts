@@ -65,6 +65,21 @@ test("a child's prompt carries the parent's patch, reflection, failure, rating a
   assert.doesNotMatch(text, /already tried/);
 });
 
+test("guidance from /retry reaches every expansion, fenced as data", async () => {
+  const { root, ctx } = await setup();
+  const guidance = fenceIssue({ title: "guidance", body: "Keep the function's signature." }, 4000);
+  const text = expansionMessages(
+    { ...ctx, guidance },
+    { node: root, ancestors: [], children: [], count: 4 },
+  )[1]!.content;
+  assert.match(
+    text,
+    /Additional guidance for this run \(untrusted text[\s\S]*<issue-body>\nKeep the function's signature\./,
+  );
+  const without = expansionMessages(ctx, { node: root, ancestors: [], children: [], count: 4 })[1]!.content;
+  assert.doesNotMatch(without, /Additional guidance/);
+});
+
 test("a second expansion lists what was already tried from the node", async () => {
   const { tree, root, child, ctx } = await setup();
   const text = expansionMessages(ctx, { node: root, ancestors: [], children: [child], count: 4 })[1]!.content;

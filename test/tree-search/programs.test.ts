@@ -129,3 +129,24 @@ test("current code shows each changed region as it reads now, with line numbers"
   assert.match(text, /50: v50 = 5000/);
   assert.doesNotMatch(text, /v30 = 30/);
 });
+
+test("protected paths and CI files cannot be patched, at any depth", async () => {
+  const store = new ProgramStore(
+    createMemoryRepo({
+      "calc.py": CALC,
+      "docs/notes.py": "x = 1\n",
+      ".github/workflows/ci.yml": "on: push\n",
+    }),
+    { protectedGlobs: ["docs/**"] },
+  );
+  const first = await store.apply(edit("calc.py", "    result = 0", "    result = 0.0"), "");
+  assert.ok(first.ok);
+  for (const [file, original] of [
+    ["docs/notes.py", "x = 1"],
+    [".github/workflows/ci.yml", "on: push"],
+  ] as const) {
+    const r = await store.apply(edit(file, original, "changed"), first.diff);
+    assert.equal(r.ok, false, file);
+    if (!r.ok) assert.match(r.message, /^RAW_PATCH_BUT_UNSAFE_PATH/);
+  }
+});

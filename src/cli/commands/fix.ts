@@ -46,7 +46,7 @@ async function readIssue(path: string): Promise<Issue> {
 const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
 /**
- * `auto-fix fix --repo <dir> --issue <file> [--out <dir>] [--test-cmd <cmd>] [--strategy linear] [--json]`:
+ * `auto-fix fix --repo <dir> --issue <file> [--out <dir>] [--test-cmd <cmd>] [--strategy linear|tree] [--json]`:
  * runs the repair pipeline on a private copy of <dir> and writes patch.diff, report.md and the artifacts
  * under --out. Exit 0 when a patch was produced (fixed or patched), 1 when not, 2 on bad input.
  */
