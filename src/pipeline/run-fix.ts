@@ -122,6 +122,8 @@ export function decideOutcome(
 ): { status: FixResult["status"]; reason: string } {
   const c = state.chosen;
   const patched = c?.applicable === true;
+  // "fixed" needs evidence: a reviewer who saw the reproducer run approved the patch, or (without a
+  // review) the validation stage passed it.
   const evidence =
     patched && (c.review?.approved === true || (c.review === undefined && c.validation?.passed === true));
   let stopped: string | null = null;

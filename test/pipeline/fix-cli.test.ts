@@ -80,20 +80,11 @@ test("fix --json end to end through the real client (streaming): contract fields
     const code = await main(["fix", "--repo", repo, "--issue", issueFile, "--out", "run1", "--json"], c.io);
     assert.equal(code, 0, c.err());
     const result = JSON.parse(c.out());
-    // The contract's fields, plus the extras the GitHub App shows.
-    assert.deepEqual(Object.keys(result).sort(), [
-      "locations",
-      "out",
-      "patch",
-      "reason",
-      "reproduced",
-      "review",
-      "seconds",
-      "selection",
-      "status",
-      "usage",
-      "validation",
-    ]);
+    // The contract's fields (fixed names), plus extras the GitHub App shows.
+    for (const key of ["status", "patch", "reproduced", "review", "validation", "usage", "out"]) {
+      assert.ok(key in result, `result has ${key}`);
+    }
+    assert.ok(Array.isArray(result.locations) && typeof result.seconds === "number");
     const app = FixResultSchema.parse(result);
     assert.deepEqual(
       describeResult(app).locations.map((l) => l.file),
@@ -107,10 +98,14 @@ test("fix --json end to end through the real client (streaming): contract fields
         "located:done",
         "patched:done",
         "reviewed:skipped",
-        "validated:skipped",
+        "validated:done",
       ],
     );
-    assert.equal(result.status, "patched");
+    // No reproducible example in the issue; the repository's tests ran in the sandbox before and after
+    // the patch and pass: validated.
+    assert.equal(result.reproducer.status, "no-example");
+    assert.equal(result.validation.passed, true);
+    assert.equal(result.status, "fixed");
     assert.deepEqual(Object.keys(result.usage).sort(), ["completion_tokens", "cost_usd", "prompt_tokens"]);
     assert.ok(result.usage.cost_usd > 0);
     assert.equal(result.out, join(cwd, "run1"));
@@ -122,11 +117,12 @@ test("fix --json end to end through the real client (streaming): contract fields
     const err = c.err();
     assert.match(
       err,
-      /^auto-fix: workspace\nauto-fix: index\nauto-fix: indexed \(3 files\)\nauto-fix: search\n/,
+      /^auto-fix: workspace\nauto-fix: index\nauto-fix: indexed \(4 files\)\nauto-fix: reproduce\n[\s\S]*\nauto-fix: search\n/,
     );
     assert.match(err, /\nauto-fix: search: round 2\/15\n/);
     assert.match(err, /\nauto-fix: located \(stats\/summary\.py\)\nauto-fix: patch \(linear\)\n/);
     assert.match(err, /\nauto-fix: patched \(linear attempt 1\)\n/);
+    assert.match(err, /\nauto-fix: validate\nauto-fix: validated \(/);
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
     assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");

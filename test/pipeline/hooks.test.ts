@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { selectCandidate } from "../../src/pipeline/select.ts";
-import type { FixHooks, PatchCandidate } from "../../src/pipeline/types.ts";
+import type { FixHooks, FixState, PatchCandidate } from "../../src/pipeline/types.ts";
 import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { openCode } from "../../src/pipeline/open-code.ts";
-import { runFix } from "../../src/pipeline/run-fix.ts";
+import { BudgetExceeded } from "../../src/model/errors.ts";
+import { decideOutcome, runFix } from "../../src/pipeline/run-fix.ts";
 import { agentScript } from "../support/agent-script.ts";
 import { makeTestModel } from "../support/model-harness.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
@@ -183,4 +184,38 @@ test("an interrupted run ends as an error with its report, and removes its priva
   } finally {
     await server.close();
   }
+});
+
+test("'fixed' needs evidence: an approving review, or (without a review) a passing validation", () => {
+  const cand = (extra: Partial<PatchCandidate>): PatchCandidate => ({
+    id: "c",
+    source: "linear attempt 1",
+    answer: "",
+    result: { status: "APPLICABLE_PATCH", diff: "diff", edits: [], feedback: "" },
+    applicable: true,
+    ...extra,
+  });
+  const state = (chosen: PatchCandidate): FixState => ({
+    reproduction: null,
+    search: null,
+    candidates: [chosen],
+    chosen,
+    chosenWhy: "why",
+    locationsText: null,
+    requested: [],
+  });
+  const passes = { passed: true, regressions: [], summary: "suite passes" };
+  const fails = { passed: false, regressions: ["test_x"], summary: "a regression" };
+  assert.equal(decideOutcome(state(cand({})), null).status, "patched");
+  assert.equal(decideOutcome(state(cand({ validation: passes })), null).status, "fixed");
+  assert.equal(decideOutcome(state(cand({ validation: fails })), null).status, "patched");
+  assert.equal(
+    decideOutcome(state(cand({ review: { approved: true, summary: "ok" } })), null).status,
+    "fixed",
+  );
+  const rejected = cand({ review: { approved: false, summary: "no" }, validation: passes });
+  assert.equal(decideOutcome(state(rejected), null).status, "patched");
+  const budget = decideOutcome(state(cand({})), new BudgetExceeded({ usd: 1 }, { tokens: 10, usd: 1.2 }));
+  assert.equal(budget.status, "patched");
+  assert.match(budget.reason, /then the run stopped: model budget reached/);
 });

@@ -23,7 +23,15 @@ export interface AgentScript {
   proxy?: (notes: string, req: ChatRequest) => Reply;
   /** Replies of the patch writer, in order. */
   patch: Reply[];
+  /**
+   * Replies to every other request (reproducer, reviewer, reward model). Default: the issue has no
+   * reproducible example, so the reproduce and review stages stand aside.
+   */
+  other?: (req: ChatRequest, n: number) => Reply;
 }
+
+/** The default answer to the reproducer's first question. */
+export const NO_REPRODUCIBLE_EXAMPLE = '{"has-reproducible-example": false}';
 
 export function proxyFromNotes(notes: string): string {
   const lines = notes.split("\n").filter((l) => l.trim().startsWith("JSON:"));
@@ -50,7 +58,10 @@ export function agentScript(script: AgentScript): ScriptHandler & { counts: Reco
     }
     if (role === "search") return script.search[i] ?? missing;
     if (role === "patch") return script.patch[i] ?? missing;
-    return missing;
+    if (script.other) return script.other(req, i);
+    return String(req.messages.map((m) => m.content).join("\n")).includes("has-reproducible-example")
+      ? NO_REPRODUCIBLE_EXAMPLE
+      : missing;
   };
   return Object.assign(handler, { counts });
 }

@@ -12,6 +12,7 @@ import { UsageMeter } from "../../model/usage.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { createProgress } from "../../pipeline/progress.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
+import { createReproduceReviewHooks } from "../../review/pipeline-hooks.ts";
 import { STRATEGIES } from "../../pipeline/strategies.ts";
 import type { FixOptions } from "../../pipeline/types.ts";
 import type { CliIO } from "../main.ts";
@@ -140,6 +141,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     process.once("SIGINT", () => process.exit(130));
   };
   process.once("SIGINT", onSigint);
+  const hooks = createReproduceReviewHooks({ config: repoConfig, env: io.env });
   let result: Awaited<ReturnType<typeof runFix>>;
   try {
     result = await runFix(options, {
@@ -149,8 +151,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       openCode: (workdir) => openCode(workdir, { env: io.env, protectedGlobs: repoConfig.protectedPaths }),
       progress,
       strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
+      hooks,
     });
   } finally {
+    await hooks.dispose();
     process.removeListener("SIGINT", onSigint);
   }
 
