@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Query, type Node } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
+import { definitionMatches, makeWalkPlan, type WalkPlan } from "./def-walk.ts";
 import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
 
 /** The query file of each language (TSX shares TypeScript's: same node names). */
@@ -18,15 +19,18 @@ export function querySource(lang: LanguageId): string {
   return readFileSync(new URL(`./queries/${QUERY_FILE[lang]}`, import.meta.url), "utf8");
 }
 
-const queries = new Map<LanguageId, Promise<Query>>();
+const plans = new Map<LanguageId, Promise<WalkPlan>>();
 
-function queryFor(lang: LanguageId): Promise<Query> {
-  let q = queries.get(lang);
-  if (!q) {
-    q = loadLanguage(lang).then((language) => new Query(language, querySource(lang)));
-    queries.set(lang, q);
+function planFor(lang: LanguageId): Promise<WalkPlan> {
+  let p = plans.get(lang);
+  if (!p) {
+    const source = querySource(lang);
+    p = loadLanguage(lang).then((language) =>
+      makeWalkPlan(lang, language, new Query(language, source), source),
+    );
+    plans.set(lang, p);
   }
-  return q;
+  return p;
 }
 
 const CLASS_KIND: Record<string, string> = {
@@ -69,13 +73,13 @@ interface Def {
 
 /** Parses `text` and extracts its definitions. Never throws on bad syntax: broken regions are skipped. */
 export async function extractSymbols(lang: LanguageId, text: string): Promise<ExtractResult> {
-  const query = await queryFor(lang);
+  const plan = await planFor(lang);
   const tree = await parseSource(lang, text);
   try {
     const root = tree.rootNode;
     const defs = new Map<number, Def>();
     const pending: { kind: "bases" | "attribute"; node: Node }[] = [];
-    for (const match of query.matches(root)) {
+    for (const match of definitionMatches(plan, tree)) {
       let defNode: Node | null = null;
       let kind: SymbolKind | null = null;
       let name: string | null = null;
