@@ -25,7 +25,7 @@ const NODE_TYPES: Record<LanguageId, string> = {
   go: "tree-sitter-go/src/node-types.json",
 };
 
-interface NodeTypeInfo {
+export interface NodeTypeInfo {
   type: string;
   subtypes?: { type: string }[];
   fields?: Record<string, { types: { type: string }[] }>;

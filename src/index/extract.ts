@@ -21,7 +21,8 @@ export function querySource(lang: LanguageId): string {
 
 const plans = new Map<LanguageId, Promise<WalkPlan>>();
 
-function planFor(lang: LanguageId): Promise<WalkPlan> {
+/** The query of a language with the node-type sets that let it skip most of a tree (see def-walk.ts). */
+export function planFor(lang: LanguageId): Promise<WalkPlan> {
   let p = plans.get(lang);
   if (!p) {
     const source = querySource(lang);
