@@ -13,7 +13,10 @@ import type { LanguageId } from "../treesitter/languages.ts";
  * like, most of a file, are never visited.
  *
  * A tree with a syntax error is matched by the plain query over the whole tree: error recovery may
- * leave a definition anywhere, where the grammar's rules do not hold.
+ * leave a definition anywhere, where the grammar's rules do not hold. So is every tree of a grammar
+ * where most node types can hold a definition (JavaScript, TypeScript, Java and Go, where expressions
+ * hold functions and classes): there the walk would visit nearly every node, one call into WASM each,
+ * and the query's own traversal inside WASM is cheaper.
  */
 
 const NODE_TYPES: Record<LanguageId, string> = {
@@ -27,6 +30,7 @@ const NODE_TYPES: Record<LanguageId, string> = {
 
 export interface NodeTypeInfo {
   type: string;
+  named?: boolean;
   subtypes?: { type: string }[];
   fields?: Record<string, { types: { type: string }[] }>;
   children?: { types: { type: string }[] };
@@ -39,7 +43,12 @@ export interface WalkPlan {
   roots: Uint8Array;
   /** Node type ids whose subtree can hold a root. */
   descend: Uint8Array;
+  /** Few node types can hold a root: walking beats matching the whole tree. */
+  narrow: boolean;
 }
+
+/** The walk pays off when at most this share of the grammar's named node types can hold a root. */
+const NARROW_SHARE = 1 / 3;
 
 const require = createRequire(import.meta.url);
 
@@ -108,13 +117,19 @@ export function makeWalkPlan(lang: LanguageId, language: Language, query: Query,
     if (roots.has(name)) rootFlags[id] = 1;
     if (holders.has(name)) descendFlags[id] = 1;
   }
-  return { query, roots: rootFlags, descend: descendFlags };
+  const named = nodeTypes.filter((t) => t.named === true && !t.subtypes).length;
+  return { query, roots: rootFlags, descend: descendFlags, narrow: holders.size <= named * NARROW_SHARE };
 }
 
-/** The query's matches over `tree`, in document order of the nodes they start at. */
+/** The query's matches over `tree`: by the walk where it pays off and the tree has no syntax error. */
 export function definitionMatches(plan: WalkPlan, tree: Tree): QueryMatch[] {
   const root = tree.rootNode;
-  if (root.hasError) return plan.query.matches(root);
+  if (!plan.narrow || root.hasError) return plan.query.matches(root);
+  return walkedMatches(plan, tree);
+}
+
+/** The query's matches over an error-free `tree`, found by the walk, in document order of their starts. */
+export function walkedMatches(plan: WalkPlan, tree: Tree): QueryMatch[] {
   const starts: Node[] = [];
   const cursor = tree.walk();
   try {

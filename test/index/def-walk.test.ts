@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { QueryMatch } from "web-tree-sitter";
-import { containersOf, definitionMatches } from "../../src/index/def-walk.ts";
+import { containersOf, definitionMatches, walkedMatches } from "../../src/index/def-walk.ts";
 import { planFor } from "../../src/index/extract.ts";
 import { type LanguageId, languageForPath, parseSource } from "../../src/treesitter/languages.ts";
 import { fixturePath } from "./helpers.ts";
@@ -23,7 +23,8 @@ async function assertSameAsWholeTree(lang: LanguageId, source: string, label: st
   const plan = await planFor(lang);
   const tree = await parseSource(lang, source);
   try {
-    const walked = keys(definitionMatches(plan, tree));
+    const walk = tree.rootNode.hasError ? definitionMatches : walkedMatches;
+    const walked = keys(walk(plan, tree));
     const whole = keys(plan.query.matches(tree.rootNode));
     assert.deepEqual(walked, whole, label);
     return walked.length;
@@ -130,6 +131,15 @@ test("the targeted walk matches the whole-tree query for definitions nested in s
     const n = await assertSameAsWholeTree(lang, source, lang);
     assert.ok(n >= 3, `${lang}: only ${n} matches`);
   }
+});
+
+test("only Python's grammar is narrow enough for the walk to pay off", async () => {
+  const narrow = await Promise.all(
+    (["python", "javascript", "typescript", "tsx", "java", "go"] as const).map(
+      async (l) => (await planFor(l)).narrow,
+    ),
+  );
+  assert.deepEqual(narrow, [true, false, false, false, false, false]);
 });
 
 test("a tree with a syntax error is matched whole: definitions inside broken code are still found", async () => {
