@@ -205,16 +205,18 @@ export function detectProject(root: string): Detection {
       if (has(root, "pom.xml")) {
         out.framework = "maven";
         out.testCommand = "mvn -B -o test";
-        out.setup.push("mvn -B -q dependency:go-offline");
+        out.setup.push("mvn -B -q dependency:go-offline", "mvn -B -q dependency:copy-dependencies");
         out.testReports = ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"];
-      } else {
+      } else if (has(root, "build.gradle") || has(root, "build.gradle.kts")) {
         out.framework = "gradle";
         const gradle = has(root, "gradlew") ? "./gradlew" : "gradle";
         out.testCommand = `${gradle} --offline test`;
         out.setup.push(`${gradle} --no-daemon dependencies`);
         out.testReports = ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"];
       }
-      reasons.push(`tests: ${out.framework}`);
+      reasons.push(
+        out.testCommand ? `tests: ${out.framework}` : "tests: none detected (no pom.xml or build.gradle)",
+      );
       break;
     }
     case "go":

@@ -75,7 +75,13 @@ export const ALWAYS_PROTECTED = [
 const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: string; command: string }> = {
   python: { file: "reproducer.py", command: "python3 {file}" },
   node: { file: "reproducer.mjs", command: "node {file}" },
-  java: { file: "Reproducer.java", command: "java -ea -cp target/classes:target/test-classes {file}" },
+  // The project's main sources are compiled into /tmp (the sandbox's own) and the single-file program run
+  // against them, with the dependencies `mvn dependency:copy-dependencies` leaves in target/dependency.
+  java: {
+    file: "Reproducer.java",
+    command:
+      "mkdir -p /tmp/af-classes && find . -name '*.java' -not -path './{file}' -not -path '*/src/test/*' -not -path './target/*' -not -path './build/*' > /tmp/af-sources && javac -nowarn -encoding UTF-8 -cp 'target/dependency/*' -d /tmp/af-classes @/tmp/af-sources && java -ea -cp '/tmp/af-classes:target/dependency/*' {file}",
+  },
   go: { file: "autofix_reproducer/main.go", command: "go run ./autofix_reproducer" },
 };
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Query, type Node } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
+import { definitionMatches, makeWalkPlan, type WalkPlan } from "./def-walk.ts";
 import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
 
 /** The query file of each language (TSX shares TypeScript's: same node names). */
@@ -18,15 +19,19 @@ export function querySource(lang: LanguageId): string {
   return readFileSync(new URL(`./queries/${QUERY_FILE[lang]}`, import.meta.url), "utf8");
 }
 
-const queries = new Map<LanguageId, Promise<Query>>();
+const plans = new Map<LanguageId, Promise<WalkPlan>>();
 
-function queryFor(lang: LanguageId): Promise<Query> {
-  let q = queries.get(lang);
-  if (!q) {
-    q = loadLanguage(lang).then((language) => new Query(language, querySource(lang)));
-    queries.set(lang, q);
+/** The query of a language with the node-type sets that let it skip most of a tree (see def-walk.ts). */
+export function planFor(lang: LanguageId): Promise<WalkPlan> {
+  let p = plans.get(lang);
+  if (!p) {
+    const source = querySource(lang);
+    p = loadLanguage(lang).then((language) =>
+      makeWalkPlan(lang, language, new Query(language, source), source),
+    );
+    plans.set(lang, p);
   }
-  return q;
+  return p;
 }
 
 const CLASS_KIND: Record<string, string> = {
@@ -57,6 +62,9 @@ const BASE_CONTAINERS = new Set([
 
 interface Def {
   node: Node;
+  /** The node's type and end (read once: each read crosses into WASM). */
+  type: string;
+  endIndex: number;
   kind: SymbolKind;
   name: string;
   value: Node | null;
@@ -69,13 +77,14 @@ interface Def {
 
 /** Parses `text` and extracts its definitions. Never throws on bad syntax: broken regions are skipped. */
 export async function extractSymbols(lang: LanguageId, text: string): Promise<ExtractResult> {
-  const query = await queryFor(lang);
+  const plan = await planFor(lang);
   const tree = await parseSource(lang, text);
   try {
     const root = tree.rootNode;
+    const lines = new LineTable(text);
     const defs = new Map<number, Def>();
     const pending: { kind: "bases" | "attribute"; node: Node }[] = [];
-    for (const match of query.matches(root)) {
+    for (const match of definitionMatches(plan, tree)) {
       let defNode: Node | null = null;
       let kind: SymbolKind | null = null;
       let name: string | null = null;
@@ -107,6 +116,8 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
       if (defNode && kind && name && !defs.has(defNode.id)) {
         const d: Def = {
           node: defNode,
+          type: defNode.type,
+          endIndex: defNode.endIndex,
           kind,
           name,
           value,
@@ -122,8 +133,7 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
     // Nesting by byte ranges (tree nodes nest properly): one sweep, no walks up the tree.
     type Item = { s: number; e: number; def: Def | null; pend: (typeof pending)[number] | null };
     const items: Item[] = [];
-    for (const d of defs.values())
-      items.push({ s: d.node.startIndex, e: d.node.endIndex, def: d, pend: null });
+    for (const d of defs.values()) items.push({ s: d.node.startIndex, e: d.endIndex, def: d, pend: null });
     for (const p of pending) {
       if (!defs.has(p.node.id)) items.push({ s: p.node.startIndex, e: p.node.endIndex, def: null, pend: p });
     }
@@ -151,10 +161,10 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
         collectBases(p.node, owner.bases);
         continue;
       }
-      const range: [number, number] = [p.node.startPosition.row + 1, p.node.endPosition.row + 1];
+      const range: [number, number] = [p.node.startPosition.row + 1, lines.rowAt(it.e) + 1];
       if (!owner.attrs.some(([a, b]) => a === range[0] && b === range[1])) owner.attrs.push(range);
     }
-    const symbols = ordered.map((d) => toSymbol(d, lang, text));
+    const symbols = ordered.map((d) => toSymbol(d, lang, text, lines));
     return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
   } finally {
     tree.delete();
@@ -185,18 +195,22 @@ function decoratorText(n: Node): string {
   return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
 }
 
-function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
+const JS_LIKE = new Set<LanguageId>(["javascript", "typescript", "tsx"]);
+
+function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTable): SymbolInfo {
   const node = d.node;
+  const type = d.type;
+  const jsLike = JS_LIKE.has(lang);
   const decorators: string[] = [];
   let exported = false;
   // The outer node whose range the definition takes: Python decorated_definition, a JS declaration
   // holding one declarator, an export statement, a Go type declaration holding one spec.
   let outer: Node = node;
-  if (node.type === "variable_declarator") {
+  if (type === "variable_declarator") {
     const decl = node.parent;
     if (decl && /^(lexical|variable)_declaration$/.test(decl.type) && decl.namedChildCount === 1)
       outer = decl;
-  } else if (node.type === "type_spec" || node.type === "type_alias") {
+  } else if (type === "type_spec" || type === "type_alias") {
     const decl = node.parent;
     if (
       decl?.type === "type_declaration" &&
@@ -204,11 +218,12 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
     )
       outer = decl;
   }
-  const par = outer.parent;
-  if (par?.type === "decorated_definition") {
-    outer = par;
+  // Only Python has decorated_definition; only JavaScript and TypeScript have export statements.
+  if (lang === "python") {
+    const par = outer.parent;
+    if (par?.type === "decorated_definition") outer = par;
   }
-  if (outer.parent?.type === "export_statement") {
+  if (jsLike && outer.parent?.type === "export_statement") {
     exported = true;
     outer = outer.parent;
   }
@@ -221,8 +236,9 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
         : outer.namedChildren;
   for (const c of scan) {
     if (!c) continue;
-    if (c.type === "decorator") decorators.push(decoratorText(c));
-    if (c.type === "modifiers") {
+    const ct = c.type;
+    if (ct === "decorator") decorators.push(decoratorText(c));
+    if (ct === "modifiers") {
       for (const m of c.namedChildren) {
         if (m && (m.type === "annotation" || m.type === "marker_annotation"))
           decorators.push(decoratorText(m));
@@ -231,8 +247,7 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
   }
   let first = outer;
   // TS/JS method decorators are siblings before the method in the class body.
-  let prev =
-    lang === "typescript" || lang === "tsx" || lang === "javascript" ? outer.previousNamedSibling : null;
+  let prev = jsLike ? outer.previousNamedSibling : null;
   const leading: string[] = [];
   while (prev && prev.type === "decorator") {
     leading.unshift(decoratorText(prev));
@@ -241,16 +256,17 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
   }
   decorators.unshift(...leading);
   const start = first.startPosition.row + 1;
-  const end = outer.endPosition.row + 1;
+  const end = lines.rowAt(outer === node ? d.endIndex : outer.endIndex) + 1;
   const valueNode = d.value ?? node;
   const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
-  const headerEnd = headerEndOf(node, d.value, lang, end);
+  const headerEnd = headerEndOf(node, type, d.value, lang, end, lines);
+  const protoOwner = type === "expression_statement" ? prototypeOwner(node) : null;
   let className: string | null = null;
   let qualName = d.qualName;
   if (d.kind === "class") {
     className = d.parent?.kind === "class" ? d.parent.qualName : null;
-  } else if (prototypeOwner(node)) {
-    className = prototypeOwner(node);
+  } else if (protoOwner) {
+    className = protoOwner;
     qualName = `${className}.${d.name}`;
   } else if (d.receiver) {
     className = receiverType(d.receiver);
@@ -263,9 +279,7 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
     className = anc?.qualName ?? null;
   }
   const kind: SymbolKind =
-    d.kind === "function" &&
-    className !== null &&
-    (d.parent?.kind === "class" || prototypeOwner(node) !== null)
+    d.kind === "function" && className !== null && (d.parent?.kind === "class" || protoOwner !== null)
       ? "method"
       : d.kind;
   const sym: SymbolInfo = {
@@ -283,35 +297,42 @@ function toSymbol(d: Def, lang: LanguageId, text: string): SymbolInfo {
     exported,
     attrs: d.attrs,
   };
-  if (d.kind === "class") sym.classKind = classKindOf(node);
+  if (d.kind === "class") sym.classKind = classKindOf(node, type);
   return sym;
 }
 
-function classKindOf(node: Node): string {
-  if (node.type === "type_spec") {
+function classKindOf(node: Node, type: string): string {
+  if (type === "type_spec") {
     const t = node.childForFieldName("type")?.type;
     return t === "struct_type" ? "struct" : t === "interface_type" ? "interface" : "type";
   }
-  return CLASS_KIND[node.type] ?? "class";
+  return CLASS_KIND[type] ?? "class";
 }
 
 /** `async` before a definition, after modifiers (`export`, `static`, `public`, ...). */
 const ASYNC_PREFIX =
   /^(?:(?:export|default|public|private|protected|static|override|readonly|abstract|declare)\s+)*async\b/;
 
-function headerEndOf(node: Node, value: Node | null, lang: LanguageId, end: number): number {
-  if (node.type === "type_spec" || node.type === "type_alias") return end;
-  let target = value ?? node;
-  if (!target.childForFieldName("body")) target = target.childForFieldName("value") ?? target;
-  const body = target.childForFieldName("body");
+function headerEndOf(
+  node: Node,
+  type: string,
+  value: Node | null,
+  lang: LanguageId,
+  end: number,
+  lines: LineTable,
+): number {
+  if (type === "type_spec" || type === "type_alias") return end;
+  const target = value ?? node;
+  let body = target.childForFieldName("body");
+  if (!body) body = target.childForFieldName("value")?.childForFieldName("body") ?? null;
   if (!body) return end;
   if (lang === "python") {
-    let colon: Node | null = null;
-    for (const c of target.children) {
-      if (!c || c.startIndex >= body.startIndex) break;
-      if (c.type === ":") colon = c;
+    // The header ends at the last `:` before the body (a one-character token: its end row is its start row).
+    const bodyStart = body.startIndex;
+    for (let c = body.previousSibling; c; c = c.previousSibling) {
+      if (c.startIndex < bodyStart && c.type === ":") return c.startPosition.row + 1;
     }
-    return (colon ?? body).endPosition.row + 1;
+    return lines.rowAt(body.endIndex) + 1;
   }
   return body.startPosition.row + 1;
 }
@@ -323,9 +344,36 @@ function receiverType(receiver: Node): string | null {
 
 /** `Foo.prototype.bar = function () {}` → `Foo`. */
 function prototypeOwner(node: Node): string | null {
-  if (node.type !== "expression_statement") return null;
   const obj = node.firstNamedChild?.childForFieldName("left")?.childForFieldName("object");
   if (obj?.type !== "member_expression" || obj.childForFieldName("property")?.text !== "prototype")
     return null;
   return obj.childForFieldName("object")?.text ?? null;
+}
+
+/** Row (0-based) of a string index, as tree-sitter counts rows: by `\n`. */
+class LineTable {
+  private readonly text: string;
+  private breaks: number[] | null = null;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  rowAt(index: number): number {
+    if (!this.breaks) {
+      const b: number[] = [];
+      for (let i = this.text.indexOf("\n"); i >= 0; i = this.text.indexOf("\n", i + 1)) b.push(i);
+      this.breaks = b;
+    }
+    // Number of line breaks before `index`.
+    const b = this.breaks;
+    let lo = 0;
+    let hi = b.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (b[mid]! < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }

@@ -2,6 +2,7 @@ import { cp, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
+import { tempParentOutside } from "../core/temp-outside.ts";
 
 /** Folders never copied into the private work tree: VCS internals, caches and our own output. */
 export const SKIPPED_DIRS = new Set([
@@ -44,7 +45,7 @@ export async function createWorkspace(
     throw new UserError(`--repo ${repo} is not a directory`);
   }
   const excluded = await Promise.all(exclude.map((e) => realpath(e).catch(() => e)));
-  const parent = await mkdtemp(join(tmpdir(), "auto-fix-work-"));
+  const parent = await mkdtemp(join(await tempParentOutside(src, tmpdir()), "auto-fix-work-"));
   const root = join(parent, basename(src) || "repo");
   await cp(src, root, {
     recursive: true,

@@ -10,7 +10,7 @@ import type {
   ValidationOutcome,
 } from "../pipeline/types.ts";
 import { isFatal, reproduceIssue } from "../reproduce/index.ts";
-import { type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
+import { relativizeSandboxPaths, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import {
   type Candidate,
   compareRuns,
@@ -124,7 +124,7 @@ export function createReproduceReviewHooks(
     ctx.recorder.writeJson("reproduce/result.json", { ...data, summary: rep.summary });
     return {
       reproduced: rep.status === "reproduced",
-      lead: rep.lead ? truncateMiddle(rep.lead, REPRO_LEAD_CHARS) : null,
+      lead: rep.lead ? truncateMiddle(relativizeSandboxPaths(rep.lead), REPRO_LEAD_CHARS) : null,
       summary: r.problem ? `${rep.summary} (${r.problem})` : rep.summary,
       data,
     };

@@ -115,6 +115,8 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
         })),
       );
     }
+    // The baseline test run needs no model: it starts now and runs while the model searches.
+    if (states?.setupOk && config.test.command) states.baseline().catch(() => null);
     if (states && !states.setupOk) {
       const failed = states.setup.find((s) => !s.ok)!;
       problem = `${problem ? `${problem}\n` : ""}setup step failed: ${failed.command} (exit ${failed.exec.exitCode ?? failed.exec.limit})`;

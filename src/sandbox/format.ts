@@ -1,4 +1,9 @@
-import type { ExecResult } from "./types.ts";
+import { type ExecResult, SANDBOX_WORKDIR } from "./types.ts";
+
+/** Paths inside the sandbox's work tree made repository-relative (`/workspace/src/a.py` → `src/a.py`). */
+export function relativizeSandboxPaths(text: string): string {
+  return text.replaceAll(`${SANDBOX_WORKDIR}/`, "");
+}
 
 /** How much of each stream the model sees. */
 export const MODEL_STREAM_CHARS = 6000;
@@ -29,7 +34,7 @@ export function formatExecForModel(r: ExecResult, maxChars: number = MODEL_STREA
   const block = (name: string, text: string): string =>
     text.trim() === ""
       ? `${name}: (empty)`
-      : `${name}:\n\`\`\`\n${truncateMiddle(text, maxChars).trimEnd()}\n\`\`\``;
+      : `${name}:\n\`\`\`\n${truncateMiddle(relativizeSandboxPaths(text), maxChars).trimEnd()}\n\`\`\``;
   const lines = [`Result: ${describeOutcome(r)}`];
   if (r.truncated) lines.push("(output was cut at the sandbox's output limit)");
   lines.push(block("stdout", r.stdout), block("stderr", r.stderr));

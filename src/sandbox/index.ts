@@ -6,7 +6,7 @@ import type { SandboxKind, SandboxPort } from "./types.ts";
 export { commandArgv, planBwrap } from "./bwrap.ts";
 export { detectDocker, dockerRunArgs } from "./docker.ts";
 export { SECRET_NAME, buildSandboxEnv } from "./env.ts";
-export { describeOutcome, formatExecForModel, truncateMiddle } from "./format.ts";
+export { describeOutcome, formatExecForModel, relativizeSandboxPaths, truncateMiddle } from "./format.ts";
 export type {
   ExecResult,
   LimitKind,

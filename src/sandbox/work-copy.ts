@@ -1,6 +1,7 @@
 import { cp, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { tempParentOutside } from "../core/temp-outside.ts";
 
 export interface WorkCopy {
   dir: string;
@@ -15,7 +16,7 @@ export async function makeWorkCopy(source: string, parent: string = tmpdir()): P
   const src = resolve(source);
   const st = await stat(src).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`not a directory: ${source}`);
-  const base = await mkdtemp(join(parent, "auto-fix-work-"));
+  const base = await mkdtemp(join(await tempParentOutside(src, parent), "auto-fix-work-"));
   const dir = join(base, basename(src) || "repo");
   await cp(src, dir, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
   return { dir, dispose: () => rm(base, { recursive: true, force: true }) };

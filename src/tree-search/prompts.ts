@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { renderTemplate } from "../agents/prompts.ts";
+import { renderPromptFile } from "../prompts/render.ts";
 
 /** The typed inputs of the tree search's prompt files (`prompts/tree-*.md`). */
 export interface TreePromptInputs {
@@ -21,20 +19,8 @@ export interface TreePromptInputs {
 
 export type TreePromptName = keyof TreePromptInputs;
 
-const DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
-const cache = new Map<string, string>();
-
 export function renderTreePrompt<K extends TreePromptName>(name: K, inputs: TreePromptInputs[K]): string {
-  let template = cache.get(name);
-  if (template === undefined) {
-    template = readFileSync(`${DIR}${name}.md`, "utf8");
-    cache.set(name, template);
-  }
-  try {
-    return renderTemplate(template, inputs as Record<string, string | number>);
-  } catch (err) {
-    throw new Error(`prompts/${name}.md: ${(err as Error).message}`);
-  }
+  return renderPromptFile(name, inputs);
 }
 
 /** `> ` before every line, for quoting model prose inside a prompt. */

@@ -40,6 +40,7 @@ export class TreeStates {
   readonly #scratch: string;
   readonly #base: string;
   readonly #copies: WorkCopy[] = [];
+  readonly #abort = new AbortController();
   #baseline: Promise<TestRun | null> | undefined;
 
   private constructor(
@@ -84,13 +85,17 @@ export class TreeStates {
     return copy;
   }
 
-  /** The test suite on the unpatched tree, run once and shared by every candidate. */
+  /**
+   * The test suite on the unpatched tree, run once and shared by every candidate. It may be started early
+   * (while the model searches) and is stopped by `dispose()`.
+   */
   baseline(signal?: AbortSignal): Promise<TestRun | null> {
     this.#baseline ??= (async () => {
       if (!this.#config.test.command) return null;
       const copy = await this.pristine();
+      const stop = signal ? AbortSignal.any([signal, this.#abort.signal]) : this.#abort.signal;
       try {
-        return await runTestSuite(this.#sandbox, copy.dir, this.#config, signal);
+        return await runTestSuite(this.#sandbox, copy.dir, this.#config, stop);
       } finally {
         await copy.dispose();
       }
@@ -98,7 +103,10 @@ export class TreeStates {
     return this.#baseline;
   }
 
+  /** Stops a baseline run still in progress and removes every copy. */
   async dispose(): Promise<void> {
+    this.#abort.abort();
+    await this.#baseline?.catch(() => null);
     await rm(this.#scratch, { recursive: true, force: true });
   }
 }

@@ -121,6 +121,7 @@ test("detection without a file: pytest, unittest, npm test, maven, gradle, go", 
     [{ "pom.xml": "<project/>", "src/main/java/A.java": "" }, "mvn -B -o test", "maven", "java"],
     [{ "build.gradle": "", gradlew: "", "src/A.java": "" }, "./gradlew --offline test", "gradle", "java"],
     [{ "go.mod": "module x\n", "a.go": "" }, "go test -json ./...", "go", "go"],
+    [{ "src/main/java/A.java": "", "src/main/java/B.java": "" }, null, "unknown", "java"],
   ];
   for (const [files, cmd, framework, runtime] of cases) {
     const root = repo(files);

@@ -165,3 +165,33 @@ test("typescript: a node reproducer imports the .ts sources directly and reprodu
     await ts.dispose();
   }
 });
+
+test("java: the main sources are compiled in the sandbox and the single-file reproducer runs against them", async () => {
+  const java = await makeWorkCopy(new URL("../fixtures/fix/java-temp/", import.meta.url).pathname);
+  const script = [
+    "import com.example.Temperature;",
+    "public class Reproducer {",
+    "  public static void main(String[] args) {",
+    "    double f = new Temperature(100).toFahrenheit();",
+    '    if (f != 212.0) throw new AssertionError("expected 212.0, got " + f);',
+    "  }",
+    "}",
+    "",
+  ].join("\n");
+  const model = await startScriptedModel((req) =>
+    promptKind(req) === "has-example" ? '{"has-reproducible-example": true}' : fence("java", script),
+  );
+  try {
+    const config = loadRepoConfig(java.dir);
+    assert.equal(config.reproducer.runtime, "java");
+    const r = await reproduceIssue(
+      { model: chatModelFor(model.baseURL), sandbox, config },
+      { issue: "100 C is not 148 F", workdir: java.dir },
+    );
+    assert.equal(r.status, "reproduced", r.summary);
+    assert.match(r.lead ?? "", /java\.lang\.AssertionError: expected 212\.0, got 148\.0/);
+  } finally {
+    await model.close();
+    await java.dispose();
+  }
+});

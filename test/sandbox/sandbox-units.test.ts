@@ -127,6 +127,17 @@ test("model formatting keeps head and tail and names the limit", () => {
   assert.match(text, /wall-time limit/);
   assert.match(text, /stdout: \(empty\)/);
   assert.match(text, /AssertionError: boom/);
+  const paths = formatExecForModel({
+    exitCode: 1,
+    signal: null,
+    stdout: "",
+    stderr: 'File "/workspace/shop/pricing.py", line 6',
+    truncated: false,
+    limit: null,
+    durationMs: 1,
+    backend: "bwrap",
+  });
+  assert.match(paths, /File "shop\/pricing\.py", line 6/);
 });
 
 test("a work copy is private: changes in it leave the source alone", async () => {

@@ -114,3 +114,18 @@ test("a limit hit by the suite after the patch is reported, not hidden", async (
   assert.equal(v.result.status, "regressions");
   assert.match(v.result.summary, /time limit/);
 });
+
+test("a baseline started early is stopped when the run's trees are disposed", async () => {
+  const { TreeStates } = await import("../../src/validate/index.ts");
+  const dir = await copyOf("py-shop");
+  const config = loadRepoConfig(dir);
+  config.test = { ...config.test, command: "sleep 60", framework: "unknown" };
+  const states = await TreeStates.prepare({ sandbox, config, source: dir });
+  const running = states.baseline();
+  await new Promise((r) => setTimeout(r, 200));
+  await states.dispose();
+  const run = await running;
+  assert.equal(run?.exec.signal, "SIGKILL");
+  assert.equal(run?.exec.exitCode, null);
+  assert.equal(run?.exec.limit, null);
+});
