@@ -13,12 +13,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createJobQueue } from "../src/jobs/create-queue.ts";
+import { startRedis } from "../test/jobs/support/redis-server.ts";
 import { type Delivery, percentile, runLoad, signedDelivery } from "./support/load.ts";
 
 const { values } = parseArgs({
@@ -82,38 +82,6 @@ function until(proc: ChildProcess, re: RegExp): Promise<RegExpMatchArray> {
     proc.stdout?.on("data", onData);
     proc.once("exit", (code) => reject(new Error(`exited with ${code} before printing ${re}: ${out}`)));
   });
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
-async function startRedis(dir: string, fsync: string): Promise<{ url: string; proc: ChildProcess }> {
-  const port = await freePort();
-  const proc = spawn(
-    "/usr/bin/redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      fsync,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await until(proc, /Ready to accept connections/);
-  return { url: `redis://127.0.0.1:${port}`, proc };
 }
 
 async function startServer(
@@ -209,11 +177,11 @@ try {
   if (values.backend === "all" || values.backend === "redis") {
     for (const fsync of ["everysec", "always"]) {
       const dir = await mkdtemp(join(work, `redis-${fsync}-`));
-      const redis = await startRedis(dir, fsync);
+      const redis = await startRedis({ fsync: fsync as "always" | "everysec" });
       try {
         await measure(`redis (aof ${fsync})`, { REDIS_URL: redis.url, ...dirEnv(dir) }, githubHost);
       } finally {
-        redis.proc.kill("SIGTERM");
+        await redis.stop();
       }
     }
   }

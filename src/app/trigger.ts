@@ -87,22 +87,20 @@ export function parseTrigger(
     const p = LabeledPayload.safeParse(payload);
     if (!p.success) return null;
     const d = p.data;
-    return {
-      deliveryId,
-      kind,
-      installationId: d.installation.id,
-      owner: d.repository.owner.login,
-      repo: d.repository.name,
-      cloneUrl: d.repository.clone_url,
-      defaultBranch: d.repository.default_branch,
-      sender: d.sender,
-      ...(d.label ? { label: d.label.name } : {}),
-      issue: toIssue(d.issue),
-    };
+    return { ...common(deliveryId, kind, d), ...(d.label ? { label: d.label.name } : {}) };
   }
   const p = CommentPayload.safeParse(payload);
   if (!p.success) return null;
   const d = p.data;
+  return { ...common(deliveryId, kind, d), comment: { id: d.comment.id, body: d.comment.body ?? "" } };
+}
+
+/** The fields both trigger payloads carry. */
+function common(
+  deliveryId: string,
+  kind: TriggerEvent["kind"],
+  d: z.infer<typeof LabeledPayload> | z.infer<typeof CommentPayload>,
+) {
   return {
     deliveryId,
     kind,
@@ -113,6 +111,5 @@ export function parseTrigger(
     defaultBranch: d.repository.default_branch,
     sender: d.sender,
     issue: toIssue(d.issue),
-    comment: { id: d.comment.id, body: d.comment.body ?? "" },
   };
 }

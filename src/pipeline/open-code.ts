@@ -19,6 +19,8 @@ export interface OpenCodeOptions {
   cacheDir?: string | null;
   /** Globs the patch may not touch (repository configuration), on top of the engine's own rules. */
   protectedGlobs?: string[];
+  /** Parse worker threads (default: one per core; 0 parses in the calling thread). */
+  workers?: number;
 }
 
 const rank = (s: string) => (isPatchStatus(s) ? s : "NO_PATCH");
@@ -32,6 +34,7 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
   const cacheDir = opts.cacheDir !== undefined ? opts.cacheDir : (opts.env?.AUTO_FIX_CACHE_DIR ?? undefined);
   const index = await buildIndex(workdir, {
     ...(cacheDir !== undefined ? { cacheDir } : {}),
+    ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     onNote: (n) => notes.push(n),
   });
   const apis = new SearchApis(index);

@@ -76,6 +76,17 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       summary: `the test suite hit the ${after.exec.limit} limit after the patch but not before`,
     };
   }
+  if (after.tests && after.tests.size === 0 && after.passed + after.failed === 0 && green(after)) {
+    // A green run of nothing is no evidence: say so rather than call the patch validated.
+    return {
+      ...base,
+      status: "no-tests",
+      regressions: [],
+      fixed: [],
+      perTest: true,
+      summary: `the test command \`${after.command}\` ran no tests after the patch: the patch was not validated by the repository's tests`,
+    };
+  }
   if (before.tests && after.tests) {
     const regressions: string[] = [];
     const fixed: string[] = [];

@@ -129,3 +129,30 @@ test("a baseline started early is stopped when the run's trees are disposed", as
   assert.equal(run?.exec.exitCode, null);
   assert.equal(run?.exec.limit, null);
 });
+
+test("a green run that ran no tests is not counted as validation", () => {
+  const exec = {
+    exitCode: 0,
+    signal: null,
+    stdout: "Ran 0 tests in 0.000s\n\nOK\n",
+    stderr: "",
+    truncated: false,
+    limit: null,
+    durationMs: 5,
+    backend: "bwrap",
+  } as const;
+  const run = (tests: [string, "passed" | "failed"][]) => ({
+    command: "python3 -m unittest",
+    exec,
+    tests: new Map(tests),
+    parser: "unittest",
+    passed: tests.filter(([, o]) => o === "passed").length,
+    failed: tests.filter(([, o]) => o === "failed").length,
+    skipped: 0,
+  });
+  const empty = compareRuns(run([]), run([]));
+  assert.equal(empty.status, "no-tests");
+  assert.match(empty.summary, /ran no tests/);
+  const real = compareRuns(run([["t.a", "passed"]]), run([["t.a", "passed"]]));
+  assert.equal(real.status, "passed");
+});

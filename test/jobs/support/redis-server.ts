@@ -35,7 +35,7 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { fsync?: "always" | "everysec" } = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "af-redis-"));
   const port = await freePort();
   let proc: ChildProcess | null = null;
@@ -55,7 +55,7 @@ export async function startRedis(): Promise<RedisServer> {
         "--appendonly",
         "yes",
         "--appendfsync",
-        "always",
+        options.fsync ?? "always",
         "--protected-mode",
         "no",
       ],

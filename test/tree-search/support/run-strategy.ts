@@ -3,22 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseIssueFile } from "../../../src/agents/issue-text.ts";
 import { parseRepoConfig, type RepoConfig } from "../../../src/config/index.ts";
-import { buildIndex } from "../../../src/index/index.ts";
-import { formatLocationsForModel } from "../../../src/locate/format.ts";
-import { type ResolvedLocation, resolveBugLocations } from "../../../src/locate/locate.ts";
 import type { Budget, StageUsage } from "../../../src/model/usage.ts";
-import {
-  compareStatus,
-  computePatch,
-  createDiskRepo,
-  PATCH_FORMAT_HELP,
-  type PatchStatus,
-} from "../../../src/patch/index.ts";
 import { linearStrategy } from "../../../src/pipeline/linear-strategy.ts";
 import { runFix } from "../../../src/pipeline/run-fix.ts";
-import type { CodeTools, FixHooks, FixResult, PatchStrategy } from "../../../src/pipeline/types.ts";
+import type { FixHooks, FixResult, PatchStrategy } from "../../../src/pipeline/types.ts";
 import type { SandboxPort } from "../../../src/sandbox/index.ts";
-import { API_SPECS, SearchApis } from "../../../src/search/search-api.ts";
 import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../../src/tree-search/config.ts";
 import { sandboxChecks } from "../../../src/tree-search/sandbox-checks.ts";
 import { parseTreeJson, type TreeFile } from "../../../src/tree-search/serialize.ts";
@@ -29,31 +18,8 @@ import { makeTestModel } from "../../support/model-harness.ts";
 import { type ChatRequest, startScriptedModel } from "../../support/scripted-model.ts";
 import type { FixtureBug } from "./bugs.ts";
 
-/** The pipeline's code tools over one work tree, from the real index, search, locate and patch stages. */
-export async function openCodeFor(workdir: string): Promise<CodeTools> {
-  const index = await buildIndex(workdir, { cacheDir: null, workers: 0 });
-  const apis = new SearchApis(index);
-  const repo = createDiskRepo(workdir);
-  return {
-    search: {
-      specs: API_SPECS,
-      call: async (name, args) => {
-        const r = await apis.call(name, args);
-        return { ok: r.ok, text: r.text };
-      },
-      resolve: (requests) => resolveBugLocations(index, requests),
-      formatLocations: (locs) => formatLocationsForModel(locs as unknown as ResolvedLocation[]),
-    },
-    engine: {
-      formatHelp: PATCH_FORMAT_HELP,
-      applicableStatus: "APPLICABLE_PATCH",
-      apply: (answer) => computePatch(repo, answer),
-      compare: (a, b) => compareStatus(a as PatchStatus, b as PatchStatus),
-    },
-    stats: {},
-    notes: [],
-  };
-}
+export { openCodeFor } from "../../review/open-code.ts";
+import { openCodeFor } from "../../review/open-code.ts";
 
 export const isExpansion = (req: ChatRequest) =>
   String(req.messages[0]?.content).includes("explored side by side");
