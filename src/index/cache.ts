@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
@@ -10,6 +11,37 @@ import type { ExtractResult, FileRecord } from "./types.ts";
 
 /** Manifests kept (one per repository root); the oldest beyond this are deleted. */
 export const MAX_MANIFESTS = 64;
+
+/** The content-addressed object store: one SQLite file shared by every checkout and thread. */
+const OBJECTS_DB = "objects.sqlite";
+
+/** Queued objects written per transaction. */
+const FLUSH_EVERY = 512;
+
+/** Opens (creating it when missing) the object store in WAL mode, so threads and processes share it. */
+function openObjectStore(path: string): DatabaseSync {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path, { timeout: 10_000 });
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    // A cache may lose its last writes on a power cut: no disk flush per commit.
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("CREATE TABLE IF NOT EXISTS objects (hash TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID");
+    // Reading the schema proves the file is a database at all.
+    db.prepare("SELECT count(*) FROM objects WHERE hash = ''").get();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** SQLite's "not a database" and "malformed" errors: the file must be rebuilt. */
+function isCorruption(err: unknown): boolean {
+  return /not a database|malformed|SQLITE_CORRUPT|SQLITE_NOTADB/i.test(
+    `${(err as Error).message} ${(err as { code?: string }).code ?? ""} ${(err as { errstr?: string }).errstr ?? ""}`,
+  );
+}
 
 /** Bumped whenever the extractor's output changes shape or meaning. */
 const EXTRACTOR_VERSION = 3;
@@ -50,7 +82,7 @@ export interface Manifest {
 }
 
 /**
- * Content-addressed cache of extracted symbols (`objects/<hash>.json`, shared by every checkout) plus a
+ * Content-addressed cache of extracted symbols (`objects.sqlite`, shared by every checkout) plus a
  * packed manifest per repository root (path, size, mtime, hash and symbols of every file) for the
  * stat-only warm path. A corrupt or unreadable entry is a miss, never an error; write failures become
  * notes.
@@ -60,6 +92,11 @@ export class IndexCache {
   private readonly onNote: (note: string) => void;
   private writeFailed = false;
   private readonly madeDirs = new Set<string>();
+  /** undefined: not opened yet; null: unusable for this run. */
+  private db: DatabaseSync | null | undefined = undefined;
+  private selectStmt: StatementSync | undefined;
+  private insertStmt: StatementSync | undefined;
+  private readonly pending: [string, string][] = [];
 
   constructor(cacheDir: string, onNote: (note: string) => void) {
     this.dir = join(cacheDir, `index-${extractorKey()}`);
@@ -72,10 +109,6 @@ export class IndexCache {
       "roots",
       `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}.json`,
     );
-  }
-
-  private objectPath(hash: string): string {
-    return join(this.dir, "objects", hash.slice(0, 2), `${hash}.json`);
   }
 
   async loadManifest(realRoot: string): Promise<Manifest | null> {
@@ -164,16 +197,52 @@ export class IndexCache {
     }
   }
 
+  /** The object store, opened on first use (one connection per thread). */
+  private objects(): DatabaseSync | null {
+    if (this.db !== undefined) return this.db;
+    this.db = null;
+    if (this.writeFailed) return null;
+    const path = join(this.dir, OBJECTS_DB);
+    try {
+      this.db = openObjectStore(path);
+    } catch (err) {
+      if (!isCorruption(err)) {
+        this.writeFailed = true;
+        this.onNote(
+          `the index cache in ${this.dir} cannot be opened (${(err as Error).message}); continuing without it`,
+        );
+        return null;
+      }
+      this.onNote("the index cache's object store was corrupt; rebuilding it");
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+      try {
+        this.db = openObjectStore(path);
+      } catch (again) {
+        this.writeFailed = true;
+        this.onNote(
+          `the index cache in ${this.dir} cannot be opened (${(again as Error).message}); continuing without it`,
+        );
+      }
+    }
+    return this.db;
+  }
+
   /** Symbols stored for a content hash, or null (missing or corrupt: a corrupt entry is a miss). */
   getObject(hash: string): ExtractResult | null {
-    let text: string;
+    const db = this.objects();
+    if (!db) return null;
+    let row: { data?: unknown } | undefined;
     try {
-      text = readFileSync(this.objectPath(hash), "utf8");
-    } catch {
+      this.selectStmt ??= db.prepare("SELECT data FROM objects WHERE hash = ?");
+      row = this.selectStmt.get(hash) as { data?: unknown } | undefined;
+    } catch (err) {
+      this.giveUp(err);
       return null;
     }
+    if (!row) return null;
     try {
-      const data = JSON.parse(text) as { s: unknown; e: unknown };
+      if (typeof row.data !== "string") throw new Error("bad row");
+      const data = JSON.parse(row.data) as { s: unknown; e: unknown };
       if (typeof data.e !== "number") throw new Error("bad shape");
       return { symbols: decodeSymbols(data.s), syntaxErrors: data.e };
     } catch {
@@ -183,25 +252,62 @@ export class IndexCache {
   }
 
   /**
-   * Stores symbols under their content hash. Written in place (no rename): every writer of a hash
-   * writes the same bytes, and a torn entry reads as corrupt, which is a miss.
+   * Queues symbols to store under their content hash; `flush()` writes the queue in one transaction
+   * (every writer of a hash writes the same value, so a second writer simply replaces it).
    */
   putObject(hash: string, result: ExtractResult): void {
     if (this.writeFailed) return;
-    const path = this.objectPath(hash);
+    this.pending.push([hash, JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors })]);
+    if (this.pending.length >= FLUSH_EVERY) this.flush();
+  }
+
+  /** Writes the queued objects; a failure becomes a note and the cache is left alone for the run. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const rows = this.pending.splice(0);
+    const db = this.objects();
+    if (!db) return;
     try {
-      const dir = dirname(path);
-      if (!this.madeDirs.has(dir)) {
-        mkdirSync(dir, { recursive: true });
-        this.madeDirs.add(dir);
+      this.insertStmt ??= db.prepare("INSERT OR REPLACE INTO objects (hash, data) VALUES (?, ?)");
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const [hash, data] of rows) this.insertStmt.run(hash, data);
+        db.exec("COMMIT");
+      } catch (err) {
+        db.exec("ROLLBACK");
+        throw err;
       }
-      writeFileSync(path, JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors }));
     } catch (err) {
-      this.writeFailed = true;
-      this.onNote(
-        `the index cache in ${this.dir} cannot be written (${(err as Error).message}); continuing without it`,
-      );
+      this.giveUp(err);
     }
+  }
+
+  /** Flushes and closes the object store. */
+  close(): void {
+    this.flush();
+    try {
+      this.db?.close();
+    } catch {
+      // Closing twice or after a failure changes nothing.
+    }
+    this.db = null;
+    this.selectStmt = undefined;
+    this.insertStmt = undefined;
+  }
+
+  private giveUp(err: unknown): void {
+    if (this.writeFailed) return;
+    this.writeFailed = true;
+    this.pending.length = 0;
+    this.onNote(
+      `the index cache in ${this.dir} cannot be used (${(err as Error).message}); continuing without it`,
+    );
+    try {
+      this.db?.close();
+    } catch {
+      // already unusable
+    }
+    this.db = null;
   }
 
   private async writeAtomic(path: string, text: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Query, type Node } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
-import { definitionMatches, makeWalkPlan, type WalkPlan } from "./def-walk.ts";
+import { definitionMatches, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
 import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
 
 /** The query file of each language (TSX shares TypeScript's: same node names). */
@@ -19,16 +19,14 @@ export function querySource(lang: LanguageId): string {
   return readFileSync(new URL(`./queries/${QUERY_FILE[lang]}`, import.meta.url), "utf8");
 }
 
-const plans = new Map<LanguageId, Promise<WalkPlan>>();
+const plans = new Map<LanguageId, Promise<MatchPlan>>();
 
-/** The query of a language with the node-type sets that let it skip most of a tree (see def-walk.ts). */
-export function planFor(lang: LanguageId): Promise<WalkPlan> {
+/** The query of a language, with the keyword anchors that let it skip most of a tree (see def-anchors.ts). */
+export function planFor(lang: LanguageId): Promise<MatchPlan> {
   let p = plans.get(lang);
   if (!p) {
     const source = querySource(lang);
-    p = loadLanguage(lang).then((language) =>
-      makeWalkPlan(lang, language, new Query(language, source), source),
-    );
+    p = loadLanguage(lang).then((language) => makeMatchPlan(lang, new Query(language, source), source));
     plans.set(lang, p);
   }
   return p;
@@ -84,7 +82,7 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
     const lines = new LineTable(text);
     const defs = new Map<number, Def>();
     const pending: { kind: "bases" | "attribute"; node: Node }[] = [];
-    for (const match of definitionMatches(plan, tree)) {
+    for (const match of definitionMatches(plan, tree, text)) {
       let defNode: Node | null = null;
       let kind: SymbolKind | null = null;
       let name: string | null = null;

@@ -70,8 +70,66 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
     }
   };
-  // With no manifest every file must be read: start the workers while the walk goes on.
-  let seenFiles = 0;
+  const previous = new Map<string, ManifestEntry>();
+  for (const f of manifest?.files ?? []) previous.set(f.path, f);
+  const outcomes = new Map<SourceCandidate, ManifestEntry>();
+  let cached = 0;
+  let parsed = 0;
+  const parsedHashes = new Set<string>();
+  const fromObjects: string[] = [];
+  let changed = !manifest;
+
+  const accept = (c: SourceCandidate, r: FileOutcome): void => {
+    for (const n of r.notes) note(n);
+    if (!r.ok) return;
+    const prev = previous.get(c.rel);
+    const symbols = r.symbols ?? prev?.symbols ?? [];
+    const syntaxErrors = r.symbols ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
+    if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
+    outcomes.set(c, {
+      path: c.rel,
+      language: c.language,
+      isTest: false,
+      bytes: r.bytes,
+      hash: r.hash,
+      mtimeMs: c.mtimeMs,
+      symbols,
+      syntaxErrors,
+    });
+    if (r.parsed) {
+      parsedHashes.add(r.hash);
+      parsed++;
+    } else if (r.symbols) fromObjects.push(r.hash);
+    else cached++;
+  };
+  const jobOf = (c: SourceCandidate): FileJob => {
+    const prev = previous.get(c.rel);
+    return {
+      abs: c.abs,
+      rel: c.rel,
+      language: c.language,
+      prevHash: prev?.language === c.language ? prev.hash : null,
+    };
+  };
+  const inMainThread = async (c: SourceCandidate): Promise<void> => {
+    accept(c, await processFile(jobOf(c), cache, MAX_FILE_BYTES));
+  };
+  // Every file handed to the workers; a worker's failure sends its files to the main thread.
+  const running: Promise<void>[] = [];
+  const dispatch = (p: ParsePool, c: SourceCandidate): void => {
+    running.push(
+      p.run(jobOf(c), c.size).then(
+        (r) => accept(c, r),
+        async (err: Error) => {
+          note(`a parse worker failed on ${c.rel} (${err.message}); processed it in the main thread`);
+          await inMainThread(c);
+        },
+      ),
+    );
+  };
+
+  // With no manifest every file must be read: the workers start, and take files, while the walk goes on.
+  const early: SourceCandidate[] = [];
   let seenBytes = 0;
   let candidates: SourceCandidate[];
   try {
@@ -82,95 +140,60 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
         ? {}
         : {
             onFile: (c: SourceCandidate) => {
-              seenFiles++;
               seenBytes += c.size;
-              if (seenFiles >= MIN_FILES_FOR_WORKERS && seenBytes >= MIN_BYTES_FOR_WORKERS)
+              const p = pool as ParsePool | null;
+              if (p) return dispatch(p, c);
+              early.push(c);
+              if (early.length >= MIN_FILES_FOR_WORKERS && seenBytes >= MIN_BYTES_FOR_WORKERS) {
                 startPool(maxWorkers);
+                const started = pool as ParsePool | null;
+                if (started) for (const e of early.splice(0)) dispatch(started, e);
+              }
             },
           }),
     });
   } catch (err) {
     await (pool as ParsePool | null)?.close();
+    await Promise.allSettled(running);
     throw err;
   }
-  const previous = new Map<string, ManifestEntry>();
-  for (const f of manifest?.files ?? []) previous.set(f.path, f);
-
-  const entries: (ManifestEntry | null)[] = new Array(candidates.length).fill(null);
-  let cached = 0;
-  let parsed = 0;
-  let changed = !manifest || manifest.files.length !== candidates.length;
 
   // Files whose size and mtime match the last run (and are not too recent to trust) are not read.
-  const jobs: { i: number; job: FileJob; size: number }[] = [];
-  candidates.forEach((c, i) => {
-    const prev = previous.get(c.rel);
-    if (
-      prev &&
-      manifest &&
-      prev.bytes === c.size &&
-      prev.mtimeMs === c.mtimeMs &&
-      prev.language === c.language &&
-      c.mtimeMs < manifest.writtenAt - MTIME_DOUBT_MS
-    ) {
-      entries[i] = prev;
-      cached++;
-      return;
+  const rest: SourceCandidate[] = manifest ? [] : early;
+  if (manifest) {
+    if (manifest.files.length !== candidates.length) changed = true;
+    for (const c of candidates) {
+      const prev = previous.get(c.rel);
+      if (
+        prev &&
+        prev.bytes === c.size &&
+        prev.mtimeMs === c.mtimeMs &&
+        prev.language === c.language &&
+        c.mtimeMs < manifest.writtenAt - MTIME_DOUBT_MS
+      ) {
+        outcomes.set(c, prev);
+        cached++;
+      } else rest.push(c);
     }
-    const prevHash = prev && prev.language === c.language ? prev.hash : null;
-    jobs.push({ i, job: { abs: c.abs, rel: c.rel, language: c.language, prevHash }, size: c.size });
-  });
+  }
+  const readAgain = rest.length + running.length;
 
-  const accept = (i: number, r: FileOutcome): void => {
-    for (const n of r.notes) note(n);
-    if (!r.ok) return;
-    const c = candidates[i]!;
-    const prev = previous.get(c.rel);
-    const symbols = r.symbols ?? prev?.symbols ?? [];
-    const syntaxErrors = r.symbols ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
-    if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
-    entries[i] = {
-      path: c.rel,
-      language: c.language,
-      isTest: false,
-      bytes: r.bytes,
-      hash: r.hash,
-      mtimeMs: c.mtimeMs,
-      symbols,
-      syntaxErrors,
-    };
-    if (r.parsed) {
-      parsedHashes.add(r.hash);
-      parsed++;
-    } else if (r.symbols) fromObjects.push(r.hash);
-    else cached++;
-  };
-  const parsedHashes = new Set<string>();
-  const fromObjects: string[] = [];
-
-  const parsedBytes = jobs.reduce((n, j) => n + j.size, 0);
-  if (jobs.length >= MIN_FILES_FOR_WORKERS && parsedBytes >= MIN_BYTES_FOR_WORKERS) startPool(jobs.length);
   try {
+    const restBytes = rest.reduce((n, c) => n + c.size, 0);
+    if (rest.length >= MIN_FILES_FOR_WORKERS && restBytes >= MIN_BYTES_FOR_WORKERS) startPool(rest.length);
     const p = pool as ParsePool | null;
     if (p) {
       // Largest files first, so that no worker is left with a big file at the end while the other idles.
-      jobs.sort((a, b) => b.size - a.size);
-      await Promise.all(
-        jobs.map(({ i, job, size }) =>
-          p.run(job, size).then(
-            (r) => accept(i, r),
-            async (err: Error) => {
-              note(`a parse worker failed on ${job.rel} (${err.message}); processed it in the main thread`);
-              accept(i, await processFile(job, cache, MAX_FILE_BYTES));
-            },
-          ),
-        ),
-      );
+      rest.sort((a, b) => b.size - a.size);
+      for (const c of rest) dispatch(p, c);
+      p.largestFirst();
+      await Promise.all(running);
     } else {
-      for (const { i, job } of jobs) accept(i, await processFile(job, cache, MAX_FILE_BYTES));
+      for (const c of rest) await inMainThread(c);
     }
   } finally {
     await (pool as ParsePool | null)?.close();
+    cache?.close();
   }
   // A file whose twin (same content) was parsed in this very run was not served by an earlier run.
   for (const h of fromObjects) {
@@ -178,13 +201,13 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     else cached++;
   }
 
-  const files = entries.filter((e): e is ManifestEntry => e !== null);
+  const files = candidates.map((c) => outcomes.get(c)).filter((e): e is ManifestEntry => e !== undefined);
   for (const f of files) f.isTest = isTestPath(f.path);
   for (const f of files) {
     if (f.syntaxErrors > 0) note(`${f.path}: ${f.syntaxErrors} syntax error(s); indexed as far as it parses`);
   }
   // Any file read again (changed, or too recent to trust its mtime) refreshes the manifest's time.
-  if (files.length !== candidates.length || jobs.length > 0) changed = true;
+  if (files.length !== candidates.length || readAgain > 0) changed = true;
   if (cache && changed) {
     const m: Manifest = { root: realRoot, writtenAt: Date.now(), files };
     await cache.saveManifest(m);

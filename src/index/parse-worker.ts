@@ -22,6 +22,12 @@ port.on("message", (msg: ParseRequest) => {
       }
       results.push(r);
     }
+    // This batch's new objects go to the store in one transaction before the reply.
+    cache?.flush();
+    if (cacheNotes.length > 0 && results.length > 0) {
+      results[results.length - 1]!.notes.push(...cacheNotes);
+      cacheNotes = [];
+    }
     port.postMessage({ id: msg.id, results } satisfies ParseReply);
   });
 });

@@ -81,51 +81,13 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
-    for (const e of entries) {
-      const abs = join(dirAbs, e.name);
-      const rel = relPath(abs);
-      if (e.isDirectory()) {
-        if (isSkippedDir(e.name, opts)) continue;
-        subdirs.push(abs);
-        continue;
-      }
-      if (e.isSymbolicLink()) {
-        let real: string;
-        let st: Stats;
-        try {
-          real = await realpath(abs);
-          st = await stat(real);
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === "ELOOP") note(`skipped ${rel}: symlink loop`);
-          else if (languageForPath(e.name) || code !== "ENOENT") note(`skipped ${rel}: broken symlink`);
-          continue;
-        }
-        if (!inside(real)) {
-          if (st.isDirectory() || languageForPath(e.name))
-            note(`skipped ${rel}: symlink leaves the repository`);
-          continue;
-        }
-        if (st.isDirectory()) {
-          if (isSkippedDir(e.name, opts)) continue;
-          if (visitedDirs.has(real)) {
-            note(`skipped ${rel}: symlink loop (directory already indexed)`);
-            continue;
-          }
-          subdirs.push(abs);
-          continue;
-        }
-        if (st.isFile()) addFile(abs, rel, e.name, st);
-        continue;
-      }
-      if (!e.isFile()) continue;
-      const lang = languageForPath(e.name);
-      if (!lang) continue;
-      try {
-        addFile(abs, rel, e.name, await stat(abs));
-      } catch (err) {
-        note(`skipped ${rel}: ${errText(err)}`);
-      }
+    // Entries are examined concurrently (stat calls overlap in libuv's pool); files and
+    // subdirectories keep their sorted order.
+    const kinds = await Promise.all(entries.map((e) => examine(dirAbs, e)));
+    for (const k of kinds) {
+      if (k === null) continue;
+      if (typeof k === "string") subdirs.push(k);
+      else addFile(k.abs, k.rel, k.name, k.st);
     }
     for (const sub of subdirs) {
       let real: string;
@@ -142,6 +104,50 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
       visitedDirs.add(real);
       if (!opts.includeSkippedDirs && (await isVirtualenv(sub))) continue;
       await visit(sub);
+    }
+  }
+
+  /** One directory entry: a subdirectory to visit (its path), a file to add, or null to skip. */
+  async function examine(
+    dirAbs: string,
+    e: Dirent,
+  ): Promise<string | { abs: string; rel: string; name: string; st: Stats } | null> {
+    const abs = join(dirAbs, e.name);
+    if (e.isDirectory()) return isSkippedDir(e.name, opts) ? null : abs;
+    const rel = relPath(abs);
+    if (e.isSymbolicLink()) {
+      let real: string;
+      let st: Stats;
+      try {
+        real = await realpath(abs);
+        st = await stat(real);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ELOOP") note(`skipped ${rel}: symlink loop`);
+        else if (languageForPath(e.name) || code !== "ENOENT") note(`skipped ${rel}: broken symlink`);
+        return null;
+      }
+      if (!inside(real)) {
+        if (st.isDirectory() || languageForPath(e.name))
+          note(`skipped ${rel}: symlink leaves the repository`);
+        return null;
+      }
+      if (st.isDirectory()) {
+        if (isSkippedDir(e.name, opts)) return null;
+        if (visitedDirs.has(real)) {
+          note(`skipped ${rel}: symlink loop (directory already indexed)`);
+          return null;
+        }
+        return abs;
+      }
+      return st.isFile() ? { abs, rel, name: e.name, st } : null;
+    }
+    if (!e.isFile() || !languageForPath(e.name)) return null;
+    try {
+      return { abs, rel, name: e.name, st: await stat(abs) };
+    } catch (err) {
+      note(`skipped ${rel}: ${errText(err)}`);
+      return null;
     }
   }
 

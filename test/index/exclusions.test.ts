@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, closeSync, mkdirSync, openSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
@@ -119,13 +119,45 @@ test("a corrupt cache is rebuilt, not fatal", async () => {
   const repo = copyFixture("python");
   const cacheDir = tempDir();
   await buildIndex(repo, { cacheDir, workers: 0 });
-  const files = execFileSync("find", [cacheDir, "-name", "*.json"]).toString().trim().split("\n");
-  for (const f of files) writeFileSync(f, "{ not json");
+  const files = execFileSync("find", [cacheDir, "-name", "*.json", "-o", "-name", "objects.sqlite*"])
+    .toString()
+    .trim()
+    .split("\n");
+  assert.ok(
+    files.some((f) => f.endsWith("objects.sqlite")),
+    "the objects live in one SQLite file",
+  );
+  for (const f of files) writeFileSync(f, "{ not json, not a database either");
   const notes: string[] = [];
   const index = await buildIndex(repo, { cacheDir, workers: 0, onNote: (n) => notes.push(n) });
   assert.equal(index.stats.cache, "miss");
   assert.equal(index.stats.files, 10);
   assert.match(notes.join("\n"), /manifest for this repository was corrupt; rebuilding it/);
+  assert.match(notes.join("\n"), /object store was corrupt; rebuilding it/);
+  const again = await buildIndex(repo, { cacheDir, workers: 0 });
+  assert.equal(again.stats.cache, "hit");
+  // With the manifest gone, every file is looked up by content in the rebuilt object store.
+  for (const f of files.filter((x) => x.endsWith(".json"))) rmSync(f);
+  const byContent = await buildIndex(repo, { cacheDir, workers: 0 });
+  assert.equal(byContent.stats.cache, "hit");
+  assert.equal(byContent.stats.parsedFiles, 0);
+});
+
+test("a corrupt object in the store is a miss, parsed again and replaced", async () => {
+  const { DatabaseSync } = await import("node:sqlite");
+  const repo = copyFixture("python");
+  const cacheDir = tempDir();
+  await buildIndex(repo, { cacheDir, workers: 0 });
+  const store = execFileSync("find", [cacheDir, "-name", "objects.sqlite"]).toString().trim();
+  const db = new DatabaseSync(store);
+  db.exec("UPDATE objects SET data = '{\"s\": 5}'");
+  db.close();
+  for (const f of execFileSync("find", [cacheDir, "-name", "*.json"]).toString().trim().split("\n"))
+    rmSync(f);
+  const notes: string[] = [];
+  const index = await buildIndex(repo, { cacheDir, workers: 0, onNote: (n) => notes.push(n) });
+  assert.equal(index.stats.parsedFiles, 10);
+  assert.match(notes.join("\n"), /a corrupt index cache entry \([0-9a-f]{12}\) was rebuilt/);
   const again = await buildIndex(repo, { cacheDir, workers: 0 });
   assert.equal(again.stats.cache, "hit");
 });
@@ -180,8 +212,9 @@ test("the cache keeps the newest manifests only; objects are shared by checkouts
   const [sub] = readdirSync(cacheDir);
   assert.ok(sub);
   assert.equal(readdirSync(join(cacheDir, sub, "roots")).length, MAX_MANIFESTS);
-  const objects = readdirSync(join(cacheDir, sub, "objects")).flatMap((d) =>
-    readdirSync(join(cacheDir, sub, "objects", d)),
-  );
-  assert.equal(objects.length, 3, "three distinct contents");
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(join(cacheDir, sub, "objects.sqlite"), { readOnly: true });
+  const { n } = db.prepare("SELECT count(*) AS n FROM objects").get() as { n: number };
+  db.close();
+  assert.equal(n, 3, "three distinct contents");
 });

@@ -2,10 +2,15 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { QueryMatch } from "web-tree-sitter";
-import { containersOf, definitionMatches, walkedMatches } from "../../src/index/def-walk.ts";
+import { Query, type QueryMatch } from "web-tree-sitter";
+import { definitionMatches, makeMatchPlan } from "../../src/index/def-anchors.ts";
 import { planFor } from "../../src/index/extract.ts";
-import { type LanguageId, languageForPath, parseSource } from "../../src/treesitter/languages.ts";
+import {
+  type LanguageId,
+  languageForPath,
+  loadLanguage,
+  parseSource,
+} from "../../src/treesitter/languages.ts";
 import { fixturePath } from "./helpers.ts";
 
 /** Matches as comparable text: pattern, then each capture's name and byte range. */
@@ -23,11 +28,10 @@ async function assertSameAsWholeTree(lang: LanguageId, source: string, label: st
   const plan = await planFor(lang);
   const tree = await parseSource(lang, source);
   try {
-    const walk = tree.rootNode.hasError ? definitionMatches : walkedMatches;
-    const walked = keys(walk(plan, tree));
+    const anchored = keys(definitionMatches(plan, tree, source));
     const whole = keys(plan.query.matches(tree.rootNode));
-    assert.deepEqual(walked, whole, label);
-    return walked.length;
+    assert.deepEqual(anchored, whole, label);
+    return anchored.length;
   } finally {
     tree.delete();
   }
@@ -39,7 +43,7 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-test("the targeted walk finds exactly what the whole-tree query finds in every fixture file", async () => {
+test("anchored matching finds exactly what the whole-tree query finds in every fixture file", async () => {
   let total = 0;
   for (const repo of ["python", "javascript", "typescript", "java", "go"]) {
     for (const file of filesUnder(fixturePath(repo))) {
@@ -126,20 +130,46 @@ const NESTED: [LanguageId, string][] = [
   ],
 ];
 
-test("the targeted walk matches the whole-tree query for definitions nested in statements and expressions", async () => {
+test("anchored matching equals the whole-tree query for definitions nested in statements and expressions", async () => {
   for (const [lang, source] of NESTED) {
     const n = await assertSameAsWholeTree(lang, source, lang);
     assert.ok(n >= 3, `${lang}: only ${n} matches`);
   }
 });
 
-test("only Python's grammar is narrow enough for the walk to pay off", async () => {
-  const narrow = await Promise.all(
+test("only Python's query is anchored by keywords; the other languages match the whole tree", async () => {
+  const anchored = await Promise.all(
     (["python", "javascript", "typescript", "tsx", "java", "go"] as const).map(
-      async (l) => (await planFor(l)).narrow,
+      async (l) => (await planFor(l)).anchors !== null,
     ),
   );
-  assert.deepEqual(narrow, [true, false, false, false, false, false]);
+  assert.deepEqual(anchored, [true, false, false, false, false, false]);
+});
+
+test("the keywords in strings, comments, longer names and attributes are not definitions", async () => {
+  const source = [
+    '"""A class that will def-initely not define anything."""',
+    "# def commented(): pass",
+    "classify = define = 1",
+    "obj.def_ = obj.class_ = x.klass",
+    "s = 'class X: pass'; t = f\"def {y}(): ...\"",
+    "def real(): pass",
+    "class Real:",
+    '    """def inside a docstring"""',
+    "    async  def run(self): pass",
+  ].join("\n");
+  const n = await assertSameAsWholeTree("python", source, "decoys");
+  const plan = await planFor("python");
+  const tree = await parseSource("python", source);
+  try {
+    const names = definitionMatches(plan, tree, source).flatMap((m) =>
+      m.captures.filter((c) => c.name === "name").map((c) => c.node.text),
+    );
+    assert.deepEqual(names, ["real", "Real", "run"]);
+    assert.ok(n >= 3);
+  } finally {
+    tree.delete();
+  }
 });
 
 test("a tree with a syntax error is matched whole: definitions inside broken code are still found", async () => {
@@ -148,15 +178,16 @@ test("a tree with a syntax error is matched whole: definitions inside broken cod
   assert.ok(n >= 1);
 });
 
-test("containersOf follows supertypes and keeps a named node that shares a keyword's name", () => {
-  const types = [
-    { type: "program", children: { types: [{ type: "statement" }] } },
-    { type: "statement", subtypes: [{ type: "module" }, { type: "expression_statement" }] },
-    { type: "module", fields: { body: { types: [{ type: "block" }] } } },
-    { type: "module" },
-    { type: "block", children: { types: [{ type: "statement" }, { type: "interface_declaration" }] } },
-    { type: "expression_statement", children: { types: [{ type: "identifier" }] } },
-  ];
-  const holders = containersOf(types, new Set(["interface_declaration"]));
-  assert.deepEqual([...holders].sort(), ["block", "module", "program"]);
+test("a query with a pattern the keywords do not anchor is matched over the whole tree", async () => {
+  const source =
+    "(decorated_definition) @function\n(function_definition name: (identifier) @name) @function\n";
+  const language = await loadLanguage("python");
+  const edited = makeMatchPlan("python", new Query(language, source), source);
+  assert.equal(edited.anchors, null, "decorated_definition has no keyword of its own");
+  const tree = await parseSource("python", "@d\ndef f(): pass\n");
+  try {
+    assert.equal(definitionMatches(edited, tree, "@d\ndef f(): pass\n").length, 2);
+  } finally {
+    tree.delete();
+  }
 });

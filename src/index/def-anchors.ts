@@ -1,0 +1,75 @@
+import type { Query, QueryMatch, Tree } from "web-tree-sitter";
+import type { LanguageId } from "../treesitter/languages.ts";
+
+/**
+ * Runs a language's definition query without visiting the whole tree, where the grammar allows it.
+ *
+ * In Python every node a pattern of the query file starts at holds a keyword token of its own, as a
+ * direct child: `def` in a function_definition (after `async` or not), `class` in a
+ * class_definition. So a scan of the source text for those words, a regular expression in JavaScript,
+ * finds every candidate. Tree-sitter is asked only for the token at each candidate and its parent, and
+ * the query runs at that parent alone (`maxStartDepth: 0`). A word inside a string, a comment or a
+ * longer name resolves to some other token and is dropped. The grammar's thousands of expression,
+ * argument and string nodes are never visited, and nothing crosses from JavaScript into WASM per node.
+ *
+ * Everything else is matched by the plain query over the whole tree:
+ * - a tree with a syntax error, because error recovery may leave a definition where the grammar's rules
+ *   do not hold;
+ * - languages where some definition has no keyword of its own. That is JavaScript, TypeScript, Java and
+ *   Go: methods, arrow functions bound to a name, Go type specs.
+ * - a query file whose patterns start at a node type the table below does not anchor. This is checked
+ *   when the plan is made, so an edited query can never silently lose matches.
+ */
+const ANCHORS: Partial<Record<LanguageId, Readonly<Record<string, string>>>> = {
+  python: { def: "function_definition", class: "class_definition" },
+};
+
+export interface MatchPlan {
+  query: Query;
+  /** Keyword → the node type that holds it, when every pattern of the query is anchored. */
+  anchors: ReadonlyMap<string, string> | null;
+  /** Finds the anchor keywords as whole words. */
+  anchorPattern: RegExp | null;
+}
+
+/** The node type each pattern of `query` starts with, read from the query's own text. */
+export function patternRoots(query: Query, source: string): Set<string> {
+  const roots = new Set<string>();
+  for (let i = 0; i < query.patternCount(); i++) {
+    const m = /^\(\s*([A-Za-z_][\w]*)/.exec(source.slice(query.startIndexForPattern(i)));
+    if (!m?.[1]) throw new Error(`query pattern ${i} does not start with a node type`);
+    roots.add(m[1]);
+  }
+  return roots;
+}
+
+export function makeMatchPlan(lang: LanguageId, query: Query, source: string): MatchPlan {
+  const table = ANCHORS[lang];
+  if (!table) return { query, anchors: null, anchorPattern: null };
+  const anchored = new Set(Object.values(table));
+  for (const root of patternRoots(query, source)) {
+    if (!anchored.has(root)) return { query, anchors: null, anchorPattern: null };
+  }
+  const words = Object.keys(table);
+  return {
+    query,
+    anchors: new Map(Object.entries(table)),
+    // Keywords are ASCII words: a real keyword token has no ASCII word character on either side.
+    anchorPattern: new RegExp(`\\b(?:${words.join("|")})\\b`, "g"),
+  };
+}
+
+/** The query's matches over `tree` (parsed from `text`), in document order of their starts. */
+export function definitionMatches(plan: MatchPlan, tree: Tree, text: string): QueryMatch[] {
+  const root = tree.rootNode;
+  if (!plan.anchors || !plan.anchorPattern || root.hasError) return plan.query.matches(root);
+  const out: QueryMatch[] = [];
+  for (const m of text.matchAll(plan.anchorPattern)) {
+    const token = root.descendantForIndex(m.index);
+    if (!token || token.startIndex !== m.index || token.type !== m[0]) continue;
+    const holder = token.parent;
+    if (!holder || holder.type !== plan.anchors.get(m[0])) continue;
+    for (const match of plan.query.matches(holder, { maxStartDepth: 0 })) out.push(match);
+  }
+  return out;
+}
