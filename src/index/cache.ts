@@ -1,50 +1,18 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
 import { decodeSymbols, encodeSymbols } from "./codec.ts";
-import type { ExtractResult, FileRecord } from "./types.ts";
+import { ObjectStore, type StoredObject } from "./object-store.ts";
+import type { FileRecord } from "./types.ts";
 
 /** Manifests kept (one per repository root); the oldest beyond this are deleted. */
 export const MAX_MANIFESTS = 64;
 
-/** The content-addressed object store: one SQLite file shared by every checkout and thread. */
-const OBJECTS_DB = "objects.sqlite";
-
-/** Queued objects written per transaction. */
-const FLUSH_EVERY = 512;
-
-/** Opens (creating it when missing) the object store in WAL mode, so threads and processes share it. */
-function openObjectStore(path: string): DatabaseSync {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path, { timeout: 10_000 });
-  try {
-    db.exec("PRAGMA journal_mode = WAL");
-    // A cache may lose its last writes on a power cut: no disk flush per commit.
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("CREATE TABLE IF NOT EXISTS objects (hash TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID");
-    // Reading the schema proves the file is a database at all.
-    db.prepare("SELECT count(*) FROM objects WHERE hash = ''").get();
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return db;
-}
-
-/** SQLite's "not a database" and "malformed" errors: the file must be rebuilt. */
-function isCorruption(err: unknown): boolean {
-  return /not a database|malformed|SQLITE_CORRUPT|SQLITE_NOTADB/i.test(
-    `${(err as Error).message} ${(err as { code?: string }).code ?? ""} ${(err as { errstr?: string }).errstr ?? ""}`,
-  );
-}
-
 /** Bumped whenever the extractor's output changes shape or meaning. */
-const EXTRACTOR_VERSION = 3;
+const EXTRACTOR_VERSION = 4;
 
 /** The cache folder: AUTO_FIX_CACHE_DIR, else $XDG_CACHE_HOME/auto-fix, else ~/.cache/auto-fix. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -90,17 +58,16 @@ export interface Manifest {
 export class IndexCache {
   readonly dir: string;
   private readonly onNote: (note: string) => void;
+  /** Symbols by content hash, shared by every checkout. */
+  readonly objects: ObjectStore;
   private writeFailed = false;
   private readonly madeDirs = new Set<string>();
-  /** undefined: not opened yet; null: unusable for this run. */
-  private db: DatabaseSync | null | undefined = undefined;
-  private selectStmt: StatementSync | undefined;
-  private insertStmt: StatementSync | undefined;
-  private readonly pending: [string, string][] = [];
 
-  constructor(cacheDir: string, onNote: (note: string) => void) {
+  /** `repair: false` (parse workers): a corrupt object store is left for the owning thread to rebuild. */
+  constructor(cacheDir: string, onNote: (note: string) => void, opts: { repair?: boolean } = {}) {
     this.dir = join(cacheDir, `index-${extractorKey()}`);
     this.onNote = onNote;
+    this.objects = new ObjectStore(join(this.dir, "objects.sqlite"), onNote, { repair: opts.repair ?? true });
   }
 
   private manifestPath(realRoot: string): string {
@@ -154,21 +121,21 @@ export class IndexCache {
     }
   }
 
-  async saveManifest(manifest: Manifest): Promise<void> {
-    const stored: StoredManifest = {
-      root: manifest.root,
-      writtenAt: manifest.writtenAt,
-      files: manifest.files.map((f) => ({
-        p: f.path,
-        l: f.language,
-        b: f.bytes,
-        h: f.hash,
-        m: f.mtimeMs,
-        e: f.syntaxErrors,
-        s: encodeSymbols(f.symbols),
-      })),
-    };
-    await this.writeAtomic(this.manifestPath(manifest.root), JSON.stringify(stored));
+  /**
+   * Writes a root's manifest. `rowsOf` gives a file's symbols already encoded (as the object store has
+   * them) so that files parsed in this run are not encoded twice; the others are encoded here.
+   */
+  async saveManifest(
+    manifest: Manifest,
+    rowsOf: (f: ManifestEntry) => string | undefined = () => undefined,
+  ): Promise<void> {
+    const q = JSON.stringify;
+    const files = manifest.files.map(
+      (f) =>
+        `{"p":${q(f.path)},"l":${q(f.language)},"b":${f.bytes},"h":${q(f.hash)},"m":${f.mtimeMs},"e":${f.syntaxErrors},"s":${rowsOf(f) ?? q(encodeSymbols(f.symbols))}}`,
+    );
+    const text = `{"root":${q(manifest.root)},"writtenAt":${manifest.writtenAt},"files":[${files.join(",")}]}`;
+    await this.writeAtomic(this.manifestPath(manifest.root), text);
     await this.pruneManifests();
   }
 
@@ -197,117 +164,19 @@ export class IndexCache {
     }
   }
 
-  /** The object store, opened on first use (one connection per thread). */
-  private objects(): DatabaseSync | null {
-    if (this.db !== undefined) return this.db;
-    this.db = null;
-    if (this.writeFailed) return null;
-    const path = join(this.dir, OBJECTS_DB);
-    try {
-      this.db = openObjectStore(path);
-    } catch (err) {
-      if (!isCorruption(err)) {
-        this.writeFailed = true;
-        this.onNote(
-          `the index cache in ${this.dir} cannot be opened (${(err as Error).message}); continuing without it`,
-        );
-        return null;
-      }
-      this.onNote("the index cache's object store was corrupt; rebuilding it");
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-      try {
-        this.db = openObjectStore(path);
-      } catch (again) {
-        this.writeFailed = true;
-        this.onNote(
-          `the index cache in ${this.dir} cannot be opened (${(again as Error).message}); continuing without it`,
-        );
-      }
-    }
-    return this.db;
+  /** The stored objects among `hashes`. */
+  getObjects(hashes: readonly string[]): Map<string, StoredObject> {
+    return this.objects.getMany(hashes);
   }
 
-  /** Symbols stored for a content hash, or null (missing or corrupt: a corrupt entry is a miss). */
-  getObject(hash: string): ExtractResult | null {
-    const db = this.objects();
-    if (!db) return null;
-    let row: { data?: unknown } | undefined;
-    try {
-      this.selectStmt ??= db.prepare("SELECT data FROM objects WHERE hash = ?");
-      row = this.selectStmt.get(hash) as { data?: unknown } | undefined;
-    } catch (err) {
-      this.giveUp(err);
-      return null;
-    }
-    if (!row) return null;
-    try {
-      if (typeof row.data !== "string") throw new Error("bad row");
-      const data = JSON.parse(row.data) as { s: unknown; e: unknown };
-      if (typeof data.e !== "number") throw new Error("bad shape");
-      return { symbols: decodeSymbols(data.s), syntaxErrors: data.e };
-    } catch {
-      this.onNote(`a corrupt index cache entry (${hash.slice(0, 12)}) was rebuilt`);
-      return null;
-    }
+  /** Queues one parsed file's symbols (as codec rows JSON) for the object store. */
+  putObject(hash: string, rows: string, syntaxErrors: number): void {
+    if (!this.writeFailed) this.objects.put(hash, rows, syntaxErrors);
   }
 
-  /**
-   * Queues symbols to store under their content hash; `flush()` writes the queue in one transaction
-   * (every writer of a hash writes the same value, so a second writer simply replaces it).
-   */
-  putObject(hash: string, result: ExtractResult): void {
-    if (this.writeFailed) return;
-    this.pending.push([hash, JSON.stringify({ s: encodeSymbols(result.symbols), e: result.syntaxErrors })]);
-    if (this.pending.length >= FLUSH_EVERY) this.flush();
-  }
-
-  /** Writes the queued objects; a failure becomes a note and the cache is left alone for the run. */
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const rows = this.pending.splice(0);
-    const db = this.objects();
-    if (!db) return;
-    try {
-      this.insertStmt ??= db.prepare("INSERT OR REPLACE INTO objects (hash, data) VALUES (?, ?)");
-      db.exec("BEGIN IMMEDIATE");
-      try {
-        for (const [hash, data] of rows) this.insertStmt.run(hash, data);
-        db.exec("COMMIT");
-      } catch (err) {
-        db.exec("ROLLBACK");
-        throw err;
-      }
-    } catch (err) {
-      this.giveUp(err);
-    }
-  }
-
-  /** Flushes and closes the object store. */
+  /** Writes what is queued and closes the object store. */
   close(): void {
-    this.flush();
-    try {
-      this.db?.close();
-    } catch {
-      // Closing twice or after a failure changes nothing.
-    }
-    this.db = null;
-    this.selectStmt = undefined;
-    this.insertStmt = undefined;
-  }
-
-  private giveUp(err: unknown): void {
-    if (this.writeFailed) return;
-    this.writeFailed = true;
-    this.pending.length = 0;
-    this.onNote(
-      `the index cache in ${this.dir} cannot be used (${(err as Error).message}); continuing without it`,
-    );
-    try {
-      this.db?.close();
-    } catch {
-      // already unusable
-    }
-    this.db = null;
+    this.objects.close();
   }
 
   private async writeAtomic(path: string, text: string): Promise<void> {

@@ -5,8 +5,8 @@ import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
-import { ParsePool } from "./pool.ts";
-import { type FileJob, type FileOutcome, processFile } from "./process-file.ts";
+import { newParseSession, type ParsePool, sharedParsePool } from "./pool.ts";
+import { type FileJob, type FileOutcome, processBatch } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
 import { MAX_FILE_BYTES, type SourceCandidate, walkSources } from "./walk.ts";
 
@@ -27,6 +27,8 @@ export interface BuildIndexOptions {
 /** Below this many files to parse, starting worker threads costs more than it saves. */
 const MIN_FILES_FOR_WORKERS = 24;
 const MIN_BYTES_FOR_WORKERS = 256 * 1024;
+/** Files read per object-store query when the calling thread parses. */
+const MAIN_THREAD_BATCH = 32;
 /** Files modified this close to the manifest's writing are re-hashed: their mtime may hide an edit. */
 const MTIME_DOUBT_MS = 2000;
 
@@ -59,13 +61,13 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const manifest = cache ? await cache.loadManifest(realRoot) : null;
   const maxWorkers = opts.workers ?? availableParallelism();
   let pool: ParsePool | null = null;
+  const session = newParseSession(cache ? cacheDir : null, MAX_FILE_BYTES);
   const startPool = (n: number): void => {
     if (pool || maxWorkers <= 0) return;
+    // Workers only read the object store: open (and if need be rebuild) it here first.
+    cache?.objects.open();
     try {
-      pool = new ParsePool(Math.min(maxWorkers, n), {
-        cacheDir: cache ? cacheDir : null,
-        maxBytes: MAX_FILE_BYTES,
-      });
+      pool = sharedParsePool(Math.min(maxWorkers, n));
     } catch (err) {
       note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
     }
@@ -73,6 +75,8 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const previous = new Map<string, ManifestEntry>();
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
   const outcomes = new Map<SourceCandidate, ManifestEntry>();
+  /** Symbols already encoded by whoever read the file, for the manifest. */
+  const rowsOf = new Map<ManifestEntry, string>();
   let cached = 0;
   let parsed = 0;
   const parsedHashes = new Set<string>();
@@ -86,7 +90,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     const symbols = r.symbols ?? prev?.symbols ?? [];
     const syntaxErrors = r.symbols ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
     if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
-    outcomes.set(c, {
+    const entry: ManifestEntry = {
       path: c.rel,
       language: c.language,
       isTest: false,
@@ -95,7 +99,10 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       mtimeMs: c.mtimeMs,
       symbols,
       syntaxErrors,
-    });
+    };
+    outcomes.set(c, entry);
+    if (r.rows !== null) rowsOf.set(entry, r.rows);
+    if (r.parsed && r.rows !== null) cache?.putObject(r.hash, r.rows, r.syntaxErrors);
     if (r.parsed) {
       parsedHashes.add(r.hash);
       parsed++;
@@ -111,18 +118,26 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       prevHash: prev?.language === c.language ? prev.hash : null,
     };
   };
-  const inMainThread = async (c: SourceCandidate): Promise<void> => {
-    accept(c, await processFile(jobOf(c), cache, MAX_FILE_BYTES));
+  const inMainThread = async (cs: readonly SourceCandidate[]): Promise<void> => {
+    // A few files at a time: one object-store query each, and little file content held at once.
+    for (let i = 0; i < cs.length; i += MAIN_THREAD_BATCH) {
+      const part = cs.slice(i, i + MAIN_THREAD_BATCH);
+      const results = await processBatch(part.map(jobOf), cache, MAX_FILE_BYTES);
+      part.forEach((c, k) => {
+        const r = results[k];
+        if (r) accept(c, r);
+      });
+    }
   };
   // Every file handed to the workers; a worker's failure sends its files to the main thread.
   const running: Promise<void>[] = [];
   const dispatch = (p: ParsePool, c: SourceCandidate): void => {
     running.push(
-      p.run(jobOf(c), c.size).then(
+      p.run(session, jobOf(c), c.size).then(
         (r) => accept(c, r),
         async (err: Error) => {
           note(`a parse worker failed on ${c.rel} (${err.message}); processed it in the main thread`);
-          await inMainThread(c);
+          await inMainThread([c]);
         },
       ),
     );
@@ -153,8 +168,8 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
           }),
     });
   } catch (err) {
-    await (pool as ParsePool | null)?.close();
     await Promise.allSettled(running);
+    cache?.close();
     throw err;
   }
 
@@ -189,10 +204,9 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       p.largestFirst();
       await Promise.all(running);
     } else {
-      for (const c of rest) await inMainThread(c);
+      await inMainThread(rest);
     }
   } finally {
-    await (pool as ParsePool | null)?.close();
     cache?.close();
   }
   // A file whose twin (same content) was parsed in this very run was not served by an earlier run.
@@ -210,7 +224,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   if (files.length !== candidates.length || readAgain > 0) changed = true;
   if (cache && changed) {
     const m: Manifest = { root: realRoot, writtenAt: Date.now(), files };
-    await cache.saveManifest(m);
+    await cache.saveManifest(m, (f) => rowsOf.get(f));
   }
   if (candidates.length === 0) {
     note("no source files of the supported languages (Python, JavaScript, TypeScript, Java, Go) were found");

@@ -1,31 +1,38 @@
 /** Worker-thread entry: reads, hashes and parses batches of files (see pool.ts). */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { IndexCache } from "./cache.ts";
-import type { ParseReply, ParseRequest, WorkerInit } from "./pool.ts";
-import { processFile } from "./process-file.ts";
+import type { ParseReply, ParseRequest } from "./pool.ts";
+import { processBatch } from "./process-file.ts";
 
 const port = parentPort;
 if (!port) throw new Error("parse-worker.ts must run in a worker thread");
-const init = workerData as WorkerInit;
+
 let cacheNotes: string[] = [];
-const cache = init.cacheDir === null ? null : new IndexCache(init.cacheDir, (n) => cacheNotes.push(n));
+/**
+ * The object-store connection of the build being served. Workers only read the store; the thread that
+ * builds the index writes and repairs it. A new build (session) closes the previous connection, so a
+ * cache folder deleted and made again between builds is always opened afresh.
+ */
+let current: { session: number; cacheDir: string | null; cache: IndexCache | null } | null = null;
+
+function cacheFor(msg: ParseRequest): IndexCache | null {
+  if (current?.session !== msg.session || current.cacheDir !== msg.cacheDir) {
+    current?.cache?.close();
+    const cache =
+      msg.cacheDir === null
+        ? null
+        : new IndexCache(msg.cacheDir, (n) => cacheNotes.push(n), { repair: false });
+    current = { session: msg.session, cacheDir: msg.cacheDir, cache };
+  }
+  return current.cache;
+}
 
 let chain: Promise<void> = Promise.resolve();
 port.on("message", (msg: ParseRequest) => {
   chain = chain.then(async () => {
-    const results: ParseReply["results"] = [];
-    for (const job of msg.jobs) {
-      const r = await processFile(job, cache, init.maxBytes);
-      if (cacheNotes.length > 0) {
-        r.notes.push(...cacheNotes);
-        cacheNotes = [];
-      }
-      results.push(r);
-    }
-    // This batch's new objects go to the store in one transaction before the reply.
-    cache?.flush();
+    const results = await processBatch(msg.jobs, cacheFor(msg), msg.maxBytes);
     if (cacheNotes.length > 0 && results.length > 0) {
-      results[results.length - 1]!.notes.push(...cacheNotes);
+      results[0]!.notes.push(...cacheNotes);
       cacheNotes = [];
     }
     port.postMessage({ id: msg.id, results } satisfies ParseReply);

@@ -1,13 +1,12 @@
 import { Worker } from "node:worker_threads";
 import type { FileJob, FileOutcome } from "./process-file.ts";
 
-export interface WorkerInit {
-  cacheDir: string | null;
-  maxBytes: number;
-}
-
 export interface ParseRequest {
   id: number;
+  /** One index build: a worker keeps its object-store connection for the build and drops it after. */
+  session: number;
+  cacheDir: string | null;
+  maxBytes: number;
   jobs: FileJob[];
 }
 
@@ -16,7 +15,15 @@ export interface ParseReply {
   results: FileOutcome[];
 }
 
+/** What one index build asks of the pool. */
+export interface ParseSession {
+  id: number;
+  cacheDir: string | null;
+  maxBytes: number;
+}
+
 interface Pending {
+  session: ParseSession;
   job: FileJob;
   size: number;
   resolve: (r: FileOutcome) => void;
@@ -37,19 +44,31 @@ const BATCH_BYTES = 256 * 1024;
  */
 const BATCHES_PER_WORKER = 2;
 
+/** A pool with nothing to do closes after this long. */
+const IDLE_CLOSE_MS = 10 * 60_000;
+
 /**
  * A pool of worker threads that read, hash and parse files (node:worker_threads). `run()` queues one
  * file; a worker with a free slot takes a share of what has queued up as one batch. A worker that dies
  * fails its batches (the caller may process those files itself) and is not replaced.
+ *
+ * Workers stay up between index builds (a server indexes one checkout per job), so a build does not
+ * pay for starting threads and compiling the grammars again. An idle pool holds no reference on the
+ * event loop, so it never keeps a process alive, and closes itself after IDLE_CLOSE_MS.
  */
 export class ParsePool {
+  readonly size: number;
   private readonly queue: Pending[] = [];
   private readonly slots: Slot[] = [];
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private retired = false;
+  private closed = false;
 
-  constructor(size: number, init: WorkerInit) {
+  constructor(size: number) {
+    this.size = size;
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), { workerData: init });
+      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
       const slot: Slot = { worker, batches: new Map() };
       worker.on("message", (msg: ParseReply) => this.onReply(slot, msg));
       worker.on("error", (err: unknown) =>
@@ -62,13 +81,19 @@ export class ParsePool {
     }
   }
 
-  run(job: FileJob, size: number): Promise<FileOutcome> {
+  /** Workers still alive, of `size`. */
+  get alive(): number {
+    return this.slots.length;
+  }
+
+  run(session: ParseSession, job: FileJob, size: number): Promise<FileOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.slots.length === 0) {
+      if (this.slots.length === 0 || this.closed) {
         reject(new Error("no parse worker is left"));
         return;
       }
-      this.queue.push({ job, size, resolve, reject });
+      this.queue.push({ session, job, size, resolve, reject });
+      this.busy();
       this.pump();
     });
   }
@@ -93,18 +118,30 @@ export class ParsePool {
         if (!slot || s.batches.size < slot.batches.size) slot = s;
       }
       if (!slot) return;
-      // Split what is queued evenly among the free slots, within the batch limit.
+      // Split what is queued evenly among the free slots, within the batch limit; one build per batch.
       const share = Math.max(1, Math.ceil(this.queue.length / free));
+      const session = this.queue[0]!.session;
       const batch: Pending[] = [];
       let bytes = 0;
-      while (this.queue.length > 0 && batch.length < share && (batch.length === 0 || bytes < BATCH_BYTES)) {
+      while (
+        this.queue.length > 0 &&
+        this.queue[0]!.session === session &&
+        batch.length < share &&
+        (batch.length === 0 || bytes < BATCH_BYTES)
+      ) {
         const p = this.queue.shift()!;
         batch.push(p);
         bytes += p.size;
       }
       const id = this.nextId++;
       slot.batches.set(id, batch);
-      slot.worker.postMessage({ id, jobs: batch.map((p) => p.job) } satisfies ParseRequest);
+      slot.worker.postMessage({
+        id,
+        session: session.id,
+        cacheDir: session.cacheDir,
+        maxBytes: session.maxBytes,
+        jobs: batch.map((p) => p.job),
+      } satisfies ParseRequest);
     }
   }
 
@@ -117,6 +154,36 @@ export class ParsePool {
       else p.reject(new Error("no result from parse worker"));
     });
     this.pump();
+    this.maybeIdle();
+  }
+
+  /** Work is queued: hold the event loop (the caller awaits replies) and cancel the idle close. */
+  private busy(): void {
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
+    for (const s of this.slots) s.worker.ref();
+  }
+
+  private maybeIdle(): void {
+    if (this.queue.length > 0 || this.slots.some((s) => s.batches.size > 0) || this.closed) return;
+    if (this.retired) {
+      void this.close();
+      return;
+    }
+    for (const s of this.slots) s.worker.unref();
+    this.idleTimer = setTimeout(() => {
+      if (shared === this) shared = null;
+      void this.close();
+    }, IDLE_CLOSE_MS);
+    this.idleTimer.unref();
+  }
+
+  /** Closes once the work already queued is done (a bigger pool has replaced this one). */
+  retire(): void {
+    this.retired = true;
+    this.maybeIdle();
   }
 
   private onDeath(slot: Slot, err: Error): void {
@@ -127,13 +194,47 @@ export class ParsePool {
     slot.batches.clear();
     if (this.slots.length === 0) {
       for (const p of this.queue.splice(0)) p.reject(err);
+      if (shared === this) shared = null;
     } else {
       this.pump();
     }
+    this.maybeIdle();
   }
 
   async close(): Promise<void> {
-    const workers = this.slots.splice(0).map((s) => s.worker);
-    await Promise.all(workers.map((w) => w.terminate()));
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (shared === this) shared = null;
+    const slots = this.slots.splice(0);
+    const err = new Error("the parse pool was closed");
+    for (const s of slots) for (const batch of s.batches.values()) for (const p of batch) p.reject(err);
+    for (const p of this.queue.splice(0)) p.reject(err);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
   }
+}
+
+let shared: ParsePool | null = null;
+let nextSession = 1;
+
+/**
+ * The process's parse pool with at least `size` live workers, started if need be. A pool too small
+ * (or with dead workers) is replaced; the old one closes when its queued work is done.
+ */
+export function sharedParsePool(size: number): ParsePool {
+  if (shared && shared.alive >= size) return shared;
+  const old = shared;
+  shared = new ParsePool(Math.max(size, old?.alive ?? 0));
+  old?.retire();
+  return shared;
+}
+
+/** A new session id for one index build. */
+export function newParseSession(cacheDir: string | null, maxBytes: number): ParseSession {
+  return { id: nextSession++, cacheDir, maxBytes };
+}
+
+/** Stops the shared pool's workers now (a server shutting down; tests). */
+export async function closeParsePool(): Promise<void> {
+  await shared?.close();
 }

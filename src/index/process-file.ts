@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { LanguageId } from "../treesitter/languages.ts";
 import { hashBytes, type IndexCache } from "./cache.ts";
+import { encodeSymbols } from "./codec.ts";
 import { extractSymbols } from "./extract.ts";
 import type { SymbolInfo } from "./types.ts";
 
@@ -20,7 +21,10 @@ export type FileOutcome =
       bytes: number;
       /** Null when the content equals `prevHash` (the caller keeps the previous symbols). */
       symbols: SymbolInfo[] | null;
+      /** The symbols as the cache stores them (JSON of codec.ts rows), when `symbols` is not null. */
+      rows: string | null;
       syntaxErrors: number;
+      /** Parsed in this run (not found in the object store): the caller stores `rows`. */
       parsed: boolean;
       notes: string[];
     }
@@ -44,15 +48,69 @@ export function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * Reads, hashes and extracts one file, using the content-addressed cache. Runs in parse workers and,
- * for small jobs, in the main thread. Never throws: problems come back as notes.
+ * Reads, hashes and extracts a batch of files: every file is read and hashed first, the object store
+ * is asked for all the hashes at once, and only the unknown ones are parsed. Runs in parse workers and,
+ * for small jobs, in the main thread. Never throws: problems come back as notes, one outcome per job.
+ * Nothing is written here; the caller stores what was parsed.
  */
+export async function processBatch(
+  jobs: readonly FileJob[],
+  cache: IndexCache | null,
+  maxBytes: number,
+): Promise<FileOutcome[]> {
+  const read = jobs.map((job) => readJob(job, maxBytes));
+  const unknown = read.flatMap((r) => (r.ok && r.hash !== r.job.prevHash ? [r.hash] : []));
+  const stored = cache && unknown.length > 0 ? cache.getObjects(unknown) : new Map();
+  const out: FileOutcome[] = [];
+  for (const r of read) {
+    if (!r.ok) {
+      out.push({ ok: false, notes: r.notes });
+      continue;
+    }
+    const { job, hash, bytes } = r;
+    const size = bytes.length;
+    if (hash === job.prevHash) {
+      out.push({
+        ok: true,
+        hash,
+        bytes: size,
+        symbols: null,
+        rows: null,
+        syntaxErrors: 0,
+        parsed: false,
+        notes: [],
+      });
+      continue;
+    }
+    const hit = stored.get(hash);
+    if (hit) {
+      out.push({ ok: true, hash, bytes: size, ...hit, parsed: false, notes: [] });
+      continue;
+    }
+    try {
+      const x = await extractSymbols(job.language, decoder.decode(bytes));
+      const rows = JSON.stringify(encodeSymbols(x.symbols));
+      out.push({ ok: true, hash, bytes: size, ...x, rows, parsed: true, notes: [] });
+    } catch (err) {
+      out.push({ ok: false, notes: [`skipped ${job.rel}: the parser failed (${(err as Error).message})`] });
+    }
+  }
+  return out;
+}
+
+/** One file, as `processBatch` does it. */
 export async function processFile(
   job: FileJob,
   cache: IndexCache | null,
   maxBytes: number,
 ): Promise<FileOutcome> {
-  const notes: string[] = [];
+  const [r] = await processBatch([job], cache, maxBytes);
+  return r ?? { ok: false, notes: [`skipped ${job.rel}: no result`] };
+}
+
+type ReadResult = { ok: true; job: FileJob; bytes: Buffer; hash: string } | { ok: false; notes: string[] };
+
+function readJob(job: FileJob, maxBytes: number): ReadResult {
   let bytes: Buffer;
   try {
     bytes = readFileSync(job.abs);
@@ -64,19 +122,5 @@ export async function processFile(
   if (bytes.length > maxBytes)
     return { ok: false, notes: [`skipped ${job.rel}: grew over the size limit while indexing`] };
   if (looksBinary(bytes)) return { ok: false, notes: [`skipped ${job.rel}: binary content`] };
-  const hash = hashBytes(bytes);
-  if (hash === job.prevHash) {
-    return { ok: true, hash, bytes: bytes.length, symbols: null, syntaxErrors: 0, parsed: false, notes };
-  }
-  const cached = cache?.getObject(hash) ?? null;
-  if (cached) {
-    return { ok: true, hash, bytes: bytes.length, ...cached, parsed: false, notes };
-  }
-  try {
-    const r = await extractSymbols(job.language, decoder.decode(bytes));
-    cache?.putObject(hash, r);
-    return { ok: true, hash, bytes: bytes.length, ...r, parsed: true, notes };
-  } catch (err) {
-    return { ok: false, notes: [`skipped ${job.rel}: the parser failed (${(err as Error).message})`] };
-  }
+  return { ok: true, job, bytes, hash: hashBytes(bytes) };
 }

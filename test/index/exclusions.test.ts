@@ -150,7 +150,7 @@ test("a corrupt object in the store is a miss, parsed again and replaced", async
   await buildIndex(repo, { cacheDir, workers: 0 });
   const store = execFileSync("find", [cacheDir, "-name", "objects.sqlite"]).toString().trim();
   const db = new DatabaseSync(store);
-  db.exec("UPDATE objects SET data = '{\"s\": 5}'");
+  db.exec("UPDATE objects SET rows = '{\"s\": 5}'");
   db.close();
   for (const f of execFileSync("find", [cacheDir, "-name", "*.json"]).toString().trim().split("\n"))
     rmSync(f);

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { after, test } from "node:test";
+import { buildIndex } from "../../src/index/index.ts";
+import { closeParsePool, sharedParsePool } from "../../src/index/pool.ts";
+import { tempDir } from "./helpers.ts";
+
+after(() => closeParsePool());
+
+/** A repository of `n` Python files of about 8 KiB each: enough for the parse workers to start. */
+function repoOf(n: number, tag: string): string {
+  const repo = tempDir();
+  for (let i = 0; i < n; i++) {
+    const path = join(repo, `pkg/${tag}${i}.py`);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(
+      path,
+      `# ${"padding ".repeat(1000)}\nclass ${tag}${i}(Base):\n    def run(self):\n        return ${i}\n`,
+    );
+  }
+  return repo;
+}
+
+const classNames = (index: Awaited<ReturnType<typeof buildIndex>>): string[] =>
+  index.files.flatMap((f) => f.symbols.filter((s) => s.kind === "class").map((s) => s.name)).sort();
+
+test("the parse workers stay up between builds and serve the next one", async () => {
+  await buildIndex(repoOf(30, "A"), { cacheDir: tempDir(), workers: 2 });
+  const pool = sharedParsePool(2);
+  const second = await buildIndex(repoOf(30, "B"), { cacheDir: tempDir(), workers: 2 });
+  assert.equal(sharedParsePool(2), pool, "the same pool served the second build");
+  assert.equal(second.stats.parsedFiles, 30);
+  assert.equal(classNames(second).length, 30);
+});
+
+test("two builds at once share the workers and each gets its own files", async () => {
+  const [a, b] = await Promise.all([
+    buildIndex(repoOf(40, "Left"), { cacheDir: tempDir(), workers: 2 }),
+    buildIndex(repoOf(40, "Right"), { cacheDir: tempDir(), workers: 2 }),
+  ]);
+  assert.ok(classNames(a).every((n) => n.startsWith("Left")) && classNames(a).length === 40);
+  assert.ok(classNames(b).every((n) => n.startsWith("Right")) && classNames(b).length === 40);
+});
+
+test("a cache folder deleted and made again between builds is not served from a stale connection", async () => {
+  const repo = repoOf(30, "C");
+  const cacheDir = join(tempDir(), "cache");
+  const first = await buildIndex(repo, { cacheDir, workers: 2 });
+  assert.equal(first.stats.cache, "miss");
+  rmSync(cacheDir, { recursive: true, force: true });
+  const again = await buildIndex(repo, { cacheDir, workers: 2 });
+  assert.equal(again.stats.cache, "miss", "everything is parsed again: the objects are gone");
+  assert.equal(again.stats.parsedFiles, 30);
+  // Only the manifest goes: the workers must find every object the last build stored.
+  const roots = join(cacheDir, (await import("node:fs")).readdirSync(cacheDir)[0]!, "roots");
+  rmSync(roots, { recursive: true, force: true });
+  const byContent = await buildIndex(repo, { cacheDir, workers: 2 });
+  assert.equal(byContent.stats.cache, "hit");
+  assert.equal(byContent.stats.parsedFiles, 0);
+});
+
+test("a closed pool is replaced by the next build", async () => {
+  await buildIndex(repoOf(30, "D"), { cacheDir: null, workers: 2 });
+  const before = sharedParsePool(2);
+  await closeParsePool();
+  assert.equal(before.alive, 0);
+  const index = await buildIndex(repoOf(30, "E"), { cacheDir: null, workers: 2 });
+  assert.equal(classNames(index).length, 30);
+  assert.notEqual(sharedParsePool(2), before);
+});
+
+test("idle parse workers never keep a process alive", () => {
+  const repo = repoOf(30, "F");
+  const script = [
+    `import { buildIndex } from ${JSON.stringify(new URL("../../src/index/index.ts", import.meta.url).href)};`,
+    `const index = await buildIndex(${JSON.stringify(repo)}, { cacheDir: null, workers: 2 });`,
+    "console.log(index.stats.parsedFiles);",
+  ].join("\n");
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(run.error, undefined, "the process ended by itself");
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "30");
+});
