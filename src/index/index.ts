@@ -5,6 +5,7 @@ import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
+import { decodeSymbols } from "./codec.ts";
 import { newParseSession, type ParsePool, sharedParsePool } from "./pool.ts";
 import { type FileJob, type FileOutcome, processBatch } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
@@ -23,6 +24,9 @@ export interface BuildIndexOptions {
   /** Descend into node_modules, dist, vendor, ... as well (benchmarks over dependency trees). */
   includeSkippedDirs?: boolean;
 }
+
+/** Symbols a parse worker sent as encoded rows (they were made by this very code: no parse error expected). */
+const decodeRows = (rows: string) => decodeSymbols(JSON.parse(rows));
 
 /** Below this many files to parse, starting worker threads costs more than it saves. */
 const MIN_FILES_FOR_WORKERS = 24;
@@ -87,8 +91,9 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     for (const n of r.notes) note(n);
     if (!r.ok) return;
     const prev = previous.get(c.rel);
-    const symbols = r.symbols ?? prev?.symbols ?? [];
-    const syntaxErrors = r.symbols ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
+    const fresh = r.rows !== null;
+    const symbols = r.symbols ?? (r.rows !== null ? decodeRows(r.rows) : (prev?.symbols ?? []));
+    const syntaxErrors = fresh ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
     if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
     const entry: ManifestEntry = {
       path: c.rel,
@@ -106,7 +111,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     if (r.parsed) {
       parsedHashes.add(r.hash);
       parsed++;
-    } else if (r.symbols) fromObjects.push(r.hash);
+    } else if (fresh) fromObjects.push(r.hash);
     else cached++;
   };
   const jobOf = (c: SourceCandidate): FileJob => {

@@ -19,9 +19,12 @@ export type FileOutcome =
       ok: true;
       hash: string;
       bytes: number;
-      /** Null when the content equals `prevHash` (the caller keeps the previous symbols). */
+      /**
+       * Null when the content equals `prevHash` (the caller keeps the previous symbols), or when the
+       * outcome crossed from a parse worker with only `rows` (the caller decodes them).
+       */
       symbols: SymbolInfo[] | null;
-      /** The symbols as the cache stores them (JSON of codec.ts rows), when `symbols` is not null. */
+      /** The symbols as the cache stores them (JSON of codec.ts rows); null when the content is unchanged. */
       rows: string | null;
       syntaxErrors: number;
       /** Parsed in this run (not found in the object store): the caller stores `rows`. */
