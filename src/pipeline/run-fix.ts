@@ -123,9 +123,10 @@ export function decideOutcome(
   const c = state.chosen;
   const patched = c?.applicable === true;
   // "fixed" needs evidence: a reviewer who saw the reproducer run approved the patch, or (without a
-  // review) the validation stage passed it.
+  // review) the repository's tests show the fix: failing before the patch, passing after. Tests that
+  // pass before and after only show that nothing broke: "patched".
   const evidence =
-    patched && (c.review?.approved === true || (c.review === undefined && c.validation?.passed === true));
+    patched && (c.review?.approved === true || (c.review === undefined && c.validation?.showsFix === true));
   let stopped: string | null = null;
   let fatal = false;
   if (error instanceof BudgetExceeded) stopped = `the run stopped: ${error.message}`;
@@ -285,6 +286,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       ? {
           ...asRecord(chosen.validation.data),
           passed: chosen.validation.passed,
+          shows_fix: chosen.validation.showsFix,
           regressions: chosen.validation.regressions,
           summary: chosen.validation.summary,
         }

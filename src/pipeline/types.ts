@@ -104,7 +104,13 @@ export interface ReviewOutcome {
 }
 
 export interface ValidationOutcome {
+  /** No test that passed before the patch fails after it (a candidate may be chosen). */
   passed: boolean;
+  /**
+   * The tests show the patch fixing something: a test that failed before passes after, or a suite that
+   * failed before passes after. A suite green before and after shows no regression, not a fix.
+   */
+  showsFix: boolean;
   regressions: string[];
   summary: string;
   data?: unknown;

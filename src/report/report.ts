@@ -96,6 +96,7 @@ export function renderReport(run: FixRunRecord): string {
       "## Validation",
       "",
       `Passed: ${chosen.validation.passed ? "yes" : "no"}`,
+      `Shows the fix (a test or the suite failed before the patch and passes after): ${chosen.validation.showsFix ? "yes" : "no"}`,
       "",
       chosen.validation.summary,
       "",

@@ -16,6 +16,7 @@ import {
   compareRuns,
   type Selection,
   selectCandidate,
+  showsFix,
   type TreeStates,
   type ValidationResult,
 } from "../validate/index.ts";
@@ -52,6 +53,7 @@ export function createReproduceReviewHooks(
 
   const toOutcome = (v: ValidationResult): ValidationOutcome => ({
     passed: v.status === "passed" || v.status === "no-regressions",
+    showsFix: showsFix(v),
     regressions: v.regressions,
     summary: v.summary,
     data: v,

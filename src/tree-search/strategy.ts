@@ -195,6 +195,8 @@ async function toCandidate(
     // The search ran the checks on exactly this program; a validation stage, when present, runs its own.
     candidate.validation = {
       passed: true,
+      // The reproducer failed on the original program and passes on this one.
+      showsFix: true,
       regressions: [],
       summary: `checked during the tree search (${checks}): the reproducer passes and no test that passed before fails`,
     };

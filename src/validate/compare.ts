@@ -137,3 +137,15 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       : `the test suite failed before and after the patch (exit ${before.exec.exitCode} → ${after.exec.exitCode}); no per-test results, so no regression can be named`,
   };
 }
+
+/**
+ * Whether the tests show the patch fixing something: a test that failed before passes after, or a
+ * suite that failed before passes after. A suite that passes before and after shows that nothing broke,
+ * not that the bug is gone.
+ */
+export function showsFix(v: ValidationResult): boolean {
+  if (v.status !== "passed" && v.status !== "no-regressions") return false;
+  if (v.fixed.length > 0) return true;
+  const green = (r: RunSummary | null): boolean => r !== null && r.exitCode === 0 && r.limit === null;
+  return v.before !== null && !green(v.before) && green(v.after);
+}

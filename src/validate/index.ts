@@ -1,6 +1,7 @@
 export {
   compareRuns,
   type RunSummary,
+  showsFix,
   summarize,
   type ValidationResult,
   type ValidationStatus,

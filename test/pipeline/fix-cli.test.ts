@@ -47,8 +47,9 @@ test("fix rejects missing or unreadable arguments with exit 2", async () => {
   assert.match(e.err(), /unknown --strategy 'magic'; available: linear/);
 });
 
-test("fix --json end to end through the real client (streaming): contract fields, files under --out, plain progress", async () => {
-  const script = agentScript({
+/** The scripted model's answers for the mean bug: two search rounds, then the patch. */
+function meanScript() {
+  return agentScript({
     search: [
       searchSays("Look at mean.", { API_calls: ['search_method("mean")'] }),
       "It divides by len - 1.",
@@ -66,6 +67,10 @@ test("fix --json end to end through the real client (streaming): contract fields
       ),
     ],
   });
+}
+
+test("fix --json end to end through the real client (streaming): contract fields, files under --out, plain progress", async () => {
+  const script = meanScript();
   const server = await startScriptedModel(script);
   try {
     const cwd = tmp("auto-fix-cwd-");
@@ -102,10 +107,11 @@ test("fix --json end to end through the real client (streaming): contract fields
       ],
     );
     // No reproducible example in the issue; the repository's tests ran in the sandbox before and after
-    // the patch and pass: validated.
+    // the patch and pass. They only test median, so they show no regression, not the fix: "patched".
     assert.equal(result.reproducer.status, "no-example");
     assert.equal(result.validation.passed, true);
-    assert.equal(result.status, "fixed");
+    assert.equal(result.validation.shows_fix, false);
+    assert.equal(result.status, "patched");
     assert.deepEqual(Object.keys(result.usage).sort(), ["completion_tokens", "cost_usd", "prompt_tokens"]);
     assert.ok(result.usage.cost_usd > 0);
     assert.equal(result.out, join(cwd, "run1"));
@@ -130,6 +136,35 @@ test("fix --json end to end through the real client (streaming): contract fields
     const again = io(env, cwd);
     assert.equal(await main(["fix", "--repo", repo, "--issue", issueFile, "--out", "run1"], again.io), 2);
     assert.match(again.err(), /already holds the artifacts of a run; choose another folder/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("fix says 'fixed' without a reviewer only when a test that failed before the patch passes after it", async () => {
+  const server = await startScriptedModel(meanScript());
+  try {
+    const cwd = tmp("auto-fix-cwd-");
+    const covered = join(tmp("auto-fix-repo-"), "py-stats");
+    cpSync(repo, covered, { recursive: true });
+    writeFileSync(
+      join(covered, "tests", "test_mean.py"),
+      "import unittest\n\nfrom stats.summary import mean\n\n\nclass MeanTest(unittest.TestCase):\n    def test_mean(self):\n        self.assertEqual(mean([2, 4, 6]), 4)\n",
+    );
+    const env = {
+      OPENAI_BASE_URL: server.baseURL,
+      AUTO_FIX_MODEL: "gpt-4o-mini",
+      AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
+    };
+    const c = io(env, cwd);
+    const code = await main(["fix", "--repo", covered, "--issue", issueFile, "--out", "run", "--json"], c.io);
+    assert.equal(code, 0, c.err());
+    const result = JSON.parse(c.out());
+    assert.equal(result.validation.shows_fix, true, JSON.stringify(result.validation));
+    assert.equal(result.validation.fixed.length, 1);
+    assert.match(result.validation.fixed[0], /test_mean/);
+    assert.equal(result.status, "fixed", result.reason);
+    assert.match(readFileSync(join(cwd, "run", "report.md"), "utf8"), /Shows the fix \(.*\): yes/);
   } finally {
     await server.close();
   }

@@ -43,7 +43,7 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
     },
     validate: async (_ctx, c) => {
       seen.push(`validate ${c.source}`);
-      return { passed: true, regressions: [], summary: "all tests pass" };
+      return { passed: true, showsFix: true, regressions: [], summary: "all tests pass" };
     },
   };
   const server = await startScriptedModel(
@@ -76,7 +76,12 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
       approved: true,
       summary: "The patch divides by the right count.",
     });
-    assert.deepEqual(result.validation, { passed: true, regressions: [], summary: "all tests pass" });
+    assert.deepEqual(result.validation, {
+      passed: true,
+      shows_fix: true,
+      regressions: [],
+      summary: "all tests pass",
+    });
     assert.deepEqual(seen, [
       "reproduce in private copy",
       "review linear attempt 1",
@@ -136,8 +141,8 @@ test("selection prefers approved and regression-free, then regression-free, then
   });
   const order = ["NO_PATCH", "RAW_PATCH_BUT_UNMATCHED", "APPLICABLE_PATCH"];
   const engine = { compare: (a: string, b: string) => order.indexOf(a) - order.indexOf(b) };
-  const broken = { passed: false, regressions: ["test_x"], summary: "" };
-  const ok = { passed: true, regressions: [], summary: "" };
+  const broken = { passed: false, showsFix: false, regressions: ["test_x"], summary: "" };
+  const ok = { passed: true, showsFix: true, regressions: [], summary: "" };
   const cands = [
     c("a", "APPLICABLE_PATCH", { validation: broken, review: { approved: true, summary: "" } }),
     c("b", "APPLICABLE_PATCH", { validation: ok }),
@@ -186,7 +191,7 @@ test("an interrupted run ends as an error with its report, and removes its priva
   }
 });
 
-test("'fixed' needs evidence: an approving review, or (without a review) a passing validation", () => {
+test("'fixed' needs evidence: an approving review, or (without a review) tests that failed and now pass", () => {
   const cand = (extra: Partial<PatchCandidate>): PatchCandidate => ({
     id: "c",
     source: "linear attempt 1",
@@ -204,10 +209,26 @@ test("'fixed' needs evidence: an approving review, or (without a review) a passi
     locationsText: null,
     requested: [],
   });
-  const passes = { passed: true, regressions: [], summary: "suite passes" };
-  const fails = { passed: false, regressions: ["test_x"], summary: "a regression" };
+  const passes = {
+    passed: true,
+    showsFix: true,
+    regressions: [],
+    summary: "test_x failed before, passes now",
+  };
+  const unchanged = {
+    passed: true,
+    showsFix: false,
+    regressions: [],
+    summary: "suite passes before and after",
+  };
+  const fails = { passed: false, showsFix: false, regressions: ["test_x"], summary: "a regression" };
   assert.equal(decideOutcome(state(cand({})), null).status, "patched");
   assert.equal(decideOutcome(state(cand({ validation: passes })), null).status, "fixed");
+  assert.equal(
+    decideOutcome(state(cand({ validation: unchanged })), null).status,
+    "patched",
+    "tests green before and after show no regression, not a fix",
+  );
   assert.equal(decideOutcome(state(cand({ validation: fails })), null).status, "patched");
   assert.equal(
     decideOutcome(state(cand({ review: { approved: true, summary: "ok" } })), null).status,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
-import { compareRuns, runTestSuite, validatePatched } from "../../src/validate/index.ts";
+import { compareRuns, runTestSuite, showsFix, validatePatched } from "../../src/validate/index.ts";
 
 const FIXTURES = new URL("../fixtures/review-repos/", import.meta.url).pathname;
 let sandbox: SandboxPort;
@@ -155,4 +155,66 @@ test("a green run that ran no tests is not counted as validation", () => {
   assert.match(empty.summary, /ran no tests/);
   const real = compareRuns(run([["t.a", "passed"]]), run([["t.a", "passed"]]));
   assert.equal(real.status, "passed");
+});
+
+test("only tests that failed and now pass show a fix; a suite green before and after does not", () => {
+  const exec = (exitCode: number) =>
+    ({
+      exitCode,
+      signal: null,
+      stdout: "",
+      stderr: "",
+      truncated: false,
+      limit: null,
+      durationMs: 5,
+      backend: "bwrap",
+    }) as const;
+  const perTest = (exitCode: number, tests: [string, "passed" | "failed"][]) => ({
+    command: "pytest",
+    exec: exec(exitCode),
+    tests: new Map(tests),
+    parser: "pytest",
+    passed: tests.filter(([, o]) => o === "passed").length,
+    failed: tests.filter(([, o]) => o === "failed").length,
+    skipped: 0,
+  });
+  const exitOnly = (exitCode: number) => ({
+    command: "make check",
+    exec: exec(exitCode),
+    tests: null,
+    parser: "exit-code",
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+  });
+  const bugTest = compareRuns(
+    perTest(1, [
+      ["t.ok", "passed"],
+      ["t.bug", "failed"],
+    ]),
+    perTest(0, [
+      ["t.ok", "passed"],
+      ["t.bug", "passed"],
+    ]),
+  );
+  assert.deepEqual(bugTest.fixed, ["t.bug"]);
+  assert.equal(showsFix(bugTest), true);
+  const greenBoth = compareRuns(perTest(0, [["t.ok", "passed"]]), perTest(0, [["t.ok", "passed"]]));
+  assert.equal(greenBoth.status, "passed");
+  assert.equal(showsFix(greenBoth), false, "nothing broke, but nothing shows the bug gone");
+  assert.equal(showsFix(compareRuns(exitOnly(2), exitOnly(0))), true, "red before, green after");
+  assert.equal(showsFix(compareRuns(exitOnly(0), exitOnly(0))), false);
+  assert.equal(showsFix(compareRuns(exitOnly(2), exitOnly(2))), false);
+  const broke = compareRuns(
+    perTest(1, [
+      ["t.ok", "passed"],
+      ["t.bug", "failed"],
+    ]),
+    perTest(1, [
+      ["t.ok", "failed"],
+      ["t.bug", "passed"],
+    ]),
+  );
+  assert.equal(broke.status, "regressions");
+  assert.equal(showsFix(broke), false, "a regression outweighs a fixed test");
 });
