@@ -6,7 +6,7 @@ import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
 import { decodeSymbols } from "./codec.ts";
-import { newParseSession, type ParsePool, sharedParsePool } from "./pool.ts";
+import { newParseSession, type ParsePool, type ParseSession, sharedParsePool } from "./pool.ts";
 import { type FileJob, type FileOutcome, processBatch } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
 import { MAX_FILE_BYTES, type SourceCandidate, walkSources } from "./walk.ts";
@@ -65,11 +65,13 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const manifest = cache ? await cache.loadManifest(realRoot) : null;
   const maxWorkers = opts.workers ?? availableParallelism();
   let pool: ParsePool | null = null;
-  const session = newParseSession(cache ? cacheDir : null, MAX_FILE_BYTES);
+  let session: ParseSession | null = null;
   const startPool = (n: number): void => {
     if (pool || maxWorkers <= 0) return;
-    // Workers only read the object store: open (and if need be rebuild) it here first.
-    cache?.objects.open();
+    // Workers only read the object store: open (and if need be rebuild) it here first. A store that
+    // cannot be opened here is not offered to the workers (one note, not one per thread).
+    const storeUsable = cache?.objects.open() === true;
+    session = newParseSession(storeUsable ? cacheDir : null, MAX_FILE_BYTES);
     try {
       pool = sharedParsePool(Math.min(maxWorkers, n));
     } catch (err) {
@@ -138,7 +140,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const running: Promise<void>[] = [];
   const dispatch = (p: ParsePool, c: SourceCandidate): void => {
     running.push(
-      p.run(session, jobOf(c), c.size).then(
+      p.run(session!, jobOf(c), c.size).then(
         (r) => accept(c, r),
         async (err: Error) => {
           note(`a parse worker failed on ${c.rel} (${err.message}); processed it in the main thread`);

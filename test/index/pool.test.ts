@@ -86,3 +86,16 @@ test("idle parse workers never keep a process alive", () => {
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), "30");
 });
+
+test("a cache folder that cannot be made gives one note, not one per thread, and the index is whole", async () => {
+  const file = join(tempDir(), "not-a-folder");
+  writeFileSync(file, "x");
+  const notes: string[] = [];
+  const index = await buildIndex(repoOf(30, "G"), {
+    cacheDir: file,
+    workers: 2,
+    onNote: (n) => notes.push(n),
+  });
+  assert.equal(classNames(index).length, 30);
+  assert.equal(notes.filter((n) => /object store cannot be opened/.test(n)).length, 1, notes.join("\n"));
+});
