@@ -7,6 +7,7 @@ import type { MetricsRegistry } from "../ops/metrics.ts";
 import { admitJob } from "./admission.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
+import { heldEventName, resumeHeldDeliveries } from "./held.ts";
 import { RunDataSchema } from "./job-data.ts";
 import type { Pipeline } from "./pipeline.ts";
 import { runJob } from "./run-job.ts";
@@ -28,6 +29,8 @@ export interface AppOptions {
   onDeferred?: (work: Promise<void>) => void;
   /** Start the job workers in this process (default true). */
   startWorkers?: boolean;
+  /** Stops the app's timers (the server is shutting down). */
+  signal?: AbortSignal;
   /** Serve `GET /health` and `GET /metrics` on the app's server. */
   ops?: { registry: MetricsRegistry; isStopping?: () => boolean };
 }
@@ -119,6 +122,12 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
     // deliveries from the same person see each other's reply).
     let replies: Promise<void> = Promise.resolve();
+    const depsFor = (octokit: AppOctokit, event: TriggerEvent, warn: (m: string) => void) => ({
+      github: createOctokitGitHub(octokit, event.owner, event.repo),
+      queue: options.queue,
+      settings: options.settings,
+      loadRepoConfig: () => loadRepoConfig(octokit, event.owner, event.repo, warn),
+    });
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],
@@ -129,25 +138,35 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         outcome = { action: "ignored", reason: "payload lacks the fields a run needs" };
       } else {
         outcome = await handleTrigger(event, {
-          github: createOctokitGitHub(context.octokit, event.owner, event.repo),
-          queue: options.queue,
-          settings: options.settings,
-          loadRepoConfig: () =>
-            loadRepoConfig(context.octokit, event.owner, event.repo, (m) => context.log.warn(m)),
-          defer: (work) => {
-            replies = replies.then(work).then(
-              (later) => {
-                if (later) {
-                  context.log.info(`auto-fix ${context.name}: ${JSON.stringify(later)}`);
-                  options.onOutcome?.(context.id, later);
-                }
-              },
-              (error: unknown) => {
+          ...depsFor(context.octokit as AppOctokit, event, (m) => context.log.warn(m)),
+          defer: async (work) => {
+            // Held before the answer: if this process dies before the work ends, another one resumes it.
+            await options.queue.holdDelivery({
+              deliveryId: context.id,
+              event: heldEventName(kind),
+              payload: context.payload,
+            });
+            replies = replies
+              .then(work)
+              .then(
+                (later) => {
+                  if (later) {
+                    context.log.info(`auto-fix ${context.name}: ${JSON.stringify(later)}`);
+                    options.onOutcome?.(context.id, later);
+                  }
+                },
+                (error: unknown) => {
+                  context.log.warn(
+                    `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
+                  );
+                },
+              )
+              .then(() => options.queue.releaseDelivery(context.id))
+              .catch((error: unknown) => {
                 context.log.warn(
-                  `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
+                  `auto-fix could not release held delivery ${context.id}: ${error instanceof Error ? error.message : String(error)}`,
                 );
-              },
-            );
+              });
             options.onDeferred?.(replies);
           },
         });
@@ -155,6 +174,38 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       context.log.info(`auto-fix ${context.name}: ${JSON.stringify(outcome)}`);
       options.onOutcome?.(context.id, outcome);
     };
+    // Deliveries answered by a process that died before finishing them: looked for at start and then
+    // regularly (one process takes each).
+    const resume = async (): Promise<void> => {
+      const warn = (m: string) => app.log.warn(m);
+      try {
+        await resumeHeldDeliveries(options.settings.resumeHeldAfterMs, {
+          queue: options.queue,
+          depsFor: async (event) => depsFor(await app.auth(event.installationId), event, warn),
+          onOutcome: (id, outcome) => {
+            app.log.info(`auto-fix resumed delivery ${id}: ${JSON.stringify(outcome)}`);
+            options.onOutcome?.(id, outcome);
+          },
+          warn,
+        });
+      } catch (error) {
+        warn(
+          `auto-fix could not look for held deliveries: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    };
+    let resuming: Promise<void> = Promise.resolve();
+    const scan = () => {
+      resuming = resuming.then(resume);
+    };
+    const first = setTimeout(scan, 0);
+    const timer = setInterval(scan, Math.max(1000, Math.min(options.settings.resumeHeldAfterMs, 30_000)));
+    first.unref();
+    timer.unref();
+    options.signal?.addEventListener("abort", () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    });
     app.on("issues.labeled", (context) => handle(context, "labeled"));
     app.on("issue_comment.created", (context) => handle(context, "comment"));
     if (options.startWorkers !== false) {

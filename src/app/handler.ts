@@ -17,8 +17,10 @@ export interface DeliveryDeps {
   /**
    * Runs work after the webhook is answered; its result may replace the delivery's outcome. Probot spaces
    * an installation's writes a second apart per process, so nothing GitHub-bound runs before the answer.
+   * Resolves once the delivery is held durably (`JobQueue.holdDelivery`), not when the work is done: a
+   * process killed before the work ends leaves the delivery to be resumed.
    */
-  defer: (work: () => Promise<HandleOutcome | undefined>) => void;
+  defer: (work: () => Promise<HandleOutcome | undefined>) => Promise<void>;
 }
 
 export type HandleOutcome =
@@ -70,7 +72,7 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   if (command?.kind === "cancel") {
     // A cancel is not a job (the issue's run holds the one active slot). It is checked and applied right
     // after the answer: only someone with write access may stop a run.
-    deps.defer(async () => {
+    await deps.defer(async () => {
       const checked = await checkSender({ kind: "comment", sender, replyTo }, deps);
       if (!checked.ok) return checked.outcome;
       if (await deps.queue.cancel(event.owner, event.repo, issueNumber)) {
@@ -111,7 +113,7 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     // Another label may still be the one the repo's `.github/auto-fix.yml` names: read it right after the
     // answer and store the job only then, so that the many unrelated label events store nothing and never
     // hold the issue's one active slot while a real trigger arrives.
-    deps.defer(async () => {
+    await deps.defer(async () => {
       const config = effectiveConfig(deps.settings, await deps.loadRepoConfig());
       if (event.label !== config.label) return { action: "ignored", reason: `label is not ${config.label}` };
       return store(spec, deps, event);
@@ -128,7 +130,7 @@ async function store(spec: JobSpec, deps: DeliveryDeps, event: TriggerEvent): Pr
   if (outcome.status === "active") {
     const { sender, issue } = { sender: spec.sender, issue: event.issue.number };
     // Told to wait only when the delivery would have started a run; checked after the answer.
-    deps.defer(async () => {
+    await deps.defer(async () => {
       const input = { kind: event.kind, label: event.label, sender, replyTo: issue };
       const checked = await checkSender(input, deps);
       if (!checked.ok) return checked.outcome;

@@ -57,7 +57,8 @@ export async function startAppServer(options: {
       ...(baseUrl ? { baseUrl } : {}),
     }),
   });
-  await server.load(createAutoFixApp(options.app));
+  const stopping = new AbortController();
+  await server.load(createAutoFixApp({ ...options.app, signal: stopping.signal }));
   await server.start();
   const url = `http://${host}:${server.port}`;
   return {
@@ -65,6 +66,7 @@ export async function startAppServer(options: {
     webhookUrl: `${url}/api/github/webhooks`,
     server,
     async stop() {
+      stopping.abort();
       await server.stop();
       await options.app.queue.stop(5_000);
     },

@@ -15,6 +15,11 @@ export interface AppSettings {
   concurrency: number;
   /** Command the pipeline runs as tests, when the repo config names none. */
   testCommand: string | undefined;
+  /**
+   * A delivery answered but not finished (its process died before the `/cancel` or label check after
+   * the answer) is taken up by a live process once it has been left this long.
+   */
+  resumeHeldAfterMs: number;
 }
 
 const positive = (fallback: number) => z.coerce.number().positive().catch(fallback).default(fallback);
@@ -29,6 +34,7 @@ const EnvSchema = z.object({
   AUTO_FIX_GIT_AUTHOR_EMAIL: z.string().min(1).default("auto-fix[bot]@users.noreply.github.com"),
   AUTO_FIX_CONCURRENCY: positive(1),
   AUTO_FIX_TEST_CMD: z.string().min(1).optional(),
+  AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(30_000).default(30_000),
 });
 
 export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
@@ -42,6 +48,7 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
     gitAuthor: { name: e.AUTO_FIX_GIT_AUTHOR_NAME, email: e.AUTO_FIX_GIT_AUTHOR_EMAIL },
     concurrency: Math.floor(e.AUTO_FIX_CONCURRENCY),
     testCommand: e.AUTO_FIX_TEST_CMD,
+    resumeHeldAfterMs: Math.floor(e.AUTO_FIX_RESUME_HELD_AFTER_MS),
   };
 }
 

@@ -11,6 +11,7 @@ import { readSettings } from "./settings.ts";
 const settings = readSettings(process.env);
 const { queue, ledger, runsJobsInProcess, registry, close } = createJobQueue(process.env);
 let stopping = false;
+const timers = new AbortController();
 const server = await run(
   createAutoFixApp({
     queue,
@@ -21,6 +22,7 @@ const server = await run(
     // With REDIS_URL the server only enqueues; `auto-fix worker` processes run the jobs.
     startWorkers: runsJobsInProcess,
     ops: { registry, isStopping: () => stopping },
+    signal: timers.signal,
   }),
 );
 const graceMs = 1000 * (Number(process.env.AUTO_FIX_SHUTDOWN_GRACE_SECONDS) || 30);
@@ -28,6 +30,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, async () => {
     // No new webhooks; running jobs finish their stage or go back to the queue at their checkpoint.
     stopping = true;
+    timers.abort();
     await server.stop();
     await queue.stop(graceMs);
     await close();

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { EnqueueOutcome, Job, JobHandler, JobQueue, JobSpec, JobStartOptions } from "./types.ts";
+import type {
+  EnqueueOutcome,
+  HeldDelivery,
+  Job,
+  JobHandler,
+  JobQueue,
+  JobSpec,
+  JobStartOptions,
+} from "./types.ts";
 
 /**
  * An in-process `JobQueue`: jobs live in this object only (a restart loses them), which suits a single
@@ -16,9 +24,29 @@ export class MemoryJobQueue implements JobQueue {
   #concurrency = 1;
   #stopped = false;
   readonly #now: () => number;
+  readonly #held = new Map<string, { held: HeldDelivery; at: number }>();
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
+  }
+
+  async holdDelivery(held: HeldDelivery): Promise<void> {
+    this.#held.set(held.deliveryId, { held: structuredClone(held), at: this.#now() });
+  }
+
+  async releaseDelivery(deliveryId: string): Promise<void> {
+    this.#held.delete(deliveryId);
+  }
+
+  async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {
+    const now = this.#now();
+    const out: HeldDelivery[] = [];
+    for (const entry of this.#held.values()) {
+      if (now - entry.at < olderThanMs) continue;
+      entry.at = now;
+      out.push(structuredClone(entry.held));
+    }
+    return out;
   }
 
   async enqueue(spec: JobSpec): Promise<EnqueueOutcome> {

@@ -11,11 +11,12 @@ import type { JobMetrics } from "../ops/job-metrics.ts";
 import { NO_METRICS } from "../ops/job-metrics.ts";
 import { RetryableError } from "../core/errors.ts";
 import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
-import { CANCEL, CLAIM, ENQUEUE, FINISH, FORCE_FAIL, RENEW } from "./redis-scripts.ts";
+import { CANCEL, CLAIM, ENQUEUE, FINISH, FORCE_FAIL, RENEW, TAKE_HELD } from "./redis-scripts.ts";
 import { type ActiveRun, type LeaseStatus, type Logger, runJob } from "./runner.ts";
 import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
 import type {
   EnqueueOutcome,
+  HeldDelivery,
   Job,
   JobHandler,
   JobQueue,
@@ -56,6 +57,7 @@ type Scripted = Redis & {
   afFinish: Script;
   afCancel: Script;
   afForceFail: Script;
+  afTakeHeld: Script;
 };
 
 const QUEUE_NAME = "jobs";
@@ -103,6 +105,7 @@ export class RedisJobQueue implements JobQueue {
     this.#redis.defineCommand("afFinish", { lua: FINISH(this.#retainMs), numberOfKeys: 1 });
     this.#redis.defineCommand("afCancel", { lua: CANCEL(this.#retainMs), numberOfKeys: 1 });
     this.#redis.defineCommand("afForceFail", { lua: FORCE_FAIL(this.#retainMs), numberOfKeys: 1 });
+    this.#redis.defineCommand("afTakeHeld", { lua: TAKE_HELD, numberOfKeys: 2 });
     this.#queue = new Queue(QUEUE_NAME, {
       connection: { url: this.#url, maxRetriesPerRequest: null },
       prefix,
@@ -167,6 +170,41 @@ export class RedisJobQueue implements JobQueue {
     }
     this.#metrics.enqueued(status);
     return { status, jobId };
+  }
+
+  async holdDelivery(held: HeldDelivery): Promise<void> {
+    const body = JSON.stringify({ event: held.event, payload: held.payload ?? null });
+    await this.#redis
+      .multi()
+      .hset(`${this.#p}held`, held.deliveryId, body)
+      .zadd(`${this.#p}held-at`, Date.now(), held.deliveryId)
+      .exec();
+  }
+
+  async releaseDelivery(deliveryId: string): Promise<void> {
+    await this.#redis.multi().hdel(`${this.#p}held`, deliveryId).zrem(`${this.#p}held-at`, deliveryId).exec();
+  }
+
+  async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {
+    const flat = (await this.#redis.afTakeHeld(
+      `${this.#p}held`,
+      `${this.#p}held-at`,
+      Date.now(),
+      Math.max(0, Math.floor(olderThanMs)),
+    )) as string[];
+    const out: HeldDelivery[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const deliveryId = flat[i]!;
+      try {
+        const body = JSON.parse(flat[i + 1]!) as { event?: unknown; payload?: unknown };
+        if (typeof body.event !== "string") throw new Error("no event name");
+        out.push({ deliveryId, event: body.event, payload: body.payload });
+      } catch {
+        await this.releaseDelivery(deliveryId);
+        this.#log("dropped a held delivery whose stored body is unreadable", { deliveryId });
+      }
+    }
+    return out;
   }
 
   async get(jobId: string): Promise<Job | null> {

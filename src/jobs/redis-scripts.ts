@@ -6,6 +6,8 @@
  *   P:state:<state>       job ids in each state: sets for queued/running, sorted sets (by finish time) for
  *                         done/failed/cancelled, trimmed with the finished job records after the retention
  *   P:cancel              pub/sub channel: ids of jobs cancelled while running
+ *   P:held                hash: delivery id → JSON {event, payload} of a delivery still being handled
+ *   P:held-at             sorted set: held delivery ids by the time they were held or last claimed
  */
 
 /**
@@ -127,4 +129,21 @@ move(ARGV[1], st, 'failed', ARGV[2], ARGV[3])
 local ak = redis.call('HGET', KEYS[1], 'activeKey')
 if ak and redis.call('GET', ak) == ARGV[2] then redis.call('DEL', ak) end
 return 1
+`;
+
+/** KEYS: held, held-at. ARGV: now, olderThanMs. Claims (re-times) and returns id, body pairs. */
+export const TAKE_HELD = `
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+local out = {}
+for _, id in ipairs(ids) do
+  local body = redis.call('HGET', KEYS[1], id)
+  if body then
+    redis.call('ZADD', KEYS[2], ARGV[1], id)
+    table.insert(out, id)
+    table.insert(out, body)
+  else
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+return out
 `;

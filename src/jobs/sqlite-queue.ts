@@ -17,6 +17,7 @@ import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
 import { openJobDatabase } from "./sqlite-schema.ts";
 import type {
   EnqueueOutcome,
+  HeldDelivery,
   Job,
   JobHandler,
   JobQueue,
@@ -197,6 +198,41 @@ export class SqliteJobQueue implements JobQueue {
       .prepare("INSERT INTO deliveries (delivery_id, job_id, created_at) VALUES (?, ?, ?)")
       .run(spec.deliveryId, jobId, now);
     return active ? { status: "active", jobId } : { status: "queued", jobId };
+  }
+
+  async holdDelivery(held: HeldDelivery): Promise<void> {
+    this.#db
+      .prepare(
+        "INSERT OR REPLACE INTO held_deliveries (delivery_id, event, payload, held_at) VALUES (?, ?, ?, ?)",
+      )
+      .run(held.deliveryId, held.event, JSON.stringify(held.payload ?? null), Date.now());
+  }
+
+  async releaseDelivery(deliveryId: string): Promise<void> {
+    this.#db.prepare("DELETE FROM held_deliveries WHERE delivery_id = ?").run(deliveryId);
+  }
+
+  async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {
+    const now = Date.now();
+    const rows = this.#tx(() => {
+      const found = this.#db
+        .prepare(
+          "SELECT delivery_id, event, payload FROM held_deliveries WHERE held_at <= ? ORDER BY held_at",
+        )
+        .all(now - olderThanMs) as Array<{ delivery_id: string; event: string; payload: string }>;
+      const claim = this.#db.prepare("UPDATE held_deliveries SET held_at = ? WHERE delivery_id = ?");
+      for (const r of found) claim.run(now, r.delivery_id);
+      return found;
+    });
+    return rows.flatMap((r) => {
+      try {
+        return [{ deliveryId: r.delivery_id, event: r.event, payload: JSON.parse(r.payload) as unknown }];
+      } catch {
+        this.#db.prepare("DELETE FROM held_deliveries WHERE delivery_id = ?").run(r.delivery_id);
+        this.#log("dropped a held delivery whose stored body is not JSON", { deliveryId: r.delivery_id });
+        return [];
+      }
+    });
   }
 
   async get(jobId: string): Promise<Job | null> {

@@ -40,6 +40,12 @@ export function openJobDatabase(path: string, options: { durable?: boolean } = {
       at INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS run_ledger_by_repo ON run_ledger (repo_key, at);
+    CREATE TABLE IF NOT EXISTS held_deliveries (
+      delivery_id TEXT PRIMARY KEY,
+      event TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      held_at INTEGER NOT NULL
+    );
     CREATE TABLE IF NOT EXISTS limits (
       key TEXT PRIMARY KEY,
       value REAL NOT NULL,

@@ -86,8 +86,30 @@ export interface JobStartOptions {
   cleanup?: (job: Job) => Promise<void>;
 }
 
+/** A webhook delivery whose handling goes on after it was answered (see `JobQueue.holdDelivery`). */
+export interface HeldDelivery {
+  deliveryId: string;
+  /** The webhook's name with its action, e.g. "issue_comment.created". */
+  event: string;
+  /** The webhook body as received (untrusted: validated again when it is resumed). */
+  payload: unknown;
+}
+
 export interface JobQueue {
   enqueue(spec: JobSpec): Promise<EnqueueOutcome>;
+  /**
+   * Stores a delivery whose handling goes on after the webhook is answered (a `/cancel`'s permission
+   * check, a custom label's config check), before the answer. `releaseDelivery` drops it when that work
+   * is done; a process killed in between leaves it for `takeHeldDeliveries`, so no answered delivery is
+   * lost. Holding the same delivery again replaces it.
+   */
+  holdDelivery(held: HeldDelivery): Promise<void>;
+  releaseDelivery(deliveryId: string): Promise<void>;
+  /**
+   * The held deliveries nobody has touched for `olderThanMs`. Each one returned is claimed (its time is
+   * reset), so that of several processes only one resumes it.
+   */
+  takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]>;
   /** Cancels the queued or running job of (owner/repo, issue); false when there was none. */
   cancel(owner: string, repo: string, issueNumber: number): Promise<boolean>;
   get(jobId: string): Promise<Job | null>;

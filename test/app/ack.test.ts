@@ -37,6 +37,12 @@ test("webhooks are answered and jobs stored while GitHub answers nothing; the wo
     assert.equal(stored.spec.issueNumber, issue.number);
     assert.equal(h.outcomes.get("held-retry")?.action, "queued");
     assert.deepEqual(h.outcomes.get("held-cancel"), { action: "cancel-requested" });
+    const held = await h.queue.takeHeldDeliveries(0);
+    assert.deepEqual(
+      held.map((d) => [d.deliveryId, d.event]),
+      [["held-cancel", "issue_comment.created"]],
+      "only the delivery with work left after its answer is held",
+    );
   } finally {
     release();
   }
@@ -49,6 +55,8 @@ test("webhooks are answered and jobs stored while GitHub answers nothing; the wo
   assert.deepEqual(h.outcomes.get("held-cancel"), { action: "denied" });
   const replies = h.github.commentsOn(OWNER, REPO, other.number).filter((c) => /write access/.test(c.body));
   assert.equal(replies.length, 1);
+  // The /cancel was held from its answer until its check was done, and released then.
+  assert.deepEqual(await h.queue.takeHeldDeliveries(0), []);
 });
 
 test("a non-collaborator's /cancel never stops a maintainer's run", async () => {

@@ -102,3 +102,18 @@ test("memory queue: stop waits for the grace period, then aborts running jobs", 
   assert.equal(aborted, true);
   assert.equal((await q.enqueue(spec("t"))).status, "queued", "a stopped queue still stores jobs");
 });
+
+test("memory queue: held deliveries are taken once old enough, claimed, and gone when released", async () => {
+  let now = 1_000;
+  const q = new MemoryJobQueue({ now: () => now });
+  await q.holdDelivery({ deliveryId: "d", event: "issues.labeled", payload: { label: { name: "x" } } });
+  assert.deepEqual(await q.takeHeldDeliveries(500), []);
+  now += 500;
+  assert.deepEqual(await q.takeHeldDeliveries(500), [
+    { deliveryId: "d", event: "issues.labeled", payload: { label: { name: "x" } } },
+  ]);
+  assert.deepEqual(await q.takeHeldDeliveries(500), [], "claimed by the last take");
+  await q.releaseDelivery("d");
+  now += 10_000;
+  assert.deepEqual(await q.takeHeldDeliveries(0), []);
+});

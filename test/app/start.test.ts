@@ -4,6 +4,7 @@ import { createHmac, generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../src/app/server.ts";
@@ -129,6 +130,95 @@ test("npm start with credentials serves signed webhooks and talks to GHE_HOST", 
     assert.match(github.commentsOn("o", "r", issue.number)[0]?.body ?? "", /write access/);
   } finally {
     await stop(child);
+    await github.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("a delivery answered by a process killed before finishing it is finished by the next process", async () => {
+  const github = await startFakeGitHub();
+  const work = mkdtempSync(join(tmpdir(), "auto-fix-held-"));
+  const repo = github.addRepo("o", "r", { cloneUrl: "http://127.0.0.1:9/o/r.git" });
+  repo.permissions.set("mona", "write");
+  // The repository names its own label: only reading its config (after the answer) shows the label counts.
+  repo.files.set(".github/auto-fix.yml", "label: needs-fix\n");
+  const issue = github.addIssue("o", "r", { title: "t", body: "b" });
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const secret = "held-secret";
+  const env = {
+    APP_ID: "7",
+    PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+    WEBHOOK_SECRET: secret,
+    GHE_HOST: github.host,
+    GHE_PROTOCOL: "http",
+    AUTO_FIX_WORK_DIR: work,
+    AUTO_FIX_DATA_DIR: join(work, "data"),
+    AUTO_FIX_RESUME_HELD_AFTER_MS: "0",
+  };
+  const payload = JSON.stringify({
+    action: "labeled",
+    label: { name: "needs-fix" },
+    issue: {
+      number: issue.number,
+      title: "t",
+      body: "b",
+      state: "open",
+      locked: false,
+      user: { login: "x" },
+    },
+    repository: { name: "r", owner: { login: "o" }, clone_url: repo.cloneUrl, default_branch: "main" },
+    sender: { login: "mona", type: "User" },
+    installation: { id: 1 },
+  });
+  const first = await startApp(env);
+  const release = github.holdResponses();
+  let second: Awaited<ReturnType<typeof startApp>> | null = null;
+  try {
+    const res = await fetch(`${first.url}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": "d-held",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}`,
+      },
+      body: payload,
+    });
+    assert.equal(res.status, 200, first.output());
+    // Killed while its config check waits on GitHub: nothing was stored as a job yet.
+    const killed = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
+    first.child.kill("SIGKILL");
+    await killed;
+    release();
+    const db = new DatabaseSync(join(work, "data", "jobs.sqlite"), { readOnly: true });
+    const heldIds = () =>
+      (db.prepare("SELECT delivery_id FROM held_deliveries").all() as { delivery_id: string }[]).map(
+        (r) => r.delivery_id,
+      );
+    const jobFor = () => db.prepare("SELECT state FROM jobs WHERE delivery_id = 'd-held'").get();
+    assert.deepEqual(heldIds(), ["d-held"], "the answered delivery was held before the answer");
+    assert.equal(jobFor(), undefined);
+
+    second = await startApp(env);
+    for (let i = 0; i < 400 && (heldIds().length > 0 || !jobFor()); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    db.close();
+    const again = new DatabaseSync(join(work, "data", "jobs.sqlite"), { readOnly: true });
+    const job = again.prepare("SELECT state FROM jobs WHERE delivery_id = 'd-held'").get();
+    const left = again.prepare("SELECT count(*) AS n FROM held_deliveries").get() as { n: number };
+    again.close();
+    assert.ok(job, `the next process read the config and stored the job:\n${second.output()}`);
+    assert.equal(left.n, 0, "and released the delivery");
+    const paths = github.calls.map((c) => `${c.method} ${c.path}`);
+    assert.ok(
+      paths.some((p) => p.startsWith("GET /repos/o/r/contents/")),
+      paths.join("\n"),
+    );
+  } finally {
+    release();
+    if (second) await stop(second.child);
+    if (first.child.exitCode === null && first.child.signalCode === null) await stop(first.child);
     await github.close();
     rmSync(work, { recursive: true, force: true });
   }

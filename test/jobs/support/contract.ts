@@ -38,6 +38,36 @@ async function finalState(q: JobQueue, id: string, state: Job["state"]): Promise
 }
 
 export function queueContract(name: string, make: QueueFactory): void {
+  test(`${name}: a held delivery survives a new handle until released; one taker claims it`, async () => {
+    await withStore(make, async (open) => {
+      const payload = { action: "created", comment: { body: "/cancel", id: 7 }, labels: [], n: null };
+      await open().holdDelivery({ deliveryId: "d-1", event: "issue_comment.created", payload });
+      await open().holdDelivery({ deliveryId: "d-2", event: "issues.labeled", payload: { a: 1 } });
+      assert.deepEqual(await open().takeHeldDeliveries(60_000), [], "nothing is old enough yet");
+      const a = open();
+      const b = open();
+      const taken = await a.takeHeldDeliveries(0);
+      assert.deepEqual(
+        taken.map((h) => h.deliveryId).sort(),
+        ["d-1", "d-2"],
+        "a new handle on the same store sees both",
+      );
+      const one = taken.find((h) => h.deliveryId === "d-1");
+      assert.deepEqual(one, { deliveryId: "d-1", event: "issue_comment.created", payload });
+      assert.deepEqual(await b.takeHeldDeliveries(1_000), [], "claimed: another process leaves them alone");
+      await b.releaseDelivery("d-1");
+      await new Promise((r) => setTimeout(r, 20));
+      const left = await open().takeHeldDeliveries(10);
+      assert.deepEqual(
+        left.map((h) => h.deliveryId),
+        ["d-2"],
+      );
+      await open().releaseDelivery("d-2");
+      await open().releaseDelivery("never-held");
+      assert.deepEqual(await open().takeHeldDeliveries(0), []);
+    });
+  });
+
   test(`${name}: a job is stored before enqueue resolves and survives a new handle`, async () => {
     await withStore(make, async (open) => {
       const s = spec({ guidance: "look at parse()", data: { cloneUrl: "http://127.0.0.1/x.git" } });

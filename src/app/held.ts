@@ -1,0 +1,62 @@
+import type { JobQueue } from "../jobs/types.ts";
+import type { DeliveryDeps, HandleOutcome } from "./handler.ts";
+import { handleTrigger } from "./handler.ts";
+import { parseTrigger, type TriggerEvent } from "./trigger.ts";
+
+/** The webhook events the app handles, by the name a held delivery is stored under. */
+const KINDS: Record<string, TriggerEvent["kind"]> = {
+  "issues.labeled": "labeled",
+  "issue_comment.created": "comment",
+};
+
+/** The name a delivery is held under: the webhook's name and action. */
+export function heldEventName(kind: TriggerEvent["kind"]): string {
+  return kind === "labeled" ? "issues.labeled" : "issue_comment.created";
+}
+
+export interface ResumeDeps {
+  queue: JobQueue;
+  /** Dependencies for one delivery, authenticated as its installation (minus `defer`). */
+  depsFor: (event: TriggerEvent) => Promise<Omit<DeliveryDeps, "defer">>;
+  onOutcome: (deliveryId: string, outcome: HandleOutcome) => void;
+  warn: (message: string) => void;
+}
+
+/**
+ * Finishes deliveries that were answered but whose work after the answer never ended (the process was
+ * killed between the two): each is handled again from its stored body, with the work after the answer
+ * run at once. Handling is idempotent where it matters: a stored job is found again by its delivery id,
+ * and a cancel of a run already stopped says there is nothing to cancel. A delivery that fails again is
+ * dropped with a warning, so that a permanent failure is not retried forever.
+ */
+export async function resumeHeldDeliveries(olderThanMs: number, deps: ResumeDeps): Promise<number> {
+  const held = await deps.queue.takeHeldDeliveries(olderThanMs);
+  for (const h of held) {
+    const kind = KINDS[h.event];
+    const event = kind ? parseTrigger(h.deliveryId, kind, h.payload) : null;
+    try {
+      if (!event) {
+        deps.warn(
+          `dropped held delivery ${h.deliveryId}: its stored body is not a ${h.event} the app handles`,
+        );
+        continue;
+      }
+      const base = await deps.depsFor(event);
+      const outcome = await handleTrigger(event, {
+        ...base,
+        defer: async (work) => {
+          const later = await work();
+          if (later) deps.onOutcome(h.deliveryId, later);
+        },
+      });
+      deps.onOutcome(h.deliveryId, outcome);
+    } catch (error) {
+      deps.warn(
+        `resuming held delivery ${h.deliveryId} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      await deps.queue.releaseDelivery(h.deliveryId);
+    }
+  }
+  return held.length;
+}
