@@ -16,7 +16,7 @@ import type { HandleOutcome } from "../src/app/handler.ts";
 import { FixResultSchema } from "../src/app/pipeline.ts";
 import { startAppServer } from "../src/app/server.ts";
 import { readSettings } from "../src/app/settings.ts";
-import { createJobQueue, createRunLedger } from "../src/jobs/create-queue.ts";
+import { createJobQueue, createLimitStore, createRunLedger } from "../src/jobs/create-queue.ts";
 import { startFakeGitHub } from "../test/support/fake-github.ts";
 import { createSigner } from "../test/app/webhook-client.ts";
 
@@ -31,6 +31,7 @@ benchRepo.permissions.set("mona", "write");
 benchRepo.permissions.set("visitor", "read");
 const queue = createJobQueue({ dataDir: join(work, "data") });
 const ledger = createRunLedger({ dataDir: join(work, "data") });
+const limits = createLimitStore({ dataDir: join(work, "data") });
 const outcomes: HandleOutcome[] = [];
 const replies: Promise<void>[] = [];
 const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -42,6 +43,7 @@ const app = await startAppServer({
   app: {
     queue,
     ledger,
+    limits,
     // High enough that every delivery is accepted (a refusal would post a reply instead).
     settings: readSettings({
       AUTO_FIX_WORK_DIR: join(work, "runs"),
@@ -91,6 +93,7 @@ await Promise.all(replies);
 const stored = outcomes.slice(5).filter((o) => o.action === "queued").length;
 await app.stop();
 await ledger.close();
+await limits.close();
 await github.close();
 rmSync(work, { recursive: true, force: true });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
+import { type LimitStore, limitKeys } from "../jobs/limits.ts";
 import type { Job } from "../jobs/types.ts";
 import { budgetRefusal, DAY_MS, type RunLedger } from "./budgets.ts";
 import { refFromIssue } from "./commands.ts";
@@ -30,6 +31,8 @@ export type StoredTrigger = z.infer<typeof StoredTriggerSchema>;
 export interface AdmissionDeps {
   github: RepoGitHub;
   ledger: RunLedger;
+  /** Counters shared by every worker: the repository's daily model spend. */
+  limits: LimitStore;
   settings: AppSettings;
   /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. */
   loadRepoConfig: () => Promise<unknown>;
@@ -37,6 +40,9 @@ export interface AdmissionDeps {
 }
 
 export type Admission = { ok: true; data: RunData } | { ok: false; outcome: HandleOutcome };
+
+/** Below this a run could not make one model call: the day's spend is used up. */
+const MIN_RUN_BUDGET_USD = 0.01;
 
 const ALLOWED = new Set<Permission>(["admin", "maintain", "write"]);
 
@@ -105,16 +111,28 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
   const statusComment = comments.find(isStatusComment);
   const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
   const repoKey = `${job.spec.owner}/${job.spec.repo}`.toLowerCase();
-  const refusal = budgetRefusal({
-    issueRuns: state.runs,
-    repoRunsToday: await deps.ledger.countSince(repoKey, deps.now() - DAY_MS),
+  const limits = {
     maxRunsPerIssue: config.maxRunsPerIssue,
     maxRunsPerRepoPerDay: config.maxRunsPerRepoPerDay,
-  });
-  if (refusal) {
+  };
+  const refuse = async (refusal: string): Promise<Admission> => {
     await github.createComment(t.replyTo, `@${sender} auto-fix did not start. ${refusal}`);
     return { ok: false, outcome: { action: "refused", reason: refusal } };
-  }
+  };
+  const issueRefusal = budgetRefusal({ ...limits, issueRuns: state.runs, repoRunsToday: 0 });
+  if (issueRefusal) return refuse(issueRefusal);
+  // The run's model budget is reserved from the repository's daily spend, atomically across workers:
+  // the per-run limit, or what is left of the day's when that is less.
+  const now = deps.now();
+  const spendKey = limitKeys.repoSpendPerDay(job.spec.owner, job.spec.repo, now);
+  const dailySpend = deps.settings.maxCostUsdPerRepoPerDay;
+  const left = dailySpend - (await deps.limits.get(spendKey));
+  const budget = Math.min(config.maxCostUsdPerRun, left);
+  const spendRefusal =
+    `This repository's model spend today reached its daily limit ($${dailySpend.toFixed(2)} per repository ` +
+    "per UTC day, set by the operator with `AUTO_FIX_MAX_COST_USD_PER_REPO_PER_DAY`). Try again tomorrow.";
+  if (budget < MIN_RUN_BUDGET_USD) return refuse(spendRefusal);
+  if (!(await deps.limits.take(spendKey, budget, dailySpend, DAY_MS)).allowed) return refuse(spendRefusal);
   const run = state.runs + 1;
   const data = RunDataSchema.parse({
     cloneUrl: t.cloneUrl,
@@ -126,14 +144,20 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     trigger: retry
       ? `started by @${sender} with \`/retry\``
       : `started by @${sender} (label \`${config.label}\`)`,
-    maxCostUsd: config.maxCostUsdPerRun,
+    maxCostUsd: budget,
+    spend: { key: spendKey, reservedUsd: budget },
     ...(config.testCommand ? { testCommand: config.testCommand } : {}),
     ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
     ...(t.commentId ? { commandCommentId: t.commentId } : {}),
     issueState: { ...state, runs: run },
     title,
   });
-  await deps.ledger.record(repoKey, deps.now());
+  // The repository's daily slot is counted and taken in one atomic step, shared by every worker.
+  const slot = await deps.ledger.reserve(repoKey, now, DAY_MS, config.maxRunsPerRepoPerDay);
+  if (!slot.allowed) {
+    await deps.limits.give(spendKey, budget);
+    return refuse(budgetRefusal({ ...limits, issueRuns: 0, repoRunsToday: slot.count }) ?? "daily run limit");
+  }
   return { ok: true, data };
 }
 

@@ -1,6 +1,7 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
 import { JobFailure } from "../jobs/errors.ts";
+import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobHandler, JobQueue } from "../jobs/types.ts";
 import { serveOps } from "../ops/http.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
@@ -18,6 +19,8 @@ import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 export interface AppOptions {
   queue: JobQueue;
   ledger: RunLedger;
+  /** Counters every worker shares: the repository's daily model spend. */
+  limits: LimitStore;
   settings: AppSettings;
   pipeline: Pipeline;
   /** Model name shown in pull requests. */
@@ -56,7 +59,7 @@ async function loadRepoConfig(
 /** The job worker: authenticates as the job's installation and runs it. */
 export function createWorker(
   app: Probot,
-  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now" | "ledger" | "onOutcome">,
+  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now" | "ledger" | "limits" | "onOutcome">,
 ): JobHandler {
   return async (job, ctx) => {
     const octokit = await app.auth(job.spec.installationId);
@@ -75,6 +78,7 @@ export function createWorker(
       const admission = await admitJob(job, {
         github,
         ledger: options.ledger,
+        limits: options.limits,
         settings: options.settings,
         loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
         now,
@@ -100,6 +104,7 @@ export function createWorker(
       settings: options.settings,
       model: options.model,
       now,
+      limits: options.limits,
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     log.info(`run finished: ${JSON.stringify(outcome)}`);

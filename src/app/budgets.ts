@@ -19,6 +19,18 @@ export class MemoryRunLedger implements RunLedger {
     this.#runs.set(repoKey, list);
     return list.length;
   }
+
+  async reserve(
+    repoKey: string,
+    at: number,
+    windowMs: number,
+    limit: number,
+  ): Promise<{ allowed: boolean; count: number }> {
+    const count = await this.countSince(repoKey, at - windowMs);
+    if (count >= limit) return { allowed: false, count };
+    await this.record(repoKey, at);
+    return { allowed: true, count };
+  }
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -11,6 +11,8 @@ export const RunDataSchema = z.object({
   maxRuns: z.number().int().positive(),
   trigger: z.string(),
   maxCostUsd: z.number().positive(),
+  /** The model budget this run reserved from the repository's daily spend (given back as used). */
+  spend: z.object({ key: z.string(), reservedUsd: z.number().nonnegative() }).optional(),
   testCommand: z.string().optional(),
   /** The previous run's reviewer advice (retries only). */
   previousAdvice: z.string().optional(),

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { createJobQueue as createStore, createRunLedger } from "../jobs/create-queue.ts";
+import { createLimitStore, createJobQueue as createStore, createRunLedger } from "../jobs/create-queue.ts";
+import type { LimitStore } from "../jobs/limits.ts";
 import type { RunLedger } from "../jobs/run-ledger.ts";
 import type { JobQueue } from "../jobs/types.ts";
 import { createJobMetrics, registerQueueGauge } from "../ops/job-metrics.ts";
@@ -8,6 +9,8 @@ import { MetricsRegistry } from "../ops/metrics.ts";
 export interface AppQueue {
   queue: JobQueue;
   ledger: RunLedger & { close(): Promise<void> };
+  /** Counters every worker shares (the repository's daily model spend), in the same store. */
+  limits: LimitStore;
   /** False on Redis: the webhook server only enqueues and `auto-fix worker` processes run the jobs. */
   runsJobsInProcess: boolean;
   /** The metrics the queue records, served at /metrics. */
@@ -39,15 +42,18 @@ export function createJobQueue(
   };
   const queue = createStore(config);
   const ledger = createRunLedger(config);
+  const limits = createLimitStore(config);
   registerQueueGauge(registry, queue);
   return {
     queue,
     ledger,
+    limits,
     runsJobsInProcess: !redisUrl,
     registry,
     close: async () => {
       await queue.close?.();
       await ledger.close();
+      await limits.close();
     },
   };
 }

@@ -3,7 +3,9 @@ import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
 import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
+import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
+import { DAY_MS } from "./budgets.ts";
 import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "./markers.ts";
@@ -28,12 +30,30 @@ export interface RunDeps {
   /** The model name shown in the pull request. */
   model: string;
   now: () => number;
+  /** The repository's daily spend, from which the run reserved its budget at admission. */
+  limits: LimitStore;
   log: { info: (msg: string) => void; warn: (msg: string) => void };
 }
 
 export type RunOutcome =
   | { status: "pull-opened" | "pull-updated"; pull: number; commit: string }
   | { status: "no-patch" | "failed" | "cancelled"; reason: string };
+
+/** Turns the run's reserved budget into what it spent, in the shared daily counter. Never throws. */
+async function settleSpend(deps: RunDeps, data: RunData, spentUsd: number, first: boolean): Promise<void> {
+  if (!data.spend) return;
+  const { key, reservedUsd } = data.spend;
+  const spent = Number.isFinite(spentUsd) && spentUsd > 0 ? spentUsd : 0;
+  try {
+    if (!first) await deps.limits.add(key, spent, DAY_MS);
+    else if (spent < reservedUsd) await deps.limits.give(key, reservedUsd - spent);
+    else if (spent > reservedUsd) await deps.limits.add(key, spent - reservedUsd, DAY_MS);
+  } catch (error) {
+    deps.log.warn(
+      `could not record the run's spend: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
 
 export function branchFor(issueNumber: number): string {
   return `auto-fix/issue-${issueNumber}`;
@@ -255,7 +275,11 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     await mkdir(outDir, { recursive: true });
     // The pipeline's own result.json stays as written; this is what the app read from it.
     await writeFile(join(outDir, "app-result.json"), `${JSON.stringify(result, null, 2)}\n`);
-    await ctx.checkpoint("pipeline", { status: result.status });
+    // The run's reservation becomes what it spent: once per job (checkpointed first, so that a crash
+    // can leave the reservation standing, never count a refund twice); a run after that adds its spend.
+    const firstSettle = job.checkpoint.spendSettled !== true;
+    await ctx.checkpoint("pipeline", { status: result.status, spendSettled: true });
+    await settleSpend(deps, data, result.usage.cost_usd, firstSettle);
     ctx.recordUsage?.({
       promptTokens: result.usage.prompt_tokens,
       completionTokens: result.usage.completion_tokens,

@@ -7,6 +7,8 @@ export interface AppSettings {
   maxRunsPerIssue: number;
   maxRunsPerRepoPerDay: number;
   maxCostUsdPerRun: number;
+  /** Model spend per repository per UTC day, over every worker (runs reserve their budget from it). */
+  maxCostUsdPerRepoPerDay: number;
   /** Where clones and run artifacts go (one directory per job). */
   workDir: string;
   /** Commit author for the app's commits. */
@@ -29,6 +31,7 @@ const EnvSchema = z.object({
   AUTO_FIX_MAX_RUNS_PER_ISSUE: positive(5),
   AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY: positive(20),
   AUTO_FIX_MAX_COST_USD_PER_RUN: positive(2),
+  AUTO_FIX_MAX_COST_USD_PER_REPO_PER_DAY: positive(20),
   AUTO_FIX_WORK_DIR: z.string().min(1).catch(".auto-fix/work").default(".auto-fix/work"),
   AUTO_FIX_GIT_AUTHOR_NAME: z.string().min(1).catch("auto-fix[bot]").default("auto-fix[bot]"),
   AUTO_FIX_GIT_AUTHOR_EMAIL: z.string().min(1).default("auto-fix[bot]@users.noreply.github.com"),
@@ -44,6 +47,7 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
     maxRunsPerIssue: Math.floor(e.AUTO_FIX_MAX_RUNS_PER_ISSUE),
     maxRunsPerRepoPerDay: Math.floor(e.AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY),
     maxCostUsdPerRun: e.AUTO_FIX_MAX_COST_USD_PER_RUN,
+    maxCostUsdPerRepoPerDay: e.AUTO_FIX_MAX_COST_USD_PER_REPO_PER_DAY,
     workDir: e.AUTO_FIX_WORK_DIR,
     gitAuthor: { name: e.AUTO_FIX_GIT_AUTHOR_NAME, email: e.AUTO_FIX_GIT_AUTHOR_EMAIL },
     concurrency: Math.floor(e.AUTO_FIX_CONCURRENCY),

@@ -9,13 +9,14 @@ import { readSettings } from "./settings.ts";
  * `app.yml`; with them it serves webhooks (GHE_HOST/GHE_PROTOCOL select a GitHub Enterprise server).
  */
 const settings = readSettings(process.env);
-const { queue, ledger, runsJobsInProcess, registry, close } = createJobQueue(process.env);
+const { queue, ledger, limits, runsJobsInProcess, registry, close } = createJobQueue(process.env);
 let stopping = false;
 const timers = new AbortController();
 const server = await run(
   createAutoFixApp({
     queue,
     ledger,
+    limits,
     settings,
     pipeline: createCliPipeline({ env: process.env }),
     model: process.env.AUTO_FIX_MODEL ?? "default",

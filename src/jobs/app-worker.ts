@@ -35,7 +35,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
   } catch (err) {
     throw new UserError(`cannot authenticate as the GitHub App: ${(err as Error).message}`);
   }
-  const { queue, ledger, registry, close } = createJobQueue(env, (m, f) =>
+  const { queue, ledger, limits, registry, close } = createJobQueue(env, (m, f) =>
     options.log(`${m}${f ? ` ${JSON.stringify(f)}` : ""}`),
   );
   try {
@@ -46,6 +46,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
     const handler = createWorker(probot, {
       settings,
       ledger,
+      limits,
       pipeline: options.pipeline,
       model: env.AUTO_FIX_MODEL ?? "default",
     });

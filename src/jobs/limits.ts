@@ -25,6 +25,8 @@ export interface LimitStore {
   take(key: string, amount: number, limit: number, windowMs: number): Promise<LimitDecision>;
   /** Adds without a limit (spend known only after a model call); returns the new value. */
   add(key: string, amount: number, windowMs: number): Promise<number>;
+  /** Takes `amount` back (a reservation larger than what was used), never below 0; the window stays. */
+  give(key: string, amount: number): Promise<number>;
   /** The current value; 0 when absent or expired. */
   get(key: string): Promise<number>;
   close(): Promise<void>;
@@ -39,6 +41,8 @@ export const limitKeys = {
   repoRunsPerDay: (owner: string, repo: string, now = Date.now()): string =>
     `runs:repo:${owner.toLowerCase()}/${repo.toLowerCase()}:${new Date(now).toISOString().slice(0, 10)}`,
   spend: (scope: string): string => `spend:${scope}`,
+  repoSpendPerDay: (owner: string, repo: string, now = Date.now()): string =>
+    `spend:repo:${owner.toLowerCase()}/${repo.toLowerCase()}:${new Date(now).toISOString().slice(0, 10)}`,
   DAY_MS,
 };
 
@@ -94,6 +98,26 @@ export class SqliteLimitStore implements LimitStore {
 
   async add(key: string, amount: number, windowMs: number): Promise<number> {
     return this.#apply(key, amount, Number.POSITIVE_INFINITY, windowMs).value;
+  }
+
+  async give(key: string, amount: number): Promise<number> {
+    assertAmount(amount, 1);
+    const now = this.#now();
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const cur = this.#current(key, now);
+      if (!cur) {
+        this.#db.exec("COMMIT");
+        return 0;
+      }
+      const value = Math.max(0, cur.value - amount);
+      this.#db.prepare("UPDATE limits SET value = ? WHERE key = ?").run(value, key);
+      this.#db.exec("COMMIT");
+      return value;
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
   }
 
   async get(key: string): Promise<number> {

@@ -17,8 +17,19 @@ end
 return {1, nv, ttl}
 `;
 
+/** KEYS: counter. ARGV: amount. → the new value (the counter's expiry is kept). */
+const GIVE = `
+local v = tonumber(redis.call('GET', KEYS[1]) or '')
+if not v then return '0' end
+local nv = v - tonumber(ARGV[1])
+if nv < 0 then nv = 0 end
+redis.call('SET', KEYS[1], tostring(nv), 'KEEPTTL')
+return tostring(nv)
+`;
+
 type Scripted = Redis & {
   afLimitTake: (...args: Array<string | number>) => Promise<[number, string, number]>;
+  afLimitGive: (...args: Array<string | number>) => Promise<string>;
 };
 
 /** Limits kept in Redis so that they hold across every worker machine. */
@@ -33,6 +44,7 @@ export class RedisLimitStore implements LimitStore {
       // Surfaced to the caller as a rejected call; the connection retries on its own.
     });
     this.#redis.defineCommand("afLimitTake", { lua: TAKE, numberOfKeys: 1 });
+    this.#redis.defineCommand("afLimitGive", { lua: GIVE, numberOfKeys: 1 });
   }
 
   async #take(key: string, amount: number, limit: number, windowMs: number): Promise<LimitDecision> {
@@ -58,6 +70,11 @@ export class RedisLimitStore implements LimitStore {
 
   async add(key: string, amount: number, windowMs: number): Promise<number> {
     return (await this.#take(key, amount, Number.POSITIVE_INFINITY, windowMs)).value;
+  }
+
+  async give(key: string, amount: number): Promise<number> {
+    assertAmount(amount, 1);
+    return Number(await this.#redis.afLimitGive(this.#p + key, String(amount)));
   }
 
   async get(key: string): Promise<number> {

@@ -14,7 +14,7 @@ import { createCliPipeline } from "../../src/app/cli-pipeline.ts";
 import type { HandleOutcome } from "../../src/app/handler.ts";
 import { type AppServer, startAppServer } from "../../src/app/server.ts";
 import { readSettings } from "../../src/app/settings.ts";
-import { createJobQueue, createRunLedger } from "../../src/jobs/create-queue.ts";
+import { createJobQueue, createLimitStore, createRunLedger } from "../../src/jobs/create-queue.ts";
 import type { JobQueue } from "../../src/jobs/types.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
 import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.ts";
@@ -108,6 +108,7 @@ before(async () => {
     app: {
       queue,
       ledger: createRunLedger({ dataDir: join(work, "data") }),
+      limits: createLimitStore({ dataDir: join(work, "data") }),
       settings: readSettings({ AUTO_FIX_WORK_DIR: join(work, "runs") }),
       pipeline: createCliPipeline({ env }),
       model: "scripted-model",

@@ -7,6 +7,7 @@ import type { HandleOutcome } from "../../src/app/handler.ts";
 import type { Pipeline } from "../../src/app/pipeline.ts";
 import { type AppServer, startAppServer } from "../../src/app/server.ts";
 import { type AppSettings, readSettings } from "../../src/app/settings.ts";
+import { SqliteLimitStore } from "../../src/jobs/limits.ts";
 import { MemoryJobQueue } from "../../src/jobs/memory-queue.ts";
 import { type FakeGitHub, type FakeRepo, type FakeUser, startFakeGitHub } from "../support/fake-github.ts";
 import { type GitServer, startGitServer } from "../support/git-server.ts";
@@ -89,6 +90,7 @@ export async function startHarness(options: {
     app: {
       queue,
       ledger: new MemoryRunLedger(),
+      limits: new SqliteLimitStore({ dataDir: join(workDir, "data") }),
       settings,
       pipeline: options.pipeline,
       model: "scripted-model",

@@ -70,6 +70,25 @@ for (const [kind, open] of kinds) {
     }
   });
 
+  test(`${kind} limits: a reservation given back counts what was used, never below zero`, async () => {
+    const store = open();
+    try {
+      n += 1;
+      const key = limitKeys.repoSpendPerDay("Octo", `spend-${n}`);
+      assert.equal((await store.take(key, 2, 5, 60_000)).allowed, true, "a run reserves its budget");
+      assert.equal((await store.take(key, 2, 5, 60_000)).allowed, true);
+      assert.equal((await store.take(key, 2, 5, 60_000)).allowed, false, "a third would pass the limit");
+      assert.ok(Math.abs((await store.give(key, 1.6)) - 2.4) < 1e-9, "the first used 0.40 of its 2");
+      assert.equal((await store.take(key, 2, 5, 60_000)).allowed, true, "now there is room again");
+      assert.equal(await store.give(key, 100), 0);
+      assert.equal(await store.give(`never-taken-${n}`, 1), 0);
+      assert.equal(await store.get(`never-taken-${n}`), 0, "giving back creates no counter");
+      await assert.rejects(store.give(key, -1), RangeError);
+    } finally {
+      await store.close();
+    }
+  });
+
   test(`${kind} limits: a window ends and the counter starts again`, async () => {
     const store = open();
     try {

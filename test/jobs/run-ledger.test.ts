@@ -50,3 +50,35 @@ for (const kind of ["embedded", "redis"] as const) {
     }
   });
 }
+
+for (const kind of ["embedded", "redis"] as const) {
+  test(`${kind} run ledger: concurrent reservations from several handles never exceed the limit`, async () => {
+    const open = () =>
+      kind === "redis"
+        ? createRunLedger({ redisUrl: redis.url, dataDir: dir, prefix: "reserve-test" })
+        : createRunLedger({ dataDir: dir });
+    const handles = [open(), open(), open()];
+    try {
+      const now = Date.UTC(2026, 2, 1, 12);
+      await handles[0]!.record("octo/busy", now - 2 * DAY);
+      await handles[0]!.record("octo/busy", now - 1000);
+      // 12 admissions at once for the last 3 slots of a limit of 4 per day.
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => handles[i % 3]!.reserve("octo/busy", now + i, DAY, 4)),
+      );
+      assert.equal(results.filter((r) => r.allowed).length, 3);
+      assert.deepEqual(
+        results
+          .filter((r) => r.allowed)
+          .map((r) => r.count)
+          .sort(),
+        [1, 2, 3],
+        "each granted slot saw the ones granted before it",
+      );
+      assert.ok(results.filter((r) => !r.allowed).every((r) => r.count === 4));
+      assert.equal(await handles[1]!.countSince("octo/busy", now - DAY), 4);
+    } finally {
+      for (const h of handles) await h.close();
+    }
+  });
+}

@@ -76,7 +76,7 @@ if (opts.role === "worker") {
     log: (line) => process.stderr.write(`${line}\n`),
   });
 } else {
-  const { queue, ledger, registry, close } = createJobQueue(process.env);
+  const { queue, ledger, limits, registry, close } = createJobQueue(process.env);
   const app = await startAppServer({
     appId: Number(process.env.APP_ID),
     privateKey: process.env.PRIVATE_KEY ?? "",
@@ -86,6 +86,7 @@ if (opts.role === "worker") {
     app: {
       queue,
       ledger,
+      limits,
       settings: readSettings(process.env),
       pipeline,
       model: "scripted",
