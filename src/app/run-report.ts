@@ -67,7 +67,9 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
   const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
   if (analysis) details.push(`Reviewer: ${analysis.trim().slice(0, 1500)}`);
   if (r.usage.cost_usd >= data.maxCostUsd) {
-    details.push(`The model spend limit per run ($${data.maxCostUsd.toFixed(2)}) was reached.`);
+    details.push(
+      `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
+    );
   }
   return {
     ok: false,
