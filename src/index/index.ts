@@ -17,7 +17,10 @@ export type { CacheState, FileRecord, IndexStats, SymbolInfo, SymbolKind } from 
 export interface BuildIndexOptions {
   /** Cache folder; default from AUTO_FIX_CACHE_DIR / XDG_CACHE_HOME / ~/.cache/auto-fix. `null` disables the cache. */
   cacheDir?: string | null;
-  /** Parse worker threads; default: one per core. 0 parses in the calling thread. */
+  /**
+   * Parse worker threads to start when none are running; default: one per core. 0 parses in the calling
+   * thread. The workers are shared by every build in the process: a build uses those already running.
+   */
   workers?: number;
   /** Called once per skipped file or cache problem, as it happens. */
   onNote?: (note: string) => void;
@@ -66,8 +69,9 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const maxWorkers = opts.workers ?? availableParallelism();
   let pool: ParsePool | null = null;
   let session: ParseSession | null = null;
+  let poolFailed = false;
   const startPool = (n: number): void => {
-    if (pool || maxWorkers <= 0) return;
+    if (pool || poolFailed || maxWorkers <= 0) return;
     // Workers only read the object store: open (and if need be rebuild) it here first. A store that
     // cannot be opened here is not offered to the workers (one note, not one per thread).
     const storeUsable = cache?.objects.open() === true;
@@ -75,6 +79,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     try {
       pool = sharedParsePool(Math.min(maxWorkers, n));
     } catch (err) {
+      poolFailed = true;
       note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
     }
   };

@@ -79,6 +79,8 @@ export class ParsePool {
       });
       this.slots.push(slot);
     }
+    // Idle until the first `run()`: a pool nobody uses never keeps the process alive.
+    this.maybeIdle();
   }
 
   /** Workers still alive, of `size`. */
@@ -173,6 +175,7 @@ export class ParsePool {
       return;
     }
     for (const s of this.slots) s.worker.unref();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (shared === this) shared = null;
       void this.close();

@@ -99,3 +99,17 @@ test("a cache folder that cannot be made gives one note, not one per thread, and
   assert.equal(classNames(index).length, 30);
   assert.equal(notes.filter((n) => /object store cannot be opened/.test(n)).length, 1, notes.join("\n"));
 });
+
+test("a pool started and never used does not keep a process alive", () => {
+  const script = [
+    `import { sharedParsePool } from ${JSON.stringify(new URL("../../src/index/pool.ts", import.meta.url).href)};`,
+    "sharedParsePool(2);",
+    "console.log('started');",
+  ].join("\n");
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  assert.equal(run.error, undefined, "the process ended by itself");
+  assert.equal(run.stdout.trim(), "started");
+});
