@@ -4,7 +4,7 @@
  * Each round indexes `dir` cold (fresh cache) and then, when the tree holds Python files, runs Python's
  * own `ast.parse` + `ast.walk` over the same files in a child process, so both see the same machine
  * load. The first round is reported apart: it also starts the parse workers and warms up the grammar
- * code, which later builds in the same process (a server's later jobs) do not pay again. Prints files, MB, symbols, cold and warm seconds, MB/s, CPU seconds, the best and median of
+ * code, which later builds in the same process do not pay again. Prints files, MB, symbols, cold and warm seconds, MB/s, CPU seconds, the best and median of
  * the rounds, and the median search-call time on the warm index. `--all` also descends into
  * node_modules, dist, build and vendor (to measure dependency trees).
  */
@@ -116,7 +116,7 @@ try {
     const laterBest = best(later.map((c) => c.s));
     console.log(
       `cold, later    best ${laterBest.toFixed(2)} s (${(mb / laterBest).toFixed(1)} MB/s), median ${median(later.map((c) => c.s)).toFixed(2)} s ` +
-        `of ${later.length}; CPU ${median(later.map((c) => c.cpu)).toFixed(2)} s — empty cache, parse workers already running (a server's later jobs)`,
+        `of ${later.length}; CPU ${median(later.map((c) => c.cpu)).toFixed(2)} s — empty cache, parse workers already running in this process`,
     );
   }
   console.log(

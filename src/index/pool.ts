@@ -52,8 +52,9 @@ const IDLE_CLOSE_MS = 10 * 60_000;
  * file; a worker with a free slot takes a share of what has queued up as one batch. A worker that dies
  * fails its batches (the caller may process those files itself) and is not replaced.
  *
- * Workers stay up between index builds (a server indexes one checkout per job), so a build does not
- * pay for starting threads and compiling the grammars again. An idle pool holds no reference on the
+ * Workers stay up between index builds in one process (a process that indexes more than once), so a
+ * later build does not pay for starting threads and compiling the grammars again. (The GitHub App runs
+ * each job's pipeline in a process of its own, so there every index is a first build.) An idle pool holds no reference on the
  * event loop, so it never keeps a process alive, and closes itself after IDLE_CLOSE_MS.
  */
 export class ParsePool {
