@@ -127,6 +127,8 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
     // deliveries from the same person see each other's reply).
     let replies: Promise<void> = Promise.resolve();
+    /** Deliveries this process holds and is still working on: never resumed here a second time. */
+    const working = new Set<string>();
     const depsFor = (octokit: AppOctokit, event: TriggerEvent, warn: (m: string) => void) => ({
       github: createOctokitGitHub(octokit, event.owner, event.repo),
       queue: options.queue,
@@ -151,6 +153,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
               event: heldEventName(kind),
               payload: context.payload,
             });
+            working.add(context.id);
             replies = replies
               .then(work)
               .then(
@@ -171,7 +174,8 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
                 context.log.warn(
                   `auto-fix could not release held delivery ${context.id}: ${error instanceof Error ? error.message : String(error)}`,
                 );
-              });
+              })
+              .finally(() => working.delete(context.id));
             options.onDeferred?.(replies);
           },
         });
@@ -186,6 +190,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       try {
         await resumeHeldDeliveries(options.settings.resumeHeldAfterMs, {
           queue: options.queue,
+          busy: (id) => working.has(id),
           depsFor: async (event) => depsFor(await app.auth(event.installationId), event, warn),
           onOutcome: (id, outcome) => {
             app.log.info(`auto-fix resumed delivery ${id}: ${JSON.stringify(outcome)}`);

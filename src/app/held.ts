@@ -16,6 +16,8 @@ export function heldEventName(kind: TriggerEvent["kind"]): string {
 
 export interface ResumeDeps {
   queue: JobQueue;
+  /** A delivery this process is still working on (slow GitHub): left alone, still held. */
+  busy: (deliveryId: string) => boolean;
   /** Dependencies for one delivery, authenticated as its installation (minus `defer`). */
   depsFor: (event: TriggerEvent) => Promise<Omit<DeliveryDeps, "defer">>;
   onOutcome: (deliveryId: string, outcome: HandleOutcome) => void;
@@ -32,12 +34,13 @@ export interface ResumeDeps {
 export async function resumeHeldDeliveries(olderThanMs: number, deps: ResumeDeps): Promise<number> {
   const held = await deps.queue.takeHeldDeliveries(olderThanMs);
   for (const h of held) {
+    if (deps.busy(h.deliveryId)) continue;
     const kind = KINDS[h.event];
     const event = kind ? parseTrigger(h.deliveryId, kind, h.payload) : null;
     try {
       if (!event) {
         deps.warn(
-          `dropped held delivery ${h.deliveryId}: its stored body is not a ${h.event} the app handles`,
+          `dropped held delivery ${h.deliveryId}: its stored body (${h.event}) is not an event the app handles`,
         );
         continue;
       }

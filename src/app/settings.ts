@@ -37,7 +37,7 @@ const EnvSchema = z.object({
   AUTO_FIX_GIT_AUTHOR_EMAIL: z.string().min(1).default("auto-fix[bot]@users.noreply.github.com"),
   AUTO_FIX_CONCURRENCY: positive(1),
   AUTO_FIX_TEST_CMD: z.string().min(1).optional(),
-  AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(30_000).default(30_000),
+  AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(120_000).default(120_000),
 });
 
 export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
