@@ -11,7 +11,9 @@ const KINDS: Record<string, TriggerEvent["kind"]> = {
 
 /** The name a delivery is held under: the webhook's name and action. */
 export function heldEventName(kind: TriggerEvent["kind"]): string {
-  return kind === "labeled" ? "issues.labeled" : "issue_comment.created";
+  const name = Object.keys(KINDS).find((k) => KINDS[k] === kind);
+  if (!name) throw new Error(`no webhook event for trigger kind ${kind}`);
+  return name;
 }
 
 export interface ResumeDeps {

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
 import { decodeSymbols, encodeSymbols } from "./codec.ts";
-import { ObjectStore, type StoredObject } from "./object-store.ts";
+import { ObjectStore } from "./object-store.ts";
 import type { FileRecord } from "./types.ts";
 
 /** Manifests kept (one per repository root); the oldest beyond this are deleted. */
@@ -162,11 +162,6 @@ export class IndexCache {
     } catch {
       // Pruning is housekeeping: a failure changes nothing for this run.
     }
-  }
-
-  /** The stored objects among `hashes`. */
-  getObjects(hashes: readonly string[]): Map<string, StoredObject> {
-    return this.objects.getMany(hashes);
   }
 
   /** Queues one parsed file's symbols (as codec rows JSON) for the object store. */

@@ -63,7 +63,7 @@ export async function processBatch(
 ): Promise<FileOutcome[]> {
   const read = jobs.map((job) => readJob(job, maxBytes));
   const unknown = read.flatMap((r) => (r.ok && r.hash !== r.job.prevHash ? [r.hash] : []));
-  const stored = cache && unknown.length > 0 ? cache.getObjects(unknown) : new Map();
+  const stored = cache && unknown.length > 0 ? cache.objects.getMany(unknown) : new Map();
   const out: FileOutcome[] = [];
   for (const r of read) {
     if (!r.ok) {
@@ -99,16 +99,6 @@ export async function processBatch(
     }
   }
   return out;
-}
-
-/** One file, as `processBatch` does it. */
-export async function processFile(
-  job: FileJob,
-  cache: IndexCache | null,
-  maxBytes: number,
-): Promise<FileOutcome> {
-  const [r] = await processBatch([job], cache, maxBytes);
-  return r ?? { ok: false, notes: [`skipped ${job.rel}: no result`] };
 }
 
 type ReadResult = { ok: true; job: FileJob; bytes: Buffer; hash: string } | { ok: false; notes: string[] };

@@ -55,6 +55,32 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGTERM");
   });
 
+/** An `issues.labeled` body for issue `number` of o/r, as GitHub sends it (the fields the app reads). */
+function labeledPayload(number: number, cloneUrl: string, label: string, sender: string): string {
+  return JSON.stringify({
+    action: "labeled",
+    label: { name: label },
+    issue: { number, title: "t", body: "b", state: "open", locked: false, user: { login: "x" } },
+    repository: { name: "r", owner: { login: "o" }, clone_url: cloneUrl, default_branch: "main" },
+    sender: { login: sender, type: "User" },
+    installation: { id: 1 },
+  });
+}
+
+/** POSTs an `issues` webhook signed with `secret`. */
+function deliverIssues(url: string, secret: string, deliveryId: string, payload: string): Promise<Response> {
+  return fetch(`${url}/api/github/webhooks`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "issues",
+      "x-github-delivery": deliveryId,
+      "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}`,
+    },
+    body: payload,
+  });
+}
+
 test("npm start without credentials serves Probot's setup page with the app's manifest", async () => {
   const data = mkdtempSync(join(tmpdir(), "auto-fix-setup-"));
   const { url, child } = await startApp({ NO_SMEE_SETUP: "true", AUTO_FIX_DATA_DIR: data });
@@ -92,32 +118,8 @@ test("npm start with credentials serves signed webhooks and talks to GHE_HOST", 
     AUTO_FIX_DATA_DIR: join(work, "data"),
   });
   try {
-    const payload = JSON.stringify({
-      action: "labeled",
-      label: { name: "auto-fix" },
-      issue: {
-        number: issue.number,
-        title: "t",
-        body: "b",
-        state: "open",
-        locked: false,
-        user: { login: "x" },
-      },
-      repository: { name: "r", owner: { login: "o" }, clone_url: repo.cloneUrl, default_branch: "main" },
-      sender: { login: "stranger", type: "User" },
-      installation: { id: 1 },
-    });
-    const deliver = (key: string) =>
-      fetch(`${url}/api/github/webhooks`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-github-event": "issues",
-          "x-github-delivery": `d-${key}`,
-          "x-hub-signature-256": `sha256=${createHmac("sha256", key).update(payload).digest("hex")}`,
-        },
-        body: payload,
-      });
+    const payload = labeledPayload(issue.number, repo.cloneUrl, "auto-fix", "stranger");
+    const deliver = (key: string) => deliverIssues(url, key, `d-${key}`, payload);
     assert.equal((await deliver("wrong")).status, 400);
     assert.equal(github.calls.length, 0);
     assert.equal((await deliver(secret)).status, 200, output());
@@ -155,35 +157,12 @@ test("a delivery answered by a process killed before finishing it is finished by
     AUTO_FIX_DATA_DIR: join(work, "data"),
     AUTO_FIX_RESUME_HELD_AFTER_MS: "0",
   };
-  const payload = JSON.stringify({
-    action: "labeled",
-    label: { name: "needs-fix" },
-    issue: {
-      number: issue.number,
-      title: "t",
-      body: "b",
-      state: "open",
-      locked: false,
-      user: { login: "x" },
-    },
-    repository: { name: "r", owner: { login: "o" }, clone_url: repo.cloneUrl, default_branch: "main" },
-    sender: { login: "mona", type: "User" },
-    installation: { id: 1 },
-  });
+  const payload = labeledPayload(issue.number, repo.cloneUrl, "needs-fix", "mona");
   const first = await startApp(env);
   const release = github.holdResponses();
   let second: Awaited<ReturnType<typeof startApp>> | null = null;
   try {
-    const res = await fetch(`${first.url}/api/github/webhooks`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-github-event": "issues",
-        "x-github-delivery": "d-held",
-        "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}`,
-      },
-      body: payload,
-    });
+    const res = await deliverIssues(first.url, secret, "d-held", payload);
     assert.equal(res.status, 200, first.output());
     // Killed while its config check waits on GitHub: nothing was stored as a job yet.
     const killed = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));

@@ -4,7 +4,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, rmSync, symlinkSync, writeFi
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
-import { processFile } from "../../src/index/process-file.ts";
+import { processBatch } from "../../src/index/process-file.ts";
 import { SearchApis } from "../../src/search/search-api.ts";
 import { copyFixture, tempDir } from "./helpers.ts";
 
@@ -184,17 +184,15 @@ test("parse workers give the same symbols as the main thread", async () => {
 
 test("a file that cannot be read (vanished, a directory) becomes a note, not a crash", async () => {
   const dir = tempDir();
-  const gone = await processFile(
-    { abs: join(dir, "gone.py"), rel: "gone.py", language: "python", prevHash: null },
+  const [gone, isDir] = await processBatch(
+    [
+      { abs: join(dir, "gone.py"), rel: "gone.py", language: "python", prevHash: null },
+      { abs: dir, rel: "pkg.py", language: "python", prevHash: null },
+    ],
     null,
     1 << 20,
   );
   assert.deepEqual(gone, { ok: false, notes: ["skipped gone.py: vanished while indexing"] });
-  const isDir = await processFile(
-    { abs: dir, rel: "pkg.py", language: "python", prevHash: null },
-    null,
-    1 << 20,
-  );
   assert.deepEqual(isDir, { ok: false, notes: ["skipped pkg.py: is a directory"] });
 });
 
