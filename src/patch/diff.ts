@@ -40,10 +40,19 @@ function myers(n: number, m: number, eq: (x: number, y: number) => boolean): Dif
   if (m === 0) return Array.from({ length: n }, (_, a) => ({ kind: "delete" as const, a }));
   const max = n + m;
   const offset = max;
+  // The search keeps one frontier per step: beyond a fixed amount of work the middle is reported as
+  // replaced wholesale (a correct, if larger, script), so two very different texts cost linear time.
+  const maxD = Math.max(64, Math.floor(4_000_000 / (2 * max + 2)));
   let v = new Int32Array(2 * max + 2);
   const trace: Int32Array[] = [];
   let found = false;
   for (let d = 0; d <= max && !found; d++) {
+    if (d > maxD) {
+      return [
+        ...Array.from({ length: n }, (_, a) => ({ kind: "delete" as const, a })),
+        ...Array.from({ length: m }, (_, b) => ({ kind: "insert" as const, b })),
+      ];
+    }
     trace.push(v.slice());
     const next = v;
     for (let k = -d; k <= d; k += 2) {

@@ -109,3 +109,21 @@ export function replaceLines(
   }
   return { lines, eols, eol: ft.eol, encoding: ft.encoding };
 }
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 12 || c === 11;
+}
+
+/** `s` without trailing spaces, tabs and CRs (a loop: a regex anchored at the end is quadratic on runs). */
+export function trimEndWs(s: string): string {
+  let e = s.length;
+  while (e > 0 && isWs(s.charCodeAt(e - 1))) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+/** The leading spaces and tabs of a line. */
+export function leadingWs(s: string): string {
+  let i = 0;
+  while (i < s.length && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
+  return s.slice(0, i);
+}
