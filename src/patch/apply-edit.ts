@@ -234,6 +234,14 @@ export async function applyVariant(
     }
     return fail(path, "RAW_PATCH_BUT_UNMATCHED", msg);
   }
+  const again = !same && mapped ? appliedAround(st.current.lines, patched, mapped) : null;
+  if (again) {
+    return fail(
+      path,
+      "RAW_PATCH_BUT_ALREADY_APPLIED",
+      `<patched> is already in ${path} (lines ${again.start + 1}-${again.end}), around the lines <original> matches: this edit is already applied, and applying it again would repeat its new lines. Leave it out; if the code still needs a change, copy <original> from the file as it is now.`,
+    );
+  }
   if (same) {
     return {
       ok: true,
@@ -302,4 +310,16 @@ function alreadyApplied(
   // In one place only: a line that occurs all over the file says nothing about this edit.
   if (at.kind === "found" && at.tier !== "near") return { start: at.start, end: at.end };
   return null;
+}
+
+/** Where <patched> stands in the file covering the lines <original> matched (it only adds lines to them). */
+function appliedAround(
+  lines: readonly string[],
+  patched: readonly string[],
+  at: { start: number; end: number },
+): { start: number; end: number } | null {
+  if (patched.some(isPlaceholder) || patched.every((l) => l.trim() === "")) return null;
+  const p = locate(lines, patched);
+  if (p.kind !== "found" || p.tier === "near") return null;
+  return p.start <= at.start && p.end >= at.end && p.end - p.start > at.end - at.start ? p : null;
 }

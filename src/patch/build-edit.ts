@@ -116,10 +116,24 @@ export function buildEdit(
       if (e.origIdx < 0 && !(realDeleted(a, -1) && realDeleted(a, 1))) continue;
       oOp[a] = "delete";
     }
-    // New lines go where the first line they replace was, after any blank lines <original> left out.
-    const at = dels.find((a) => oOp[a] === "delete") ?? dels[0] ?? oPos;
+    // New lines go where the first line they replace was. Between blank lines <original> left out and
+    // nothing replaced, they go before those blank lines, unless they belong to the code after them: a
+    // comment, or a line indented like the next line and less than the previous one.
+    let at = dels.find((a) => oOp[a] === "delete") ?? dels[0] ?? oPos;
+    if (real.length > 0 && dels.length > 0 && dels.every((a) => oOp[a] !== "delete")) {
+      const first = patched[real[0]!]!;
+      const prevP = patched.slice(0, real[0]!).findLast((l) => l.trim() !== "");
+      const nextP = patched.slice(real.at(-1)! + 1).find((l) => l.trim() !== "");
+      const w = (l: string) => l.length - l.trimStart().length;
+      const comment = /^\s*(#|\/\/)/.test(first);
+      const withNext =
+        nextP !== undefined &&
+        w(first) === w(nextP) &&
+        (comment || (prevP !== undefined && w(first) < w(prevP)));
+      if (withNext) at = dels.at(-1)! + 1;
+    }
     const list = insertsBefore.get(at) ?? [];
-    list.push(...real);
+    for (const b of real) list.push(b);
     insertsBefore.set(at, list);
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
   }

@@ -48,7 +48,9 @@ export async function chooseReading(
     style,
     python,
   });
-  const sorted = [...readings].sort((a, b) => a.displaced - b.displaced || a.rank - b.rank);
+  const sorted = [...readings].sort(
+    (a, b) => a.displaced - b.displaced || a.moved - b.moved || a.steps - b.steps || a.rank - b.rank,
+  );
   const where = `matched lines ${found.start + 1}-${found.end}`;
   if (sorted.length === 0) {
     return {
@@ -137,6 +139,16 @@ export async function chooseReading(
   const meanings = new Map<string, (typeof accepted)[number]>();
   for (const a of accepted) if (!meanings.has(a.analysis.meaning)) meanings.set(a.analysis.meaning, a);
   if (meanings.size === 1) return { ok: true, ...accepted[0]! };
+  // Readings that differ only inside string literals (a docstring's lines): the one that leaves every
+  // unchanged line exactly where the file has it is the only one the rest of <patched> agrees with.
+  const top = accepted[0]!;
+  if (
+    top.reading.displaced === 0 &&
+    accepted.every((a) => a.analysis.shape === top.analysis.shape) &&
+    accepted.every((a) => a.analysis.meaning === top.analysis.meaning || a.reading.displaced > 0)
+  ) {
+    return { ok: true, ...top };
+  }
   const [x, y] = [...meanings.values()];
   return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
 

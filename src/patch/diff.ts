@@ -24,7 +24,8 @@ export function diffSeq<T>(
   for (let i = 0; i < pre; i++) ops.push({ kind: "equal", a: i, b: i });
   const n = a.length - pre - suf;
   const m = b.length - pre - suf;
-  ops.push(...myers(n, m, (x, y) => eq(a[pre + x]!, b[pre + y]!)).map((op) => shift(op, pre)));
+  // A loop, not a spread: a spread of a long script overflows the call stack.
+  for (const op of myers(n, m, (x, y) => eq(a[pre + x]!, b[pre + y]!))) ops.push(shift(op, pre));
   for (let i = suf; i > 0; i--) ops.push({ kind: "equal", a: a.length - i, b: b.length - i });
   return ops;
 }

@@ -174,12 +174,7 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     origNb.forEach((oi, j) => {
       map[oi] = fileNb[k + j]!;
     });
-    // Blank lines between two matched lines pair with the file's blank lines there, as far as they go.
-    for (let j = 0; j + 1 < origNb.length; j++) {
-      const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
-      const origGap = origNb[j + 1]! - origNb[j]! - 1;
-      for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
-    }
+    pairBlankLines(map, origNb, fileNb, k);
     const start = fileNb[k]!;
     const end = fileNb[k + origNb.length - 1]! + 1;
     return { kind: "found", start, end, map, tier: "blank-lines", near: [] };
@@ -273,6 +268,7 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     map[oi] = fileNb[s + j]!;
     if (origNbText[j] !== fileNbText[s + j]) near.push({ origIndex: oi, fileIndex: fileNb[s + j]! });
   });
+  pairBlankLines(map, origNb, fileNb, s);
   return {
     kind: "found",
     start: fileNb[s]!,
@@ -418,4 +414,13 @@ function trimBlankEdges(lines: string[]): string[] {
   while (a < b && lines[a]!.trim() === "") a++;
   while (b > a && lines[b - 1]!.trim() === "") b--;
   return lines.slice(a, b);
+}
+
+/** Blank lines between two matched lines pair with the file's blank lines there, as far as they go. */
+function pairBlankLines(map: (number | null)[], origNb: readonly number[], fileNb: readonly number[], k: number): void {
+  for (let j = 0; j + 1 < origNb.length; j++) {
+    const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
+    const origGap = origNb[j + 1]! - origNb[j]! - 1;
+    for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
+  }
 }

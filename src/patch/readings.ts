@@ -19,6 +19,10 @@ export interface Reading {
   eols: (string | undefined)[];
   /** Lines the model left unchanged that this reading moves off their file column. */
   displaced: number;
+  /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
+  moved: number;
+  /** Lines placed more than one indentation level deeper than the line before them. */
+  steps: number;
   /** The order the reading was generated in (first is preferred on ties). */
   rank: number;
 }
@@ -38,17 +42,24 @@ export function isCommentLine(text: string, python: boolean): boolean {
   return t.startsWith("//") || t.startsWith("/*") || t.startsWith("*") || t.startsWith("#!");
 }
 
-/** The most frequent increase of indentation between consecutive lines of space-indented text. */
-function spaceUnit(lines: readonly string[]): number | null {
+/**
+ * The most frequent step of indentation (in or out) between consecutive lines of space-indented text,
+ * each block on its own (the last line of one and the first of the next are not neighbours); null
+ * without any step to learn from.
+ */
+function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
   const counts = new Map<number, number>();
-  let prev: number | null = null;
-  for (const l of lines) {
-    if (l.trim() === "") continue;
-    const lead = leadingWs(l);
-    if (lead.includes("\t")) return null;
-    const w = lead.length;
-    if (prev !== null && w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
-    prev = w;
+  for (const lines of blocks) {
+    let prev: number | null = null;
+    for (const l of lines) {
+      if (l.trim() === "") continue;
+      const lead = leadingWs(l);
+      if (lead.includes("\t")) return null;
+      const w = lead.length;
+      const step = prev === null ? 0 : Math.abs(w - prev);
+      if (step > 0 && step <= 8) counts.set(step, (counts.get(step) ?? 0) + 1);
+      prev = w;
+    }
   }
   let best: number | null = null;
   let n = 0;
@@ -91,8 +102,8 @@ export function readPatched(args: {
   const bases: { name: string; col: (j: number) => number }[] = [
     { name: "", col: (j) => columns(patched[j]!, unit) },
   ];
-  const pUnit = spaceUnit([...args.origBlock, ...patched]);
-  const fUnit = style.tabs ? null : spaceUnit(fileLines.slice(Math.max(0, start - 200), end + 200));
+  const pUnit = spaceUnit([args.origBlock, patched]);
+  const fUnit = style.tabs ? null : spaceUnit([fileLines.slice(Math.max(0, start - 200), end + 200)]);
   if (pUnit && fUnit && pUnit !== fUnit && style.known) {
     bases.push({
       name: ` (levels of ${pUnit} spaces read as ${fUnit})`,
@@ -127,8 +138,8 @@ export function readPatched(args: {
     if (code(k)) pv = k;
   }
   /**
-   * A comment that repeats a file comment moves with the code around it; a new one written left of both
-   * its neighbours (a comment pushed to column 0) takes the indentation of the code after it.
+   * A comment that repeats a file comment moves with the code around it; a new one written left of the
+   * code after it (a comment pushed to column 0) takes that code's indentation.
    */
   const placeComments = (tg: Map<number, number>, c: (k: number) => number, rest: number): void => {
     for (let k = 0; k < plan.length; k++) {
@@ -141,12 +152,9 @@ export function readPatched(args: {
         tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
         continue;
       }
-      const lo = Math.min(
-        next === undefined ? Number.POSITIVE_INFINITY : c(next),
-        prev === undefined ? Number.POSITIVE_INFINITY : c(prev),
-      );
+      // A comment speaks about the code after it: written left of that code, it is placed with it.
       const near = next ?? prev;
-      if (c(k) < lo && near !== undefined) tg.set(k, tg.get(near)!);
+      if (near !== undefined && c(k) < c(near)) tg.set(k, tg.get(near)!);
       else tg.set(k, Math.max(0, c(k) + rest));
     }
   };
@@ -158,13 +166,15 @@ export function readPatched(args: {
   for (const base of bases) {
     const c = (k: number) => base.col(plan[k]!.p);
     const d = (k: number) => c(k) - fcol(plan[k]!.f);
-    // Every line that repeats a file line votes for the frame <patched> was written in.
-    const voters = aligned;
+    // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
+    const voters = plan
+      .map((_, k) => k)
+      .filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
     let frame = modes(voters.map(d));
     // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
     if (frame.length > 1 && frame.includes(0)) frame = [0];
     if (base === bases[0]) {
-      for (const k of voters) if (frame.includes(d(k))) unchanged.add(k);
+      for (const k of aligned) if (frame.includes(d(k))) unchanged.add(k);
       if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
     }
     const shifts: { name: string; first: number | null; rest: number }[] = [];
@@ -199,7 +209,21 @@ export function readPatched(args: {
       seen.add(key);
       let displaced = 0;
       for (const k of unchanged) if (target.get(k) !== fcol(plan[k]!.f)) displaced++;
-      readings.push({ name: s.name + base.name, ...built, displaced, rank: rank++ });
+      // A first line of its own (the changed first line) belongs where the line it replaces was.
+      if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
+      let moved = 0;
+      for (const k of aligned) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
+      // Lines the reading places more than one level deeper than the line before them.
+      let steps = 0;
+      let prevCol: number | null = null;
+      for (let k = 0; k < plan.length; k++) {
+        const pl = plan[k]!;
+        const col = pl.p >= 0 && code(k) ? target.get(k)! : pl.f >= 0 && fileLines[pl.f]!.trim() !== "" ? fcol(pl.f) : null;
+        if (col === null) continue;
+        if (prevCol !== null && col > prevCol + unit && pl.kind !== "file") steps++;
+        prevCol = col;
+      }
+      readings.push({ name: s.name + base.name, ...built, displaced, moved, steps, rank: rank++ });
     }
   }
   return { readings, unchanged };

@@ -22,6 +22,8 @@ export interface SyntaxAnalysis {
   blocks: (readonly number[])[] | null;
   /** The tree without positions and layout, plus the text of string literals: equal keys, equal meaning. */
   meaning: string;
+  /** The tree alone (string literals' text left out). */
+  shape: string;
 }
 
 export interface SyntaxChecker {
@@ -42,7 +44,7 @@ export const treeSitterChecker: SyntaxChecker = {
   },
   async analyse(path, text) {
     const lang = languageForPath(path);
-    if (!lang) return { problems: [], blocks: null, meaning: text };
+    if (!lang) return { problems: [], blocks: null, meaning: text, shape: text };
     const tree = await parseSource(lang, text);
     try {
       return analyseTree(lang, tree, text);
@@ -64,13 +66,14 @@ function analyseTree(lang: LanguageId, tree: Tree, text: string): SyntaxAnalysis
   const problems = syntaxProblems(tree, 200);
   const strings: string[] = [];
   collectStrings(tree.rootNode, strings);
-  const meaning = `${tree.rootNode.toString()}\n${strings.join("\u0000")}`;
-  if (lang !== "python") return { problems, blocks: null, meaning };
+  const shape = tree.rootNode.toString();
+  const meaning = `${shape}\n${strings.join("\u0000")}`;
+  if (lang !== "python") return { problems, blocks: null, meaning, shape };
   const lines = splitLines(text);
   const blocks: (readonly number[])[] = lines.map(() => EMPTY);
   const indentProblems: SyntaxProblem[] = [];
   pythonBlocks(tree.rootNode, EMPTY, lines, blocks, indentProblems);
-  return { problems: [...problems, ...indentProblems], blocks, meaning };
+  return { problems: [...problems, ...indentProblems], blocks, meaning, shape };
 }
 
 const EMPTY: readonly number[] = Object.freeze([]);
