@@ -52,7 +52,8 @@ function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
   for (const lines of blocks) {
     let prev: number | null = null;
     for (const l of lines) {
-      if (l.trim() === "") continue;
+      // Blank lines and the " * " lines of block comments say nothing about the indentation width.
+      if (l.trim() === "" || l.trimStart().startsWith("*")) continue;
       const lead = leadingWs(l);
       if (lead.includes("\t")) return null;
       const w = lead.length;
@@ -103,7 +104,7 @@ export function readPatched(args: {
     { name: "", col: (j) => columns(patched[j]!, unit) },
   ];
   const pUnit = spaceUnit([args.origBlock, patched]);
-  const fUnit = style.tabs ? null : spaceUnit([fileLines.slice(Math.max(0, start - 200), end + 200)]);
+  const fUnit = style.tabs ? null : style.unit;
   if (pUnit && fUnit && pUnit !== fUnit && style.known) {
     bases.push({
       name: ` (levels of ${pUnit} spaces read as ${fUnit})`,
@@ -141,20 +142,31 @@ export function readPatched(args: {
    * A comment that repeats a file comment moves with the code around it; a new one written left of the
    * code after it (a comment pushed to column 0) takes that code's indentation.
    */
-  const placeComments = (tg: Map<number, number>, c: (k: number) => number, rest: number): void => {
+  const firstAny = plan.findIndex((pl) => pl.p >= 0 && !blank(pl.p));
+  const placeComments = (
+    tg: Map<number, number>,
+    c: (k: number) => number,
+    rest: number,
+    firstAtPlace: boolean,
+  ): void => {
     for (let k = 0; k < plan.length; k++) {
       const pl = plan[k]!;
       if (pl.p < 0 || blank(pl.p) || !comment(pl.p)) continue;
-      const next = nextCode[k];
-      const prev = prevCode[k];
-      if (pl.kind === "aligned") {
-        const ref = [next, prev].find((x) => x !== undefined && plan[x]!.kind === "aligned");
-        tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
+      // A comment opening <patched> (the " * ..." line of a block comment, say) in a reading that puts
+      // the first line at its place: it keeps the file's column.
+      if (k === firstAny && firstAtPlace && pl.kind === "aligned") {
+        tg.set(k, fcol(pl.f));
         continue;
       }
+      const next = nextCode[k];
+      const prev = prevCode[k];
       // A comment speaks about the code after it: written left of that code, it is placed with it.
       const near = next ?? prev;
-      if (near !== undefined && c(k) < c(near)) tg.set(k, tg.get(near)!);
+      const pushed = near !== undefined && c(k) < c(near);
+      if (pl.kind === "aligned" && pushed) {
+        const ref = [next, prev].find((x) => x !== undefined && plan[x]!.kind === "aligned");
+        tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
+      } else if (pushed) tg.set(k, tg.get(near)!);
       else tg.set(k, Math.max(0, c(k) + rest));
     }
   };
@@ -201,7 +213,7 @@ export function readPatched(args: {
         target.set(k, t);
       }
       if (bad) continue;
-      placeComments(target, c, s.rest);
+      placeComments(target, c, s.rest, s.first !== null);
       const built = renderPlan(target);
       if (!built) continue;
       const key = built.lines.join("\n");
@@ -212,7 +224,7 @@ export function readPatched(args: {
       // A first line of its own (the changed first line) belongs where the line it replaces was.
       if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
       let moved = 0;
-      for (const k of aligned) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
+      for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
       // Lines the reading places more than one level deeper than the line before them.
       let steps = 0;
       let prevCol: number | null = null;
