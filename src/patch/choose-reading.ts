@@ -162,9 +162,11 @@ export async function chooseReading(
       if (detail === "") {
         const owner = (x: (typeof accepted)[number]) => {
           const hs = x.analysis.blocks?.[found.start + k] ?? [];
-          return hs.length > 0 ? `inside ${quote(x.next.lines[hs.at(-1)!]!)}` : "at the top level";
+          const line = x.reading.lines[k]!;
+          const col = line.length - line.trimStart().length + 1;
+          return `at column ${col} ${hs.length > 0 ? `inside ${quote(x.next.lines[hs.at(-1)!]!)}` : "at the top level"}`;
         };
-        detail = `line ${p + 1} of <patched> (${quote(built.patched[p]!)}) is ${owner(a)} when <patched> is read ${a.reading.name}, but ${owner(b)} when it is read ${b.reading.name}`;
+        detail = `line ${p + 1} of <patched> (${quote(built.patched[p]!)}) goes ${owner(a)} when <patched> is read ${a.reading.name}, but ${owner(b)} when it is read ${b.reading.name}`;
       }
     }
     const shown = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
