@@ -59,7 +59,14 @@ try {
       if (!p) continue;
       made++;
       intents++;
-      const it: Intent = { lang: src.lang, path: p.path, lines: p.lines, change: p.change, orig: p.orig, patched: p.patched };
+      const it: Intent = {
+        lang: src.lang,
+        path: p.path,
+        lines: p.lines,
+        change: p.change,
+        orig: p.orig,
+        patched: p.patched,
+      };
       const render = (kinds: Record<string, Sloppiness>, shouldApply: boolean) => {
         for (const [name, kind] of Object.entries(kinds)) {
           const out = kind(r, it);
@@ -165,7 +172,9 @@ try {
     `apply benchmark — seed ${seed}, ${samples.length} answers from ${sources.length} real files (${langCount})`,
   );
   out.push("");
-  out.push(`Should apply (intent unambiguous; ${intents} intents, each rendered in every sloppiness kind that fits it, and answer shapes):`);
+  out.push(
+    `Should apply (intent unambiguous; ${intents} intents, each rendered in every sloppiness kind that fits it, and answer shapes):`,
+  );
   out.push("| sloppiness kind | answers | applied correctly | refused | applied wrongly |");
   out.push("|---|---:|---:|---:|---:|");
   for (const name of [...Object.keys(SLOPPINESS), ...SHAPES]) {
@@ -195,7 +204,9 @@ try {
   out.push("| answer | bytes | edits parsed | parse | whole engine | status |");
   out.push("|---|---:|---:|---:|---:|---|");
   for (const l of large) {
-    out.push(`| ${l.name} | ${l.bytes} | ${l.edits} | ${l.parseMs.toFixed(0)} ms | ${l.computeMs.toFixed(0)} ms | ${l.status} |`);
+    out.push(
+      `| ${l.name} | ${l.bytes} | ${l.edits} | ${l.parseMs.toFixed(0)} ms | ${l.computeMs.toFixed(0)} ms | ${l.status} |`,
+    );
   }
   const slowest = Math.max(...large.map((l) => l.parseMs));
   out.push(`largest answer parsed in ${slowest.toFixed(0)} ms (target: under 1000 ms)`);

@@ -136,7 +136,7 @@ function unitOf(lines: string[]): { tabs: boolean; unit: number } {
   const counts = new Map<number, number>();
   let prev = 0;
   for (const l of lines) {
-    if (l.trim() === "" || l.startsWith("\t")) continue;
+    if (l.trim() === "" || l.startsWith("\t") || l.trimStart().startsWith("*")) continue;
     const w = lead(l).length;
     if (w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
     prev = w;
@@ -229,7 +229,11 @@ export async function makeChange(
     if (kind === "comment") {
       // A comment line above the line, at its indentation.
       const mark = lang === "python" ? "#" : "//";
-      after = [...body.slice(0, t), `${lead(line)}${mark} checked: ${line.trim().slice(0, 20).trim()}`, ...body.slice(t)];
+      after = [
+        ...body.slice(0, t),
+        `${lead(line)}${mark} checked: ${line.trim().slice(0, 20).trim()}`,
+        ...body.slice(t),
+      ];
     } else if (kind === "blank") {
       // Blank lines only: one added after the line, or (when the window has one) one taken away.
       const blank = body.findIndex((l, i) => i > 0 && l.trim() === "");

@@ -5,7 +5,17 @@
  * refusal is acceptable, any other file is a wrong application.
  */
 import type { LanguageId } from "../src/treesitter/languages.ts";
-import { applyChanges, type Change, choice, dedent, editText, int, lead, type Rand, unitOf } from "./apply-corpus.ts";
+import {
+  applyChanges,
+  type Change,
+  choice,
+  dedent,
+  editText,
+  int,
+  lead,
+  type Rand,
+  unitOf,
+} from "./apply-corpus.ts";
 
 /** One known change to one real file. */
 export interface Intent {
@@ -44,7 +54,8 @@ function toTabs(lines: readonly string[], unit: number): string[] {
     return "\t".repeat(Math.floor(ws.length / unit)) + " ".repeat(ws.length % unit) + l.slice(ws.length);
   });
 }
-const toSpaces = (lines: readonly string[]) => lines.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
+const toSpaces = (lines: readonly string[]) =>
+  lines.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
 
 /** Lines equal at the start and at the end of <original> and <patched> (the change sits between). */
 function common(it: Intent): { head: number; tail: number } {
@@ -53,7 +64,11 @@ function common(it: Intent): { head: number; tail: number } {
   let head = 0;
   while (head < o.length && head < p.length && o[head] === p[head]) head++;
   let tail = 0;
-  while (tail < o.length - head && tail < p.length - head && o[o.length - 1 - tail] === p[p.length - 1 - tail])
+  while (
+    tail < o.length - head &&
+    tail < p.length - head &&
+    o[o.length - 1 - tail] === p[p.length - 1 - tail]
+  )
     tail++;
   return { head, tail };
 }
@@ -78,7 +93,11 @@ export const SLOPPINESS: Record<string, Sloppiness> = {
   },
   "first line unindented, rest absolute": (_r, it) => {
     if (lead(it.orig[0]!) === "" || lead(it.patched[0]!) === "") return null;
-    return plain(it, [it.orig[0]!.trimStart(), ...it.orig.slice(1)], [it.patched[0]!.trimStart(), ...it.patched.slice(1)]);
+    return plain(
+      it,
+      [it.orig[0]!.trimStart(), ...it.orig.slice(1)],
+      [it.patched[0]!.trimStart(), ...it.patched.slice(1)],
+    );
   },
   "first line of patched unindented": (_r, it) => {
     if (lead(it.patched[0]!) === "") return null;
@@ -90,11 +109,15 @@ export const SLOPPINESS: Record<string, Sloppiness> = {
   },
   "comment of patched at column 0": (r, it) => {
     const at = it.patched
-      .map((l, i) => i)
+      .map((_l, i) => i)
       .filter((i) => i > 0 && isComment(it.lang, it.patched[i]!) && lead(it.patched[i]!) !== "");
     if (at.length === 0) return null;
     const i = choice(r, at);
-    return plain(it, it.orig, it.patched.map((l, k) => (k === i ? l.trimStart() : l)));
+    return plain(
+      it,
+      it.orig,
+      it.patched.map((l, k) => (k === i ? l.trimStart() : l)),
+    );
   },
   "tabs and spaces swapped": (_r, it) => {
     const style = unitOf(it.lines);
@@ -112,7 +135,8 @@ export const SLOPPINESS: Record<string, Sloppiness> = {
   },
   "another indentation width": (_r, it) => {
     const style = unitOf(it.lines);
-    if (style.tabs || hasTabs([...it.orig, ...it.patched]) || (style.unit !== 2 && style.unit !== 4)) return null;
+    if (style.tabs || hasTabs([...it.orig, ...it.patched]) || (style.unit !== 2 && style.unit !== 4))
+      return null;
     const to = style.unit === 4 ? 2 : 4;
     const scale = (ls: readonly string[]) =>
       ls.map((l) => {
@@ -120,21 +144,28 @@ export const SLOPPINESS: Record<string, Sloppiness> = {
         if (l.trim() === "" || w % style.unit !== 0) return l;
         return " ".repeat((w / style.unit) * to) + l.trimStart();
       });
-    // Only blocks whose every line sits on a level, one level at most deeper than the line before (no
-    // continuation lines aligned under a bracket), can be rescaled without guessing.
+    // Only blocks whose every line sits on a level, one level at most deeper than the line before it
+    // (in the file too), and that hold no continuation lines, can be rescaled without guessing.
+    const before = it.lines.slice(0, it.change.window.start).findLast((l) => l.trim() !== "");
     for (const block of [it.orig, it.patched]) {
-      let prev: number | null = null;
+      let prev: number | null = before === undefined ? null : lead(before).length;
       for (const l of block) {
         if (l.trim() === "") continue;
         const w = lead(l).length;
         if (w % style.unit !== 0 || (prev !== null && w > prev + style.unit)) return null;
+        if (/^\s*(\?|:|\.|&&|\|\||\+|-|\*|\/\/|#)/.test(l) && !/^\s*(#|\/\/)/.test(l)) return null;
+        if (before !== undefined && /[(,[+\-*/&|?:=\\]\s*$/.test(before) && block === it.orig) return null;
         prev = w;
       }
     }
     return plain(it, scale(it.orig), scale(it.patched));
   },
   "line-number prefixes": (r, it) => {
-    const fmt = choice(r, [(n: number) => `${n} `, (n: number) => `${n}:`, (n: number) => `${String(n).padStart(6)}\t`]);
+    const fmt = choice(r, [
+      (n: number) => `${n} `,
+      (n: number) => `${n}:`,
+      (n: number) => `${String(n).padStart(6)}\t`,
+    ]);
     const first = it.change.window.start + 1;
     const o = it.orig.map((l, i) => fmt(first + i) + l);
     const q = r() < 0.5 ? it.patched.map((l, i) => fmt(first + i) + l) : it.patched;

@@ -126,7 +126,10 @@ export function buildEdit(
       const nextP = patched.slice(real.at(-1)! + 1).find((l) => l.trim() !== "");
       const w = (l: string) => l.length - l.trimStart().length;
       const comment = /^\s*(#|\/\/)/.test(first);
+      // A closing bracket ends the code before it.
+      const closes = /^\s*[}\])]/.test(first);
       const withNext =
+        !closes &&
         nextP !== undefined &&
         w(first) === w(nextP) &&
         (comment || (prevP !== undefined && w(first) < w(prevP)));

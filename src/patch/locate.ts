@@ -417,7 +417,12 @@ function trimBlankEdges(lines: string[]): string[] {
 }
 
 /** Blank lines between two matched lines pair with the file's blank lines there, as far as they go. */
-function pairBlankLines(map: (number | null)[], origNb: readonly number[], fileNb: readonly number[], k: number): void {
+function pairBlankLines(
+  map: (number | null)[],
+  origNb: readonly number[],
+  fileNb: readonly number[],
+  k: number,
+): void {
   for (let j = 0; j + 1 < origNb.length; j++) {
     const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
     const origGap = origNb[j + 1]! - origNb[j]! - 1;

@@ -179,9 +179,7 @@ export function readPatched(args: {
     const c = (k: number) => base.col(plan[k]!.p);
     const d = (k: number) => c(k) - fcol(plan[k]!.f);
     // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
-    const voters = plan
-      .map((_, k) => k)
-      .filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
+    const voters = plan.map((_, k) => k).filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
     let frame = modes(voters.map(d));
     // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
     if (frame.length > 1 && frame.includes(0)) frame = [0];
@@ -230,7 +228,12 @@ export function readPatched(args: {
       let prevCol: number | null = null;
       for (let k = 0; k < plan.length; k++) {
         const pl = plan[k]!;
-        const col = pl.p >= 0 && code(k) ? target.get(k)! : pl.f >= 0 && fileLines[pl.f]!.trim() !== "" ? fcol(pl.f) : null;
+        const col =
+          pl.p >= 0 && code(k)
+            ? target.get(k)!
+            : pl.f >= 0 && fileLines[pl.f]!.trim() !== ""
+              ? fcol(pl.f)
+              : null;
         if (col === null) continue;
         if (prevCol !== null && col > prevCol + unit && pl.kind !== "file") steps++;
         prevCol = col;

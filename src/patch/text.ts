@@ -88,7 +88,6 @@ export function replaceLines(
   replacement: string[],
   keptEols?: readonly (string | undefined)[],
 ): FileText {
-
   const endsFile = end === ft.lines.length;
   const lastEol = endsFile && end > start ? (ft.eols[end - 1] ?? ft.eol) : ft.eol;
   // Kept lines keep their own ending (a mixed-ending file stays as it was around the edit).

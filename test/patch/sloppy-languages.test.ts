@@ -156,12 +156,17 @@ const dedentAll = (ls: readonly string[]) => {
   const n = Math.min(...ls.filter((l) => l.trim() !== "").map(lead));
   return ls.map((l) => l.slice(Math.min(n, lead(l))));
 };
-const spacesForTabs = (ls: readonly string[]) => ls.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
+const spacesForTabs = (ls: readonly string[]) =>
+  ls.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
 
 /** Sloppiness kinds: (language, exact answer parts) → the answer the model wrote. */
 const KINDS: Record<string, (l: Lang) => { file: string; orig: string[]; patched: string[] }> = {
   exact: (l) => ({ file: l.path, orig: l.orig, patched: l.patched }),
-  "patched from column 0 (original exact)": (l) => ({ file: l.path, orig: l.orig, patched: dedentAll(l.patched) }),
+  "patched from column 0 (original exact)": (l) => ({
+    file: l.path,
+    orig: l.orig,
+    patched: dedentAll(l.patched),
+  }),
   "both dedented": (l) => ({ file: l.path, orig: dedentAll(l.orig), patched: dedentAll(l.patched) }),
   "first line unindented, the rest absolute": (l) => ({
     file: l.path,
@@ -173,15 +178,41 @@ const KINDS: Record<string, (l: Lang) => { file: string; orig: string[]; patched
     orig: l.orig,
     patched: l.patched.map((p) => (p.trimStart().startsWith(l.comment) ? p.trimStart() : p)),
   }),
-  "original dedented, patched absolute": (l) => ({ file: l.path, orig: dedentAll(l.orig), patched: l.patched }),
+  "original dedented, patched absolute": (l) => ({
+    file: l.path,
+    orig: dedentAll(l.orig),
+    patched: l.patched,
+  }),
   "spaces for tabs (or tabs for spaces)": (l) => ({
     file: l.path,
-    orig: l.name === "go" ? spacesForTabs(l.orig) : l.orig.map((x) => x.replace(/^( {4}|( {2}))+/, (m) => "\t".repeat(m.length / (l.path.endsWith(".java") || l.path.endsWith(".py") ? 4 : 2)))),
-    patched: l.name === "go" ? spacesForTabs(l.patched) : l.patched.map((x) => x.replace(/^( {4}|( {2}))+/, (m) => "\t".repeat(m.length / (l.path.endsWith(".java") || l.path.endsWith(".py") ? 4 : 2)))),
+    orig:
+      l.name === "go"
+        ? spacesForTabs(l.orig)
+        : l.orig.map((x) =>
+            x.replace(/^( {4}|( {2}))+/, (m) =>
+              "\t".repeat(m.length / (l.path.endsWith(".java") || l.path.endsWith(".py") ? 4 : 2)),
+            ),
+          ),
+    patched:
+      l.name === "go"
+        ? spacesForTabs(l.patched)
+        : l.patched.map((x) =>
+            x.replace(/^( {4}|( {2}))+/, (m) =>
+              "\t".repeat(m.length / (l.path.endsWith(".java") || l.path.endsWith(".py") ? 4 : 2)),
+            ),
+          ),
   }),
-  "file under the repository's folder": (l) => ({ file: `project/${l.path}`, orig: l.orig, patched: l.patched }),
+  "file under the repository's folder": (l) => ({
+    file: `project/${l.path}`,
+    orig: l.orig,
+    patched: l.patched,
+  }),
   "file with ./": (l) => ({ file: `./${l.path}`, orig: l.orig, patched: l.patched }),
-  "file by unique suffix": (l) => ({ file: l.path.split("/").slice(-2).join("/"), orig: l.orig, patched: l.patched }),
+  "file by unique suffix": (l) => ({
+    file: l.path.split("/").slice(-2).join("/"),
+    orig: l.orig,
+    patched: l.patched,
+  }),
   "file by unique basename": (l) => ({ file: l.path.split("/").pop()!, orig: l.orig, patched: l.patched }),
   "file with the lines looked at": (l) => ({ file: `${l.path}:6-11`, orig: l.orig, patched: l.patched }),
 };
@@ -279,7 +310,10 @@ test("python: refused — readings that give a docstring different text name the
   const m = r.edits[0]!.message;
   assert.match(m, /line 2 of <patched> \(`Extra line\.`\) goes at column 7 inside `def f\(\):`/);
   assert.match(m, /read relative to its first line/);
-  assert.match(m, /at column 3 inside `def f\(\):` when it is read first line at its place, the rest as written/);
+  assert.match(
+    m,
+    /at column 3 inside `def f\(\):` when it is read first line at its place, the rest as written/,
+  );
   assert.match(m, /Write <patched> with every line indented exactly as it should be in the file/);
 });
 
@@ -287,10 +321,17 @@ test("python: a line intentionally moved out of a loop keeps the move", async ()
   const file = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n        return total\n";
   const r = await apply(
     { "m.py": file },
-    edit("m.py", "    for x in xs:\n        total += x\n        return total", "for x in xs:\n    total += x\nreturn total"),
+    edit(
+      "m.py",
+      "    for x in xs:\n        total += x\n        return total",
+      "for x in xs:\n    total += x\nreturn total",
+    ),
   );
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
-  assert.equal(after(r, "m.py"), "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n");
+  assert.equal(
+    after(r, "m.py"),
+    "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n",
+  );
 });
 
 test("python: a reading that would put a `return` into a loop is not taken", async () => {
@@ -299,7 +340,11 @@ test("python: a reading that would put a `return` into a loop is not taken", asy
   // would join the loop; only the first line at its place keeps it after the loop.
   const r = await apply(
     { "m.py": file },
-    edit("m.py", "for x in xs:\n        g(x)\n    return 1", "for x in xs:\n        g(x)\n        h(x)\n    return 1"),
+    edit(
+      "m.py",
+      "for x in xs:\n        g(x)\n    return 1",
+      "for x in xs:\n        g(x)\n        h(x)\n    return 1",
+    ),
   );
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
   assert.equal(after(r, "m.py"), "def f(xs):\n    for x in xs:\n        g(x)\n        h(x)\n    return 1\n");
