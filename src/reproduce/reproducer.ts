@@ -38,7 +38,13 @@ export interface ReproducerDeps {
 }
 
 /** Errors that must stop the run rather than end this stage quietly. */
-const FATAL = new Set(["BudgetExceeded", "AbortError", "ModelUnavailable", "ModelRequestRejected"]);
+const FATAL = new Set([
+  "BudgetExceeded",
+  "UnusableAnswers",
+  "AbortError",
+  "ModelUnavailable",
+  "ModelRequestRejected",
+]);
 export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
 /** "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in stderr. */
