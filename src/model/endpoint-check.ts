@@ -1,5 +1,5 @@
 import { quoteForMessage } from "../core/terminal-text.ts";
-import type { ModelConfig } from "./config.ts";
+import { checkPricing, loadModelSettings, type ModelConfig } from "./config.ts";
 
 /** What one `GET <base>/models` showed about the configured endpoint. */
 export interface EndpointCheck {
@@ -133,4 +133,33 @@ export async function checkModelEndpoint(
     return done(true, `the model endpoint answers (no model list: HTTP ${res.status})`);
   }
   return done(true, `the model endpoint answers (${Date.now() - started} ms)`);
+}
+
+/**
+ * What the server checks about the model when it starts (the runs read the same settings): the settings
+ * themselves, a price for the dollar budget, and one request to the endpoint. Never throws; `problems`
+ * say what will make every run fail, `notes` what merely deserves a look.
+ */
+export async function checkModelAtStart(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  perRunUsd: number,
+): Promise<{ ok: boolean; problems: string[]; notes: string[] }> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  try {
+    const s = loadModelSettings(env, cwd);
+    notes.push(...s.warnings);
+    try {
+      checkPricing(s.model.model, { ...s.budget, usd: perRunUsd }, s.prices);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    const check = await checkModelEndpoint(s.model);
+    notes.push(...check.warnings);
+    if (!check.ok) problems.push(check.message);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  return { ok: problems.length === 0, problems, notes };
 }

@@ -44,6 +44,7 @@ const FATAL = new Set([
   "AbortError",
   "ModelUnavailable",
   "ModelRequestRejected",
+  "NonJsonAnswer",
 ]);
 export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
