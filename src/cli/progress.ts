@@ -63,8 +63,17 @@ export function indexProgress(io: CliIO): {
  * Progress of `auto-fix fix`. On a terminal one line: stage, step, model calls, tokens and cost so far.
  * Otherwise the pipeline's plain lines (`auto-fix: <stage> (<detail>)`), which the GitHub App follows.
  */
-export function fixProgress(io: CliIO, meter: UsageMeter): Progress & { log(line: string): void } {
-  if (!io.isTTY) return { ...createProgress(io.stderr, false), log: (l) => io.stderr(`${l}\n`) };
+export interface FixProgress extends Progress {
+  /** A line printed above the status line (a retry). */
+  log(line: string): void;
+  /** Files indexed so far, shown on a terminal only. */
+  files(p: { found: number; done: number }): void;
+}
+
+export function fixProgress(io: CliIO, meter: UsageMeter): FixProgress {
+  if (!io.isTTY) {
+    return { ...createProgress(io.stderr, false), log: (l) => io.stderr(`${l}\n`), files() {} };
+  }
   const line = statusLine(io);
   let stage = "";
   let detail = "";
@@ -93,6 +102,10 @@ export function fixProgress(io: CliIO, meter: UsageMeter): Progress & { log(line
       line.clear();
       io.stderr(`auto-fix: ${name}${note ? ` (${note.replace(/\s+/g, " ").trim().slice(0, 200)})` : ""}\n`);
       line.update(text(), true);
+    },
+    files({ found, done }) {
+      detail = `${done} of ${found} files`;
+      line.update(text(), done === found);
     },
     log(l) {
       line.clear();

@@ -99,10 +99,9 @@ export async function checkModelEndpoint(
   base.status = res.status;
   base.contentType = res.headers.get("content-type");
   const text = await readCapped(res).catch(() => "");
-  let json: unknown;
   let isJson = false;
   try {
-    json = JSON.parse(text);
+    JSON.parse(text);
     isJson = true;
   } catch {
     isJson = false;

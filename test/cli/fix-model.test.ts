@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
+import { main } from "../../src/cli/main.ts";
 import { agentScript, NO_REPRODUCIBLE_EXAMPLE, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES } from "../support/fix-harness.ts";
 import { type ChatRequest, startScriptedModel } from "../support/scripted-model.ts";
@@ -239,4 +240,36 @@ test("a chat answer that is a web page stops the run as such, saved with the cal
     /- retried: model call 1 .* attempt 1 failed/,
   );
   assert.ok(existsSync(join(out, "report.md")));
+});
+
+test("fix on a terminal: one status line with stage, files indexed, model calls, tokens and cost", async (t) => {
+  const { handler } = counting(() => GARBAGE);
+  const server = await startScriptedModel(handler);
+  t.after(() => server.close());
+  const cwd = tempDir(t);
+  const raw: string[] = [];
+  let out = "";
+  const code = await main(["fix", "--repo", repo, "--issue", issueFile, "--out", join(cwd, "o")], {
+    stdout: (s) => {
+      out += s;
+    },
+    stderr: (s) => raw.push(s),
+    stderrRaw: (s) => raw.push(s),
+    env: {
+      OPENAI_BASE_URL: server.baseURL,
+      AUTO_FIX_MODEL: "gpt-4o-mini",
+      AUTO_FIX_CACHE_DIR: join(cwd, "c"),
+    },
+    cwd,
+    isTTY: true,
+  });
+  assert.equal(code, 1);
+  const err = raw.join("");
+  assert.match(err, /\r\x1b\[Kauto-fix: index · 4 of 4 files · 0 model calls · 0 tokens · \$0\.0000/);
+  assert.match(err, /\r\x1b\[Kauto-fix: search · round 1\/15 · \d+ model calls · \d+ tokens · \$0\.0\d{3}/);
+  assert.match(err, /auto-fix: done · 5 model calls · \d+ tokens · \$0\.\d{4}\n$/);
+  assert.match(out, /usage: 5 model calls, \d+ tokens, \$0\.\d{4}/);
+  // The model's answer is quoted in the reason, inert.
+  assert.match(out, /reason: .*Lorem ipsum \\u001b\[2J dolor/);
+  assert.deepEqual(terminalControls(Buffer.from(out)), []);
 });

@@ -167,7 +167,12 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       model,
       meter,
       recorder,
-      openCode: (workdir) => openCode(workdir, { env: io.env, protectedGlobs: repoConfig.protectedPaths }),
+      openCode: (workdir) =>
+        openCode(workdir, {
+          env: io.env,
+          protectedGlobs: repoConfig.protectedPaths,
+          onProgress: (p) => progress.files(p),
+        }),
       progress,
       strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
       hooks,
