@@ -1,4 +1,6 @@
 import { createCliPipeline } from "../../app/cli-pipeline.ts";
+import { readSettings } from "../../app/settings.ts";
+import { checkModelAtStart } from "../../model/endpoint-check.ts";
 import { UserError } from "../../core/errors.ts";
 import { runAppWorker } from "../../jobs/app-worker.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -34,6 +36,13 @@ export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
         `${io.env.AUTO_FIX_DATA_DIR || ".auto-fix/data"} (only workers on this machine can share it)\n`,
     );
   }
+  // The model is checked once as the worker starts: what would make every job fail is said now.
+  const appSettings = readSettings(io.env);
+  for (const w of appSettings.warnings) io.stderr(`auto-fix worker: warning: ${w}\n`);
+  void checkModelAtStart(io.env, io.cwd, appSettings.maxCostUsdPerRun).then((r) => {
+    for (const n of r.notes) io.stderr(`auto-fix worker: warning: ${n}\n`);
+    for (const p of r.problems) io.stderr(`auto-fix worker: jobs will fail: ${p}\n`);
+  });
   await runAppWorker({
     env: io.env,
     pipeline: createCliPipeline({ env: io.env }),
