@@ -39,7 +39,12 @@ const MAX_WALK_ENTRIES = 200_000;
  * Regular files under the root whose path satisfies `want`, found through tree-fs (no link followed,
  * dependency, VCS and cache folders left out), at most `maxDepth` folders deep.
  */
-export function findTreeFiles(tree: TreeFs, want: (rel: string) => boolean, maxDepth = 8): string[] {
+export function findTreeFiles(
+  tree: TreeFs,
+  want: (rel: string) => boolean,
+  maxDepth = 8,
+  kinds: readonly string[] = ["file"],
+): string[] {
   const found: string[] = [];
   let seen = 0;
   const walk = (dir: string, depth: number): void => {
@@ -54,17 +59,19 @@ export function findTreeFiles(tree: TreeFs, want: (rel: string) => boolean, maxD
       const rel = dir ? `${dir}/${e.name}` : e.name;
       if (e.kind === "directory") {
         if (!SKIPPED_DIRS.has(e.name) && depth < maxDepth && seen < MAX_WALK_ENTRIES) walk(rel, depth + 1);
-      } else if (e.kind === "file" && want(rel)) found.push(rel);
+      } else if (kinds.includes(e.kind) && want(rel)) found.push(rel);
     }
   };
   walk("", 0);
   return found;
 }
 
-function findReports(tree: TreeFs, globs: readonly string[]): string[] {
+/** Reports the globs name; `stale` also finds links and special files there (removed, never read). */
+function findReports(tree: TreeFs, globs: readonly string[], stale = false): string[] {
   if (globs.length === 0) return [];
   const matchers = globs.map(compileGlob);
-  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)));
+  const kinds = stale ? ["file", "link", "special"] : ["file"];
+  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)), 8, kinds);
 }
 
 /**
@@ -162,7 +169,7 @@ export async function runTestSuite(
   const restored = opts.pristine
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
-  for (const stale of findReports(tree, config.test.reports)) tree.remove(stale);
+  for (const stale of findReports(tree, config.test.reports, true)) tree.remove(stale);
   const exec = await sandbox.run({
     workdir,
     command,
