@@ -111,7 +111,10 @@ export interface TreeFs {
   write(path: string, data: string | Uint8Array, opts?: WriteOptions): void;
   /** Removes a file, a link or a special file (never what a link points to). Absent is fine. */
   remove(path: string): void;
-  /** Entries of a directory ("" = the root), sorted by name, at most `max`. */
+  /**
+   * Entries of a directory ("" = the root), sorted by name. A directory with more than `max` entries
+   * (default 100,000) is refused (`too-large`) rather than listed in part.
+   */
   list(path: string, max?: number): TreeEntry[];
   /**
    * Where `path` really leads inside the tree when its links are followed (only to name it in messages):
@@ -522,7 +525,14 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
         const out: TreeEntry[] = [];
         const handle = opendirSync(useProc ? `/proc/self/fd/${dir.fd}` : dir.abs);
         try {
-          for (let e = handle.readSync(); e !== null && out.length < max; e = handle.readSync()) {
+          for (let e = handle.readSync(); e !== null; e = handle.readSync()) {
+            if (out.length >= max) {
+              throw new TreeFsError(
+                "too-large",
+                dir.rel,
+                `${dir.rel || "the repository root"} holds more than ${max} entries; it was not listed.`,
+              );
+            }
             const kind: TreeEntry["kind"] = e.isSymbolicLink()
               ? "link"
               : e.isDirectory()

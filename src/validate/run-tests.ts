@@ -36,29 +36,40 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 const MAX_WALK_ENTRIES = 200_000;
 
 /**
- * Regular files under the root whose path satisfies `want`, found through tree-fs (no link followed,
- * dependency, VCS and cache folders left out), at most `maxDepth` folders deep.
+ * Regular files (or the `kinds` asked for) under the root whose path satisfies `want`, found through
+ * tree-fs (no link followed; dependency, VCS and cache folders left out), at most `maxDepth` folders
+ * deep. A tree too large to walk (more than 200,000 entries) throws: an answer from part of it could
+ * miss what matters.
  */
 export function findTreeFiles(
   tree: TreeFs,
   want: (rel: string) => boolean,
-  maxDepth = 8,
-  kinds: readonly string[] = ["file"],
+  opts: { maxDepth?: number; kinds?: readonly string[] } = {},
 ): string[] {
+  const maxDepth = opts.maxDepth ?? 8;
+  const kinds = opts.kinds ?? ["file"];
   const found: string[] = [];
   let seen = 0;
   const walk = (dir: string, depth: number): void => {
     let entries: ReturnType<TreeFs["list"]>;
     try {
       entries = tree.list(dir, MAX_WALK_ENTRIES - seen);
-    } catch {
+    } catch (err) {
+      if (err instanceof TreeFsError && err.code === "too-large") {
+        throw new TreeFsError(
+          "too-large",
+          dir,
+          `the work tree holds more than ${MAX_WALK_ENTRIES} entries; it was not searched.`,
+        );
+      }
+      // Gone, or turned into a link while walking: nothing under it is part of the tree.
       return;
     }
     seen += entries.length;
     for (const e of entries) {
       const rel = dir ? `${dir}/${e.name}` : e.name;
       if (e.kind === "directory") {
-        if (!SKIPPED_DIRS.has(e.name) && depth < maxDepth && seen < MAX_WALK_ENTRIES) walk(rel, depth + 1);
+        if (!SKIPPED_DIRS.has(e.name) && depth < maxDepth) walk(rel, depth + 1);
       } else if (kinds.includes(e.kind) && want(rel)) found.push(rel);
     }
   };
@@ -71,7 +82,7 @@ function findReports(tree: TreeFs, globs: readonly string[], stale = false): str
   if (globs.length === 0) return [];
   const matchers = globs.map(compileGlob);
   const kinds = stale ? ["file", "link", "special"] : ["file"];
-  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)), 8, kinds);
+  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)), { kinds });
 }
 
 /**
@@ -89,7 +100,9 @@ export function restoreTestConfig(
   const src = openTree(pristine);
   const dst = openTree(workdir);
   const want = (rel: string) => mayHoldTestConfig(rel) || extra.includes(rel);
-  const paths = new Set([...findTreeFiles(src, want), ...findTreeFiles(dst, want), ...extra]);
+  // Deep enough for any conftest.py a run could plant; a tree too large to walk fails the run.
+  const walk = (t: TreeFs) => findTreeFiles(t, want, { maxDepth: 64, kinds: ["file", "link", "special"] });
+  const paths = new Set([...walk(src), ...walk(dst), ...extra]);
   const restored: string[] = [];
   for (const rel of [...paths].sort()) {
     let before: Buffer | null;

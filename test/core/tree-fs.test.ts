@@ -143,6 +143,14 @@ test("reads are capped: a file over the cap is refused, not truncated", () => {
   refused(() => t.read("sparse.bin"), "too-large");
 });
 
+test("a directory with more entries than the cap is refused, not listed in part", () => {
+  const { root } = setup();
+  for (let i = 0; i < 50; i++) writeFileSync(join(root, `src/f${i}.py`), "");
+  const t = openTree(root);
+  refused(() => t.list("src", 20), "too-large", /more than 20 entries/);
+  assert.equal(t.list("src", 100).length, 51);
+});
+
 test("paths that leave the tree are refused before anything is opened", () => {
   for (const bad of ["../x", "a/../../x", "/etc/passwd", "a/\0b", ""]) {
     assert.throws(() => splitTreePath(bad) && openTree(tmpdir()).read(bad), TreeFsError, bad);

@@ -221,6 +221,24 @@ test(".github/auto-fix.yml linked to a host file: refused without reading it, no
   hostUntouched(host, secret);
 });
 
+test("project files linked to host files are not read by detection, and the reasons say so", () => {
+  const { repo, host, secret } = world({ "app.js": "module.exports = 1;\n", "setup.py": "" });
+  symlinkSync(secret, join(repo, "package.json"));
+  execFileSync("mkfifo", [join(repo, "pyproject.toml")]);
+  const config = loadRepoConfig(repo);
+  assert.equal(config.test.command, null);
+  assert.ok(
+    config.notes.some((n) => /package\.json ignored: .*symbolic link/.test(n)),
+    config.notes.join("\n"),
+  );
+  assert.ok(
+    config.notes.some((n) => /pyproject\.toml ignored: .*named pipe/.test(n)),
+    config.notes.join("\n"),
+  );
+  assert.doesNotMatch(JSON.stringify(config), /AKIA|hunter2|aws_secret/);
+  hostUntouched(host, secret);
+});
+
 test("test reports planted as links or FIFOs are not read, and the run ends", {
   timeout: 120_000,
 }, async () => {

@@ -4,6 +4,7 @@
  * deselected failing test still fails. Real pytest in the real bubblewrap sandbox.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -11,6 +12,7 @@ import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { computePatch, createDiskRepo } from "../../src/patch/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import { sandboxChecks } from "../../src/tree-search/sandbox-checks.ts";
 import { TreeStates } from "../../src/validate/tree-states.ts";
 import { validatePatched } from "../../src/validate/validate.ts";
 
@@ -126,6 +128,40 @@ test("validation runs the unpatched tree's test configuration: a deselected fail
     assert.match(v.result.summary, /put back as the unpatched tree has it.*pytest\.ini/);
   } finally {
     await states.dispose();
+  }
+});
+
+test("the tree search's shared work tree: configuration planted between candidates is put back", {
+  timeout: 300_000,
+}, async () => {
+  const repo = calcRepo();
+  const config = loadRepoConfig(repo);
+  const work = mkdtempSync(join(tmpdir(), "af-testcfg-work-"));
+  dirs.push(work);
+  execFileSync("cp", ["-a", `${repo}/.`, work]);
+  const plant = async () => {
+    // Sandboxed code run in the shared tree (a candidate's run) deselects the failing test, once as a
+    // file and once as a link to a file it controls.
+    const r = await sandbox.run({
+      workdir: work,
+      command:
+        "printf '[pytest]\\naddopts = --deselect tests/test_calc.py::test_add\\n' > /tmp/p.ini && cp /tmp/p.ini evil.ini && ln -sf evil.ini pytest.ini",
+      timeoutMs: 10_000,
+    });
+    assert.equal(r.exitCode, 0, r.stderr);
+  };
+  for (const pristine of [undefined, repo]) {
+    const checks = sandboxChecks({ sandbox, config, reproducer: null, ...(pristine ? { pristine } : {}) });
+    rmSync(join(work, "pytest.ini"), { force: true });
+    const evidence = await checks.baseline(work);
+    assert.match(evidence.failure, /1 failed/);
+    await plant();
+    const result = await checks.run(work);
+    if (pristine) {
+      assert.equal(result.outcome, "failed", JSON.stringify(result));
+    } else {
+      assert.equal(result.outcome, "passed", "without the unpatched configuration the attack works");
+    }
   }
 });
 
