@@ -237,6 +237,7 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
       } catch (err) {
         if (errCode(err) !== "ENOENT") throw ioError(err, rel);
         if (!create) throw new TreeFsError("missing", rel, `${rel} does not exist.`);
+        if (tries > 3) throw new TreeFsError("io", rel, `${rel} kept changing while it was created.`);
         try {
           mkdirSync(p, 0o755);
           inheritOwner(parent, p);
@@ -348,7 +349,10 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
         fd = openSync(at(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       } catch (err) {
         const code = errCode(err);
-        if (code === "ELOOP") throw refuseEntry(lstatSync(at(dir, name)), rel, "file");
+        if (code === "ELOOP") {
+          const now = lstatAt(dir, name, rel);
+          throw now ? refuseEntry(now, rel, "file") : ioError(err, rel);
+        }
         if (code === "ENXIO")
           throw new TreeFsError("special", rel, `${rel} is a socket; auto-fix reads regular files only.`);
         if (code === "ENOENT" && allowMissing) return null;
