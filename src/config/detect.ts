@@ -52,7 +52,7 @@ const join = (dir: string, name: string): string => (dir ? `${dir}/${name}` : na
 /** A directory's entries, or none when it cannot be listed (a link, gone, ...). */
 function entriesOf(tree: TreeFs, dir: string): ReturnType<TreeFs["list"]> {
   try {
-    return tree.list(dir, 10_000);
+    return tree.list(dir);
   } catch {
     return [];
   }

@@ -33,12 +33,12 @@ const MAX_REPORTS_BYTES = 64 * 1024 * 1024;
 /** Largest test configuration file compared and restored. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** Entries a walk of a work tree visits at most. */
-const MAX_WALK_ENTRIES = 200_000;
+const MAX_WALK_ENTRIES = 1_000_000;
 
 /**
  * Regular files (or the `kinds` asked for) under the root whose path satisfies `want`, found through
  * tree-fs (no link followed; dependency, VCS and cache folders left out), at most `maxDepth` folders
- * deep. A tree too large to walk (more than 200,000 entries) throws: an answer from part of it could
+ * deep. A tree too large to walk (more than 1,000,000 entries) throws: an answer from part of it could
  * miss what matters.
  */
 export function findTreeFiles(
