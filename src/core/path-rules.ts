@@ -242,9 +242,10 @@ function iniTestPart(text: string): string {
   let inTest = false;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
-    const header = /^\[+\s*([^\]]+?)\s*\]+/.exec(line);
-    if (header) {
-      const name = header[1]!.replace(/["']/g, "");
+    const close = line.startsWith("[") ? line.indexOf("]") : -1;
+    if (close > 0) {
+      // A section header, `[name]` or `[[name]]` (scanned, not matched: the text may come from a model).
+      const name = line.slice(0, close).replace(/^\[+/, "").replaceAll('"', "").replaceAll("'", "").trim();
       inTest = TEST_SECTION.test(name);
       if (inTest) out.push(`[${name}]`);
       continue;

@@ -43,6 +43,9 @@ test("a glob built to backtrack is matched in linear time", () => {
   assert.equal(matchGlob(glob, path), false);
   assert.equal(matchGlob(`${"**/".repeat(200)}x`, `${"d/".repeat(300)}y`), false);
   assert.equal(compileGlob("x".repeat(5000))("x".repeat(5000)), false, "over-long globs match nothing");
+  // A model's patched pyproject.toml built to make a header pattern backtrack is scanned in one pass.
+  const hostile = `[${" ".repeat(300_000)}\n[tool.pytest${"]".repeat(10)}${" ".repeat(300_000)}x\n`;
+  assert.ok(testConfigChange("pyproject.toml", "", hostile));
 });
 
 test("the configuration and the patch engine give one answer for every path", async () => {
