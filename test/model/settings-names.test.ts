@@ -1,14 +1,17 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { readSettings } from "../../src/app/settings.ts";
 import { checkBaseURL, checkPricing, loadModelSettings } from "../../src/model/config.ts";
 import { ModelConfigError } from "../../src/model/errors.ts";
 import { formatUsd, UsageMeter } from "../../src/model/usage.ts";
 
-const empty = () => mkdtempSync(join(tmpdir(), "auto-fix-names-"));
+/** One empty folder (no config file in it) for every test here, removed at the end. */
+const folder = mkdtempSync(join(tmpdir(), "auto-fix-names-"));
+after(() => rmSync(folder, { recursive: true, force: true }));
+const empty = () => folder;
 const base = { AUTO_FIX_MODEL: "m", OPENAI_API_KEY: "k" };
 
 test("the per-run dollar budget has one name; the two old ones still work, with a warning", () => {
