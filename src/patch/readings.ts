@@ -175,18 +175,24 @@ export function readPatched(args: {
   const seen = new Set<string>();
   const unchanged = new Set<number>();
   let rank = 0;
-  for (const base of bases) {
-    const c = (k: number) => base.col(plan[k]!.p);
-    const d = (k: number) => c(k) - fcol(plan[k]!.f);
-    // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
-    const voters = plan.map((_, k) => k).filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
+  // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
+  const voters = plan.map((_, k) => k).filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
+  const frameOf = (base: (typeof bases)[number]) => {
+    const d = (k: number) => base.col(plan[k]!.p) - fcol(plan[k]!.f);
     let frame = modes(voters.map(d));
     // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
     if (frame.length > 1 && frame.includes(0)) frame = [0];
-    if (base === bases[0]) {
-      for (const k of aligned) if (frame.includes(d(k))) unchanged.add(k);
-      if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
-    }
+    const support = voters.filter((k) => frame.includes(d(k))).length;
+    return { d, frame, support };
+  };
+  // The lines the edit did not change are those of the column base that explains most lines.
+  const frames = bases.map(frameOf);
+  const best = frames.reduce((a, b) => (b.support > a.support ? b : a));
+  for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);
+  if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
+  for (const [bi, base] of bases.entries()) {
+    const c = (k: number) => base.col(plan[k]!.p);
+    const { frame } = frames[bi]!;
     const shifts: { name: string; first: number | null; rest: number }[] = [];
     if (firstK !== undefined) {
       const firstShift = anchor - c(firstK);
