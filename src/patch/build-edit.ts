@@ -18,6 +18,8 @@ export interface PlanLine {
   f: number;
   /** <patched> line (for "aligned" and "new"), else -1. */
   p: number;
+  /** For a "new" line that takes the place of a changed file line: that line; else -1 or absent. */
+  replaces?: number;
 }
 
 export type BuildResult =
@@ -69,6 +71,7 @@ export function buildEdit(
   for (const op of ops) if (op.kind === "equal") alignedTo.set(op.a, op.b);
   const oOp: Op[] = entries.map(() => "keep");
   const insertsBefore = new Map<number, number[]>();
+  const replaces = new Map<number, number>();
   let placeholdersKept = 0;
   let k = 0;
   let oPos = 0;
@@ -138,6 +141,11 @@ export function buildEdit(
     const list = insertsBefore.get(at) ?? [];
     for (const b of real) list.push(b);
     insertsBefore.set(at, list);
+    // The lines of a hunk replace its deleted lines in order: a changed line keeps its identity.
+    const gone = dels.filter((a) => oOp[a] === "delete" && entries[a]!.origIdx >= 0);
+    real.forEach((b, i) => {
+      if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
+    });
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
   }
   for (const nd of loc.near) {
@@ -153,7 +161,8 @@ export function buildEdit(
 
   const plan: PlanLine[] = [];
   const emitInserts = (at: number) => {
-    for (const j of insertsBefore.get(at) ?? []) plan.push({ kind: "new", f: -1, p: j });
+    for (const j of insertsBefore.get(at) ?? [])
+      plan.push({ kind: "new", f: -1, p: j, replaces: replaces.get(j) ?? -1 });
   };
   for (let a = 0; a < n; a++) {
     emitInserts(a);

@@ -35,21 +35,23 @@ export function firstBlockMove(args: {
   const oldToNew = new Map<number, number>();
   const newToOld = new Map<number, number>();
   plan.forEach((pl, k) => {
-    if (pl.f >= 0) {
-      oldToNew.set(pl.f, start + k);
-      newToOld.set(start + k, pl.f);
+    const old = pl.f >= 0 ? pl.f : (pl.replaces ?? -1);
+    if (old >= 0) {
+      oldToNew.set(old, start + k);
+      newToOld.set(start + k, old);
     }
   });
   const toNew = (o: number): number | undefined => (o < start ? o : o >= end ? o + delta : oldToNew.get(o));
   const toOld = (n: number): number | undefined =>
     n < start ? n : n >= start + plan.length ? n - delta : newToOld.get(n);
-  const compare = (o: number, n: number): BlockMove | null => {
+  // Lines inside the edit may join blocks it adds (wrapping them); lines after it never do.
+  const compare = (o: number, n: number, mayJoinNew = true): BlockMove | null => {
     const before: number[] = [];
     for (const h of oldBlocks[o] ?? []) {
       const m = toNew(h);
       if (m !== undefined) before.push(m);
     }
-    const after = (newBlocks[n] ?? []).filter((h) => toOld(h) !== undefined);
+    const after = (newBlocks[n] ?? []).filter((h) => !mayJoinNew || toOld(h) !== undefined);
     if (before.length === after.length && before.every((h, i) => h === after[i])) return null;
     return {
       oldLine: o,
@@ -72,7 +74,7 @@ export function firstBlockMove(args: {
   }
   for (let o = end; o < oldBlocks.length; o++) {
     if (!args.isCode(o)) continue;
-    const move = compare(o, o + delta);
+    const move = compare(o, o + delta, false);
     if (move) return move;
   }
   return null;

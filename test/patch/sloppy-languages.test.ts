@@ -349,3 +349,23 @@ test("python: a reading that would put a `return` into a loop is not taken", asy
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
   assert.equal(after(r, "m.py"), "def f(xs):\n    for x in xs:\n        g(x)\n        h(x)\n    return 1\n");
 });
+
+test("python: a line after the edit never joins a block the edit changed (answer in another indentation width)", async () => {
+  const file =
+    "class M:\n    def get(self, obj):\n        for typ in type(obj).__mro__:\n            if typ in self.handlers:\n                return self.handlers[typ]\n            name = typ.__name__\n        return None\n";
+  // Written with two-space levels: read as written from its first line, the changed `if` would sit at
+  // column 10 and the unchanged `name = ...` after the edit would fall into its body.
+  const r = await apply(
+    { "m.py": file },
+    edit(
+      "m.py",
+      "    for typ in type(obj).__mro__:\n      if typ in self.handlers:\n        return self.handlers[typ]",
+      "    for typ in type(obj).__mro__:\n      if typ in self.handlers and typ:\n        return self.handlers[typ]",
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "m.py"),
+    file.replace("if typ in self.handlers:", "if typ in self.handlers and typ:"),
+  );
+});
