@@ -98,7 +98,26 @@ export function buildEdit(
           message: `the placeholder line "${patched[ph[0]!]!.trim()}" in <patched> stands among changed lines, so it is unclear which original lines it keeps. Write out the code in full instead of the placeholder.`,
         };
       }
-      // Only a placeholder where the original had lines: "keep these lines".
+      // Only a placeholder where the original had lines: "keep these lines". Which lines, though, is
+      // only clear when the line next to it occurs once in <original>: after a "}" that <original> has
+      // three times, the placeholder could stand for the lines after any of them.
+      for (const b of ph) {
+        const near = [
+          patched.slice(0, b).findLast((l) => l.trim() !== ""),
+          patched.slice(b + 1).find((l) => l.trim() !== ""),
+        ];
+        for (const l of near) {
+          if (l === undefined || isPlaceholder(l)) continue;
+          const times = orig.filter((o) => o.trim() === l.trim()).length;
+          if (times > 1) {
+            return {
+              ok: false,
+              kind: "placeholder",
+              message: `the placeholder line "${patched[b]!.trim()}" in <patched> is next to "${l.trim()}", which <original> has ${times} times, so it is unclear which original lines the placeholder keeps. Write out the code in full instead of the placeholder.`,
+            };
+          }
+        }
+      }
       placeholdersKept += ph.length;
       continue;
     }

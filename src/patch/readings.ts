@@ -21,7 +21,7 @@ export interface Reading {
   displaced: number;
   /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
   moved: number;
-  /** Lines placed more than one indentation level deeper than the line before them. */
+  /** Lines placed deeper than the line before them by other than one indentation level. */
   steps: number;
   /** The order the reading was generated in (first is preferred on ties). */
   rank: number;
@@ -229,7 +229,7 @@ export function readPatched(args: {
       if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
       let moved = 0;
       for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
-      // Lines the reading places more than one level deeper than the line before them.
+      // Lines the reading places deeper than the line before them by other than one level.
       let steps = 0;
       let prevCol: number | null = null;
       for (let k = 0; k < plan.length; k++) {
@@ -241,7 +241,7 @@ export function readPatched(args: {
               ? fcol(pl.f)
               : null;
         if (col === null) continue;
-        if (prevCol !== null && col > prevCol + unit && pl.kind !== "file") steps++;
+        if (prevCol !== null && col > prevCol && col !== prevCol + unit && pl.kind !== "file") steps++;
         prevCol = col;
       }
       readings.push({ name: s.name + base.name, ...built, displaced, moved, steps, rank: rank++ });
