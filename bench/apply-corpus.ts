@@ -235,12 +235,14 @@ export async function makeChange(
         ...body.slice(t),
       ];
     } else if (kind === "blank") {
-      // Blank lines only: one added after the line, or (when the window has one) one taken away.
+      // Blank lines only: one added after the line, or (when the window has one) one taken away. Not
+      // after the window's last line: a tag's blank edge lines are layout, so no answer can ask for that.
       const blank = body.findIndex((l, i) => i > 0 && l.trim() === "");
-      after =
-        blank > 0 && r() < 0.5
-          ? [...body.slice(0, blank), ...body.slice(blank + 1)]
-          : [...body.slice(0, t + 1), "", ...body.slice(t + 1)];
+      const remove = blank > 0 && r() < 0.5;
+      if (!remove && t === body.length - 1) continue;
+      after = remove
+        ? [...body.slice(0, blank), ...body.slice(blank + 1)]
+        : [...body.slice(0, t + 1), "", ...body.slice(t + 1)];
     } else if (kind === "dedent") {
       // Python: the last line of a block moves out of it (a `return` leaving a loop, say).
       if (lang !== "python") continue;

@@ -150,11 +150,12 @@ export function buildEdit(
       const comment = /^\s*(#|\/\/)/.test(first);
       // A closing bracket ends the code before it.
       const closes = /^\s*[}\])]/.test(first);
+      // A line opening a block whose body follows belongs with that body.
+      const opens = nextP !== undefined && /[:{]\s*$/.test(first) && w(nextP) > w(first) && real.length === 1;
       const withNext =
         !closes &&
         nextP !== undefined &&
-        w(first) === w(nextP) &&
-        (comment || (prevP !== undefined && w(first) < w(prevP)));
+        (opens || (w(first) === w(nextP) && (comment || (prevP !== undefined && w(first) < w(prevP)))));
       if (withNext) at = dels.at(-1)! + 1;
     }
     const list = insertsBefore.get(at) ?? [];

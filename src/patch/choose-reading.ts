@@ -49,7 +49,8 @@ export async function chooseReading(
     python,
   });
   const sorted = [...readings].sort(
-    (a, b) => a.displaced - b.displaced || a.moved - b.moved || a.steps - b.steps || a.rank - b.rank,
+    (a, b) =>
+      a.displaced - b.displaced || a.moved - b.moved || a.base - b.base || a.fit - b.fit || a.rank - b.rank,
   );
   const where = `matched lines ${found.start + 1}-${found.end}`;
   if (sorted.length === 0) {

@@ -21,8 +21,10 @@ export interface Reading {
   displaced: number;
   /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
   moved: number;
-  /** Lines placed deeper than the line before them by other than one indentation level. */
-  steps: number;
+  /** 0 when read in the column base that explains <patched> best (as written, or rescaled), else 1. */
+  base: number;
+  /** 0 when the lines after the first are shifted as the frame of <patched> says, else 1. */
+  fit: number;
   /** The order the reading was generated in (first is preferred on ties). */
   rank: number;
 }
@@ -117,6 +119,8 @@ export function readPatched(args: {
   // The anchor: where the first line of the matched original sits in the file.
   let anchor = 0;
   if (firstK !== undefined && plan[firstK]!.kind === "aligned") anchor = fcol(plan[firstK]!.f);
+  else if (firstK !== undefined && (plan[firstK]!.replaces ?? -1) >= 0)
+    anchor = fcol(plan[firstK]!.replaces!);
   else {
     for (let f = start; f < end; f++) {
       const t = fileLines[f]!;
@@ -182,12 +186,30 @@ export function readPatched(args: {
     let frame = modes(voters.map(d));
     // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
     if (frame.length > 1 && frame.includes(0)) frame = [0];
+    // Only the first line repeats a file line, and it sits at column 0 where the file indents it: a
+    // first line copied without its indentation when no other line of <patched> is left of the anchor.
+    if (
+      firstK !== undefined &&
+      voters.length === 1 &&
+      voters[0] === firstK &&
+      base.col(plan[firstK]!.p) === 0 &&
+      anchor > 0 &&
+      codeKs.every((k) => k === firstK || base.col(plan[k]!.p) >= anchor)
+    )
+      frame = [0];
     const support = voters.filter((k) => frame.includes(d(k))).length;
     return { d, frame, support };
   };
   // The lines the edit did not change are those of the column base that explains most lines.
   const frames = bases.map(frameOf);
-  const best = frames.reduce((a, b) => (b.support > a.support ? b : a));
+  // Most lines explained; then lines sitting exactly at their file columns; then as written.
+  let preferred = 0;
+  frames.forEach((f, i) => {
+    const p = frames[preferred]!;
+    if (f.support > p.support || (f.support === p.support && f.frame.includes(0) && !p.frame.includes(0)))
+      preferred = i;
+  });
+  const best = frames[preferred]!;
   for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);
   if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
   for (const [bi, base] of bases.entries()) {
@@ -229,22 +251,16 @@ export function readPatched(args: {
       if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
       let moved = 0;
       for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
-      // Lines the reading places deeper than the line before them by other than one level.
-      let steps = 0;
-      let prevCol: number | null = null;
-      for (let k = 0; k < plan.length; k++) {
-        const pl = plan[k]!;
-        const col =
-          pl.p >= 0 && code(k)
-            ? target.get(k)!
-            : pl.f >= 0 && fileLines[pl.f]!.trim() !== ""
-              ? fcol(pl.f)
-              : null;
-        if (col === null) continue;
-        if (prevCol !== null && col > prevCol && col !== prevCol + unit && pl.kind !== "file") steps++;
-        prevCol = col;
-      }
-      readings.push({ name: s.name + base.name, ...built, displaced, moved, steps, rank: rank++ });
+      const fit = frame.some((m) => -m === s.rest) ? 0 : 1;
+      readings.push({
+        name: s.name + base.name,
+        ...built,
+        displaced,
+        moved,
+        base: bi === preferred ? 0 : 1,
+        fit,
+        rank: rank++,
+      });
     }
   }
   return { readings, unchanged };
