@@ -166,7 +166,7 @@ export function readPatched(args: {
       const prev = prevCode[k];
       // A comment speaks about the code after it: written left of that code, it is placed with it.
       const near = next ?? prev;
-      const pushed = near !== undefined && c(k) < c(near);
+      const pushed = next !== undefined && c(k) < c(next);
       if (pl.kind === "aligned" && pushed) {
         const ref = [next, prev].find((x) => x !== undefined && plan[x]!.kind === "aligned");
         tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
