@@ -166,12 +166,13 @@ export function readPatched(args: {
       const prev = prevCode[k];
       // A comment speaks about the code after it: written left of that code, it is placed with it.
       const near = next ?? prev;
-      const pushed = next !== undefined && c(k) < c(next);
-      if (pl.kind === "aligned" && pushed) {
-        const ref = [next, prev].find((x) => x !== undefined && plan[x]!.kind === "aligned");
-        tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
-      } else if (pushed) tg.set(k, tg.get(near)!);
-      else tg.set(k, Math.max(0, c(k) + rest));
+      if (near !== undefined && c(k) < c(near)) {
+        // One the edit keeps moves as the unchanged lines around it do; a new one goes with its code.
+        if (pl.kind === "aligned") {
+          const ref = [next, prev].find((x) => x !== undefined && unchanged.has(x));
+          tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
+        } else tg.set(k, tg.get(near)!);
+      } else tg.set(k, Math.max(0, c(k) + rest));
     }
   };
 
