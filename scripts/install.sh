@@ -21,6 +21,8 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
+command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install: system packages: ${missing[*]}"
   SUDO=""

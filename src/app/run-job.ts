@@ -5,8 +5,8 @@ import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
+import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
-import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "./markers.ts";
 import { adviceOf, describeResult } from "./describe.ts";
@@ -116,7 +116,7 @@ class StatusUpdater {
 }
 
 function issueMarkdown(data: RunData, body: string): string {
-  return `# ${sanitizeText(data.title).trim()}\n\n${sanitizeText(body).trim()}\n`;
+  return `# ${sanitizeUntrusted(data.title).trim()}\n\n${sanitizeUntrusted(body).trim()}\n`;
 }
 
 /** What the next run's prompts carry besides the issue: the maintainer's guidance and the reviewer's advice. */
@@ -125,9 +125,9 @@ export function runGuidance(
   previousAdvice: string | undefined,
 ): string | undefined {
   const parts: string[] = [];
-  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeText(guidance).trim()}`);
+  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeUntrusted(guidance).trim()}`);
   if (previousAdvice?.trim()) {
-    parts.push(`Reviewer advice from the previous run:\n${sanitizeText(previousAdvice).trim()}`);
+    parts.push(`Reviewer advice from the previous run:\n${sanitizeUntrusted(previousAdvice).trim()}`);
   }
   return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
