@@ -134,6 +134,10 @@ after(async () => {
 });
 
 async function settled(deliveryId: string): Promise<void> {
+  // The sender's access is checked right after the answer; the job is stored then.
+  for (let i = 0; i < 400 && outcomes.get(deliveryId)?.action === "checking"; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   const o = outcomes.get(deliveryId);
   assert.equal(o?.action, "queued", JSON.stringify(o));
   const jobId = o.action === "queued" ? o.jobId : "";
@@ -171,7 +175,7 @@ test("label → real pipeline → draft pull request with the fix; /retry update
     `Fixes #${issue.number}`,
     "`stats/summary.py` › `mean`",
     "Divide by len(values).",
-    "| scripted-model |",
+    "| `scripted-model` |",
     "`/retry <guidance>`",
   ]) {
     assert.ok(pr.body.includes(part), `PR body has ${part}:\n${pr.body}`);
@@ -247,7 +251,7 @@ test("a run whose patches never apply opens no pull request and says why", async
     .find((c) => c.body.includes("auto-fix:status"))!;
   assert.match(status.body, /😕/);
   assert.match(status.body, /No patch passed the checks/);
-  assert.match(status.body, /Why no patch passed: .*none applicable/);
+  assert.match(status.body, /Why no patch passed: [\s\S]*none applicable/);
   assert.match(status.body, /Suspected locations: `stats\/summary.py` › `total`/);
   assert.throws(() =>
     git.git(`${OWNER}/${REPO}`, ["rev-parse", "--verify", `auto-fix/issue-${issue.number}`]),

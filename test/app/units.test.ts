@@ -153,13 +153,13 @@ test("pull request body carries every section; an oversized body is shortened an
   assert.equal(small.shortened, false);
   for (const part of [
     "Fixes #5",
-    "`calc.py` › `add` (lines 1–2): return the sum",
+    "`calc.py` › `add` (lines 1–2): `return the sum`",
     "**Patch** — correct: yes",
     "<details>",
     "assert add(1, 2) == 3",
     "Before the patch (exit code 1)",
     "After the patch (exit code 0)",
-    "| m | 100 | 20 | $0.0123 | 12 s |",
+    "| `m` | 100 | 20 | $0.0123 | 12 s |",
     "`/retry <guidance>`",
     "`/cancel`",
   ]) {
@@ -180,13 +180,17 @@ test("status comment shows every stage and the final state", () => {
     maxRuns: 5,
     trigger: "started by @a",
     phase: "finished",
-    stages: { cloned: { status: "done", note: "`main`" }, patched: { status: "failed" } },
+    stages: {
+      cloned: { status: "done", note: "main at abc1234" },
+      patched: { status: "failed" },
+      "pull request": { status: "done", ref: 9 },
+    },
     final: { ok: false, headline: "No patch.", details: ["Because."], next: ["Retry."] },
   });
   assert.match(text, /^<!-- auto-fix:status /);
-  assert.match(text, /✅ Cloned the repository — `main`/);
+  assert.match(text, /✅ Cloned the repository — `main at abc1234`/);
+  assert.match(text, /✅ Pull request — #9\n/);
   assert.match(text, /❌ Wrote a patch/);
-  assert.match(text, /⬜ Pull request/);
   assert.match(text, /😕 \*\*No patch\.\*\*/);
   assert.doesNotMatch(text, /\/cancel/);
 });
