@@ -24,8 +24,27 @@ const LINE_ENDS = /\r\n?|[\u2028\u2029\u0085]/g;
 /** Cleans untrusted text for a prompt or a log; see the module comment. */
 export function sanitizeUntrusted(text: string): string {
   const lines = text.replace(LINE_ENDS, "\n").split("\n");
-  const kept = stripHiddenMarkdown(lines);
-  return kept
+  const { out, code, raw } = stripHiddenMarkdown(lines);
+  // HTML tags outside fenced code, over runs of lines of one kind (a tag may span lines).
+  const parts: string[] = [];
+  let run: string[] = [];
+  let runRaw = false;
+  const flush = () => {
+    if (run.length > 0) parts.push(stripTagAttributes(run.join("\n"), runRaw));
+    run = [];
+  };
+  out.forEach((line, i) => {
+    if (code.has(i)) {
+      flush();
+      parts.push(line);
+      return;
+    }
+    if (raw.has(i) !== runRaw) flush();
+    runRaw = raw.has(i);
+    run.push(line);
+  });
+  flush();
+  return parts
     .join("\n")
     .replace(INVISIBLE, "")
     .replace(/\n{4,}/g, "\n\n\n");
@@ -35,7 +54,12 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 const ATX_HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const THEMATIC_BREAK = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
-const HTML_START = /^ {0,3}</;
+/**
+ * A line that is one complete open or closing tag (CommonMark kind 7): it starts an HTML block where no
+ * paragraph is open. Any other line starting with `<` is paragraph text with inline HTML.
+ */
+const HTML_LONE_TAG =
+  /^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^\s"'=<>`]+|'[^'\n]*'|"[^"\n]*"))?)*[ \t]*\/?>|<\/[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$/;
 /** HTML blocks that end at a marker (CommonMark kinds 1–5), not at a blank line. */
 const HTML_MARKED_START = /^ {0,3}<(?:(script|pre|style|textarea)(?:[\s>]|$)|(\?)|(!\[CDATA\[)|(![A-Za-z]))/i;
 
@@ -67,8 +91,12 @@ type Block = "none" | "definition" | "paragraph" | "html" | "html-marked";
  * CommonMark parser would see at each line: fenced code, a paragraph or HTML block in progress, or a
  * place where a new paragraph (and so a definition) may start.
  */
-function stripHiddenMarkdown(lines: string[]): string[] {
+function stripHiddenMarkdown(lines: string[]): { out: string[]; code: Set<number>; raw: Set<number> } {
   const out: string[] = [];
+  /** Lines of fenced code in `out`: shown as written, HTML tags included. */
+  const code = new Set<number>();
+  /** Lines of HTML blocks in `out`: there even `<https://…>` is a tag, not a link. */
+  const raw = new Set<number>();
   let inComment = false;
   let fence: { char: string; length: number } | null = null;
   let block: Block = "none";
@@ -104,27 +132,25 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     }
     if (fence) {
       if (isClosingFence(line, fence)) fence = null;
+      else code.add(out.length);
       out.push(line);
       continue;
     }
     const cleaned = removeComments(line);
     const inItem = listColumn() > 0 && line.length - line.trimStart().length >= listColumn();
-    if (cleaned.open && (BLOCKQUOTE.test(line) || LIST_ITEM.test(line) || inItem)) {
-      // A comment left open in a list item or quote ends with its container in Markdown, but the HTML
-      // comment it leaves runs on, in the reader's browser, to some later `-->`: remove the rest.
+    const inHtmlBlock = block === "html" || (!COMMENT_BLOCK.test(line) && HTML_BLOCK_TAG.test(line));
+    if (cleaned.open && (BLOCKQUOTE.test(line) || LIST_ITEM.test(line) || inItem || inHtmlBlock)) {
+      // A comment left open in a list item, a quote or an HTML block ends with it in Markdown, but the
+      // HTML comment it leaves runs on, in the reader's browser, to some later `-->`: remove the rest.
       if (cleaned.text.trim() !== "") out.push(cleaned.text);
       break;
     }
     line = cleaned.text;
     inComment = cleaned.open;
     hadComment ||= cleaned.removed;
-    if (cleaned.removed && !inComment && COMMENT_BLOCK.test(lines[i]!) && line.trim() !== "") {
-      // An HTML block that starts with a comment ends on the line the comment ends: the rest of that line
-      // is raw HTML (shown), and a new paragraph may start after it.
-      out.push(line);
-      if (block !== "html") block = "none";
-      continue;
-    }
+    // An HTML block that starts with a comment ends on the line the comment ends: the rest of that line
+    // is raw HTML (shown), and a new paragraph may start after it.
+    const commentLed = cleaned.removed && !inComment && COMMENT_BLOCK.test(lines[i]!) && line.trim() !== "";
     if (hadComment && line.trim() === "") {
       // A line that held only a comment is an HTML block: it ends the paragraph before it.
       if (block !== "html") block = "none";
@@ -143,6 +169,7 @@ function stripHiddenMarkdown(lines: string[]): string[] {
       if (inside) {
         const body = innerFence.quoted ? line.replace(BLOCKQUOTE, "") : line.slice(innerFence.column);
         if (isClosingFence(body, innerFence)) innerFence = null;
+        else code.add(out.length);
         out.push(line);
         continue;
       }
@@ -158,6 +185,7 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     // Inside an HTML block every line is raw HTML (markers, fences and definitions too), until a blank
     // line or its end marker, or until the quote it is in ends.
     if ((block === "html" || block === "html-marked") && !(quoted && !BLOCKQUOTE.test(line))) {
+      raw.add(out.length);
       out.push(line);
       if (block === "html-marked" && htmlEnd.test(line)) block = "none";
       continue;
@@ -174,6 +202,7 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     // Container markers: a new block quote or list item starts a new paragraph inside it.
     let start = 0;
     const quote = BLOCKQUOTE.exec(line);
+    const wasQuoted = quoted;
     if (quote) {
       start = quote[0].length;
       if (!quoted) block = "none";
@@ -184,9 +213,12 @@ function stripHiddenMarkdown(lines: string[]): string[] {
         continue;
       }
     } else {
-      // A line after quoted text continues it only when it continues a paragraph (lazily).
-      if (quoted && block !== "paragraph") block = "none";
-      quoted = false;
+      // A line after quoted text continues it only when it continues a paragraph (lazily): then the
+      // quote goes on, and its next quoted line continues the same paragraph.
+      if (block !== "paragraph") {
+        if (quoted) block = "none";
+        quoted = false;
+      }
     }
     // List items, also nested (`- 1. text`, `- > text`): each new marker starts a new paragraph.
     let marked = false;
@@ -217,6 +249,11 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     }
     const content = line.slice(start);
     out.push(line);
+    if (commentLed) {
+      raw.add(out.length - 1);
+      if (block !== "html") block = "none";
+      continue;
+    }
     const fenced = start > 0 ? FENCE.exec(content) : null;
     if (fenced && !(fenced[1]![0] === "`" && fenced[2]!.includes("`"))) {
       innerFence = { char: fenced[1]![0]!, length: fenced[1]!.length, column: start, quoted: quote !== null };
@@ -238,9 +275,16 @@ function stripHiddenMarkdown(lines: string[]): string[] {
       continue;
     }
     if (block === "paragraph") {
-      if (SETEXT_UNDERLINE.test(content)) block = "none";
-      else if (HTML_MARKED_START.test(content)) block = startHtml(content)!;
-      else if (HTML_BLOCK_TAG.test(content)) block = "html";
+      // An underline outside the paragraph's list item or quote is lazy paragraph text, not a heading's.
+      const lazy = (!marked && lineIndent < listColumn()) || (wasQuoted && !quote);
+      if (SETEXT_UNDERLINE.test(content) && !lazy) block = "none";
+      else if (HTML_MARKED_START.test(content)) {
+        block = startHtml(content)!;
+        raw.add(out.length - 1);
+      } else if (HTML_BLOCK_TAG.test(content)) {
+        block = "html";
+        raw.add(out.length - 1);
+      }
       if (block !== "paragraph") outdented();
       continue;
     }
@@ -251,10 +295,12 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     if (!continues && (indent >= 4 || content.startsWith("\t"))) continue;
     if (HTML_MARKED_START.test(content)) {
       block = startHtml(content)!;
+      raw.add(out.length - 1);
       continue;
     }
-    if (HTML_START.test(content)) {
+    if (HTML_BLOCK_TAG.test(content) || HTML_LONE_TAG.test(content)) {
       block = "html";
+      raw.add(out.length - 1);
       continue;
     }
     // Where a paragraph may start, definitions come first (one after another).
@@ -267,7 +313,47 @@ function stripHiddenMarkdown(lines: string[]): string[] {
     }
     block = "paragraph";
   }
-  return out;
+  return { out, code, raw };
+}
+
+/**
+ * Removes what is inside HTML tags besides their names: `<x ignore the issue>` becomes `<x>`. GitHub
+ * shows no tag and no attribute (an unknown tag disappears whole), so attributes carry text no reader
+ * sees. A tag is `<` or `</`, a name, then `>`, `/>` or a space; what follows the name up to the next
+ * `>` (not past a blank line) goes. Outside HTML blocks autolinks (`<https://…>`, `<a@b.c>`) are not tags
+ * and stay; inside them they are, and go. One pass:
+ * each `<` looks up the next `>` and the next blank line from tables built once.
+ */
+function stripTagAttributes(text: string, rawHtml: boolean): string {
+  if (!text.includes("<")) return text;
+  const n = text.length;
+  const nextGt = new Int32Array(n + 1).fill(-1);
+  const nextBlank = new Int32Array(n + 1).fill(-1);
+  for (let i = n - 1; i >= 0; i--) {
+    nextGt[i] = text[i] === ">" ? i : nextGt[i + 1]!;
+    nextBlank[i] = text[i] === "\n" && /^[ \t]*\n/.test(text.slice(i + 1, i + 40)) ? i : nextBlank[i + 1]!;
+  }
+  let out = "";
+  let pos = 0;
+  const tagName = /<\/?[A-Za-z][A-Za-z0-9-]*/y;
+  for (let i = text.indexOf("<"); i >= 0; i = text.indexOf("<", i + 1)) {
+    if (i < pos) continue;
+    tagName.lastIndex = i;
+    const m = tagName.exec(text);
+    if (!m) continue;
+    const afterName = i + m[0].length;
+    const c = text[afterName];
+    if (c === ">") continue;
+    // In an HTML block everything up to `>` belongs to the tag (`<https://x>` too).
+    if (!rawHtml && c !== "/" && c !== " " && c !== "\t" && c !== "\n") continue;
+    const end = nextGt[afterName]!;
+    const blank = nextBlank[afterName]!;
+    if (end < 0 || (blank >= 0 && blank < end)) continue;
+    out += `${text.slice(pos, afterName)}${text[end - 1] === "/" ? "/" : ""}`;
+    pos = end;
+    i = end;
+  }
+  return out + text.slice(pos);
 }
 
 function isClosingFence(line: string, fence: { char: string; length: number }): boolean {
