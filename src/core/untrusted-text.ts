@@ -2,14 +2,18 @@
  * The one sanitiser for text written by strangers (issue titles and bodies, comments, `/retry` guidance):
  * what reaches a prompt is what a maintainer sees on GitHub. It removes everything that carries text
  * GitHub does not show: HTML comments, Markdown link reference definitions (`[//]: # (note)`,
- * `[x]: <url> "title"`: never rendered), and characters that render as nothing (zero-width characters,
- * bidirectional controls, Unicode tag characters, variation selectors, other default-ignorable code
- * points, C0/C1 controls). Line ends become `\n`.
+ * `[x]: <url> "title"`: never rendered), the attributes of HTML tags (`<x ignore the issue>` becomes
+ * `<x>`), and characters that render as nothing (zero-width characters, bidirectional controls, Unicode
+ * tag characters, variation selectors, other default-ignorable code points, C0/C1 controls). Line ends
+ * become `\n`. Fenced code is kept as written (GitHub shows it), hidden characters aside.
  *
- * It errs on the side of removing: an HTML comment is removed wherever it appears (also inside code,
- * where GitHub would show it), and a line that may start a paragraph and reads as a link reference
- * definition is removed. It never keeps text GitHub hides. Linear in its input: one pass over the lines,
- * no backtracking patterns.
+ * It follows CommonMark's blocks line by line (fences, paragraphs, HTML blocks, block quotes, list
+ * items, lazy continuation lines) to tell where a definition may start, and errs on the side of
+ * removing: an HTML comment or tag attribute is removed also inside inline code, and a comment left
+ * open where Markdown ends it early (in a list item, quote or HTML block) takes the rest of the text,
+ * since the reader's browser goes on hiding it. Checked against GitHub's renderer (cmark-gfm) on a
+ * generated corpus: `test/core/untrusted-text.test.ts`. Linear in its input: one pass over the lines,
+ * lookup tables for tags, no backtracking patterns.
  */
 
 /**
@@ -116,6 +120,8 @@ function stripHiddenMarkdown(lines: string[]): { out: string[]; code: Set<number
     htmlEnd = end;
     return end.test(content.slice(content.indexOf("<") + 2)) ? "none" : "html-marked";
   };
+  // Whether the run of definitions being read ends in a table (then GitHub shows them).
+  let tableAfterRun = false;
   // A definition's title may go on over the next lines: they are skipped up to this line index.
   let skipUntil = -1;
   for (let i = 0; i < lines.length; i++) {
@@ -215,7 +221,7 @@ function stripHiddenMarkdown(lines: string[]): { out: string[]; code: Set<number
     } else {
       // A line after quoted text continues it only when it continues a paragraph (lazily): then the
       // quote goes on, and its next quoted line continues the same paragraph.
-      if (block !== "paragraph") {
+      if ((block !== "paragraph" && block !== "definition") || startsBlock(line)) {
         if (quoted) block = "none";
         quoted = false;
       }
@@ -305,8 +311,17 @@ function stripHiddenMarkdown(lines: string[]): { out: string[]; code: Set<number
     }
     // Where a paragraph may start, definitions come first (one after another).
     const end = definitionEnd(lines, i, continues ? start + indent : start, line);
-    if (end >= 0) {
+    // (Only at the top level: a table does not go on lazily in a list item or quote.)
+    if (end >= 0 && !continues) tableAfterRun = start === 0 && definitionsEndInTable(lines, end + 1);
+    if (end >= 0 && !tableAfterRun) {
       out.pop();
+      skipUntil = end;
+      block = "definition";
+      continue;
+    }
+    if (end >= 0) {
+      // GitHub's table extension shows the definitions of a paragraph that ends in a table: kept.
+      for (let j = i + 1; j <= end; j++) out.push(lines[j]!);
       skipUntil = end;
       block = "definition";
       continue;
@@ -320,19 +335,55 @@ function stripHiddenMarkdown(lines: string[]): { out: string[]; code: Set<number
  * Removes what is inside HTML tags besides their names: `<x ignore the issue>` becomes `<x>`. GitHub
  * shows no tag and no attribute (an unknown tag disappears whole), so attributes carry text no reader
  * sees. A tag is `<` or `</`, a name, then `>`, `/>` or a space; what follows the name up to the next
- * `>` (not past a blank line) goes. Outside HTML blocks autolinks (`<https://…>`, `<a@b.c>`) are not tags
- * and stay; inside them they are, and go. One pass:
- * each `<` looks up the next `>` and the next blank line from tables built once.
+ * `>` outside quoted values (not past a blank line) goes. Outside HTML blocks autolinks (`<https://…>`, `<a@b.c>`) are not tags
+ * and stay; inside them they are, and go. Linear: the next `>`, quote and blank line come from tables
+ * built once, and where a tag going on from a position ends is remembered.
  */
 function stripTagAttributes(text: string, rawHtml: boolean): string {
   if (!text.includes("<")) return text;
   const n = text.length;
-  const nextGt = new Int32Array(n + 1).fill(-1);
-  const nextBlank = new Int32Array(n + 1).fill(-1);
+  const next = (c: string) => {
+    const table = new Int32Array(n + 2).fill(-1);
+    for (let i = n - 1; i >= 0; i--) table[i] = text[i] === c ? i : table[i + 1]!;
+    return table;
+  };
+  const nextGt = next(">");
+  const nextDouble = next('"');
+  const nextSingle = next("'");
+  const nextBlank = new Int32Array(n + 2).fill(-1);
   for (let i = n - 1; i >= 0; i--) {
-    nextGt[i] = text[i] === ">" ? i : nextGt[i + 1]!;
     nextBlank[i] = text[i] === "\n" && /^[ \t]*\n/.test(text.slice(i + 1, i + 40)) ? i : nextBlank[i + 1]!;
   }
+  // Where the tag that goes on at a position ends (its `>` outside quoted values), -1 when it does not
+  // before a blank line: the same from a given position whichever tag reached it, so remembered.
+  const endFrom = new Int32Array(n + 2).fill(-2);
+  const tagEnd = (start: number): number => {
+    const visited: number[] = [];
+    let p = start;
+    let result = -1;
+    for (;;) {
+      if (endFrom[p] !== -2) {
+        result = endFrom[p]!;
+        break;
+      }
+      visited.push(p);
+      const events = [nextGt[p]!, nextDouble[p]!, nextSingle[p]!].filter((e) => e >= 0);
+      if (events.length === 0) break;
+      const q = Math.min(...events);
+      const blank = nextBlank[p]!;
+      if (blank >= 0 && blank < q) break;
+      if (text[q] === ">") {
+        result = q;
+        break;
+      }
+      const close = text[q] === '"' ? nextDouble[q + 1]! : nextSingle[q + 1]!;
+      const blankInside = nextBlank[q + 1]!;
+      if (close < 0 || (blankInside >= 0 && blankInside < close)) break;
+      p = close + 1;
+    }
+    for (const v of visited) endFrom[v] = result;
+    return result;
+  };
   let out = "";
   let pos = 0;
   const tagName = /<\/?[A-Za-z][A-Za-z0-9-]*/y;
@@ -346,9 +397,8 @@ function stripTagAttributes(text: string, rawHtml: boolean): string {
     if (c === ">") continue;
     // In an HTML block everything up to `>` belongs to the tag (`<https://x>` too).
     if (!rawHtml && c !== "/" && c !== " " && c !== "\t" && c !== "\n") continue;
-    const end = nextGt[afterName]!;
-    const blank = nextBlank[afterName]!;
-    if (end < 0 || (blank >= 0 && blank < end)) continue;
+    const end = tagEnd(afterName);
+    if (end < 0) continue;
     out += `${text.slice(pos, afterName)}${text[end - 1] === "/" ? "/" : ""}`;
     pos = end;
     i = end;
@@ -464,6 +514,42 @@ function definitionEnd(lines: string[], i: number, col: number, first = lines[i]
   const title = titleEnd(lines, tl, ts, t);
   if (title >= 0) return title;
   return destinationEndsLine ? line : -1;
+}
+
+/** A line that starts a block of its own (so it does not go on with a paragraph before it). */
+function startsBlock(line: string): boolean {
+  return (
+    line.trim() === "" ||
+    BLOCKQUOTE.test(line) ||
+    (LIST_ITEM.test(line) && line.trim().length > 1) ||
+    ATX_HEADING.test(line) ||
+    THEMATIC_BREAK.test(line) ||
+    FENCE.test(line) ||
+    HTML_BLOCK_TAG.test(line) ||
+    HTML_MARKED_START.test(line)
+  );
+}
+
+const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+/**
+ * True when the definitions that go on from line `i` (one after another) are followed by a table's
+ * header and delimiter rows. Reads each definition once more than the main pass, so still linear.
+ */
+function definitionsEndInTable(lines: string[], i: number): boolean {
+  let line = i;
+  for (;;) {
+    if (line >= lines.length) return false;
+    const text = lines[line]!;
+    const indent = text.length - text.trimStart().length;
+    const end = text.trim() === "" ? -1 : definitionEnd(lines, line, Math.min(indent, 3));
+    if (end < 0) break;
+    line = end + 1;
+  }
+  const header = lines[line];
+  const delimiter = lines[line + 1];
+  if (header === undefined || delimiter === undefined || startsBlock(header)) return false;
+  return header.includes("|") && TABLE_DELIMITER.test(delimiter);
 }
 
 /** The last line of a title starting at `p` of `s` (line `i`, maybe without its prefix) that ends its line, or -1. */

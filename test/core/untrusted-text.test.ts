@@ -120,6 +120,7 @@ const FRAGMENTS: ((w: () => string) => string)[] = [
   (w) => `${w()}\n[${w()}]: /u "${w()}"`,
   (w) => `${w()} <x ${w()} ${w()}="${w()}"> ${w()}`,
   (w) => `<span title='${w()}\n${w()}'>${w()}</span>`,
+  (w) => `${w()} <x title="a>${w()}" y='>${w()}'> ${w()}`,
   (w) => `<details>\n<summary>${w()}</summary>\n\n${w()}\n</details>`,
   (w) => `<https://x.example/${w()}> ${w()}`,
   (w) => `\`<b ${w()}>\` ${w()}`,

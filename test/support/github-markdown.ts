@@ -36,7 +36,8 @@ export function decodeEntities(text: string): string {
 export function visibleText(html: string): string {
   // As an HTML parser reads comments: `<!-->` and `<!--->` are empty, an unterminated one runs to the end.
   const uncommented = html.replace(/<!--(?:-?>|[\s\S]*?(?:-->|$))/g, "");
-  return decodeEntities(uncommented.replace(/<[^>]*>/g, " "));
+  // A tag ends at the first `>` outside its quoted attribute values.
+  return decodeEntities(uncommented.replace(/<(?:"[^"]*"|'[^']*'|[^'">])*>/g, " "));
 }
 
 /**
