@@ -117,7 +117,10 @@ test("python: reproduced, then fixed, reviewed and validated", async () => {
   assert.match(report, /<details><summary>Reproducer <code>reproducer\.py<\/code>/);
   assert.match(report, /Before the patch: exit code 1\n\n```\n[\s\S]*AssertionError: expected 90, got -900/);
   assert.match(report, /After the chosen patch: exit code 0/);
-  assert.match(report, /## Reviewer\n\n\*\*Patch correct: yes\.\*\* patch looks right/);
+  assert.match(
+    report,
+    /## Review\n\nApproved: yes — accepted in round 1[^\n]*\n\n\*\*Patch correct: yes\.\*\* patch looks right/,
+  );
 });
 
 test("python: the reviewer finds the test wrong; it is rewritten and the patch accepted", async () => {
