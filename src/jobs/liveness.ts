@@ -43,16 +43,17 @@ export function selfIdentity(): { host: string; pid: number; startTime: string |
 
 /**
  * True while the process `pid` (started at `startTime`, when recorded) runs on this machine. Without
- * /proc (not Linux) it falls back to `kill(pid, 0)`, which counts a zombie as alive.
+ * /proc (not Linux), or for a process /proc hides from us, it falls back to `kill(pid, 0)`, which counts
+ * a zombie as alive.
  */
 export function processAlive(pid: number, startTime: string | null = null): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (hasProc()) {
-    const stat = readProcessStat(pid);
-    if (!stat) return false;
+  const stat = hasProc() ? readProcessStat(pid) : null;
+  if (stat) {
     if (stat.state === "Z" || stat.state === "X" || stat.state === "x") return false;
     return startTime === null || stat.startTime === startTime;
   }
+  // No /proc, or the process is hidden from us (hidepid) or gone: the signal check tells the last two apart.
   try {
     process.kill(pid, 0);
     return true;
