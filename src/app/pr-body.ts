@@ -3,6 +3,7 @@ import { testChangeLines, testChanges } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
+import { formatUsd } from "../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -137,7 +138,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "| Model | Prompt tokens | Completion tokens | Cost | Time |",
     "| --- | ---: | ---: | ---: | ---: |",
-    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} | ${input.seconds.toFixed(0)} s |`,
+    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
     "",
     "## Commands",
     "",
