@@ -1,8 +1,10 @@
 import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
+import { testChangeLines, testChanges } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
+import { formatUsd } from "../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -133,12 +135,8 @@ function render(input: PullBodyInput, max: number): string {
   } else {
     if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
     if (val.summary) lines.push(inertText(val.summary, { max }), "");
-    lines.push(
-      val.regressions.length === 0
-        ? "No test that passed before the patch fails after it."
-        : `Regressions (passed before, fail after): ${val.regressions.map((t) => inlineCode(t)).join(", ")}`,
-      "",
-    );
+    const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
+    for (const line of testChangeLines(changes)) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(
@@ -146,7 +144,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "| Model | Prompt tokens | Completion tokens | Cost | Time |",
     "| --- | ---: | ---: | ---: | ---: |",
-    `| ${input.model ? inlineCode(input.model, 100).replace(/\|/g, "\\|") : "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} | ${input.seconds.toFixed(0)} s |`,
+    `| ${input.model ? inlineCode(input.model, 100).replace(/\|/g, "\\|") : "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
     "",
     "## Commands",
     "",

@@ -68,7 +68,7 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
   if (r.error?.trim()) details.push(`Error: ${inlineCode(r.error.split("\n")[0] ?? "", 500)}`);
   const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
   if (analysis?.trim()) details.push(`Reviewer: ${inertText(analysis, { max: 1500 })}`);
-  if (r.usage.cost_usd >= data.maxCostUsd) {
+  if (r.usage.cost_usd !== null && r.usage.cost_usd >= data.maxCostUsd) {
     details.push(
       `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
     );
