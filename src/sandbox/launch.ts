@@ -1,0 +1,127 @@
+import { lstatSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * The host side of a bubblewrap run. A small bash prelude, started by auto-fix:
+ *  1. closes every inherited descriptor above 2 (except the ones the run hands to bubblewrap on
+ *     purpose), so nothing the launcher left open without close-on-exec reaches the command;
+ *  2. joins the run's cgroups and sets RLIMIT_NPROC;
+ *  3. when auto-fix is root: in a private mount namespace of its own, binds the host folders the
+ *     sandbox needs (work tree, home, toolchains) onto an empty per-run staging folder that the
+ *     sandbox uid can traverse — so their parents may stay private (0700) — then
+ *  4. drops to the unprivileged sandbox uid (setpriv, no new privileges) and execs bubblewrap, which
+ *     builds the sandbox as that user in a new user namespace.
+ */
+export const PRELUDE = [
+  'keep=" $AF_KEEP_FDS "',
+  "for f in /proc/$$/fd/*; do",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  '  n="${f##*/}"',
+  '  case "$keep" in *" $n "*) continue ;; esac',
+  '  if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi',
+  "done",
+  'for f in $AF_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done',
+  'if [ -n "$AF_NPROC" ]; then ulimit -u "$AF_NPROC" || exit 125; fi',
+  "unset AF_CGROUP_PROCS AF_KEEP_FDS AF_NPROC keep f n",
+  'while [ "$1" != "--" ]; do mount --bind "$1" "$2" || exit 125; shift 2; done',
+  "shift",
+  'exec "$@"',
+].join("\n");
+
+export interface LaunchSpec {
+  /** Host uid to drop to before bubblewrap (auto-fix running as root), or null to stay. */
+  uid: number | null;
+  nproc: number | null;
+  cgroupProcs: string[];
+  /** Host folders bound onto staging folders (needs root; done in a private mount namespace). */
+  binds: Array<{ source: string; target: string }>;
+  /** Descriptors (3, 4, ...) handed to bubblewrap on purpose; every other one above 2 is closed. */
+  keepFds: number[];
+  /** The bubblewrap command line. */
+  bwrap: string[];
+}
+
+export function launchCommand(spec: LaunchSpec): { argv: string[]; env: Record<string, string> } {
+  const drop =
+    spec.uid === null
+      ? []
+      : ["setpriv", `--reuid=${spec.uid}`, `--regid=${spec.uid}`, "--clear-groups", "--no-new-privs", "--"];
+  const binds = spec.binds.flatMap((b) => [b.source, b.target]);
+  const bash = ["/bin/bash", "-c", PRELUDE, "sandbox", ...binds, "--", ...drop, ...spec.bwrap];
+  const argv = binds.length > 0 ? ["unshare", "--mount", "--propagation", "private", "--", ...bash] : bash;
+  return {
+    argv,
+    env: {
+      AF_CGROUP_PROCS: spec.cgroupProcs.join(" "),
+      AF_KEEP_FDS: spec.keepFds.join(" "),
+      AF_NPROC: spec.nproc === null ? "" : String(spec.nproc),
+      PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+    },
+  };
+}
+
+/** Whether a user that is neither owner nor in the group can reach `path` (every parent has o+x). */
+export function traversableByOthers(path: string): boolean {
+  let dir = dirname(resolve(path));
+  for (;;) {
+    try {
+      if ((lstatSync(dir).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (dir === "/") return true;
+    dir = dirname(dir);
+  }
+}
+
+/**
+ * A per-run folder of empty mount points (and the run's generated /etc files), traversable by the
+ * sandbox uid. Removed after the run without recursion: only empty folders and the files written here
+ * are removed, so a bind that were somehow visible on the host could never take a tree with it.
+ */
+export class Stage {
+  readonly dir: string;
+  readonly #files: string[] = [];
+  readonly #dirs: string[] = [];
+
+  private constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  static async create(): Promise<Stage> {
+    const dir = await mkdtemp(join(tmpdir(), `auto-fix-run-${process.pid}-`));
+    await chmod(dir, 0o711);
+    if (!traversableByOthers(dir)) {
+      await rmdir(dir);
+      throw new Error(
+        `the temporary folder ${tmpdir()} is not reachable by the sandbox's unprivileged uid; set TMPDIR to a folder whose parents are world-traversable (e.g. /tmp)`,
+      );
+    }
+    return new Stage(dir);
+  }
+
+  async mountPoint(name: string): Promise<string> {
+    const path = join(this.dir, name);
+    await mkdir(path, { mode: 0o755 });
+    this.#dirs.push(path);
+    return path;
+  }
+
+  async file(name: string, content: string): Promise<string> {
+    const path = join(this.dir, name);
+    await writeFile(path, content, { mode: 0o644, flag: "wx" });
+    this.#files.push(path);
+    return path;
+  }
+
+  async dispose(): Promise<void> {
+    for (const f of this.#files) await unlink(f).catch(() => {});
+    for (const d of this.#dirs) await rmdir(d).catch(() => {});
+    await rmdir(this.dir).catch(async () => {
+      const left = await readdir(this.dir).catch(() => []);
+      throw new Error(`sandbox staging folder ${this.dir} is not empty after the run: ${left.join(", ")}`);
+    });
+  }
+}
