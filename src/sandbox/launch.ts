@@ -1,5 +1,5 @@
 import { lstatSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
@@ -91,6 +91,10 @@ export class Stage {
   }
 
   static async create(): Promise<Stage> {
+    if (!sweptStages) {
+      sweptStages = true;
+      await sweepStaleStages();
+    }
     const dir = await mkdtemp(join(tmpdir(), `auto-fix-run-${process.pid}-`));
     await chmod(dir, 0o711);
     if (!traversableByOthers(dir)) {
@@ -123,5 +127,33 @@ export class Stage {
       const left = await readdir(this.dir).catch(() => []);
       throw new Error(`sandbox staging folder ${this.dir} is not empty after the run: ${left.join(", ")}`);
     });
+  }
+}
+
+let sweptStages = false;
+
+/**
+ * Staging folders of auto-fix processes that died mid-run (their mount namespaces died with them, so
+ * the folders are empty mount points and the run's generated files): removed, never recursively.
+ */
+export async function sweepStaleStages(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^auto-fix-run-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      continue;
+    } catch {
+      // owner gone
+    }
+    const dir = join(tmpdir(), name);
+    for (const entry of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, entry);
+      const st = await lstat(path).catch(() => null);
+      if (st?.isDirectory()) await rmdir(path).catch(() => {});
+      else if (st?.isFile() && st.size < 1024 * 1024) await unlink(path).catch(() => {});
+    }
+    await rmdir(dir).catch(() => {});
   }
 }
