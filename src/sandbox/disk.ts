@@ -62,10 +62,31 @@ export async function mountSizedTmpfs(dir: string, bytes: number, inodes: number
     `${SOURCE_PREFIX}${process.pid}`,
     dir,
   ]);
+  remember(dir);
 }
 
 export async function unmountTmpfs(dir: string): Promise<void> {
   await sh("umount", [dir]).catch(() => sh("umount", ["-l", dir]));
+  mounted.delete(dir);
+}
+
+/** This process's copies still mounted: detached when it exits, whoever forgot to dispose them. */
+const mounted = new Set<string>();
+let exitHook = false;
+function remember(dir: string): void {
+  mounted.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const d of mounted) {
+      try {
+        execFileSync("umount", ["-l", d], { stdio: "ignore", timeout: 5000 });
+        rmdirSync(d);
+      } catch {
+        // left for the next process's sweep
+      }
+    }
+  });
 }
 
 /** Copies left mounted by auto-fix processes that died without cleaning up: unmounted and removed. */
