@@ -16,6 +16,7 @@ import {
   networkAllowFromEnv,
   parseAllowList,
   planNetwork,
+  type ResolveCache,
   refusedNetwork,
 } from "./network.ts";
 import { chownTree } from "./ownership.ts";
@@ -183,6 +184,7 @@ export class BwrapSandbox implements SandboxPort {
   readonly #uid: number | null;
   readonly #allow: "public" | string[];
   readonly #netTools: ReturnType<typeof findNetworkTools>;
+  readonly #resolved: ResolveCache = new Map();
   /** Toolchains whose parents the sandbox uid cannot traverse: bound through the staging folder. */
   readonly #stagedTools: Set<string>;
   #probe: Promise<SandboxCapabilities> | undefined;
@@ -330,7 +332,7 @@ export class BwrapSandbox implements SandboxPort {
       let plan: NetworkPlan | null = null;
       let netFiles: { hosts: string; resolv: string; infoFd: number; blockFd: number } | undefined;
       if (req.network && stage) {
-        plan = await planNetwork(this.#allow);
+        plan = await planNetwork(this.#allow, this.#resolved);
         netFiles = {
           hosts: await stage.file("hosts", plan.hostsFile),
           resolv: await stage.file("resolv.conf", plan.resolvConf),

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { BlockedAttempt, NetworkReport } from "./types.ts";
@@ -50,11 +50,8 @@ const DENY_V4 = [
   "169.254.0.0/16",
   "172.16.0.0/12",
   "192.0.0.0/24",
-  "192.0.2.0/24",
   "192.168.0.0/16",
   "198.18.0.0/15",
-  "198.51.100.0/24",
-  "203.0.113.0/24",
   "224.0.0.0/3",
 ];
 
@@ -143,20 +140,34 @@ export function networkAllowFromEnv(env: NodeJS.ProcessEnv): "public" | string[]
   return parseAllowList(v.split(/[\s,]+/));
 }
 
-async function resolveAll(names: string[]): Promise<Map<string, string[]>> {
+/** Answers kept for a minute, so a run of setup steps does not resolve the registries again each time. */
+export type ResolveCache = Map<string, { addresses: string[]; at: number }>;
+const CACHE_MS = 60_000;
+
+async function resolveAll(names: string[], cache?: ResolveCache): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
+  const now = Date.now();
+  const todo: string[] = [];
+  for (const name of names) {
+    const hit = cache?.get(name);
+    if (hit && now - hit.at < CACHE_MS) out.set(name, hit.addresses);
+    else todo.push(name);
+  }
+  names = todo;
   const deadline = new Promise<null>((r) => setTimeout(() => r(null), RESOLVE_TIMEOUT_MS).unref());
   await Promise.all(
     names.map(async (name) => {
       const found = await Promise.race([lookup(name, { all: true, family: 4 }).catch(() => null), deadline]);
-      out.set(name, found ? [...new Set(found.map((a) => a.address))] : []);
+      const addresses = found ? [...new Set(found.map((a) => a.address))] : [];
+      out.set(name, addresses);
+      cache?.set(name, { addresses, at: now });
     }),
   );
   return out;
 }
 
 /** Resolves the allow-list on the host and builds the firewall, /etc/hosts and resolv.conf of a run. */
-export async function planNetwork(allow: "public" | string[]): Promise<NetworkPlan> {
+export async function planNetwork(allow: "public" | string[], cache?: ResolveCache): Promise<NetworkPlan> {
   const host = hostAddresses();
   const resolved: Record<string, string[]> = {};
   const unusable: string[] = [];
@@ -165,7 +176,7 @@ export async function planNetwork(allow: "public" | string[]): Promise<NetworkPl
   if (allow !== "public") {
     const names = allow.filter((e) => !CIDR4.test(e) && !isIPv4(e));
     for (const e of allow) if (CIDR4.test(e) || isIPv4(e)) literals.push(e);
-    const answers = await resolveAll(names);
+    const answers = await resolveAll(names, cache);
     for (const name of names) {
       const all = answers.get(name) ?? [];
       // A name that resolves into a private range or onto the host is not followed (DNS rebinding).
@@ -265,6 +276,9 @@ export async function attachNetwork(
   plan: NetworkPlan,
   tools: { slirp4netns: string; nft: string; nsenter: string },
 ): Promise<NetworkHandle> {
+  // bubblewrap brings the namespace's loopback up right after it starts; joining the namespace while it
+  // does so makes its netlink request fail. Wait until the loopback address is there.
+  await loopbackReady(pid);
   // Held open so the namespace (and its firewall counters) outlive the sandboxed processes.
   const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
   const nsPath = `/proc/${process.pid}/fd/${nsFd}`;
@@ -341,6 +355,21 @@ export async function attachNetwork(
     },
     close,
   };
+}
+
+async function loopbackReady(pid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    let trie = "";
+    try {
+      trie = readFileSync(`/proc/${pid}/net/fib_trie`, "utf8");
+    } catch {
+      throw new Error("the sandbox ended before its network was set up");
+    }
+    if (trie.includes("127.0.0.1")) return;
+    if (Date.now() > deadline) throw new Error("the sandbox's loopback did not come up within 10 s");
+    await new Promise((r) => setTimeout(r, 2));
+  }
 }
 
 /** The elements of a dynamic set from `nft -j list set` (address, or address . protocol . port). */
