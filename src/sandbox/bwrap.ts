@@ -7,7 +7,7 @@ import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { tmpfsCopiesAvailable } from "./disk.ts";
 import { execLimited } from "./exec-limited.ts";
-import { launchCommand, Stage, traversableByOthers } from "./launch.ts";
+import { launchCommand, Stage, stagedTool, traversableByOthers } from "./launch.ts";
 import {
   attachNetwork,
   findNetworkTools,
@@ -310,32 +310,36 @@ export class BwrapSandbox implements SandboxPort {
       await chownTree(workdir, this.#uid);
       if (this.#homeDir) await chownTree(this.#homeDir, this.#uid);
     }
-    const stage = this.#uid !== null ? await Stage.create() : null;
+    // Made only when a run needs it (a folder the sandbox uid cannot reach, a network run's /etc files).
+    let stage: Stage | null = null;
+    const getStage = async (): Promise<Stage> => {
+      stage ??= await Stage.create();
+      return stage;
+    };
     let net: NetworkHandle | null = null;
     let netError: string | null = null;
     try {
       const binds: Array<{ source: string; target: string }> = [];
-      const staged = async (source: string, name: string, always = false): Promise<string> => {
-        if (!stage || (!always && traversableByOthers(source))) return source;
-        const target = await stage.mountPoint(name);
+      const staged = async (source: string, name: string): Promise<string> => {
+        if (this.#uid === null || traversableByOthers(source)) return source;
+        const target = await (await getStage()).mountPoint(name);
         binds.push({ source, target });
         return target;
       };
       const bindWork = await staged(workdir, "work");
       const bindHome = this.#homeDir ? await staged(resolve(this.#homeDir), "home") : undefined;
       const tools: Array<ToolMount & { source?: string }> = [];
-      for (const [i, t] of this.#tools.entries()) {
-        tools.push(
-          this.#stagedTools.has(t.prefix) ? { ...t, source: await staged(t.prefix, `tool${i}`, true) } : t,
-        );
+      for (const t of this.#tools) {
+        tools.push(this.#stagedTools.has(t.prefix) ? { ...t, source: await stagedTool(t.prefix) } : t);
       }
       let plan: NetworkPlan | null = null;
       let netFiles: { hosts: string; resolv: string; infoFd: number; blockFd: number } | undefined;
-      if (req.network && stage) {
+      if (req.network) {
         plan = await planNetwork(this.#allow, this.#resolved);
+        const st = await getStage();
         netFiles = {
-          hosts: await stage.file("hosts", plan.hostsFile),
-          resolv: await stage.file("resolv.conf", plan.resolvConf),
+          hosts: await st.file("hosts", plan.hostsFile),
+          resolv: await st.file("resolv.conf", plan.resolvConf),
           infoFd: 3,
           blockFd: 4,
         };
@@ -411,7 +415,7 @@ export class BwrapSandbox implements SandboxPort {
         await cgroup?.dispose();
       }
     } finally {
-      await stage?.dispose();
+      await (stage as Stage | null)?.dispose();
     }
   }
 }

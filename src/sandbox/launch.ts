@@ -1,4 +1,5 @@
-import { lstatSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { lstatSync, readFileSync, rmdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -155,5 +156,88 @@ export async function sweepStaleStages(): Promise<void> {
       else if (st?.isFile() && st.size < 1024 * 1024) await unlink(path).catch(() => {});
     }
     await rmdir(dir).catch(() => {});
+  }
+}
+
+/**
+ * Toolchains the sandbox uid cannot reach (pyenv's Python under /root): bound read-only, once per
+ * process, onto a folder whose name is random and whose parent others can traverse but not list, so
+ * runs need no mount of their own. Unmounted when the process exits; a process that died leaves them
+ * to the next one's sweep.
+ */
+const toolStages = new Map<string, Promise<string>>();
+const toolMounts = new Set<string>();
+
+function mountCmd(args: string[]): Promise<void> {
+  return new Promise((resolveP, reject) => {
+    execFile(
+      "mount",
+      args,
+      { timeout: 10_000, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
+      (err, _o, e) =>
+        err ? reject(new Error(`mount ${args.join(" ")}: ${(e || err.message).trim()}`)) : resolveP(),
+    );
+  });
+}
+
+export function stagedTool(prefix: string): Promise<string> {
+  let p = toolStages.get(prefix);
+  if (!p) {
+    p = (async () => {
+      if (toolStages.size === 0) sweepStaleToolStages();
+      const dir = await mkdtemp(join(tmpdir(), `auto-fix-tools-${process.pid}-`));
+      await chmod(dir, 0o711);
+      const target = join(dir, "prefix");
+      await mkdir(target, { mode: 0o755 });
+      await mountCmd(["--bind", prefix, target]);
+      toolMounts.add(target);
+      if (toolMounts.size === 1) process.once("exit", unmountToolStages);
+      await mountCmd(["-o", "remount,bind,ro,nosuid,nodev", target]);
+      return target;
+    })();
+    toolStages.set(prefix, p);
+    p.catch(() => toolStages.delete(prefix));
+  }
+  return p;
+}
+
+function unmountToolStages(): void {
+  for (const target of toolMounts) {
+    try {
+      execFileSync("umount", ["-l", target], { stdio: "ignore", timeout: 5000 });
+      rmdirSync(target);
+      rmdirSync(dirname(target));
+    } catch {
+      // left for the next process's sweep
+    }
+  }
+  toolMounts.clear();
+}
+
+/** Tool stages of auto-fix processes that are gone: unmounted and removed. */
+export function sweepStaleToolStages(): void {
+  let mounts = "";
+  try {
+    mounts = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return;
+  }
+  for (const line of mounts.split("\n")) {
+    const target = line.split(" ")[1] ?? "";
+    const m = /\/auto-fix-tools-(\d+)-[^/]+\/prefix$/.exec(target);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      continue;
+    } catch {
+      // owner gone
+    }
+    try {
+      execFileSync("umount", ["-l", target], { stdio: "ignore", timeout: 5000 });
+      rmdirSync(target);
+      rmdirSync(dirname(target));
+    } catch {
+      // still busy
+    }
   }
 }

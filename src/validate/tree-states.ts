@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
@@ -63,6 +63,8 @@ export class TreeStates {
     source: string;
   }): Promise<TreeStates> {
     const scratch = await mkdtemp(join(tmpdir(), "auto-fix-trees-"));
+    // Traversable, not listable: the sandbox's unprivileged uid reaches the copies without a staging bind.
+    await chmod(scratch, 0o711);
     let base: WorkCopy | null = null;
     try {
       base = await makeWorkCopy(opts.source, scratch);

@@ -10,7 +10,7 @@ import {
   makeWorkCopy,
   type SandboxPort,
 } from "../../src/sandbox/index.ts";
-import { sweepStaleStages } from "../../src/sandbox/launch.ts";
+import { sweepStaleStages, sweepStaleToolStages } from "../../src/sandbox/launch.ts";
 
 // Who the sandboxed processes are on the host, and what bubblewrap lets them do besides.
 
@@ -112,12 +112,16 @@ describe("sandbox identity", { skip: !isRoot && "auto-fix runs as root here only
     // The kernel delivers the parent-death signal as the parent exits; give the reaping a moment.
     for (let i = 0; i < 50 && running().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(running(), []);
-    // What the dead process left (its staging folder) is swept by the next process that runs.
-    const leftover = readdirSync(tmpdir()).filter((n) => n.startsWith(`auto-fix-run-${child.pid}-`));
-    assert.equal(leftover.length, 1);
+    // What the dead process left (its read-only toolchain binds) is swept by the next process.
+    const leftover = (): string[] =>
+      readFileSync("/proc/self/mounts", "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`/auto-fix-tools-${child.pid}-`));
+    sweepStaleToolStages();
     await sweepStaleStages();
+    assert.deepEqual(leftover(), []);
     assert.deepEqual(
-      readdirSync(tmpdir()).filter((n) => n.startsWith(`auto-fix-run-${child.pid}-`)),
+      readdirSync(tmpdir()).filter((n) => /^auto-fix-(tools|run)-/.test(n) && n.includes(`-${child.pid}-`)),
       [],
     );
   });
