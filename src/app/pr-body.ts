@@ -1,4 +1,5 @@
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
+import { testChangeLines, testChanges } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
@@ -128,12 +129,8 @@ function render(input: PullBodyInput, max: number): string {
   } else {
     if (val.command) lines.push(`Command: \`${val.command}\``, "");
     if (val.summary) lines.push(clip(val.summary.trim(), max), "");
-    lines.push(
-      val.regressions.length === 0
-        ? "No test that passed before the patch fails after it."
-        : `Regressions (passed before, fail after): ${val.regressions.map((t) => `\`${t}\``).join(", ")}`,
-      "",
-    );
+    const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
+    for (const line of testChangeLines(changes)) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(
