@@ -86,6 +86,21 @@ function fail(text: string): SearchResult {
 }
 
 /** The eight search APIs over one CodeIndex. */
+const OPENERS: Record<string, string> = { ")": "(", ">": "<", "]": "[" };
+
+/**
+ * A name as models write it (`save()`, `Repository<T>`, `List[int]`) without its trailing bracketed
+ * part: cut at the first opener of the bracket that ends the name. One pass, no backtracking.
+ */
+export function plainName(v: string): string {
+  const t = v.trimEnd();
+  const opener = OPENERS[t[t.length - 1] ?? ""];
+  if (!opener) return t;
+  const k = t.indexOf(opener);
+  if (k < 0 || k === t.length - 1) return t;
+  return t.slice(0, k).trimEnd();
+}
+
 export class SearchApis {
   readonly index: CodeIndex;
   readonly includeTests: boolean;
@@ -112,7 +127,7 @@ export class SearchApis {
       const v = String(args[i] ?? "").trim();
       // Names as models write them: `save()`, `Repository<T>`, `List[int]` mean the plain name.
       return /_name$/.test(spec.params[i] ?? "") && !/^file/.test(spec.params[i] ?? "")
-        ? v.replace(/^(?:def|class|func|function)\s+/, "").replace(/\s*(?:\(.*\)|<.*>|\[.*\])\s*$/, "")
+        ? plainName(v.replace(/^(?:def|class|func|function)\s+/, ""))
         : v;
     };
     for (let i = 0; i < args.length; i++) {

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { globToRegExp, type RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
+import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 
 /** One run of the repository's test suite. */
@@ -14,6 +15,42 @@ export interface TestRun {
   passed: number;
   failed: number;
   skipped: number;
+  /** Set when output or reports were past their caps: what was not read. */
+  note?: string;
+}
+
+/** Most JUnit report files read after one run, and most bytes read over all of them. */
+export const MAX_JUNIT_FILES = 200;
+export const MAX_JUNIT_TOTAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads at most `max` bytes of a report written by sandboxed code: never through a symlink, never from
+ * a FIFO or device (opened non-blocking, regular files only). Null when it cannot be read that way.
+ */
+function readReport(file: string, max: number): { text: string; size: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const want = Math.min(st.size, max);
+    const buf = Buffer.alloc(want);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, buf, got, want - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { text: buf.subarray(0, got).toString("utf8"), size: st.size };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A setup step's outcome (dependency install), kept for the report. */
@@ -95,8 +132,31 @@ export async function runTestSuite(
   const reports = findReports(workdir, config.test.reports);
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
-    for (const file of reports) parseJUnitXml(readFileSync(file, "utf8"), tests);
-    if (tests.size > 0) parsed = { parser: "junit-xml", tests };
+    const notes: string[] = [];
+    if (reports.length > MAX_JUNIT_FILES)
+      notes.push(`${reports.length} JUnit reports were found; only ${MAX_JUNIT_FILES} were read`);
+    let budget = MAX_JUNIT_TOTAL_BYTES;
+    for (const file of reports.slice(0, MAX_JUNIT_FILES)) {
+      if (budget <= 0) {
+        notes.push(
+          `the JUnit reports passed ${MAX_JUNIT_TOTAL_BYTES / (1024 * 1024)} MB; the rest were not read`,
+        );
+        break;
+      }
+      const cap = Math.min(budget, MAX_JUNIT_CHARS);
+      const report = readReport(file, cap);
+      if (!report) {
+        notes.push(`${relative(workdir, file)} is not a regular file and was not read`);
+        continue;
+      }
+      budget -= report.text.length;
+      const r = parseJUnitXml(report.text, tests);
+      if (report.size > cap)
+        notes.push(`${relative(workdir, file)} was ${report.size} bytes; only the first ${cap} were read`);
+      else if (r.note) notes.push(r.note);
+    }
+    if (tests.size > 0)
+      parsed = { parser: "junit-xml", tests, ...(notes.length ? { note: notes.join("; ") } : {}) };
   }
   parsed ??= parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
   const count = (o: TestOutcome): number =>
@@ -109,5 +169,6 @@ export async function runTestSuite(
     passed: count("passed"),
     failed: count("failed"),
     skipped: count("skipped"),
+    ...(parsed?.note ? { note: parsed.note } : {}),
   };
 }
