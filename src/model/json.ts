@@ -45,13 +45,13 @@ export function fencedBlocks(text: string): FencedBlock[] {
 /**
  * Balanced `{…}` spans in one pass (strings honoured inside a span; quotes in prose outside any span
  * are ignored): every outermost span that closes, and inside a span that never closes, the spans
- * nested in it that do.
+ * nested in it that do. Returns where the outermost span that never closes starts, or -1.
  */
 function balancedSpans(text: string, from: number, out: [number, number][]): number {
   const opens: number[] = [];
+  // pending[d]: closed spans whose enclosing open is opens[d - 1] (dropped once that one closes too).
+  const pending: [number, number][][] = [];
   let inString = false;
-  let unclosedFrom = -1;
-  const closedChildren: [number, number][][] = [[]];
   for (let i = from; i < text.length; i++) {
     const ch = text[i];
     if (inString) {
@@ -59,35 +59,26 @@ function balancedSpans(text: string, from: number, out: [number, number][]): num
       else if (ch === '"') inString = false;
       continue;
     }
-    if (opens.length === 0) {
-      if (ch === "{") {
-        opens.push(i);
-        closedChildren.push([]);
-      }
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === "{") {
-      opens.push(i);
-      closedChildren.push([]);
-    } else if (ch === "}") {
+    if (ch === "{") opens.push(i);
+    else if (opens.length === 0) continue;
+    else if (ch === '"') inString = true;
+    else if (ch === "}") {
       const start = opens.pop()!;
-      closedChildren.pop();
-      const siblings = closedChildren[closedChildren.length - 1]!;
-      if (siblings.length < MAX_SPANS) siblings.push([start, i]);
-      if (opens.length === 0) {
-        for (const span of closedChildren[0]!) out.push(span);
-        closedChildren[0] = [];
+      const depth = opens.length;
+      if (pending[depth + 1]) pending[depth + 1]!.length = 0;
+      if (depth === 0) {
+        out.push([start, i]);
         if (out.length >= MAX_SPANS) return -1;
+      } else {
+        const list = (pending[depth] ??= []);
+        if (list.length < MAX_SPANS) list.push([start, i]);
       }
     }
   }
-  if (opens.length > 0) {
-    unclosedFrom = opens[0]!;
-    // The spans that closed inside the ones that never did, outermost first.
-    for (const level of closedChildren.slice(1)) for (const span of level) out.push(span);
-  }
-  return unclosedFrom;
+  if (opens.length === 0) return -1;
+  // The spans that closed inside the ones that never did, outermost first.
+  for (let d = 1; d <= opens.length; d++) for (const span of pending[d] ?? []) out.push(span);
+  return opens[0]!;
 }
 
 /** Candidate JSON texts in a model answer: the whole text, fenced blocks, then balanced {...} spans. */

@@ -1,5 +1,6 @@
 import { type CodeIndex, splitLines } from "../index/code-index.ts";
 import { enclosingAt } from "../index/lookup.ts";
+import type { SymbolInfo } from "../index/types.ts";
 import { numbered, plural, renderMatches, type SearchMatch, type ShownMatch } from "./format.ts";
 import type { SearchResult } from "./search-api.ts";
 
@@ -124,6 +125,39 @@ function trimFragment(s: string): string {
   return s.slice(a, b);
 }
 
+interface Enclosing {
+  className: string | null;
+  method: string | null;
+}
+
+/**
+ * The innermost class and function around each of `lines` (as `enclosingAt` finds them), in one sweep:
+ * symbols sorted by start, and for each kind a stack whose top, once the symbols ending before the line
+ * are popped, is the containing symbol that starts last. A search with thousands of hits in a file of
+ * thousands of definitions costs their sum, not their product.
+ */
+function enclosingLines(symbols: readonly SymbolInfo[], lines: number[]): Map<number, Enclosing> {
+  const sorted = symbols.map((s, i) => ({ s, i })).sort((a, b) => a.s.start - b.s.start || a.i - b.i);
+  const classes: SymbolInfo[] = [];
+  const callables: SymbolInfo[] = [];
+  const out = new Map<number, Enclosing>();
+  let next = 0;
+  for (const line of [...new Set(lines)].sort((a, b) => a - b)) {
+    while (next < sorted.length && sorted[next]!.s.start <= line) {
+      const sym = sorted[next++]!.s;
+      (sym.kind === "class" ? classes : callables).push(sym);
+    }
+    while (classes.length > 0 && classes[classes.length - 1]!.end < line) classes.pop();
+    while (callables.length > 0 && callables[callables.length - 1]!.end < line) callables.pop();
+    const cls = classes[classes.length - 1];
+    const fn = callables[callables.length - 1];
+    let className = cls?.qualName ?? null;
+    if (fn && fn.kind === "method" && fn.className) className = fn.className;
+    out.set(line, { className, method: fn?.name ?? null });
+  }
+  return out;
+}
+
 /** search_code / search_code_in_file: a literal search (regex metacharacters mean themselves). */
 export async function searchCode(
   index: CodeIndex,
@@ -176,9 +210,19 @@ export async function searchCode(
         "Try a shorter fragment (one line, or a distinctive name), or search_class / search_method for a definition.",
     );
   }
+  const enclosing = new Map<string, Map<number, Enclosing>>();
+  const linesByFile = new Map<string, number[]>();
+  for (const h of hits) {
+    const list = linesByFile.get(h.file);
+    if (list) list.push(h.start);
+    else linesByFile.set(h.file, [h.start]);
+  }
+  for (const [f, lines] of linesByFile) {
+    const rec = index.file(f);
+    if (rec) enclosing.set(f, enclosingLines(rec.symbols, lines));
+  }
   const results: SearchMatch[] = hits.map((h) => {
-    const rec = index.file(h.file);
-    const enc = rec ? enclosingAt(rec, h.start) : { className: null, method: null };
+    const enc = enclosing.get(h.file)?.get(h.start) ?? { className: null, method: null };
     return { file: h.file, class: enc.className, method: enc.method, start: h.start, end: h.end };
   });
   const shown: ShownMatch[] = [];
