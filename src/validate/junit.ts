@@ -12,8 +12,15 @@ function decodeXml(s: string): string {
   let out = "";
   let from = 0;
   for (let i = s.indexOf("&"); i !== -1; i = s.indexOf("&", i + 1)) {
-    const semi = s.indexOf(";", i + 1);
-    if (semi < 0 || semi - i > 5) continue;
+    // The longest entity name is 4 characters: look no further for its `;`.
+    let semi = -1;
+    for (let k = i + 2; k <= i + 5 && k < s.length; k++) {
+      if (s[k] === ";") {
+        semi = k;
+        break;
+      }
+    }
+    if (semi < 0) continue;
     const rep = ENTITIES[s.slice(i + 1, semi)];
     if (rep === undefined) continue;
     out += s.slice(from, i) + rep;
