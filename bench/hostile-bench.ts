@@ -199,12 +199,14 @@ async function benchTarget(t: Target): Promise<Row> {
   if (t.name.startsWith("search")) await apis();
   const probed: { c: Case; ms: number }[] = [];
   for (const c of t.cases) {
+    parentPort?.postMessage({ at: `probing ${c.name}` });
     const input = c.gen(Math.min(PROBE, t.cap));
     probed.push({ c, ms: await time(() => t.run(input)) });
   }
   probed.sort((a, b) => b.ms - a.ms);
   let worst = { name: "", ms: 0, wall: 0 };
   for (const { c } of probed.slice(0, TOP)) {
+    parentPort?.postMessage({ at: `${c.name} at the cap` });
     const input = c.gen(t.cap).slice(0, t.cap);
     const m = await measure(() => t.run(input));
     if (m.cpu > worst.ms) worst = { name: c.name, ms: m.cpu, wall: m.wall };
@@ -264,6 +266,7 @@ if (!isMainThread) {
       workerData: { name },
       argv: process.argv.slice(2),
     });
+    let at = "";
     const got = await new Promise<Row[]>((resolve) => {
       const timer = setTimeout(() => {
         void worker.terminate();
@@ -273,15 +276,19 @@ if (!isMainThread) {
             target: name,
             cap,
             tried: 0,
-            worst: `did not finish in ${LIMIT_S} s`,
+            worst: `did not finish in ${LIMIT_S} s: ${at}`,
             ms: Number.POSITIVE_INFINITY,
             wall: Number.POSITIVE_INFINITY,
           },
         ]);
       }, LIMIT_S * 1000);
-      worker.once("message", (r: Row[]) => {
+      worker.on("message", (m: Row[] | { at: string }) => {
+        if (!Array.isArray(m)) {
+          at = m.at;
+          return;
+        }
         clearTimeout(timer);
-        resolve(r);
+        resolve(m);
       });
       worker.once("error", (err: Error) => {
         clearTimeout(timer);

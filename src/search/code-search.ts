@@ -136,7 +136,7 @@ interface Enclosing {
  * are popped, is the containing symbol that starts last. A search with thousands of hits in a file of
  * thousands of definitions costs their sum, not their product.
  */
-function enclosingLines(symbols: readonly SymbolInfo[], lines: number[]): Map<number, Enclosing> {
+export function enclosingLines(symbols: readonly SymbolInfo[], lines: number[]): Map<number, Enclosing> {
   const sorted = symbols.map((s, i) => ({ s, i })).sort((a, b) => a.s.start - b.s.start || a.i - b.i);
   const classes: SymbolInfo[] = [];
   const callables: SymbolInfo[] = [];

@@ -64,3 +64,16 @@ test("names with crafted bracket runs are cut at the first opener, in one pass",
   assert.equal(plainName(`f${" ".repeat(100_000)}(x`), `f${" ".repeat(100_000)}(x`);
   assert.equal(plainName("List[int]  "), "List");
 });
+
+test("search_method over many same-named definitions names each one's class (one sweep per file)", async () => {
+  writeFileSync(
+    join(dir, "many.py"),
+    `${Array.from({ length: 200 }, () => "def g():\n    pass\n").join("")}class C:\n    def g(self):\n        pass\n    class D:\n        pass\n`,
+  );
+  const local = new SearchApis(await buildIndex(dir, { cacheDir: null, workers: 0 }), { includeTests: true });
+  const r = await local.call("search_method", ["g"]);
+  assert.equal(r.results.length, 201);
+  assert.deepEqual(r.results[0], { file: "many.py", class: null, method: "g", start: 1, end: 2 });
+  assert.deepEqual(r.results.at(-1), { file: "many.py", class: "C", method: "g", start: 402, end: 403 });
+  rmSync(join(dir, "many.py"));
+});
