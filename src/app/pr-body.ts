@@ -1,7 +1,9 @@
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
+import { testChangeLines, testChanges } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
+import { formatUsd } from "../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -127,12 +129,8 @@ function render(input: PullBodyInput, max: number): string {
   } else {
     if (val.command) lines.push(`Command: \`${val.command}\``, "");
     if (val.summary) lines.push(clip(val.summary.trim(), max), "");
-    lines.push(
-      val.regressions.length === 0
-        ? "No test that passed before the patch fails after it."
-        : `Regressions (passed before, fail after): ${val.regressions.map((t) => `\`${t}\``).join(", ")}`,
-      "",
-    );
+    const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
+    for (const line of testChangeLines(changes)) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(
@@ -140,7 +138,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "| Model | Prompt tokens | Completion tokens | Cost | Time |",
     "| --- | ---: | ---: | ---: | ---: |",
-    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} | ${input.seconds.toFixed(0)} s |`,
+    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
     "",
     "## Commands",
     "",

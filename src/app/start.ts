@@ -1,4 +1,5 @@
 import { run } from "probot";
+import { checkModelAtStart } from "../model/endpoint-check.ts";
 import { createAutoFixApp } from "./app.ts";
 import { createCliPipeline } from "./cli-pipeline.ts";
 import { createJobQueue } from "./queue-factory.ts";
@@ -9,6 +10,13 @@ import { readSettings } from "./settings.ts";
  * `app.yml`; with them it serves webhooks (GHE_HOST/GHE_PROTOCOL select a GitHub Enterprise server).
  */
 const settings = readSettings(process.env);
+for (const w of settings.warnings) console.warn(`auto-fix: warning: ${w}`);
+// The model is checked once at start (settings, price, one GET /models): what would make every run fail
+// is said now, not at the first run.
+void checkModelAtStart(process.env, process.cwd(), settings.maxCostUsdPerRun).then((r) => {
+  for (const n of r.notes) console.warn(`auto-fix: warning: ${n}`);
+  for (const p of r.problems) console.error(`auto-fix: runs will fail: ${p}`);
+});
 const { queue, ledger, limits, runsJobsInProcess, registry, close } = createJobQueue(process.env);
 let stopping = false;
 const timers = new AbortController();

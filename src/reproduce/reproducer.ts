@@ -38,7 +38,14 @@ export interface ReproducerDeps {
 }
 
 /** Errors that must stop the run rather than end this stage quietly. */
-const FATAL = new Set(["BudgetExceeded", "AbortError", "ModelUnavailable", "ModelRequestRejected"]);
+const FATAL = new Set([
+  "BudgetExceeded",
+  "UnusableAnswers",
+  "AbortError",
+  "ModelUnavailable",
+  "ModelRequestRejected",
+  "NonJsonAnswer",
+]);
 export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
 /** How much of the end of stderr the reproduction pattern is matched against (where a traceback ends). */
