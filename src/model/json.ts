@@ -70,7 +70,11 @@ function balancedSpans(text: string, from: number, out: [number, number][]): num
         out.push([start, i]);
         if (out.length >= MAX_SPANS) return -1;
       } else {
-        const list = (pending[depth] ??= []);
+        let list = pending[depth];
+        if (!list) {
+          list = [];
+          pending[depth] = list;
+        }
         if (list.length < MAX_SPANS) list.push([start, i]);
       }
     }
