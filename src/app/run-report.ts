@@ -73,6 +73,16 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
       `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
     );
   }
+  if (r.timed_out_after) {
+    return {
+      ok: false,
+      headline: `The run timed out after ${r.timed_out_after} and was stopped, so no pull request was opened.`,
+      details,
+      next: [
+        "Comment `/retry` to try again; a run that keeps timing out needs a longer limit from the app's operator (`AUTO_FIX_RUN_TIMEOUT_MINUTES`) or a smaller test command.",
+      ],
+    };
+  }
   return {
     ok: false,
     headline:
