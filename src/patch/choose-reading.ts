@@ -50,7 +50,12 @@ export async function chooseReading(
   });
   const sorted = [...readings].sort(
     (a, b) =>
-      a.displaced - b.displaced || a.moved - b.moved || a.base - b.base || a.fit - b.fit || a.rank - b.rank,
+      a.displaced - b.displaced ||
+      a.offLevel - b.offLevel ||
+      a.moved - b.moved ||
+      a.base - b.base ||
+      a.fit - b.fit ||
+      a.rank - b.rank,
   );
   const where = `matched lines ${found.start + 1}-${found.end}`;
   if (sorted.length === 0) {

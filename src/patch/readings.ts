@@ -21,6 +21,12 @@ export interface Reading {
   displaced: number;
   /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
   moved: number;
+  /**
+   * When <patched> may be written with another indentation width than the file's: how many of its new
+   * lines this reading puts off the file's levels (a column that is not a whole number of the file's
+   * levels, or a step in deeper than exactly one level). 0 when only one width is in play.
+   */
+  offLevel: number;
   /** 0 when read in the column base that explains <patched> best (as written, or rescaled), else 1. */
   base: number;
   /** 0 when the lines after the first are shifted as the frame of <patched> says, else 1. */
@@ -210,6 +216,14 @@ export function readPatched(args: {
     if (f.support > p.support || (f.support === p.support && f.frame.includes(0) && !p.frame.includes(0)))
       preferred = i;
   });
+  // Lines that sit at the file's columns once rescaled, where as written they are all off by part of a
+  // level, say <patched> was written with another width: a shift of half a level is no frame a model
+  // copies a block in, and the lines the model moved (into a new block) are those off in the rescaled base.
+  if (preferred === 0 && frames.length > 1 && fUnit) {
+    const scaled = frames[1]!;
+    const own = frames[0]!;
+    if (scaled.frame.includes(0) && own.frame.every((m) => m !== 0 && m % fUnit !== 0)) preferred = 1;
+  }
   const best = frames[preferred]!;
   for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);
   if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
@@ -252,12 +266,14 @@ export function readPatched(args: {
       if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
       let moved = 0;
       for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
+      const offLevel = bases.length > 1 && fUnit ? countOffLevel(target, fUnit) : 0;
       const fit = frame.some((m) => -m === s.rest) ? 0 : 1;
       readings.push({
         name: s.name + base.name,
         ...built,
         displaced,
         moved,
+        offLevel,
         base: bi === preferred ? 0 : 1,
         fit,
         rank: rank++,
@@ -265,6 +281,24 @@ export function readPatched(args: {
     }
   }
   return { readings, unchanged };
+
+  /**
+   * New lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
+   * of the file's width, or deeper than the code line before them by anything but one level. A reading
+   * in the answer's own width when that differs from the file's shows up here (a block body two spaces
+   * in, in a four-space file), so the diff would reformat rather than only change the code.
+   */
+  function countOffLevel(target: Map<number, number>, width: number): number {
+    let n = 0;
+    for (const k of codeKs) {
+      if (plan[k]!.kind === "aligned") continue;
+      const t = target.get(k)!;
+      const prev = prevCode[k];
+      const before = prev === undefined ? null : target.get(prev)!;
+      if (t % width !== 0 || (before !== null && t > before && t - before !== width)) n++;
+    }
+    return n;
+  }
 
   function renderPlan(target: Map<number, number>): { lines: string[]; eols: (string | undefined)[] } | null {
     const lines: string[] = [];
