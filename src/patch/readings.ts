@@ -284,7 +284,7 @@ export function readPatched(args: {
 
   /**
    * New lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
-   * of the file's width, or deeper than the code line before them by anything but one level. A reading
+   * of the file's width, or, after a line that opens a block, deeper by anything but one level. A reading
    * in the answer's own width when that differs from the file's shows up here (a block body two spaces
    * in, in a four-space file), so the diff would reformat rather than only change the code.
    */
@@ -294,8 +294,12 @@ export function readPatched(args: {
       if (plan[k]!.kind === "aligned") continue;
       const t = target.get(k)!;
       const prev = prevCode[k];
+      const prevText = prev === undefined ? "" : patched[plan[prev]!.p]!.trimEnd();
+      // A continuation line (after an open bracket, a comma, an operator) may be aligned anywhere.
+      if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
       const before = prev === undefined ? null : target.get(prev)!;
-      if (t % width !== 0 || (before !== null && t > before && t - before !== width)) n++;
+      const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
+      if (t % width !== 0 || (opens && before !== null && t > before && t - before !== width)) n++;
     }
     return n;
   }

@@ -244,6 +244,43 @@ const ROWS: Row[] = [
       "",
     ].join("\n"),
   },
+  {
+    // Not another width: a correct answer whose only step is a continuation line two levels in. Read
+    // rescaled, that line would move; it is kept as written.
+    name: "java, 4-space file, correct answer with a continuation line eight columns in",
+    path: "src/main/java/demo/Log.java",
+    before: [
+      "package demo;",
+      "",
+      "public class Log {",
+      "    public int clamp(int value, int high) {",
+      "        int result = Math.min(value, high);",
+      "        return result;",
+      "    }",
+      "}",
+      "",
+    ].join("\n"),
+    orig: ["        int result = Math.min(value, high);", "        return result;"],
+    patched: [
+      "        int result = Math.min(value, high);",
+      '        System.out.println(String.format("%d of %d",',
+      "                result, high));",
+      "        return result;",
+    ],
+    expected: [
+      "package demo;",
+      "",
+      "public class Log {",
+      "    public int clamp(int value, int high) {",
+      "        int result = Math.min(value, high);",
+      '        System.out.println(String.format("%d of %d",',
+      "                result, high));",
+      "        return result;",
+      "    }",
+      "}",
+      "",
+    ].join("\n"),
+  },
 ];
 
 for (const row of ROWS) {
