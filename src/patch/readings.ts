@@ -216,13 +216,13 @@ export function readPatched(args: {
     if (f.support > p.support || (f.support === p.support && f.frame.includes(0) && !p.frame.includes(0)))
       preferred = i;
   });
-  // Lines that sit at the file's columns once rescaled, where as written they are all off by part of a
-  // level, say <patched> was written with another width: a shift of half a level is no frame a model
-  // copies a block in, and the lines the model moved (into a new block) are those off in the rescaled base.
+  // Lines that sit exactly at the file's columns once rescaled, where as written they are all shifted,
+  // say <patched> was written with another width; the lines the model moved (into a new block, say) are
+  // then those off in the rescaled base, not the ones it left in place.
   if (preferred === 0 && frames.length > 1 && fUnit) {
     const scaled = frames[1]!;
     const own = frames[0]!;
-    if (scaled.frame.includes(0) && own.frame.every((m) => m !== 0 && m % fUnit !== 0)) preferred = 1;
+    if (scaled.frame.includes(0) && !own.frame.includes(0)) preferred = 1;
   }
   const best = frames[preferred]!;
   for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);
@@ -283,7 +283,7 @@ export function readPatched(args: {
   return { readings, unchanged };
 
   /**
-   * New lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
+   * New or moved lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
    * of the file's width, or, after a line that opens a block, deeper by anything but one level. A reading
    * in the answer's own width when that differs from the file's shows up here (a block body two spaces
    * in, in a four-space file), so the diff would reformat rather than only change the code.
@@ -291,8 +291,9 @@ export function readPatched(args: {
   function countOffLevel(target: Map<number, number>, width: number): number {
     let n = 0;
     for (const k of codeKs) {
-      if (plan[k]!.kind === "aligned") continue;
       const t = target.get(k)!;
+      // A line repeating a file line and left at its file column keeps the file's own layout.
+      if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
       const prev = prevCode[k];
       const prevText = prev === undefined ? "" : patched[plan[prev]!.p]!.trimEnd();
       // A continuation line (after an open bracket, a comma, an operator) may be aligned anywhere.
