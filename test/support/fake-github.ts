@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -85,6 +86,16 @@ export interface FakeGitHub {
    * still recorded, with `status` 0 until answered.
    */
   holdResponses(): () => void;
+  /** The app's webhook settings (`GET /app/hook/config`); set by a registration, or by a test. */
+  hookConfig: { url: string | null };
+  /** Apps registered through the manifest flow (the manifest as GitHub received it). */
+  registrations: {
+    manifest: Record<string, unknown>;
+    state: string | null;
+    id: number;
+    pem: string;
+    secret: string;
+  }[];
   close(): Promise<void>;
 }
 
@@ -115,6 +126,46 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   const installationToken = "ghs_fakeInstallationToken0123456789";
   let nextCommentId = 1000;
   let baseUrl = "";
+  const hookConfig: { url: string | null } = { url: null };
+  const registrations: FakeGitHub["registrations"] = [];
+  /** Manifest-flow codes not yet exchanged: code → manifest. */
+  const codes = new Map<string, { manifest: Record<string, unknown>; state: string | null }>();
+
+  /**
+   * GitHub's web side of the manifest flow: the browser posts the form (`manifest`, `state` in the query)
+   * to `/settings/apps/new` (or an organization's); GitHub creates the app and redirects to the
+   * manifest's `redirect_url` with a one-time `code` (and the `state`).
+   */
+  const webRoute = (
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    raw: string,
+  ): [number, Record<string, string>, string] | null => {
+    if (method !== "POST" || !/^(\/organizations\/[^/]+)?\/settings\/apps\/new$/.test(path)) return null;
+    const form = new URLSearchParams(raw);
+    let manifest: Record<string, unknown>;
+    try {
+      manifest = JSON.parse(form.get("manifest") ?? "") as Record<string, unknown>;
+    } catch {
+      return [422, {}, "manifest is not JSON"];
+    }
+    const hook = manifest.hook_attributes as { url?: unknown } | undefined;
+    if (
+      typeof manifest.url !== "string" ||
+      typeof hook?.url !== "string" ||
+      typeof manifest.redirect_url !== "string"
+    ) {
+      return [422, {}, "manifest lacks url, hook_attributes.url or redirect_url"];
+    }
+    const code = randomBytes(10).toString("hex");
+    const state = query.state ?? null;
+    codes.set(code, { manifest, state });
+    const target = new URL(manifest.redirect_url);
+    target.searchParams.set("code", code);
+    if (state) target.searchParams.set("state", state);
+    return [302, { location: target.href }, ""];
+  };
 
   const issueJson = (r: FakeRepo, i: FakeIssue): Record<string, unknown> => ({
     number: i.number,
@@ -151,6 +202,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     body: Record<string, unknown>,
     accept: string,
   ): [number, unknown] => {
+    if (path === "/app/hook/config" && method === "GET") {
+      return [200, { content_type: "json", insecure_ssl: "0", url: hookConfig.url }];
+    }
     let m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
     if (m && method === "POST") {
       return [
@@ -330,6 +384,50 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
       while (held) await held;
       let status: number;
       let payload: unknown;
+      const web = url.pathname.startsWith(API_PREFIX)
+        ? null
+        : webRoute(method, url.pathname, call.query, raw);
+      if (web) {
+        call.status = web[0];
+        res.writeHead(web[0], { "content-type": "text/plain", ...web[1] }).end(web[2]);
+        return;
+      }
+      const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path);
+      if (conversion && method === "POST") {
+        // Unauthenticated, as on GitHub: the one-time code is the credential.
+        const pending = codes.get(decodeURIComponent(conversion[1]!));
+        if (!pending) {
+          [status, payload] = [404, { message: "Not Found" }];
+        } else {
+          codes.delete(decodeURIComponent(conversion[1]!));
+          const id = 100 + registrations.length;
+          const pem = generateKeyPairSync("rsa", { modulusLength: 2048 })
+            .privateKey.export({ type: "pkcs1", format: "pem" })
+            .toString();
+          const secret = randomBytes(20).toString("hex");
+          registrations.push({ manifest: pending.manifest, state: pending.state, id, pem, secret });
+          hookConfig.url = String((pending.manifest.hook_attributes as { url: string }).url);
+          const slug = String(pending.manifest.name ?? "app");
+          [status, payload] = [
+            201,
+            {
+              id,
+              slug,
+              name: slug,
+              html_url: `${baseUrl}/apps/${slug}`,
+              pem,
+              webhook_secret: secret,
+              client_id: `Iv1.${randomBytes(8).toString("hex")}`,
+              client_secret: randomBytes(20).toString("hex"),
+            },
+          ];
+        }
+        call.status = status;
+        res
+          .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+          .end(JSON.stringify(payload));
+        return;
+      }
       if (auth === "none") {
         [status, payload] = [401, { message: "Requires authentication" }];
       } else {
@@ -368,6 +466,8 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
       held = gate;
       return release;
     },
+    hookConfig,
+    registrations,
     host: `127.0.0.1:${port}`,
     apiUrl: `${baseUrl}${API_PREFIX}`,
     calls,
