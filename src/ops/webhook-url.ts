@@ -217,7 +217,9 @@ export function registeredHookProblems(
       message: `GitHub sends this app's webhooks to ${registered}: ${why}; ${HOW}`,
     });
   }
-  if (!settings.proxyUrl && url.pathname !== settings.path) {
+  // The webhook middleware ignores trailing slashes on both sides.
+  const trim = (p: string) => p.replace(/\/+$/, "") || "/";
+  if (!settings.proxyUrl && trim(url.pathname) !== trim(settings.path)) {
     problems.push({
       level: "error",
       message: `GitHub sends this app's webhooks to ${registered}, whose path ${url.pathname} is not the one this server answers (${settings.path}): set the app's webhook URL to ${url.origin}${settings.path}`,
