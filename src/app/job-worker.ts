@@ -122,7 +122,11 @@ export function createWorker(app: Probot, options: WorkerOptions): JobHandler {
     const calls = new AbortController();
     const onAbort = () => {
       const reason = jobCtx.signal.reason;
-      if (reason instanceof JobShutdownError || reason instanceof LeaseLostError) calls.abort(reason);
+      // An AbortError: Octokit's retry plugin gives up on it at once (any other reason is retried as a
+      // server error, with seconds of back-off).
+      if (reason instanceof JobShutdownError || reason instanceof LeaseLostError) {
+        calls.abort(new DOMException(`aborted: ${reason.message}`, "AbortError"));
+      }
     };
     jobCtx.signal.addEventListener("abort", onAbort, { once: true });
     let ending: Ending;

@@ -12,6 +12,8 @@ export interface RecordedCall {
   /** The Authorization header's scheme: "bearer" (app JWT), "token" (installation token) or "none". */
   auth: string;
   status: number;
+  /** The client closed the connection before the answer (an aborted request). */
+  abandoned?: boolean;
 }
 
 export interface FakeUser {
@@ -86,6 +88,8 @@ export interface FakeGitHub {
    * still recorded, with `status` 0 until answered.
    */
   holdResponses(): () => void;
+  /** Holds the answers to the calls `matches` picks (recorded at once, answered on release). */
+  holdMatching(matches: (call: RecordedCall) => boolean): () => void;
   /** The app's webhook settings (`GET /app/hook/config`); set by a registration, or by a test. */
   hookConfig: { url: string | null };
   /** Apps registered through the manifest flow (the manifest as GitHub received it). */
@@ -356,6 +360,7 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   const commentRepo = new Map<number, FakeRepo>();
 
   let held: Promise<void> | null = null;
+  const heldMatching = new Set<{ matches: (call: RecordedCall) => boolean; gate: Promise<void> }>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -381,7 +386,11 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         status: 0,
       };
       calls.push(call);
+      res.once("close", () => {
+        if (!res.writableFinished) call.abandoned = true;
+      });
       while (held) await held;
+      for (const h of [...heldMatching]) if (h.matches(call)) await h.gate;
       let status: number;
       let payload: unknown;
       const web = url.pathname.startsWith(API_PREFIX)
@@ -455,6 +464,20 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   };
 
   return {
+    holdMatching(matches) {
+      let release = () => {};
+      const entry = {
+        matches,
+        gate: new Promise<void>((resolve) => {
+          release = () => {
+            heldMatching.delete(entry);
+            resolve();
+          };
+        }),
+      };
+      heldMatching.add(entry);
+      return release;
+    },
     holdResponses() {
       let release = () => {};
       const gate = new Promise<void>((resolve) => {
