@@ -100,4 +100,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   }
   clean = true;
   log(`worker stopped after ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  // Connections the worker does not own (Probot's Redis-backed rate limiter) would keep the process up
+  // until the grace ends: once everything of ours is closed, it goes.
+  if (!options.shutdown) setTimeout(() => process.exit(0), 250).unref();
 }
