@@ -5,111 +5,12 @@
  * at the end of the grace), the call in flight aborted, and the job back in the queue for another worker.
  */
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
-import { type FakeGitHub, startFakeGitHub } from "../support/fake-github.ts";
-import { type GitServer, startGitServer } from "../support/git-server.ts";
 import { tempDir } from "../support/temp.ts";
-import { type AppProcess, deliverIssues, labeledPayload, startApp, until } from "./support/app-process.ts";
+import { type AppProcess, deliverIssues, startApp, until } from "./support/app-process.ts";
+import { jobRow, setUp, startSilentModel } from "./support/shutdown-world.ts";
 
 const GRACE_SECONDS = 6;
-
-/** An OpenAI-compatible endpoint that takes chat requests and never answers them. */
-async function startSilentModel() {
-  const pending: IncomingMessage[] = [];
-  let aborted = 0;
-  const server = createServer((req, res) => {
-    if (req.method === "GET" && req.url?.endsWith("/models")) {
-      res.writeHead(200, { "content-type": "application/json" }).end('{"object":"list","data":[]}');
-      return;
-    }
-    pending.push(req);
-    req.resume();
-    res.once("close", () => {
-      if (!res.writableFinished) aborted++;
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests: () => pending.length,
-    aborted: () => aborted,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
-interface Setup {
-  github: FakeGitHub;
-  git: GitServer;
-  work: string;
-  env: NodeJS.ProcessEnv;
-  secret: string;
-  payload: string;
-}
-
-async function setUp(modelUrl: string): Promise<Setup> {
-  const github = await startFakeGitHub();
-  github.hookConfig.url = "https://autofix.example.com/api/github/webhooks";
-  const git = await startGitServer();
-  git.tokens.add(github.installationToken);
-  const cloneUrl = git.createRepo("o/r", {
-    "calc/ops.py": "def add(a, b):\n    return a - b\n",
-    "README.md": "# calc\n",
-  });
-  const repo = github.addRepo("o", "r", { cloneUrl });
-  repo.permissions.set("maintainer", "write");
-  const issue = github.addIssue("o", "r", { title: "add() subtracts", body: "add(1, 2) returns -1" });
-  const work = tempDir("auto-fix-shutdown-");
-  const secret = "shutdown-secret";
-  const env = {
-    APP_ID: "7",
-    PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 })
-      .privateKey.export({ type: "pkcs1", format: "pem" })
-      .toString(),
-    WEBHOOK_SECRET: secret,
-    GHE_HOST: github.host,
-    GHE_PROTOCOL: "http",
-    AUTO_FIX_PUBLIC_URL: "https://autofix.example.com",
-    AUTO_FIX_WORK_DIR: join(work, "runs"),
-    AUTO_FIX_DATA_DIR: join(work, "data"),
-    AUTO_FIX_CACHE_DIR: join(work, "cache"),
-    AUTO_FIX_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
-    OPENAI_BASE_URL: modelUrl,
-    OPENAI_API_KEY: "test-key",
-    AUTO_FIX_MODEL: "slow-model",
-  };
-  return {
-    github,
-    git,
-    work,
-    env,
-    secret,
-    payload: labeledPayload(issue.number, cloneUrl, "auto-fix", "maintainer"),
-  };
-}
-
-function jobRow(work: string): {
-  state: string;
-  attempts: number;
-  lease_owner: string | null;
-  stage: string | null;
-} {
-  const db = new DatabaseSync(join(work, "data", "jobs.sqlite"), { readOnly: true });
-  try {
-    return db.prepare("SELECT state, attempts, lease_owner, stage FROM jobs").get() as ReturnType<
-      typeof jobRow
-    >;
-  } finally {
-    db.close();
-  }
-}
 
 /** SIGTERM now; resolves with how the process ended and the log lines about the shutdown. */
 async function terminate(app: AppProcess) {
@@ -120,7 +21,7 @@ async function terminate(app: AppProcess) {
 
 test("SIGTERM while the model is answering: the pipeline is stopped, the job released, the process gone within the grace", async () => {
   const model = await startSilentModel();
-  const s = await setUp(model.baseURL);
+  const s = await setUp(model.baseURL, GRACE_SECONDS);
   const app = await startApp(s.env, { cwd: tempDir("auto-fix-shutdown-cwd-") });
   try {
     const res = await deliverIssues(`${app.url}/api/github/webhooks`, s.secret, "d-slow", s.payload);
@@ -164,7 +65,7 @@ test("SIGTERM while the model is answering: the pipeline is stopped, the job rel
 
 test("SIGTERM while a GitHub write hangs: the request is aborted and the job released within the grace", async () => {
   const model = await startSilentModel();
-  const s = await setUp(model.baseURL);
+  const s = await setUp(model.baseURL, GRACE_SECONDS);
   // The status comment's creation never gets an answer.
   const release = s.github.holdMatching(
     (c) => c.method === "POST" && /\/issues\/\d+\/comments$/.test(c.path),
