@@ -41,10 +41,10 @@ test("the Deploying page covers what an operator needs, and its links resolve", 
     assert.ok(headings.includes(h), h);
   }
   for (const m of page.matchAll(/\]\(([^)\s]+)\)/g)) {
-    const [file, hash] = m[1]!.split("#");
-    if (/^https?:/.test(file!)) continue;
+    const [file = "", hash] = m[1]!.split("#");
+    if (/^https?:/.test(file)) continue;
     const target = file ? join(ROOT, dirname("docs/deploying.md"), file) : join(ROOT, "docs/deploying.md");
-    assert.ok(existsSync(target), m[1]);
+    assert.ok(existsSync(target), m[1]!);
     if (hash) {
       const anchors = [...readFileSync(target, "utf8").matchAll(/^#+ (.+)$/gm)].map((h) => anchor(h[1]!));
       assert.ok(anchors.includes(hash), `${m[1]}: no heading #${hash}`);
