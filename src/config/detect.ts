@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { extname } from "node:path";
+import { SKIPPED_DIRS } from "../core/path-rules.ts";
+import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ReproducerRuntime } from "./schema.ts";
 
 export type TestFramework =
@@ -30,17 +31,10 @@ export interface Detection {
   reasons: string[];
 }
 
-const SKIP = new Set([
-  "node_modules",
-  ".git",
-  "venv",
-  ".venv",
-  "dist",
-  "build",
-  "target",
-  "vendor",
-  "__pycache__",
-]);
+/** Folders detection does not count: dependencies, VCS data, caches, build output, vendored code. */
+const SKIP: ReadonlySet<string> = new Set([...SKIPPED_DIRS, "dist", "build", "target", "vendor"]);
+/** Largest project file read to detect settings. */
+const MAX_DETECT_BYTES = 1024 * 1024;
 const EXT_LANG: Record<string, ProjectLanguage> = {
   ".py": "python",
   ".js": "javascript",
@@ -53,22 +47,27 @@ const EXT_LANG: Record<string, ProjectLanguage> = {
   ".go": "go",
 };
 
-function countLanguages(root: string, cap = 5000): Map<ProjectLanguage, number> {
+const join = (dir: string, name: string): string => (dir ? `${dir}/${name}` : name);
+
+/** A directory's entries, or none when it cannot be listed (a link, gone, ...). */
+function entriesOf(tree: TreeFs, dir: string): ReturnType<TreeFs["list"]> {
+  try {
+    return tree.list(dir);
+  } catch {
+    return [];
+  }
+}
+
+function countLanguages(tree: TreeFs, cap = 5000): Map<ProjectLanguage, number> {
   const counts = new Map<ProjectLanguage, number>();
   let seen = 0;
-  const stack = [root];
+  const stack = [""];
   while (stack.length > 0 && seen < cap) {
     const dir = stack.pop()!;
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (e.isDirectory()) {
+    for (const e of entriesOf(tree, dir)) {
+      if (e.kind === "directory") {
         if (!SKIP.has(e.name) && !e.name.startsWith(".")) stack.push(join(dir, e.name));
-      } else if (e.isFile()) {
+      } else if (e.kind === "file") {
         seen++;
         const lang = EXT_LANG[extname(e.name)];
         if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
@@ -78,33 +77,42 @@ function countLanguages(root: string, cap = 5000): Map<ProjectLanguage, number> 
   return counts;
 }
 
-const read = (root: string, rel: string): string => {
-  try {
-    return readFileSync(join(root, rel), "utf8");
-  } catch {
-    return "";
-  }
-};
-
-const has = (root: string, rel: string): boolean => existsSync(join(root, rel));
-
-function hasPythonTests(root: string): boolean {
-  const look = (dir: string, depth: number): boolean => {
-    let entries: import("node:fs").Dirent[];
+/**
+ * Reads project files through tree-fs: a link, a special file or an oversized file reads as absent, and
+ * the reasons say so.
+ */
+function projectFiles(tree: TreeFs, reasons: string[]) {
+  const read = (rel: string): string => {
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      return tree.readIfExists(rel, { maxBytes: MAX_DETECT_BYTES })?.toString("utf8") ?? "";
+    } catch (err) {
+      if (!(err instanceof TreeFsError)) throw err;
+      reasons.push(`${rel} ignored: ${err.message}`);
+      return "";
+    }
+  };
+  const has = (rel: string): boolean => {
+    try {
+      const k = tree.kind(rel);
+      return k === "file" || k === "directory";
     } catch {
       return false;
     }
-    for (const e of entries) {
-      if (e.isFile() && /^test_.*\.py$|_test\.py$/.test(e.name)) return true;
-      if (e.isDirectory() && depth < 3 && !SKIP.has(e.name) && !e.name.startsWith(".")) {
+  };
+  return { read, has };
+}
+
+function hasPythonTests(tree: TreeFs): boolean {
+  const look = (dir: string, depth: number): boolean => {
+    for (const e of entriesOf(tree, dir)) {
+      if (e.kind === "file" && /^test_.*\.py$|_test\.py$/.test(e.name)) return true;
+      if (e.kind === "directory" && depth < 3 && !SKIP.has(e.name) && !e.name.startsWith(".")) {
         if (look(join(dir, e.name), depth + 1)) return true;
       }
     }
     return false;
   };
-  return look(root, 0);
+  return look("", 0);
 }
 
 const NPM_DEFAULT_TEST = /no test specified/;
@@ -112,8 +120,10 @@ const NPM_DEFAULT_TEST = /no test specified/;
 /** Detects language, test command, setup and reproducer runtime from a repository's files. */
 export function detectProject(root: string): Detection {
   const reasons: string[] = [];
-  const counts = countLanguages(root);
-  const pkgText = read(root, "package.json");
+  const tree = openTree(root);
+  const { read, has } = projectFiles(tree, reasons);
+  const counts = countLanguages(tree);
+  const pkgText = read("package.json");
   let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object } = {};
   try {
     pkg = pkgText ? (JSON.parse(pkgText) as typeof pkg) : {};
@@ -122,19 +132,19 @@ export function detectProject(root: string): Detection {
   }
   const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
   const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
-    { lang: "python", marker: pyMarkers.some((m) => has(root, m)) },
+    { lang: "python", marker: pyMarkers.some((m) => has(m)) },
     {
       lang:
-        has(root, "tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
+        has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
           ? "typescript"
           : "javascript",
       marker: pkgText !== "",
     },
     {
       lang: "java",
-      marker: has(root, "pom.xml") || has(root, "build.gradle") || has(root, "build.gradle.kts"),
+      marker: has("pom.xml") || has("build.gradle") || has("build.gradle.kts"),
     },
-    { lang: "go", marker: has(root, "go.mod") },
+    { lang: "go", marker: has("go.mod") },
   ];
   const score = (lang: ProjectLanguage): number =>
     lang === "typescript" || lang === "javascript"
@@ -161,18 +171,18 @@ export function detectProject(root: string): Detection {
   switch (language) {
     case "python": {
       out.runtime = "python";
-      const cfg = `${read(root, "pyproject.toml")}\n${read(root, "setup.cfg")}\n${read(root, "tox.ini")}\n${read(root, "requirements.txt")}\n${read(root, "requirements-dev.txt")}`;
-      const pytest = has(root, "pytest.ini") || has(root, "conftest.py") || /pytest/.test(cfg);
+      const cfg = `${read("pyproject.toml")}\n${read("setup.cfg")}\n${read("tox.ini")}\n${read("requirements.txt")}\n${read("requirements-dev.txt")}`;
+      const pytest = has("pytest.ini") || has("conftest.py") || /pytest/.test(cfg);
       if (pytest) {
         out.framework = "pytest";
         out.testCommand = "python3 -m pytest -rA -p no:cacheprovider";
         reasons.push("tests: pytest (configured or required by the project)");
-      } else if (hasPythonTests(root)) {
+      } else if (hasPythonTests(tree)) {
         out.framework = "unittest";
         out.testCommand = "python3 -m unittest discover -v";
         reasons.push("tests: unittest discovery (test files found, no pytest configuration)");
       }
-      if (has(root, "requirements.txt")) out.setup.push("python3 -m pip install --user -r requirements.txt");
+      if (has("requirements.txt")) out.setup.push("python3 -m pip install --user -r requirements.txt");
       break;
     }
     case "javascript":
@@ -193,23 +203,21 @@ export function detectProject(root: string): Detection {
         reasons.push(`tests: npm test (${script})`);
       }
       const deps = Object.keys({ ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) });
-      if (deps.length > 0 && !has(root, "node_modules")) {
-        out.setup.push(
-          has(root, "package-lock.json") ? "npm ci --ignore-scripts" : "npm install --ignore-scripts",
-        );
+      if (deps.length > 0 && !has("node_modules")) {
+        out.setup.push(has("package-lock.json") ? "npm ci --ignore-scripts" : "npm install --ignore-scripts");
       }
       break;
     }
     case "java": {
       out.runtime = "java";
-      if (has(root, "pom.xml")) {
+      if (has("pom.xml")) {
         out.framework = "maven";
         out.testCommand = "mvn -B -o test";
         out.setup.push("mvn -B -q dependency:go-offline", "mvn -B -q dependency:copy-dependencies");
         out.testReports = ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"];
-      } else if (has(root, "build.gradle") || has(root, "build.gradle.kts")) {
+      } else if (has("build.gradle") || has("build.gradle.kts")) {
         out.framework = "gradle";
-        const gradle = has(root, "gradlew") ? "./gradlew" : "gradle";
+        const gradle = has("gradlew") ? "./gradlew" : "gradle";
         out.testCommand = `${gradle} --offline test`;
         out.setup.push(`${gradle} --no-daemon dependencies`);
         out.testReports = ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"];
@@ -223,7 +231,7 @@ export function detectProject(root: string): Detection {
       out.runtime = "go";
       out.framework = "go";
       out.testCommand = "go test -json ./...";
-      if (has(root, "go.sum")) out.setup.push("go mod download");
+      if (has("go.sum")) out.setup.push("go mod download");
       reasons.push("tests: go test");
       break;
     default:

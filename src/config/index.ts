@@ -11,9 +11,8 @@ export {
   parseRepoConfig,
   parseRepoConfigFile,
   type RepoConfig,
-  globToRegExp,
-  isProtectedPath,
   RepoConfigError,
   type ReproducerConfig,
 } from "./load.ts";
+export { compileGlob, isProtectedPath, matchGlob } from "../core/path-rules.ts";
 export { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime } from "./schema.ts";

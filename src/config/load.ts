@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { UserError } from "../core/errors.ts";
+import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
+import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "../tree-search/config.ts";
 import { type Detection, detectProject, frameworkOfCommand, type TestFramework } from "./detect.ts";
 import { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime, repoConfigFileSchema } from "./schema.ts";
@@ -62,15 +62,11 @@ export class RepoConfigError extends UserError {
   }
 }
 
-export const ALWAYS_PROTECTED = [
-  ".github/**",
-  ".gitlab-ci.yml",
-  ".circleci/**",
-  ".travis.yml",
-  "azure-pipelines.yml",
-  "Jenkinsfile",
-  ".git/**",
-];
+/** Globs every configuration protects (CI and repository configuration); the rules live in core/path-rules. */
+export const ALWAYS_PROTECTED: readonly string[] = ALWAYS_PROTECTED_GLOBS;
+
+/** Largest configuration file read. */
+const MAX_CONFIG_BYTES = 256 * 1024;
 
 const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: string; command: string }> = {
   python: { file: "reproducer.py", command: "python3 {file}" },
@@ -184,7 +180,10 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
       reviewRounds: file.budgets?.["review-rounds"] ?? 5,
       searchRounds: file.budgets?.["search-rounds"] ?? 15,
     },
-    protectedPaths: [...new Set([...ALWAYS_PROTECTED, ...(file["protected-paths"] ?? [])])],
+    // The files the test command names (a Makefile, a script) decide how tests run: protected like them.
+    protectedPaths: [
+      ...new Set([...ALWAYS_PROTECTED, ...testCommandFiles(testCommand), ...(file["protected-paths"] ?? [])]),
+    ],
     label: file.label ?? "auto-fix",
     sandbox: {
       backend: file.sandbox?.backend ?? "auto",
@@ -197,13 +196,19 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
   };
 }
 
-/** Reads `.github/auto-fix.yml` under `root` (if present) and fills the rest by detection. */
+/**
+ * Reads `.github/auto-fix.yml` under `root` (if present) and fills the rest by detection. The file is read
+ * through tree-fs: a link (to a host file or anywhere else), a special file or an oversized file is a
+ * RepoConfigError that names the problem, never the content of what the link points to.
+ */
 export function loadRepoConfig(root: string, overrides: { testCommand?: string } = {}): RepoConfig {
   let text: string | null = null;
   try {
-    text = readFileSync(join(root, CONFIG_PATH), "utf8");
+    const bytes = openTree(root).readIfExists(CONFIG_PATH, { maxBytes: MAX_CONFIG_BYTES });
+    text = bytes === null ? null : bytes.toString("utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    if (err instanceof TreeFsError) throw new RepoConfigError([`the file cannot be used: ${err.message}`]);
+    throw err;
   }
   const config = parseRepoConfig(text, detectProject(root));
   if (overrides.testCommand !== undefined) {
@@ -215,27 +220,7 @@ export function loadRepoConfig(root: string, overrides: { testCommand?: string }
       source: "cli",
       framework: frameworkOfCommand(cmd, config.test.framework),
     };
+    config.protectedPaths = [...new Set([...config.protectedPaths, ...testCommandFiles(cmd)])];
   }
   return config;
-}
-
-/** A glob (`*` within a path segment, `**` across segments) as a regular expression over `/` paths. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      re += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
-      i += glob[i + 2] === "/" ? 2 : 1;
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
-
-/** Whether a repository-relative path is one a patch may not touch. */
-export function isProtectedPath(path: string, globs: readonly string[]): boolean {
-  const p = path.replace(/^\.\//, "");
-  return globs.some((g) => globToRegExp(g).test(p) || (g.endsWith("/**") && p === g.slice(0, -3)));
 }

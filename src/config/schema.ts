@@ -76,7 +76,15 @@ export const repoConfigFileSchema = z
     setup: commands.optional(),
     test: command.optional(),
     /** JUnit XML reports the test command writes (globs), read for per-test results. */
-    "test-reports": z.union([z.string().transform((s) => [s]), z.array(z.string())]).optional(),
+    "test-reports": z
+      .union([
+        z
+          .string()
+          .max(1000)
+          .transform((s) => [s]),
+        z.array(z.string().max(1000)).max(50),
+      ])
+      .optional(),
     reproducer: reproducerSchema.optional(),
     timeouts: z
       .object({ setup: seconds.optional(), test: seconds.optional(), reproducer: seconds.optional() })
@@ -95,7 +103,10 @@ export const repoConfigFileSchema = z
       })
       .strict()
       .optional(),
-    "protected-paths": z.array(z.string().min(1)).optional(),
+    "protected-paths": z
+      .array(z.string().min(1).max(1000, { error: "a glob may be at most 1000 characters" }))
+      .max(500, { error: "at most 500 globs" })
+      .optional(),
     label: z.string().trim().min(1).max(50).optional(),
     sandbox: z
       .object({

@@ -1,6 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { SKIPPED_DIRS as RULE_SKIPPED_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 
 /** Files larger than this are skipped (generated bundles, data dumps). */
@@ -8,23 +9,14 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Directory names never descended into: VCS data, dependencies, virtualenvs, build output, vendored code. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
-  ".git",
-  ".hg",
-  ".svn",
-  "node_modules",
+  // VCS data, dependencies and caches, as every walk of a repository skips them (core/path-rules) ...
+  ...RULE_SKIPPED_DIRS,
+  // ... and what an index has no use for: other package managers' trees, build output, vendored code.
   "bower_components",
   "jspm_packages",
-  "venv",
-  ".venv",
   "virtualenv",
   ".virtualenv",
-  ".tox",
-  ".nox",
   "site-packages",
-  "__pycache__",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".ruff_cache",
   "dist",
   "build",
   "vendor",
@@ -37,7 +29,6 @@ export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
   ".yarn",
   ".gradle",
   ".idea",
-  ".auto-fix",
   "coverage",
 ]);
 

@@ -1,103 +1,62 @@
 /**
- * RepoFiles implementations: a directory on disk (refusing symlinks that leave it) and an in-memory map.
+ * RepoFiles implementations: a directory on disk (read through tree-fs: no link followed, no special
+ * file opened, reads capped) and an in-memory map.
  */
-import { lstat, readdir, readFile, realpath } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
+import { SKIPPED_DIRS } from "../core/path-rules.ts";
+import { openTree, TreeFsError, type TreeFs } from "../core/tree-fs.ts";
 import type { RepoFiles, RepoRead } from "./types.ts";
 
-const SKIP_DIRS = new Set([
-  ".git",
-  "node_modules",
-  ".venv",
-  "venv",
-  "__pycache__",
-  ".tox",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".auto-fix",
-  ".hg",
-  ".svn",
-]);
+/** Files larger than this are not patched (generated bundles, data). */
+const MAX_PATCH_FILE_BYTES = 8 * 1024 * 1024;
+/** Entries a listing may hold: a tree larger than this is listed in part. */
+const MAX_LISTED_FILES = 200_000;
 
-function inside(root: string, p: string): boolean {
-  const rel = relative(root, p);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-/** Reads files of a directory. Paths that pass through a symlink leaving the directory read as unsafe. */
+/** Reads files of a directory. Paths through a symbolic link, and special files, read as unsafe. */
 export function createDiskRepo(root: string): RepoFiles {
-  const absRoot = resolve(root);
-  let realRoot: Promise<string> | null = null;
-  const getRealRoot = () => (realRoot ??= realpath(absRoot));
+  let tree: TreeFs | null = null;
+  const open = (): TreeFs => (tree ??= openTree(root));
   let listing: Promise<string[]> | null = null;
   return {
-    root: absRoot,
+    root: resolve(root),
     listFiles() {
       listing ??= (async () => {
+        const t = open();
         const out: string[] = [];
-        const walk = async (dir: string, rel: string): Promise<void> => {
-          let entries: import("node:fs").Dirent[];
+        const walk = (rel: string): void => {
+          let entries: ReturnType<TreeFs["list"]>;
           try {
-            entries = await readdir(dir, { withFileTypes: true });
+            entries = t.list(rel);
           } catch {
             return;
           }
-          entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
           for (const e of entries) {
+            if (out.length >= MAX_LISTED_FILES) return;
             const r = rel ? `${rel}/${e.name}` : e.name;
-            if (e.isDirectory()) {
-              if (!SKIP_DIRS.has(e.name)) await walk(join(dir, e.name), r);
-            } else if (e.isFile()) out.push(r);
+            if (e.kind === "directory") {
+              if (!SKIPPED_DIRS.has(e.name)) walk(r);
+            } else if (e.kind === "file") out.push(r);
           }
         };
-        await walk(absRoot, "");
+        walk("");
         return out;
       })();
       return listing;
     },
     async readFile(path: string): Promise<RepoRead> {
-      const abs = resolve(absRoot, path);
-      if (!inside(absRoot, abs) || abs === absRoot)
-        return { kind: "unsafe", reason: `${path} is outside the repository.` };
-      const rr = await getRealRoot();
-      // The nearest existing ancestor (or the file itself) must resolve inside the repository.
-      let probe = abs;
-      for (;;) {
-        try {
-          const real = await realpath(probe);
-          if (!inside(rr, real)) {
-            return {
-              kind: "unsafe",
-              reason: `${path} goes through a symbolic link that leaves the repository.`,
-            };
-          }
-          break;
-        } catch {
-          const parent = resolve(probe, "..");
-          if (parent === probe) break;
-          probe = parent;
-        }
-      }
       try {
-        const st = await lstat(abs);
-        if (st.isDirectory()) return { kind: "unsafe", reason: `${path} is a directory, not a file.` };
-        if (st.isSymbolicLink()) {
-          // git stores a link, not the file's text: the change belongs in the file it points to.
-          const target = relative(rr, await realpath(abs))
-            .split(sep)
-            .join("/");
+        return { kind: "file", bytes: open().read(path, { maxBytes: MAX_PATCH_FILE_BYTES }) };
+      } catch (err) {
+        if (!(err instanceof TreeFsError)) throw err;
+        if (err.code === "missing") return { kind: "missing" };
+        if (err.code === "link" && err.path !== path.replace(/^(\.\/)+/, "")) {
+          const real = open().resolveLinks(path);
           return {
             kind: "unsafe",
-            reason: `${path} is a symbolic link to ${target}; edit ${target} instead.`,
+            reason: `${path} goes through a symbolic link: ${err.message}${real ? ` Its real path is ${real}.` : ""}`,
           };
         }
-        return { kind: "file", bytes: await readFile(abs) };
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-        return {
-          kind: "unsafe",
-          reason: `${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}).`,
-        };
+        return { kind: "unsafe", reason: err.message };
       }
     },
   };

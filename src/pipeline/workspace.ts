@@ -2,24 +2,17 @@ import { cp, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
+import { CACHE_DIRS, DEPENDENCY_DIRS as RULE_DEPENDENCY_DIRS, VCS_DIRS } from "../core/path-rules.ts";
 import { tempParentOutside } from "../core/temp-outside.ts";
 
 /** Folders never copied into the private work tree: VCS internals, caches and our own output. */
-export const SKIPPED_DIRS = new Set([
-  ".git",
-  ".hg",
-  ".svn",
-  "__pycache__",
-  ".auto-fix",
-  ".mypy_cache",
-  ".pytest_cache",
-]);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([...VCS_DIRS, ...CACHE_DIRS]);
 
 /**
  * Installed dependencies: copied only when a stage runs the repository's code (reproducer, tests, tree
  * search), because the search and the patch never need them and they can be large.
  */
-export const DEPENDENCY_DIRS = new Set(["node_modules", ".venv", "venv", ".tox"]);
+export const DEPENDENCY_DIRS: ReadonlySet<string> = RULE_DEPENDENCY_DIRS;
 
 export interface Workspace {
   /** The private copy the pipeline reads, patches and runs. */

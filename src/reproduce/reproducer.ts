@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
+import { openTree } from "../core/tree-fs.ts";
 import { renderReviewPrompt } from "../review/prompt-files.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
 import { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } from "./model.ts";
@@ -60,7 +59,11 @@ export function judgeReproduction(
   return { reproduced: true, reason: `the script failed with ${pattern} (exit ${exec.exitCode})` };
 }
 
-/** Writes the script into `workdir` (a private copy) and runs it in the sandbox, network off. */
+/**
+ * Writes the script into `workdir` (a private copy, in which sandboxed code may already have run)
+ * through tree-fs: a link at the script's path is replaced by the script, never written through, and a
+ * link on the way to it is refused (TreeFsError). Then runs it in the sandbox, network off.
+ */
 export async function runReproducer(
   sandbox: SandboxPort,
   workdir: string,
@@ -68,9 +71,9 @@ export async function runReproducer(
   script: string,
   signal?: AbortSignal,
 ): Promise<ReproRun> {
-  const path = join(workdir, config.reproducer.file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, script.endsWith("\n") ? script : `${script}\n`);
+  openTree(workdir).write(config.reproducer.file, script.endsWith("\n") ? script : `${script}\n`, {
+    onLink: "replace",
+  });
   const exec = await sandbox.run({
     workdir,
     command: config.reproducer.command,

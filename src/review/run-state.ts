@@ -144,7 +144,9 @@ export function validateDiff(r: RunState, diff: string): Promise<ValidationResul
         const baseline = await r.states.baseline();
         const copy = await r.states.patched(diff);
         try {
-          return (await validatePatched(r.sandbox, copy.dir, r.config, baseline)).result;
+          return (
+            await validatePatched(r.sandbox, copy.dir, r.config, baseline, undefined, r.states.pristineDir)
+          ).result;
         } finally {
           await copy.dispose();
         }

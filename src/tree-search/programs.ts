@@ -1,5 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { openTree, type TreeFs } from "../core/tree-fs.ts";
 import { unifiedDiff } from "../patch/diff.ts";
 import {
   computePatch,
@@ -121,30 +120,31 @@ export class ProgramStore {
 
 /**
  * Keeps one private work tree in step with a chosen program: files the previous program changed are put
- * back (or removed, when it created them) before the new program's files are written.
+ * back (or removed, when it created them) before the new program's files are written. The tree is one
+ * in which sandboxed code ran, so every write goes through tree-fs: a link planted at a program's path
+ * is replaced, never written through, and a link on the way to it is refused.
  */
 export class WorkTreeSync {
   readonly dir: string;
   private readonly store: ProgramStore;
+  private readonly tree: TreeFs;
   private written = new Set<string>();
 
   constructor(dir: string, store: ProgramStore) {
     this.dir = dir;
     this.store = store;
+    this.tree = openTree(dir);
   }
 
   async show(program: Program): Promise<void> {
     for (const path of this.written) {
       if (program.has(path)) continue;
       const orig = await this.store.original(path);
-      const abs = join(this.dir, path);
-      if (orig) await writeFile(abs, encodeFile(orig.text, orig.encoding));
-      else await rm(abs, { force: true });
+      if (orig) this.tree.write(path, encodeFile(orig.text, orig.encoding), { onLink: "replace" });
+      else this.tree.remove(path);
     }
     for (const [path, f] of program) {
-      const abs = join(this.dir, path);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, encodeFile(f.text, f.encoding));
+      this.tree.write(path, encodeFile(f.text, f.encoding), { onLink: "replace" });
     }
     this.written = new Set(program.keys());
   }

@@ -71,6 +71,6 @@ export async function treeChecksForRun(
     await states.dispose();
     return `the setup step \`${failed.command}\` failed, so no check can run`;
   }
-  const checks = sandboxChecks({ sandbox, config, reproducer });
+  const checks = sandboxChecks({ sandbox, config, reproducer, pristine: states.pristineDir });
   return { ...checks, workTree: () => states.pristine(), dispose: () => states.dispose() };
 }

@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
+import { openTree } from "../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../sandbox/format.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/types.ts";
 import { compareRuns } from "../validate/compare.ts";
@@ -66,14 +65,20 @@ export function sandboxChecks(deps: {
   sandbox: SandboxPort;
   config: RepoConfig;
   reproducer: ReproducerScript | null;
+  /**
+   * The unpatched tree (set up, never run in): before each test run its test configuration is put back
+   * into the work tree, where a candidate's reproducer or an earlier run may have changed it.
+   */
+  pristine?: string;
 }): TreeChecks {
   const { sandbox, config, reproducer } = deps;
+  const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
   const runReproducer = async (dir: string): Promise<ExecResult | null> => {
     if (!reproducer) return null;
-    const abs = join(dir, reproducer.file);
-    await mkdir(dirname(abs), { recursive: true });
-    await writeFile(abs, reproducer.content);
+    // Written through tree-fs: the tests and the reproducer ran in this tree before, so a link may sit
+    // at the script's path; it is replaced, never written through.
+    openTree(dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
     return sandbox.run({
       workdir: dir,
       command: reproducer.command,
@@ -90,7 +95,7 @@ export function sandboxChecks(deps: {
     describe: parts.filter(Boolean).join(" + ") || "nothing",
     async baseline(dir) {
       const repro = await runReproducer(dir);
-      baselineTests = await runTestSuite(sandbox, dir, config);
+      baselineTests = await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const failure: string[] = [];
       const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
       if (repro && reproducer) {
@@ -120,7 +125,7 @@ export function sandboxChecks(deps: {
           return { outcome: broken, message: `the reproducer was ${describeOutcome(repro)}`, ...runs({}) };
         }
       }
-      const after = await runTestSuite(sandbox, dir, config);
+      const after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const testsRecord = after ? record(after.command, after.exec, false) : undefined;
       if (after && !baselineTests?.exec.limit) {
         const broken = brokenRun(after.exec);

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join, relative } from "node:path";
-import { globToRegExp, type RepoConfig } from "../config/index.ts";
+import type { RepoConfig } from "../config/index.ts";
+import { compileGlob, mayHoldTestConfig, SKIPPED_DIRS, testConfigChange } from "../core/path-rules.ts";
+import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 
@@ -14,6 +14,10 @@ export interface TestRun {
   passed: number;
   failed: number;
   skipped: number;
+  /** Test configuration put back from the unpatched tree before the run (see restoreTestConfig). */
+  restored?: string[];
+  /** Reports that could not be read, and why. */
+  notes?: string[];
 }
 
 /** A setup step's outcome (dependency install), kept for the report. */
@@ -23,28 +27,119 @@ export interface SetupRun {
   ok: boolean;
 }
 
-const SKIP_DIRS = new Set([".git", "node_modules", "venv", ".venv"]);
+/** Largest JUnit report read, and the most read in all: a report past them is left out (and said so). */
+const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+const MAX_REPORTS_BYTES = 64 * 1024 * 1024;
+/** Largest test configuration file compared and restored. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/** Entries a walk of a work tree visits at most. */
+const MAX_WALK_ENTRIES = 1_000_000;
 
-function findReports(root: string, globs: readonly string[]): string[] {
-  if (globs.length === 0) return [];
-  const res = globs.map(globToRegExp);
+/**
+ * Regular files (or the `kinds` asked for) under the root whose path satisfies `want`, found through
+ * tree-fs (no link followed; dependency, VCS and cache folders left out), at most `maxDepth` folders
+ * deep. A tree too large to walk (more than 1,000,000 entries) throws: an answer from part of it could
+ * miss what matters.
+ */
+export function findTreeFiles(
+  tree: TreeFs,
+  want: (rel: string) => boolean,
+  opts: { maxDepth?: number; kinds?: readonly string[] } = {},
+): string[] {
+  const maxDepth = opts.maxDepth ?? 8;
+  const kinds = opts.kinds ?? ["file"];
   const found: string[] = [];
+  let seen = 0;
   const walk = (dir: string, depth: number): void => {
-    let entries: import("node:fs").Dirent[];
+    let entries: ReturnType<TreeFs["list"]>;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
+      entries = tree.list(dir, MAX_WALK_ENTRIES - seen);
+    } catch (err) {
+      if (err instanceof TreeFsError && err.code === "too-large") {
+        throw new TreeFsError(
+          "too-large",
+          dir,
+          `the work tree holds more than ${MAX_WALK_ENTRIES} entries; it was not searched.`,
+        );
+      }
+      // Gone, or turned into a link while walking: nothing under it is part of the tree.
       return;
     }
+    seen += entries.length;
     for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name) && depth < 8) walk(full, depth + 1);
-      } else if (e.isFile() && res.some((r) => r.test(relative(root, full)))) found.push(full);
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if (e.kind === "directory") {
+        if (!SKIPPED_DIRS.has(e.name) && depth < maxDepth) walk(rel, depth + 1);
+      } else if (kinds.includes(e.kind) && want(rel)) found.push(rel);
     }
   };
-  walk(root, 0);
+  walk("", 0);
   return found;
+}
+
+/** Reports the globs name; `stale` also finds links and special files there (removed, never read). */
+function findReports(tree: TreeFs, globs: readonly string[], stale = false): string[] {
+  if (globs.length === 0) return [];
+  const matchers = globs.map(compileGlob);
+  const kinds = stale ? ["file", "link", "special"] : ["file"];
+  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)), { kinds });
+}
+
+/**
+ * Puts the unpatched tree's test configuration back into `workdir` before its tests run, so that the
+ * tests run as the unpatched tree configures them, whatever a patch or a sandboxed command changed:
+ * every file that configures tests (pytest.ini, tox.ini, conftest.py, setup.cfg, pyproject.toml,
+ * package.json, jest/vitest/mocha configs, build files, the files `extra` names) that differs from the
+ * pristine tree's is rewritten from it, one the pristine tree lacks is removed. Returns the paths restored.
+ */
+export function restoreTestConfig(
+  pristine: string,
+  workdir: string,
+  extra: readonly string[] = [],
+): string[] {
+  const src = openTree(pristine);
+  const dst = openTree(workdir);
+  const want = (rel: string) => mayHoldTestConfig(rel) || extra.includes(rel);
+  // Deep enough for any conftest.py a run could plant; a tree too large to walk fails the run.
+  const walk = (t: TreeFs) => findTreeFiles(t, want, { maxDepth: 64, kinds: ["file", "link", "special"] });
+  const paths = new Set([...walk(src), ...walk(dst), ...extra]);
+  const restored: string[] = [];
+  for (const rel of [...paths].sort()) {
+    let before: Buffer | null;
+    try {
+      before = src.readIfExists(rel, { maxBytes: MAX_CONFIG_BYTES });
+    } catch (err) {
+      // The unpatched tree holds no regular file here (a link, a folder, too large): nothing to restore.
+      if (err instanceof TreeFsError) continue;
+      throw err;
+    }
+    let after: Buffer | null = null;
+    let foreign = false;
+    try {
+      after = dst.readIfExists(rel, { maxBytes: MAX_CONFIG_BYTES });
+    } catch (err) {
+      if (!(err instanceof TreeFsError)) throw err;
+      // A link, a special file or an oversized file where test configuration belongs: replaced.
+      foreign = err.code !== "directory";
+      if (!foreign) continue;
+    }
+    if (!foreign) {
+      if (before === null ? after === null : after !== null && before.equals(after)) continue;
+      // A settings file whose test part is unchanged keeps the patch's other changes.
+      const b = before === null ? null : before.toString("utf8");
+      const a = after === null ? null : after.toString("utf8");
+      if (!extra.includes(rel) && testConfigChange(rel, b, a) === null) continue;
+    }
+    try {
+      if (before === null) dst.remove(rel);
+      else dst.write(rel, before, { onLink: "replace" });
+      restored.push(rel);
+    } catch (err) {
+      if (!(err instanceof TreeFsError)) throw err;
+      throw new Error(`cannot restore the unpatched test configuration ${rel}: ${err.message}`);
+    }
+  }
+  return restored;
 }
 
 /** Runs the setup commands with network on (still no secrets); stops at the first failure. */
@@ -79,10 +174,15 @@ export async function runTestSuite(
   workdir: string,
   config: RepoConfig,
   signal?: AbortSignal,
+  opts: { pristine?: string } = {},
 ): Promise<TestRun | null> {
   const command = config.test.command;
   if (!command) return null;
-  for (const stale of findReports(workdir, config.test.reports)) rmSync(stale, { force: true });
+  const tree = openTree(workdir);
+  const restored = opts.pristine
+    ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
+    : [];
+  for (const stale of findReports(tree, config.test.reports, true)) tree.remove(stale);
   const exec = await sandbox.run({
     workdir,
     command,
@@ -92,10 +192,24 @@ export async function runTestSuite(
     ...(signal ? { signal } : {}),
   });
   let parsed: ParsedTests | null = null;
-  const reports = findReports(workdir, config.test.reports);
+  const reports = findReports(tree, config.test.reports);
+  const reportNotes: string[] = [];
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
-    for (const file of reports) parseJUnitXml(readFileSync(file, "utf8"), tests);
+    let budget = MAX_REPORTS_BYTES;
+    for (const file of reports) {
+      let text: string;
+      try {
+        const bytes = tree.read(file, { maxBytes: Math.min(MAX_REPORT_BYTES, budget) });
+        budget -= bytes.length;
+        text = bytes.toString("utf8");
+      } catch (err) {
+        if (!(err instanceof TreeFsError)) throw err;
+        reportNotes.push(`test report ${file} not read: ${err.message}`);
+        continue;
+      }
+      parseJUnitXml(text, tests);
+    }
     if (tests.size > 0) parsed = { parser: "junit-xml", tests };
   }
   parsed ??= parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
@@ -109,5 +223,10 @@ export async function runTestSuite(
     passed: count("passed"),
     failed: count("failed"),
     skipped: count("skipped"),
+    restored,
+    notes: reportNotes,
   };
 }
+
+/** A protected path that names one file (not a glob): the files the test command names. */
+const isPlainPath = (p: string): boolean => !/[*?{}[\]]/.test(p) && !p.endsWith("/");

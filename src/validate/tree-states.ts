@@ -73,6 +73,11 @@ export class TreeStates {
     return this.setup.every((s) => s.ok);
   }
 
+  /** The prepared unpatched tree every copy is made from (never run in after setup). */
+  get pristineDir(): string {
+    return this.#base;
+  }
+
   async pristine(): Promise<WorkCopy> {
     const copy = await makeWorkCopy(this.#base, this.#scratch);
     this.#copies.push(copy);

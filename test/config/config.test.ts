@@ -165,5 +165,8 @@ test("protected paths", () => {
   assert.ok(isProtectedPath("yarn.lock", globs));
   assert.ok(isProtectedPath(".gitlab-ci.yml", globs));
   assert.ok(!isProtectedPath("src/docs.py", globs));
-  assert.ok(!isProtectedPath("src/yarn.lock", globs));
+  // One rule for the configuration and the patch engine, read like .gitignore: a glob without "/" names
+  // a file at any depth.
+  assert.ok(isProtectedPath("src/yarn.lock", globs));
+  assert.ok(!isProtectedPath("src/docs/a.md", globs));
 });

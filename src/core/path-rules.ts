@@ -1,0 +1,381 @@
+/**
+ * The one copy of the rules about repository paths: which files a patch may not touch (CI and
+ * repository configuration, vendored and VCS data, tests, test configuration, the repository's own
+ * protected globs), how a glob matches a path, and which folders walks leave out.
+ *
+ * Paths are repo-relative and `/`-separated, and real: callers read and write through `tree-fs`, which
+ * never follows a link, so the path checked here is the path touched.
+ */
+import { isTestPath } from "./test-files.ts";
+
+// ---------------------------------------------------------------------------------------------------
+// Folders
+
+/** Version-control data. */
+export const VCS_DIRS: ReadonlySet<string> = new Set([".git", ".hg", ".svn"]);
+/** Installed dependencies and virtual environments. */
+export const DEPENDENCY_DIRS: ReadonlySet<string> = new Set([
+  "node_modules",
+  ".venv",
+  "venv",
+  ".tox",
+  ".nox",
+]);
+/** Caches and auto-fix's own output. */
+export const CACHE_DIRS: ReadonlySet<string> = new Set([
+  "__pycache__",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  ".auto-fix",
+]);
+/** Never worth descending into when looking for repository files: VCS data, dependencies, caches. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([...VCS_DIRS, ...DEPENDENCY_DIRS, ...CACHE_DIRS]);
+
+// ---------------------------------------------------------------------------------------------------
+// Globs
+
+const MAX_GLOB_LENGTH = 1000;
+const MAX_BRACE_ALTERNATIVES = 64;
+
+/** `a{b,c}d` → [abd, acd] (innermost first, at most 64 alternatives; the rest are dropped). */
+function expandBraces(glob: string): string[] {
+  const open = glob.lastIndexOf("{");
+  if (open < 0) return [glob];
+  const close = glob.indexOf("}", open);
+  if (close < 0) return [glob];
+  const head = glob.slice(0, open);
+  const tail = glob.slice(close + 1);
+  const out: string[] = [];
+  for (const alt of glob.slice(open + 1, close).split(",")) {
+    for (const e of expandBraces(`${head}${alt}${tail}`)) {
+      if (out.length >= MAX_BRACE_ALTERNATIVES) return out;
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+/** `*` and `?` within one path segment; linear backtracking (no regular expression). */
+function matchSegment(pat: string, s: string): boolean {
+  let p = 0;
+  let i = 0;
+  let star = -1;
+  let mark = 0;
+  while (i < s.length) {
+    if (p < pat.length && (pat[p] === "?" || pat[p] === s[i])) {
+      p++;
+      i++;
+    } else if (p < pat.length && pat[p] === "*") {
+      while (pat[p] === "*") p++;
+      star = p;
+      mark = i;
+    } else if (star >= 0) {
+      p = star;
+      i = ++mark;
+    } else return false;
+  }
+  while (pat[p] === "*") p++;
+  return p === pat.length;
+}
+
+/**
+ * Whether the pattern's segments match a prefix of the path's segments (a directory covers its contents).
+ * `**` stands for any number of segments. Dynamic programming over (pattern, path) positions.
+ */
+function matchSegments(pat: readonly string[], path: readonly string[]): boolean {
+  // reach[j]: the first i pattern segments can consume exactly the first j path segments.
+  let reach = new Array<boolean>(path.length + 1).fill(false);
+  reach[0] = true;
+  for (const seg of pat) {
+    const next = new Array<boolean>(path.length + 1).fill(false);
+    if (seg === "**") {
+      let any = false;
+      for (let j = 0; j <= path.length; j++) {
+        any ||= reach[j]!;
+        next[j] = any;
+      }
+    } else {
+      for (let j = 0; j < path.length; j++) if (reach[j] && matchSegment(seg, path[j]!)) next[j + 1] = true;
+    }
+    reach = next;
+    if (!reach.includes(true)) return false;
+  }
+  // Consumed the whole path, or a prefix of it (a directory and everything below).
+  return reach.some((r, j) => r && j >= 1);
+}
+
+/**
+ * A glob as a predicate over repo-relative paths, with .gitignore's reading: `*`, `?`, `**`, `{a,b}`;
+ * a pattern without a `/` (other than a trailing one) matches a name at any depth; one with a `/` is
+ * anchored at the root; a pattern that matches a directory also matches everything under it.
+ * Matching is linear-time in the pattern and the path (no regular expression is built from the glob).
+ */
+export function compileGlob(glob: string): (path: string) => boolean {
+  let g = glob.trim();
+  if (g === "" || g.length > MAX_GLOB_LENGTH) return () => false;
+  g = g.replace(/^\.\//, "");
+  const anchored = g.startsWith("/") || g.replace(/\/+$/, "").includes("/");
+  g = g.replace(/^\/+/, "").replace(/\/+$/, "");
+  const alternatives = expandBraces(g).map((alt) => {
+    const segs = alt.split("/").filter((s) => s !== "");
+    return anchored ? segs : ["**", ...segs];
+  });
+  return (path: string) => {
+    const parts = normalisePath(path)
+      .split("/")
+      .filter((s) => s !== "");
+    return alternatives.some((segs) => matchSegments(segs, parts));
+  };
+}
+
+export function matchGlob(glob: string, path: string): boolean {
+  return compileGlob(glob)(path);
+}
+
+const normalisePath = (path: string): string => path.replaceAll("\\", "/").replace(/^(\.\/)+/, "");
+
+// ---------------------------------------------------------------------------------------------------
+// Protected paths
+
+/** CI and repository configuration: always protected, whatever the repository's configuration says. */
+export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
+  ".github/**",
+  ".gitlab-ci.yml",
+  ".gitlab-ci.yaml",
+  ".gitlab/**",
+  ".circleci/**",
+  ".travis.yml",
+  ".travis.yaml",
+  "azure-pipelines.yml",
+  "azure-pipelines.yaml",
+  ".azure-pipelines/**",
+  "appveyor.yml",
+  "appveyor.yaml",
+  ".appveyor.yml",
+  ".appveyor.yaml",
+  "Jenkinsfile",
+  ".buildkite/**",
+  ".drone.yml",
+  ".drone.yaml",
+  "bitbucket-pipelines.yml",
+  "bitbucket-pipelines.yaml",
+  ".woodpecker/**",
+  ".woodpecker.yml",
+  ".woodpecker.yaml",
+  ".ci/**",
+  ".git/**",
+  ".gitmodules",
+];
+
+const ciMatchers = ALWAYS_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
+
+/** CI or repository configuration (anchored at the repository root). */
+export function isCiPath(path: string): boolean {
+  const p = normalisePath(path);
+  return ciMatchers.some((m) => m(p));
+}
+
+/** Inside a dependency, cache or VCS folder at any depth. */
+export function isVendoredPath(path: string): boolean {
+  const parts = normalisePath(path).split("/");
+  return parts.slice(0, -1).some((d) => SKIPPED_DIRS.has(d));
+}
+
+/**
+ * Files that only configure how tests are found and run, at any depth: the whole file is test
+ * configuration. Test runners and their wrappers (gradlew, mvnw, .mvn/) count too.
+ */
+const WHOLE_TEST_CONFIG: readonly RegExp[] = [
+  /^\.?pytest\.ini$/,
+  /^tox\.ini$/,
+  /^noxfile\.py$/,
+  /^conftest\.py$/,
+  /^\.coveragerc$/,
+  /^(jest|vitest|vitest\.workspace|karma|playwright|cypress|ava|wdio|jasmine)\.(config|conf)\.[cm]?[jt]s(on)?$/,
+  /^vitest\.workspace\.[cm]?[jt]s(on)?$/,
+  /^(jest|vitest)\.setup\.[cm]?[jt]sx?$/,
+  /^setupTests\.[cm]?[jt]sx?$/,
+  /^cypress\.json$/,
+  /^jasmine\.json$/,
+  /^\.mocharc(\.[\w]+)?$/,
+  /^\.nycrc(\.[\w]+)?$/,
+  /^\.c8rc(\.[\w]+)?$/,
+  /^\.taprc$/,
+  /^(jest|vitest)\.config$/,
+  /^(gradlew|gradlew\.bat|mvnw|mvnw\.cmd)$/,
+];
+const WHOLE_TEST_CONFIG_DIRS = [/(^|\/)\.mvn\//, /(^|\/)gradle\/wrapper\//];
+
+/** Files that mix test configuration with other settings: a patch may change only their other parts. */
+const SECTIONED_TEST_CONFIG = /^(setup\.cfg|pyproject\.toml|package\.json|pom\.xml|.*\.gradle(\.kts)?)$/;
+
+const baseName = (path: string): string => normalisePath(path).split("/").pop() ?? "";
+
+/** The whole file configures tests (pytest.ini, tox.ini, jest.config.js, .mocharc.yml, gradlew, ...). */
+export function isTestConfigFile(path: string): boolean {
+  const p = normalisePath(path);
+  const base = baseName(p);
+  return WHOLE_TEST_CONFIG.some((re) => re.test(base)) || WHOLE_TEST_CONFIG_DIRS.some((re) => re.test(p));
+}
+
+/** The file configures tests in whole or in part (the files validation restores from the unpatched tree). */
+export function mayHoldTestConfig(path: string): boolean {
+  return isTestConfigFile(path) || SECTIONED_TEST_CONFIG.test(baseName(path));
+}
+
+/** INI/TOML section headers that configure tests. */
+const TEST_SECTION =
+  /^(tool:pytest|pytest|tool\.pytest(\..*)?|tox(:.*)?|testenv(:.*)?|tool\.tox(\..*)?|coverage:.*|tool\.coverage(\..*)?|tool\.nox(\..*)?|tool\.hatch\.envs(\..*)?|tool\.poe(\..*)?|tool\.pdm\.scripts(\..*)?|tool\.rye\.scripts(\..*)?|aliases)$/;
+/** Lines that configure tests wherever they stand (dotted TOML keys, inline tables, setup.cfg options). */
+const TEST_LINE =
+  /pytest|\btox\b|coverage|\bnox\b|testpaths|addopts|python_(files|classes|functions)|test_suite|tests_require/i;
+/** package.json keys that run or configure tests. */
+const PACKAGE_TEST_KEYS = ["scripts", "jest", "mocha", "ava", "c8", "nyc", "vitest", "jasmine", "tap", "xo"];
+/** Gradle or Maven text that configures tests; such a file is test configuration as a whole. */
+const BUILD_TEST_SETTING =
+  /\btest\w*|\bTest\b|junit|testng|surefire|failsafe|skipTests|maven\.test|testFailureIgnore|ignoreFailures|useJUnitPlatform|spock/i;
+
+/** The part of an INI or TOML file that configures tests: its test sections and test lines, in order. */
+function iniTestPart(text: string): string {
+  const out: string[] = [];
+  let inTest = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const close = line.startsWith("[") ? line.indexOf("]") : -1;
+    if (close > 0) {
+      // A section header, `[name]` or `[[name]]` (scanned, not matched: the text may come from a model).
+      const name = line.slice(0, close).replace(/^\[+/, "").replaceAll('"', "").replaceAll("'", "").trim();
+      inTest = TEST_SECTION.test(name);
+      if (inTest) out.push(`[${name}]`);
+      continue;
+    }
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (inTest || TEST_LINE.test(line)) out.push(line);
+  }
+  return out.join("\n");
+}
+
+function packageTestPart(text: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+  const obj = parsed as Record<string, unknown>;
+  return JSON.stringify(PACKAGE_TEST_KEYS.map((k) => [k, obj[k] ?? null]));
+}
+
+/**
+ * Whether changing `path` from `before` to `after` (null = absent) changes how tests are found or run;
+ * a message the model can act on when it does, null when it does not.
+ */
+export function testConfigChange(path: string, before: string | null, after: string | null): string | null {
+  if (before === after) return null;
+  const p = normalisePath(path);
+  const base = baseName(p);
+  const refuse = (what: string) =>
+    `${p} ${what}; test configuration is part of the tests, which patches may not change. Fix the code under test instead, and leave how tests are selected and run as it is.`;
+  if (isTestConfigFile(p)) return refuse("configures how tests are found and run");
+  if (base === "setup.cfg" || base === "pyproject.toml") {
+    return iniTestPart(before ?? "") === iniTestPart(after ?? "")
+      ? null
+      : refuse("has test settings (pytest, tox, coverage or test scripts) that this patch changes");
+  }
+  if (base === "package.json") {
+    const a = packageTestPart(before ?? "{}");
+    const b = packageTestPart(after ?? "{}");
+    if (b === null) return refuse("would no longer be valid JSON, and its scripts run the tests");
+    return a === b
+      ? null
+      : refuse(
+          `has test settings (${PACKAGE_TEST_KEYS.slice(0, 4).join(", ")}, ...) that this patch changes`,
+        );
+  }
+  if (base === "pom.xml" || /\.gradle(\.kts)?$/.test(base)) {
+    return BUILD_TEST_SETTING.test(before ?? "") || BUILD_TEST_SETTING.test(after ?? "")
+      ? refuse(
+          "holds test settings (test tasks, surefire/failsafe, JUnit), so the whole file is test configuration",
+        )
+      : null;
+  }
+  return null;
+}
+
+/**
+ * Files a test command names (`make test` → the Makefile, `./run-tests.sh`, `pytest -c ci.ini`): they
+ * decide how tests run, so they are protected like test configuration.
+ */
+export function testCommandFiles(command: string | null): string[] {
+  if (!command) return [];
+  const out = new Set<string>();
+  const words = command.split(/[\s;&|()<>]+/).filter((w) => w !== "");
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!.replace(/^["']|["']$/g, "");
+    if (w === "make" || w === "gmake") {
+      for (const m of ["Makefile", "makefile", "GNUmakefile"]) out.add(m);
+      continue;
+    }
+    if (w === "just") out.add("justfile").add("Justfile");
+    if (w === "task") out.add("Taskfile.yml");
+    const value = w.includes("=") ? w.slice(w.indexOf("=") + 1) : w;
+    if (value.startsWith("-") || value.startsWith("/") || value.includes("..") || value.includes("$"))
+      continue;
+    const rel = value.replace(/^(\.\/)+/, "");
+    const pathLike =
+      /^[\w.-]+(\/[\w.-]+)*$/.test(rel) &&
+      (value.startsWith("./") || /\.(sh|bash|py|ini|cfg|toml|json|ya?ml|mk|[cm]?js|ts)$/.test(rel));
+    if (pathLike && !/^python\d?(\.\d+)?$/.test(rel)) out.add(rel);
+  }
+  return [...out].sort();
+}
+
+export type PathVerdict = { ok: true } | { ok: false; message: string };
+
+/** Whether a repository-relative path matches one of the globs (the repository's protected paths). */
+export function isProtectedPath(path: string, globs: readonly string[]): boolean {
+  return protectedBy(path, globs) !== null || isCiPath(path);
+}
+
+function protectedBy(path: string, globs: readonly string[]): string | null {
+  for (const g of globs) if (matchGlob(g, path)) return g;
+  return null;
+}
+
+/**
+ * Whether a patch may touch `path` at all: not CI or repository configuration, not vendored or VCS data,
+ * not a test, not a test configuration file, not a protected glob. Sectioned files (pyproject.toml,
+ * package.json, ...) pass here; `testConfigChange` judges what an edit does to them.
+ */
+export function checkEditablePath(path: string, protectedGlobs: readonly string[]): PathVerdict {
+  const p = normalisePath(path);
+  if (isCiPath(p)) {
+    return {
+      ok: false,
+      message: `${p} is CI or repository configuration, which patches may not change. Fix the bug in the source code instead.`,
+    };
+  }
+  if (isVendoredPath(p)) {
+    return {
+      ok: false,
+      message: `${p} is vendored, generated or version-control data, which patches may not change. Change the project's own source instead.`,
+    };
+  }
+  if (isTestPath(p)) {
+    return {
+      ok: false,
+      message: `${p} is a test file; patches change source code only, never tests. Change the code under test instead.`,
+    };
+  }
+  if (isTestConfigFile(p)) return { ok: false, message: testConfigChange(p, "", null)! };
+  const g = protectedBy(p, protectedGlobs);
+  if (g !== null) {
+    return {
+      ok: false,
+      message: `${p} is protected by the repository's configuration (${g}); patches may not change it. Change another file.`,
+    };
+  }
+  return { ok: true };
+}
