@@ -102,7 +102,9 @@ test("production: the manifest registers <public URL>/api/github/webhooks, and a
     // Restarted with the `.env` only: it checks GitHub's webhook URL and serves the path it names.
     served = await startApp(ghe, { cwd });
     const app = served;
-    await until("the webhook check", () => app.logs().some((l) => /^webhooks: /.test(String(l.msg))));
+    await until("the webhook check", () =>
+      app.logs().some((l) => /^webhooks: GitHub delivers to /.test(String(l.msg))),
+    );
     const health = (await (await fetch(`${app.url}/health`)).json()) as {
       webhook: { ok: boolean; url: string };
     };
@@ -175,6 +177,9 @@ test("development: a proxy channel is made at setup, registered as the hook URL,
     streams.at(-1)!.write(`data: ${JSON.stringify(event)}\n\n`);
     await until("the proxied delivery to be handled", () =>
       app.logs().some((l) => l.deliveryId === "d-proxied" && l.outcome === "queued"),
+    );
+    await until("the webhook check", () =>
+      app.logs().some((l) => /^webhooks: GitHub delivers to /.test(String(l.msg))),
     );
     const health = (await (await fetch(`${app.url}/health`)).json()) as { webhook: { ok: boolean } };
     assert.equal(health.webhook.ok, true, "GitHub delivers to the proxy channel this server listens on");

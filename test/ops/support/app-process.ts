@@ -89,11 +89,11 @@ export async function startApp(
   throw new Error(`app did not start: ${output}`);
 }
 
-/** Waits until `probe` is true, polling (bounded: fails with `what` after about 20 s). */
+/** Waits until `probe` is true, polling (bounded: fails with `what` after about a minute). */
 export async function until(
   what: string,
   probe: () => boolean | Promise<boolean>,
-  tries = 800,
+  tries = 2400,
 ): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await probe()) return;
