@@ -17,6 +17,9 @@ import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 
 export { createWorker } from "./job-worker.ts";
 
+/** How often a webhook URL that is not right (or could not be read) is checked again. */
+const WEBHOOK_RECHECK_MS = 5 * 60_000;
+
 /** What the app is built from; the queue is the single seam where the durable store plugs in. */
 export interface AppOptions {
   queue: JobQueue;
@@ -60,14 +63,32 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       if (settings) {
         const check = async () => {
           const octokit = await app.auth();
-          const answer = await octokit.request("GET /app/hook/config", { request: { timeout: 15_000 } });
+          const answer = await octokit.request("GET /app/hook/config", {
+            request: { signal: AbortSignal.timeout(15_000) },
+          });
           return answer.data as { url?: string | null };
         };
-        void checkRegisteredHook(check, settings).then(({ status, problems }) => {
-          webhook = status;
-          for (const p of problems) app.log[p.level === "error" ? "error" : "warn"](`webhooks: ${p.message}`);
-          if (status.ok) app.log.info(`webhooks: GitHub delivers to ${status.url}`);
-        });
+        // At start, and again every few minutes while it is not right (the operator may fix the URL on
+        // GitHub without restarting this server).
+        let again: NodeJS.Timeout | undefined;
+        let checked = false;
+        const run = () =>
+          void checkRegisteredHook(check, settings).then(({ status, problems }) => {
+            const changed = !checked || status.ok !== webhook.ok || status.detail !== webhook.detail;
+            checked = true;
+            webhook = status;
+            if (changed) {
+              for (const p of problems)
+                app.log[p.level === "error" ? "error" : "warn"](`webhooks: ${p.message}`);
+              if (status.ok) app.log.info(`webhooks: GitHub delivers to ${status.url}`);
+            }
+            if (status.ok !== true && !options.signal?.aborted) {
+              again = setTimeout(run, WEBHOOK_RECHECK_MS);
+              again.unref();
+            }
+          });
+        run();
+        options.signal?.addEventListener("abort", () => clearTimeout(again));
       }
       const deps = {
         registry: ops.registry,
