@@ -48,6 +48,12 @@ test("SIGTERM while the model is answering: the pipeline is stopped, the job rel
     );
     assert.equal(typeof run.durationMs, "number");
     const stages = app.logs().filter((l) => l.deliveryId === "d-slow" && typeof l.stage === "string");
+    // The pipeline's own stages: the one the model call was in ended with the shutdown.
+    const inPipeline = stages.filter((l) =>
+      ["index", "reproduce", "search", "patch"].includes(String(l.stage)),
+    );
+    assert.ok(inPipeline.length > 0, said);
+    assert.equal(inPipeline.at(-1)?.outcome, "shutdown", said);
     for (const stage of ["admission", "acknowledged", "cloned"]) {
       const line = stages.find((l) => l.stage === stage);
       assert.ok(
