@@ -79,7 +79,8 @@ DEAD=$(free_port) # nothing listens there: GitHub and the model are unreachable,
 COMMON=(--network host -v "$KEY:/run/secrets/github-app-key:ro" -e APP_ID=7 -e PRIVATE_KEY_PATH=/run/secrets/github-app-key
   -e WEBHOOK_SECRET=smoke-secret -e GHE_HOST="127.0.0.1:$DEAD" -e GHE_PROTOCOL=http
   -e AUTO_FIX_PUBLIC_URL=https://autofix.example.com -e OPENAI_BASE_URL="http://127.0.0.1:$DEAD/v1"
-  -e AUTO_FIX_MODEL=smoke-model -e AUTO_FIX_SHUTDOWN_GRACE_SECONDS=30)
+  -e AUTO_FIX_MODEL=smoke-model -e AUTO_FIX_PRICE_INPUT_PER_MTOK=0 -e AUTO_FIX_PRICE_OUTPUT_PER_MTOK=0
+  -e AUTO_FIX_SHUTDOWN_GRACE_SECONDS=30)
 
 wait_health() { # container
   for _ in $(seq 1 120); do

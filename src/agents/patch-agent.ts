@@ -127,6 +127,10 @@ export async function runPatchWriter<R extends PatchApplyResult>(
     const res = await model.chat(messages, { stage: "patch", label: `attempt-${n}` });
     const answer = res.content;
     const result = await engine.apply(answer);
+    // An answer without a single edit in the required format is unusable; a wrong edit is an attempt.
+    res.judge?.(
+      result.edits.length > 0 ? { usable: true } : { usable: false, why: "no edit in the required format" },
+    );
     const attempt: PatchAttempt<R> = { attempt: n, answer, result };
     attempts.push(attempt);
     opts.onResult?.(attempt);

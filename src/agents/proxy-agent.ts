@@ -110,6 +110,7 @@ export async function runProxy(
     let problem: string;
     if (!parsed.ok) {
       problem = parsed.message;
+      res.judge?.({ usable: false, why: "no JSON object of the required shape" });
     } else {
       const calls: ParsedCall[] = [];
       const errors: string[] = [];
@@ -129,6 +130,16 @@ export async function runProxy(
         dropped: errors,
         tries: tri,
       };
+      // An answer is usable when it names a valid call or a location; valid but empty JSON is not.
+      const usable = calls.length > 0 || locations.length > 0;
+      res.judge?.(
+        usable
+          ? { usable }
+          : {
+              usable,
+              why: errors.length > 0 ? "only invalid API calls" : "neither API calls nor bug locations",
+            },
+      );
       if (errors.length === 0) return outcome;
       if (calls.length > 0 || locations.length > 0) best = outcome;
       problem = `Some API calls are invalid:\n${errors.map((e) => `- ${e}`).join("\n")}`;

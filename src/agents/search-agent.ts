@@ -117,6 +117,8 @@ export async function runSearch<L extends ResolvedLocationLike>(
 
   const ask = async (label: string): Promise<string> => {
     const res = await model.chat(messages, { stage: "search", label });
+    // Prose is judged by the proxy that reads it; only an empty answer is unusable on its face.
+    if (!res.content.trim()) res.judge?.({ usable: false, why: "an empty answer" });
     const text = res.content.trim() ? res.content : "(empty answer)";
     messages.push({ role: "assistant", content: text });
     return text;

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RENAMED_SETTINGS } from "../model/config.ts";
 import { type FixResult, FixResultSchema, type Pipeline } from "./pipeline.ts";
 
 const CLI = fileURLToPath(new URL("../../bin/auto-fix.js", import.meta.url));
@@ -64,10 +65,11 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
       args.push("--out", req.outDir, "--json");
       if (req.testCommand) args.push("--test-cmd", req.testCommand);
       if (req.guidance) args.push("--guidance", req.guidance);
-      // The spend limit per run is the pipeline's model budget (the lower of the two when both are set).
-      const own = Number(options.env.AUTO_FIX_BUDGET_USD);
-      const budget = Number.isFinite(own) && own > 0 ? Math.min(own, req.maxCostUsd) : req.maxCostUsd;
-      const env = { ...pipelineEnv(options.env), AUTO_FIX_BUDGET_USD: String(budget) };
+      // The run's spend limit (the operator's per-run limit, the repository's, or what is left of the
+      // day's, already the lowest) is the pipeline's model budget, under its one name.
+      const env = pipelineEnv(options.env);
+      for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
+      env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";

@@ -15,7 +15,8 @@ export const FixResultSchema = z
       .object({
         prompt_tokens: z.number().default(0),
         completion_tokens: z.number().default(0),
-        cost_usd: z.number().default(0),
+        // null: the model's price is unknown (shown as "unknown", never as $0).
+        cost_usd: z.number().nullable().default(0),
       })
       .default({ prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }),
     out: z.string().nullable().default(null),

@@ -2,6 +2,7 @@ import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
+import { formatUsd } from "../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -140,7 +141,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "| Model | Prompt tokens | Completion tokens | Cost | Time |",
     "| --- | ---: | ---: | ---: | ---: |",
-    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} | ${input.seconds.toFixed(0)} s |`,
+    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
     "",
     "## Commands",
     "",

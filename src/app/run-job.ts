@@ -279,11 +279,13 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     // can leave the reservation standing, never count a refund twice); a run after that adds its spend.
     const firstSettle = job.checkpoint.spendSettled !== true;
     await ctx.checkpoint("pipeline", { status: result.status, spendSettled: true });
-    await settleSpend(deps, data, result.usage.cost_usd, firstSettle);
+    // An unknown cost (a model without a price, bounded by a token budget) keeps the whole reservation.
+    const spentUsd = result.usage.cost_usd ?? data.spend?.reservedUsd ?? data.maxCostUsd;
+    await settleSpend(deps, data, spentUsd, firstSettle);
     ctx.recordUsage?.({
       promptTokens: result.usage.prompt_tokens,
       completionTokens: result.usage.completion_tokens,
-      costUsd: result.usage.cost_usd,
+      costUsd: result.usage.cost_usd ?? 0,
     });
     const advice = adviceOf(describeResult(result));
     if (advice) state.advice = advice;

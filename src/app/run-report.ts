@@ -66,7 +66,7 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
   if (r.error) details.push(`Error: ${r.error.split("\n")[0]}`);
   const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
   if (analysis) details.push(`Reviewer: ${analysis.trim().slice(0, 1500)}`);
-  if (r.usage.cost_usd >= data.maxCostUsd) {
+  if (r.usage.cost_usd !== null && r.usage.cost_usd >= data.maxCostUsd) {
     details.push(
       `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
     );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RENAMED_SETTINGS } from "../model/config.ts";
 
 /** Operator settings from the environment (see `.env.example`). Repo config may lower budgets, never raise them. */
 export interface AppSettings {
@@ -22,6 +23,8 @@ export interface AppSettings {
    * the answer) is taken up by a live process once it has been left this long.
    */
   resumeHeldAfterMs: number;
+  /** Deprecated setting names in use (printed at start; never fatal). */
+  warnings: string[];
 }
 
 const positive = (fallback: number) => z.coerce.number().positive().catch(fallback).default(fallback);
@@ -40,8 +43,25 @@ const EnvSchema = z.object({
   AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(120_000).default(120_000),
 });
 
+/**
+ * A setting under its current name or an old one (RENAMED_SETTINGS), with a warning for the old one; the
+ * lowest valid value wins, so that a renamed limit is never loosened. Invalid values are ignored.
+ */
+function renamed(env: NodeJS.ProcessEnv, name: string, warnings: string[]): string | undefined {
+  let lowest: number | undefined;
+  for (const n of [name, ...(RENAMED_SETTINGS[name] ?? [])]) {
+    const v = Number(env[n]);
+    if (env[n] === undefined || env[n] === "" || !Number.isFinite(v) || v <= 0) continue;
+    if (n !== name) warnings.push(`${n} is deprecated; use ${name} (the same setting)`);
+    lowest = lowest === undefined ? v : Math.min(lowest, v);
+  }
+  return lowest === undefined ? undefined : String(lowest);
+}
+
 export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
-  const e = EnvSchema.parse(env);
+  const warnings: string[] = [];
+  const perRun = renamed(env, "AUTO_FIX_MAX_COST_USD_PER_RUN", warnings);
+  const e = EnvSchema.parse({ ...env, AUTO_FIX_MAX_COST_USD_PER_RUN: perRun });
   return {
     label: e.AUTO_FIX_LABEL,
     maxRunsPerIssue: Math.floor(e.AUTO_FIX_MAX_RUNS_PER_ISSUE),
@@ -53,6 +73,7 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
     concurrency: Math.floor(e.AUTO_FIX_CONCURRENCY),
     testCommand: e.AUTO_FIX_TEST_CMD,
     resumeHeldAfterMs: Math.floor(e.AUTO_FIX_RESUME_HELD_AFTER_MS),
+    warnings,
   };
 }
 

@@ -10,6 +10,7 @@ import { parseEnv } from "node:util";
 import { getPrivateKey } from "@probot/get-private-key";
 import { Probot, run, Server } from "probot";
 import { stageWaitMs } from "../jobs/runner.ts";
+import { checkModelAtStart } from "../model/endpoint-check.ts";
 import { createLog } from "../ops/log.ts";
 import { createReadiness } from "../ops/readiness.ts";
 import {
@@ -124,6 +125,13 @@ async function createProxyChannel(): Promise<string | null> {
 /** Registered: webhooks, jobs, /health and /metrics, and a shutdown that fits in the grace period. */
 async function serve(): Promise<void> {
   const settings = readSettings(env);
+  for (const w of settings.warnings) log.warn(`settings: ${w}`);
+  // The model is checked once at start (settings, price, one GET /models): what would make every run
+  // fail is said now, not at the first run.
+  void checkModelAtStart(env, process.cwd(), settings.maxCostUsdPerRun).then((r) => {
+    for (const n of r.notes) log.warn(`model: ${n}`);
+    for (const p of r.problems) log.error(`model: runs will fail: ${p}`);
+  });
   const { queue, ledger, limits, runsJobsInProcess, registry, close } = createJobQueue(env);
   let stopping = false;
   const timers = new AbortController();

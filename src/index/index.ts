@@ -24,6 +24,8 @@ export interface BuildIndexOptions {
   workers?: number;
   /** Called once per skipped file or cache problem, as it happens. */
   onNote?: (note: string) => void;
+  /** Called as files are found and indexed (`done` of `found` so far; `found` is final once the walk ends). */
+  onProgress?: (p: { found: number; done: number }) => void;
   /** Descend into node_modules, dist, vendor, ... as well (benchmarks over dependency trees). */
   includeSkippedDirs?: boolean;
 }
@@ -94,7 +96,12 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const fromObjects: string[] = [];
   let changed = !manifest;
 
+  let found = 0;
+  let done = 0;
+  const progress = (): void => opts.onProgress?.({ found, done });
   const accept = (c: SourceCandidate, r: FileOutcome): void => {
+    done++;
+    progress();
     for (const n of r.notes) note(n);
     if (!r.ok) return;
     const prev = previous.get(c.rel);
@@ -167,6 +174,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
         ? {}
         : {
             onFile: (c: SourceCandidate) => {
+              found++;
               seenBytes += c.size;
               const p = pool as ParsePool | null;
               if (p) return dispatch(p, c);
@@ -200,10 +208,13 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       ) {
         outcomes.set(c, prev);
         cached++;
+        done++;
       } else rest.push(c);
     }
   }
   const readAgain = rest.length + running.length;
+  found = candidates.length;
+  progress();
 
   try {
     const restBytes = rest.reduce((n, c) => n + c.size, 0);

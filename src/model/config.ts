@@ -3,7 +3,14 @@ import { isAbsolute, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ModelConfigError } from "./errors.ts";
-import { type Budget, DEFAULT_PRICES, type PriceTable } from "./usage.ts";
+import {
+  type Budget,
+  DEFAULT_MAX_UNUSABLE_ANSWERS,
+  DEFAULT_PRICES,
+  formatUsd,
+  type PriceTable,
+  priceFor,
+} from "./usage.ts";
 
 export interface ModelConfig {
   baseURL: string;
@@ -29,8 +36,33 @@ export interface LoadedModelSettings {
   model: ModelConfig;
   budget: Budget;
   prices: PriceTable;
+  /** Unusable answers in a row before the run stops (AUTO_FIX_MAX_UNUSABLE_ANSWERS). */
+  maxUnusable: number;
   /** Where the settings came from, for the report (never includes the key). */
   source: string;
+  /** Deprecated setting names in use, and the like: printed, never fatal. */
+  warnings: string[];
+}
+
+/**
+ * Settings that used to have other names. The current name is read first; an old one still works, with a
+ * warning. When several are set the lowest value counts, so that a rename never loosens a limit.
+ */
+export const RENAMED_SETTINGS: Record<string, readonly string[]> = {
+  AUTO_FIX_MAX_COST_USD_PER_RUN: ["AUTO_FIX_BUDGET_USD", "AUTO_FIX_MAX_COST_USD"],
+  AUTO_FIX_MAX_TOKENS_PER_RUN: ["AUTO_FIX_BUDGET_TOKENS"],
+};
+
+/** A positive number setting under its current name or an old one (see RENAMED_SETTINGS). */
+export function renamedSetting(env: NodeJS.ProcessEnv, name: string, warnings: string[]): number | undefined {
+  let value: number | undefined;
+  for (const n of [name, ...(RENAMED_SETTINGS[name] ?? [])]) {
+    const v = positiveNumber(env, n);
+    if (v === undefined) continue;
+    if (n !== name) warnings.push(`${n} is deprecated; use ${name} (the same setting)`);
+    value = value === undefined ? v : Math.min(value, v);
+  }
+  return value;
 }
 
 const priceSchema = z.object({ input: z.coerce.number().min(0), output: z.coerce.number().min(0) });
@@ -47,6 +79,7 @@ export const configFileSchema = z.object({
       json_mode: z.boolean().optional(),
       stream: z.boolean().optional(),
       headers: z.record(z.string(), z.string()).optional(),
+      max_unusable_answers: z.coerce.number().int().min(1).optional(),
     })
     .optional(),
   budget: z
@@ -85,13 +118,55 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
   return n;
 }
 
+function nonNegativeNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = env[name];
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0)
+    throw new ModelConfigError(`${name} must be a number of dollars, 0 or more (got '${v}')`);
+  return n;
+}
+
+/**
+ * The model endpoint's base URL, checked: http or https with a host. A URL without a scheme
+ * (`localhost:11434/v1`) is refused at once rather than failing after every retry.
+ */
+export function checkBaseURL(baseURL: string, name = "OPENAI_BASE_URL"): URL {
+  let url: URL | null = null;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    url = null;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+    const guess = /^[\w.-]+(:\d+)?(\/|$)/.test(baseURL) ? ` (did you mean http://${baseURL}?)` : "";
+    throw new ModelConfigError(`${name} must be an http:// or https:// URL, got '${baseURL}'${guess}`);
+  }
+  return url;
+}
+
+/**
+ * A dollar budget needs a price: with a model missing from the price table and no price in the settings,
+ * the cost cannot be counted, and the run is refused unless a token budget bounds it.
+ */
+export function checkPricing(model: string, budget: Budget, prices: PriceTable): void {
+  if (budget.usd === undefined || budget.tokens !== undefined || priceFor(prices, model)) return;
+  throw new ModelConfigError(
+    `the model '${model}' has no known price, so the dollar budget (${formatUsd(budget.usd, 2)} per run) cannot ` +
+      "be enforced. Set its price with AUTO_FIX_PRICE_INPUT_PER_MTOK and AUTO_FIX_PRICE_OUTPUT_PER_MTOK " +
+      "(US dollars per million tokens; 0 for a model that costs nothing, such as a local one), or a " +
+      "token budget with AUTO_FIX_MAX_TOKENS_PER_RUN.",
+  );
+}
+
 const flag = (v: string | undefined): boolean | undefined =>
   v === undefined || v === "" ? undefined : /^(1|true|yes|on)$/i.test(v);
 
 /**
  * Model settings from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AUTO_FIX_MODEL`,
- * `AUTO_FIX_BUDGET_USD`, `AUTO_FIX_BUDGET_TOKENS`, `AUTO_FIX_MODEL_TIMEOUT`, `AUTO_FIX_MODEL_STREAM`,
- * `AUTO_FIX_JSON_MODE`, `OPENAI_API_VERSION` for Azure) over a config file (`AUTO_FIX_CONFIG`, or `auto-fix.config.{json,yml,yaml}` in
+ * `AUTO_FIX_MAX_COST_USD_PER_RUN`, `AUTO_FIX_MAX_TOKENS_PER_RUN`, `AUTO_FIX_PRICE_INPUT_PER_MTOK`,
+ * `AUTO_FIX_PRICE_OUTPUT_PER_MTOK`, `AUTO_FIX_MAX_UNUSABLE_ANSWERS`, `AUTO_FIX_MODEL_TIMEOUT`,
+ * `AUTO_FIX_MODEL_STREAM`, `AUTO_FIX_JSON_MODE`, `OPENAI_API_VERSION` for Azure) over a config file (`AUTO_FIX_CONFIG`, or `auto-fix.config.{json,yml,yaml}` in
  * `cwd`). Throws ModelConfigError naming exactly what to set when no model is configured.
  */
 export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedModelSettings {
@@ -130,20 +205,28 @@ export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedMo
         "A config file (AUTO_FIX_CONFIG, or auto-fix.config.json/.yml in the current directory) may hold the same settings.",
     );
   }
-  try {
-    new URL(baseURL);
-  } catch {
-    throw new ModelConfigError(`OPENAI_BASE_URL is not a valid URL: '${baseURL}'`);
-  }
+  checkBaseURL(baseURL, env.OPENAI_BASE_URL ? "OPENAI_BASE_URL" : "model.base_url");
+  const warnings: string[] = [];
   const timeoutS = positiveNumber(env, "AUTO_FIX_MODEL_TIMEOUT") ?? file.model?.timeout_seconds ?? 180;
   const budget: Budget = {};
-  const usd =
-    positiveNumber(env, "AUTO_FIX_BUDGET_USD") ??
-    positiveNumber(env, "AUTO_FIX_MAX_COST_USD") ??
-    file.budget?.usd;
-  const tokens = positiveNumber(env, "AUTO_FIX_BUDGET_TOKENS") ?? file.budget?.tokens;
+  const usd = renamedSetting(env, "AUTO_FIX_MAX_COST_USD_PER_RUN", warnings) ?? file.budget?.usd;
+  const tokens = renamedSetting(env, "AUTO_FIX_MAX_TOKENS_PER_RUN", warnings) ?? file.budget?.tokens;
   if (usd !== undefined) budget.usd = usd;
-  if (tokens !== undefined) budget.tokens = tokens;
+  if (tokens !== undefined) budget.tokens = Math.floor(tokens);
+  const maxUnusable =
+    positiveNumber(env, "AUTO_FIX_MAX_UNUSABLE_ANSWERS") ??
+    file.model?.max_unusable_answers ??
+    DEFAULT_MAX_UNUSABLE_ANSWERS;
+  // The configured model's price: the settings win over the config file's table and the built-in one.
+  const prices: PriceTable = { ...DEFAULT_PRICES, ...(file.prices ?? {}) };
+  const priceIn = nonNegativeNumber(env, "AUTO_FIX_PRICE_INPUT_PER_MTOK");
+  const priceOut = nonNegativeNumber(env, "AUTO_FIX_PRICE_OUTPUT_PER_MTOK");
+  if ((priceIn === undefined) !== (priceOut === undefined)) {
+    throw new ModelConfigError(
+      "set both AUTO_FIX_PRICE_INPUT_PER_MTOK and AUTO_FIX_PRICE_OUTPUT_PER_MTOK (US dollars per million tokens), or neither",
+    );
+  }
+  if (priceIn !== undefined && priceOut !== undefined) prices[model] = { input: priceIn, output: priceOut };
   const config: ModelConfig = {
     baseURL,
     // Local servers accept any key; the client insists on a non-empty one.
@@ -169,5 +252,12 @@ export function loadModelSettings(env: NodeJS.ProcessEnv, cwd: string): LoadedMo
   }
   if (Object.keys(headers).length > 0) config.headers = headers;
   if (env.OPENAI_API_VERSION) config.query = { "api-version": env.OPENAI_API_VERSION };
-  return { model: config, budget, prices: { ...DEFAULT_PRICES, ...(file.prices ?? {}) }, source };
+  return {
+    model: config,
+    budget,
+    prices,
+    maxUnusable: Math.floor(maxUnusable),
+    source,
+    warnings,
+  };
 }

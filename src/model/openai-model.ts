@@ -1,5 +1,7 @@
 import OpenAI from "openai";
-import { ModelRequestRejected, ModelUnavailable, ContextLengthExceeded } from "./errors.ts";
+import { quoteForMessage } from "../core/terminal-text.ts";
+import { versionHint } from "./endpoint-check.ts";
+import { ContextLengthExceeded, ModelRequestRejected, ModelUnavailable, NonJsonAnswer } from "./errors.ts";
 import type { ArtifactRecorder } from "./recorder.ts";
 import type { ModelConfig } from "./config.ts";
 import { trimHistory } from "./trim.ts";
@@ -13,6 +15,26 @@ export interface OpenAIModelDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** 0..1, for backoff jitter. */
   random?: () => number;
+  /** Where each retry is told (one line); the run's artifacts record them as well. */
+  log?: (line: string) => void;
+}
+
+/** The error for an answer that is not the API's JSON, with a hint when the base URL lacks `/v1`. */
+function nonJson(
+  baseURL: string,
+  status: number | null,
+  contentType: string | null,
+  body: string,
+): NonJsonAnswer {
+  const kind =
+    /html/i.test(contentType ?? "") || /^\s*</.test(body) ? "a web page (HTML)" : "text that is not JSON";
+  return new NonJsonAnswer(
+    `the model endpoint answered with ${kind} instead of the API's JSON (HTTP ${status ?? "?"}` +
+      `${contentType ? `, ${contentType}` : ""}): "${quoteForMessage(body, 160)}".${versionHint(baseURL)}`,
+    status,
+    contentType,
+    body.slice(0, 64 * 1024),
+  );
 }
 
 type Failure =
@@ -129,6 +151,7 @@ export class OpenAIModel implements ModelPort {
     let trims = 0;
     let attempts = 0;
     let retries = 0;
+    const retried: string[] = [];
     let useJson = Boolean(opts.json) && this.jsonModeSupported;
     const sleep = this.deps.sleep ?? defaultSleep;
     const random = this.deps.random ?? Math.random;
@@ -155,6 +178,7 @@ export class OpenAIModel implements ModelPort {
           finishReason: raw.finishReason,
           trimmed,
           callId,
+          judge: (v) => this.deps.meter.judge({ ...v, stage: opts.stage, text: texts[0] ?? "" }),
         };
         this.deps.recorder?.recordCall({
           callId,
@@ -162,6 +186,7 @@ export class OpenAIModel implements ModelPort {
           model: this.config.model,
           messages,
           result,
+          retries: retried,
           attempts,
           ms: Date.now() - started,
         });
@@ -170,7 +195,18 @@ export class OpenAIModel implements ModelPort {
         if (opts.signal?.aborted) throw err;
         const f = classifyError(err);
         let next: Error | null = null;
-        if (f.kind === "context") {
+        const html =
+          err instanceof OpenAI.APIError && f.kind === "fatal" && /^\s*(\d+\s+)?</.test(err.message)
+            ? nonJson(
+                this.config.baseURL,
+                f.status,
+                err.headers?.get("content-type") ?? null,
+                err.message.replace(/^\s*\d+\s+/, ""),
+              )
+            : null;
+        if (err instanceof NonJsonAnswer || html) {
+          next = html ?? (err as NonJsonAnswer);
+        } else if (f.kind === "context") {
           const t = trimHistory(messages);
           if (t && trims < 12) {
             messages = t.messages;
@@ -196,6 +232,11 @@ export class OpenAIModel implements ModelPort {
           const wait =
             f.retryAfterMs !== null ? Math.min(f.retryAfterMs, this.config.maxRetryAfterMs) : backoff;
           retries++;
+          const line =
+            `model call ${callId} (${opts.stage}): attempt ${attempts} failed (${quoteForMessage(f.message, 200)}); ` +
+            `retry ${retries} of ${this.config.maxRetries} in ${(wait / 1000).toFixed(1)} s`;
+          retried.push(line);
+          this.deps.log?.(line);
           await sleep(wait, opts.signal);
           continue;
         } else if (f.kind === "retry") {
@@ -214,6 +255,8 @@ export class OpenAIModel implements ModelPort {
           model: this.config.model,
           messages,
           error: next.message,
+          ...(next instanceof NonJsonAnswer ? { answerBody: next.body } : {}),
+          retries: retried,
           attempts,
           ms: Date.now() - started,
         });
@@ -246,7 +289,12 @@ export class OpenAIModel implements ModelPort {
     };
     const reqOpts = opts.signal ? { signal: opts.signal } : {};
     if (!this.config.stream) {
-      const res = await this.client.chat.completions.create(base, reqOpts);
+      const { data, response } = await this.client.chat.completions.create(base, reqOpts).withResponse();
+      const res = data as unknown as OpenAI.Chat.Completions.ChatCompletion | string;
+      if (typeof res === "string" || !Array.isArray(res?.choices)) {
+        const body = typeof res === "string" ? res : JSON.stringify(res);
+        throw nonJson(this.config.baseURL, response.status, response.headers.get("content-type"), body);
+      }
       const texts = [...res.choices].sort((a, b) => a.index - b.index).map((c) => c.message.content ?? "");
       return {
         texts,
@@ -255,10 +303,14 @@ export class OpenAIModel implements ModelPort {
         finishReason: res.choices[0]?.finish_reason ?? null,
       };
     }
-    const stream = await this.client.chat.completions.create(
-      { ...base, stream: true, stream_options: { include_usage: true } },
-      reqOpts,
-    );
+    const { data: stream, response } = await this.client.chat.completions
+      .create({ ...base, stream: true, stream_options: { include_usage: true } }, reqOpts)
+      .withResponse();
+    const type = response.headers.get("content-type");
+    if (type && !/event-stream|json/i.test(type)) {
+      const body = await response.text().catch(() => "");
+      throw nonJson(this.config.baseURL, response.status, type, body);
+    }
     const texts: string[] = [];
     let finishReason: string | null = null;
     let promptTokens: number | null = null;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import type { ChatMessage, ChatOptions, ChatResult } from "./types.ts";
+import { formatUsd } from "./usage.ts";
 
 /**
  * Writes a run's artifacts (model calls, proxy JSON, patch attempts, ...) under one folder, as files a
@@ -44,6 +45,10 @@ export class ArtifactRecorder {
     messages: ChatMessage[];
     result?: ChatResult;
     error?: string;
+    /** What the endpoint sent instead of a chat completion (a web page, plain text), kept as is. */
+    answerBody?: string;
+    /** One line per failed attempt that was retried. */
+    retries?: string[];
     attempts: number;
     ms: number;
   }): void {
@@ -62,12 +67,17 @@ export class ArtifactRecorder {
       const u = entry.result.usage;
       lines.push(
         `- tokens: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion${u.estimated ? " (estimated)" : ""}`,
-        `- cost: $${u.cost_usd.toFixed(6)}`,
+        `- cost: ${formatUsd(u.cost_usd, 6)}`,
         `- finish reason: ${entry.result.finishReason ?? "unknown"}`,
       );
       if (entry.result.trimmed > 0) lines.push(`- history trimmed: ${entry.result.trimmed} message(s)`);
     }
     if (entry.error) lines.push(`- error: ${entry.error}`);
+    for (const r of entry.retries ?? []) lines.push(`- retried: ${r}`);
+    if (entry.answerBody !== undefined) {
+      this.write(`${base}.answer.txt`, entry.answerBody);
+      lines.push(`- the endpoint's answer: ${base.slice("model-calls/".length)}.answer.txt`);
+    }
     lines.push("");
     for (const m of entry.messages) lines.push(`## ${m.role}`, "", m.content, "");
     if (entry.result) {
@@ -94,6 +104,7 @@ export class ArtifactRecorder {
       usage: entry.result?.usage ?? null,
       finishReason: entry.result?.finishReason ?? null,
       error: entry.error ?? null,
+      retries: entry.retries ?? [],
     });
   }
 }

@@ -24,7 +24,8 @@ export interface ChatOptions {
 export interface CallUsage {
   prompt_tokens: number;
   completion_tokens: number;
-  cost_usd: number;
+  /** null when the model's price is unknown. */
+  cost_usd: number | null;
   /** True when the endpoint reported no usage and the numbers are estimated from text length. */
   estimated: boolean;
 }
@@ -41,6 +42,11 @@ export interface ChatResult {
   trimmed: number;
   /** Sequence number of the call within the run (1-based); names its artifact files. */
   callId: number;
+  /**
+   * Tells the run whether this answer could be used (JSON that fits, an edit in the required format).
+   * Enough unusable answers in a row stop the run before the next request (UnusableAnswers).
+   */
+  judge?: (verdict: { usable: boolean; why?: string }) => void;
 }
 
 export interface ModelPort {

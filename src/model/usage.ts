@@ -1,4 +1,5 @@
-import { BudgetExceeded } from "./errors.ts";
+import { quoteForMessage } from "../core/terminal-text.ts";
+import { BudgetExceeded, UnusableAnswers } from "./errors.ts";
 
 /** Dollars per one million tokens. */
 export interface Price {
@@ -6,7 +7,7 @@ export interface Price {
   output: number;
 }
 
-/** Prices keyed by model name; a key ending in `*` matches by prefix. Unknown models cost 0. */
+/** Prices keyed by model name; a key ending in `*` matches by prefix. An unknown model's cost is unknown (null). */
 export type PriceTable = Record<string, Price>;
 
 /** Public list prices (USD per 1M tokens) for common models; override or extend them in the config file. */
@@ -32,9 +33,28 @@ export function priceFor(table: PriceTable, model: string): Price | null {
   return best?.price ?? null;
 }
 
-export function costOf(price: Price | null, promptTokens: number, completionTokens: number): number {
-  if (!price) return 0;
+/** The cost in dollars, or null when the price is unknown (never counted as $0). */
+export function costOf(price: Price | null, promptTokens: number, completionTokens: number): number | null {
+  if (!price) return null;
   return (promptTokens * price.input + completionTokens * price.output) / 1_000_000;
+}
+
+/** A dollar amount for people: `$0.0123`, or `unknown` when a price was missing. */
+export function formatUsd(usd: number | null, digits = 4): string {
+  return usd === null ? "unknown" : `$${usd.toFixed(digits)}`;
+}
+
+/** Unusable answers in a row (across search rounds, proxy retries and patch attempts) before a run stops. */
+export const DEFAULT_MAX_UNUSABLE_ANSWERS = 3;
+
+/** What a stage made of one model answer: usable, or not (with the answer, for the stop reason). */
+export interface AnswerVerdict {
+  usable: boolean;
+  stage: string;
+  /** The answer's text (quoted, made inert and cut, when the run stops). */
+  text: string;
+  /** Why it could not be used. */
+  why?: string;
 }
 
 export interface Budget {
@@ -46,44 +66,67 @@ export interface StageUsage {
   calls: number;
   prompt_tokens: number;
   completion_tokens: number;
-  cost_usd: number;
+  /** null once a call's cost was unknown (the model has no price). */
+  cost_usd: number | null;
 }
 
 export interface UsageTotals {
   prompt_tokens: number;
   completion_tokens: number;
-  cost_usd: number;
+  /** null once a call's cost was unknown (the model has no price). */
+  cost_usd: number | null;
 }
 
 /**
- * Token and cost accounting for one run: per call, per stage and in total, with an optional budget.
- * `check()` throws BudgetExceeded once the budget is spent; the model calls it before each request.
+ * Token and cost accounting for one run: per call, per stage and in total, with an optional budget, and
+ * the count of unusable answers in a row. `check()` throws BudgetExceeded once the budget is spent and
+ * UnusableAnswers once the model has given `maxUnusable` unusable answers in a row; the model calls it
+ * before each request, so no request is paid for after either.
  */
 export class UsageMeter {
   readonly budget: Budget;
   readonly prices: PriceTable;
+  readonly maxUnusable: number;
   private readonly stages = new Map<string, StageUsage>();
   private readonly listeners: ((totals: UsageTotals) => void)[] = [];
+  private unusable: AnswerVerdict[] = [];
 
-  constructor(opts: { budget?: Budget; prices?: PriceTable } = {}) {
+  constructor(opts: { budget?: Budget; prices?: PriceTable; maxUnusable?: number } = {}) {
     this.budget = opts.budget ?? {};
     this.prices = opts.prices ?? DEFAULT_PRICES;
+    this.maxUnusable = Math.max(1, opts.maxUnusable ?? DEFAULT_MAX_UNUSABLE_ANSWERS);
+  }
+
+  /** A stage's verdict on an answer: a usable one resets the count of unusable answers in a row. */
+  judge(verdict: AnswerVerdict): void {
+    if (verdict.usable) this.unusable = [];
+    else this.unusable.push(verdict);
+  }
+
+  /** Unusable answers in a row so far. */
+  unusableInARow(): number {
+    return this.unusable.length;
   }
 
   onChange(listener: (totals: UsageTotals) => void): void {
     this.listeners.push(listener);
   }
 
-  cost(model: string, promptTokens: number, completionTokens: number): number {
+  cost(model: string, promptTokens: number, completionTokens: number): number | null {
     return costOf(priceFor(this.prices, model), promptTokens, completionTokens);
   }
 
-  add(stage: string, prompt: number, completion: number, cost: number): void {
-    const s = this.stages.get(stage) ?? { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  add(stage: string, prompt: number, completion: number, cost: number | null): void {
+    const s: StageUsage = this.stages.get(stage) ?? {
+      calls: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cost_usd: 0,
+    };
     s.calls += 1;
     s.prompt_tokens += prompt;
     s.completion_tokens += completion;
-    s.cost_usd += cost;
+    s.cost_usd = s.cost_usd === null || cost === null ? null : s.cost_usd + cost;
     this.stages.set(stage, s);
     const totals = this.totals();
     for (const l of this.listeners) l(totals);
@@ -94,7 +137,7 @@ export class UsageMeter {
     for (const s of this.stages.values()) {
       t.prompt_tokens += s.prompt_tokens;
       t.completion_tokens += s.completion_tokens;
-      t.cost_usd += s.cost_usd;
+      t.cost_usd = t.cost_usd === null || s.cost_usd === null ? null : t.cost_usd + s.cost_usd;
     }
     return t;
   }
@@ -113,12 +156,22 @@ export class UsageMeter {
     const t = this.totals();
     const tokens = t.prompt_tokens + t.completion_tokens;
     if (this.budget.tokens !== undefined && tokens >= this.budget.tokens) return true;
-    if (this.budget.usd !== undefined && t.cost_usd >= this.budget.usd) return true;
+    // An unknown cost cannot reach a dollar budget: runs without a price need a token budget (checkPricing).
+    if (this.budget.usd !== undefined && t.cost_usd !== null && t.cost_usd >= this.budget.usd) return true;
     return false;
   }
 
-  /** Throws BudgetExceeded when the budget is spent. */
+  /** Throws BudgetExceeded when the budget is spent, UnusableAnswers after too many unusable answers. */
   check(): void {
+    if (this.unusable.length >= this.maxUnusable) {
+      const last = this.unusable[this.unusable.length - 1]!;
+      throw new UnusableAnswers(
+        this.unusable.length,
+        `the model gave ${this.unusable.length} unusable answers in a row (the limit is ${this.maxUnusable}, ` +
+          `AUTO_FIX_MAX_UNUSABLE_ANSWERS); the last one (${last.stage}${last.why ? `: ${last.why}` : ""}) was: ` +
+          `"${quoteForMessage(last.text) || "(empty)"}"`,
+      );
+    }
     if (!this.exceeded()) return;
     const t = this.totals();
     throw new BudgetExceeded(this.budget, {

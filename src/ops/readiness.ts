@@ -2,7 +2,8 @@
  * What `/health` says about the parts a run needs besides the job store: the model settings and the
  * sandbox backend. A process that runs jobs cannot work without either, so its health is not "ok" then.
  */
-import { loadModelSettings } from "../model/config.ts";
+import { readSettings } from "../app/settings.ts";
+import { checkPricing, loadModelSettings } from "../model/config.ts";
 import { createSandbox, sandboxKindFromEnv } from "../sandbox/index.ts";
 
 export interface PartCheck {
@@ -31,10 +32,14 @@ export function safeEndpoint(url: string): string {
   }
 }
 
-/** The model settings as the pipeline will read them (environment over the config file in `cwd`). */
+/**
+ * The model settings as the pipeline will read them (environment over the config file in `cwd`), and
+ * whether a run's dollar budget can be enforced for this model (a known price or a token budget).
+ */
 export function checkModel(env: NodeJS.ProcessEnv, cwd: string): ModelCheck {
   try {
-    const { model } = loadModelSettings(env, cwd);
+    const { model, budget, prices } = loadModelSettings(env, cwd);
+    checkPricing(model.model, { ...budget, usd: readSettings(env).maxCostUsdPerRun }, prices);
     return {
       ok: true,
       name: model.model,

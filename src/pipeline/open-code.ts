@@ -21,6 +21,8 @@ export interface OpenCodeOptions {
   protectedGlobs?: string[];
   /** Parse worker threads (default: one per core; 0 parses in the calling thread). */
   workers?: number;
+  /** Files found and indexed so far (a progress display). */
+  onProgress?: (p: { found: number; done: number }) => void;
 }
 
 const rank = (s: string) => (isPatchStatus(s) ? s : "NO_PATCH");
@@ -35,6 +37,7 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
   const index = await buildIndex(workdir, {
     ...(cacheDir !== undefined ? { cacheDir } : {}),
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     onNote: (n) => notes.push(n),
   });
   const apis = new SearchApis(index);

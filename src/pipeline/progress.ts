@@ -1,4 +1,4 @@
-import type { UsageTotals } from "../model/usage.ts";
+import { formatUsd, type UsageTotals } from "../model/usage.ts";
 
 /** Where the pipeline reports what it is doing. */
 export interface Progress {
@@ -29,7 +29,7 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
   let lastLine = "";
   const line = () => {
     const tokens = totals.prompt_tokens + totals.completion_tokens;
-    return `auto-fix: ${stage}${detail ? ` · ${detail}` : ""} · ${fmtTokens(tokens)} tokens · $${totals.cost_usd.toFixed(4)}`;
+    return `auto-fix: ${stage}${detail ? ` · ${detail}` : ""} · ${fmtTokens(tokens)} tokens · ${formatUsd(totals.cost_usd)}`;
   };
   const render = () => {
     const l = line();
@@ -60,7 +60,7 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
       if (tty) write(`\r\x1b[K${line()}\n`);
       else {
         const tokens = totals.prompt_tokens + totals.completion_tokens;
-        write(`auto-fix: done · ${tokens} tokens · $${totals.cost_usd.toFixed(4)}\n`);
+        write(`auto-fix: done · ${tokens} tokens · ${formatUsd(totals.cost_usd)}\n`);
       }
     },
   };

@@ -7,6 +7,7 @@ import {
   ContextLengthExceeded,
   ModelRequestRejected,
   ModelUnavailable,
+  NonJsonAnswer,
 } from "../model/errors.ts";
 import { renderReport } from "../report/report.ts";
 import { linearStrategy } from "./linear-strategy.ts";
@@ -136,6 +137,9 @@ export function decideOutcome(
     fatal = true;
   } else if (error instanceof ModelUnavailable) {
     stopped = `the model endpoint is unavailable: ${error.message}`;
+    fatal = true;
+  } else if (error instanceof NonJsonAnswer) {
+    stopped = error.message;
     fatal = true;
   } else if (error instanceof ModelRequestRejected) {
     stopped = `the model endpoint refused the request: ${error.message}`;

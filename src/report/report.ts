@@ -1,4 +1,5 @@
 import type { FixRunRecord } from "../pipeline/types.ts";
+import { formatUsd } from "../model/usage.ts";
 
 const fence = (text: string, lang = "") => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -18,7 +19,7 @@ export function renderReport(run: FixRunRecord): string {
   const tokens = r.usage.prompt_tokens + r.usage.completion_tokens;
   out.push(
     `- Repository: \`${run.options.repo}\` (read only; the run worked in a private copy${run.workdir ? ` kept at \`${run.workdir}\`` : ""})`,
-    `- Model calls: ${run.modelCalls}; tokens: ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion = ${tokens}; cost: $${r.usage.cost_usd.toFixed(4)}`,
+    `- Model calls: ${run.modelCalls}; tokens: ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion = ${tokens}; cost: ${formatUsd(r.usage.cost_usd)}`,
     `- Reproduced: ${r.reproduced === null ? "not attempted" : r.reproduced ? "yes" : "no"}`,
   );
   if (run.error) out.push(`- Stopped by: ${one(run.error)}`);
@@ -113,7 +114,7 @@ export function renderReport(run: FixRunRecord): string {
   );
   for (const [stage, u] of Object.entries(run.usageByStage)) {
     out.push(
-      `| ${stage} | ${u.calls} | ${u.prompt_tokens} | ${u.completion_tokens} | $${u.cost_usd.toFixed(4)} |`,
+      `| ${stage} | ${u.calls} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} |`,
     );
   }
   out.push("", "| Stage | Wall time |", "|---|---|");

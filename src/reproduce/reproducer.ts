@@ -37,7 +37,14 @@ export interface ReproducerDeps {
 }
 
 /** Errors that must stop the run rather than end this stage quietly. */
-const FATAL = new Set(["BudgetExceeded", "AbortError", "ModelUnavailable", "ModelRequestRejected"]);
+const FATAL = new Set([
+  "BudgetExceeded",
+  "UnusableAnswers",
+  "AbortError",
+  "ModelUnavailable",
+  "ModelRequestRejected",
+  "NonJsonAnswer",
+]);
 export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
 /** "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in stderr. */

@@ -10,6 +10,7 @@ import { ProgramStore, WorkTreeSync } from "./programs.ts";
 import { runTreeSearch, type TreeSearchResult } from "./search.ts";
 import { renderTreeOutline, treeToJson } from "./serialize.ts";
 import type { CheckResult, Evaluator, RunRecord, TreeNode } from "./types.ts";
+import { formatUsd } from "../model/usage.ts";
 
 /** What the tree search checks each candidate with: the reproducer and the regression tests. */
 export interface TreeChecks {
@@ -116,7 +117,7 @@ export function treeStrategy(
             exhausted: () => ctx.meter.exceeded(),
             describe: () => {
               const t = ctx.meter.totals();
-              return `${ctx.meter.calls()} calls, ${t.prompt_tokens + t.completion_tokens} tokens, $${t.cost_usd.toFixed(4)}`;
+              return `${ctx.meter.calls()} calls, ${t.prompt_tokens + t.completion_tokens} tokens, ${formatUsd(t.cost_usd)}`;
             },
           },
           evidence,

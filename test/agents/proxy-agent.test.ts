@@ -40,7 +40,7 @@ test("garbage, empty text, wrong shape, unknown APIs and wrong counts go back to
     'Here you go: {"API_calls": ["search_class(\\"A\\")"], "bug_locations": []}',
   ]);
   try {
-    const t = makeTestModel(server.baseURL);
+    const t = makeTestModel(server.baseURL, { maxUnusable: 100 });
     const r = await runProxy(t.model, "search class A", TEST_API_SPECS);
     assert.ok(r.ok);
     assert.equal(r.tries, 5);
@@ -62,7 +62,7 @@ test("garbage, empty text, wrong shape, unknown APIs and wrong counts go back to
 test("five useless answers end in a clear failure", async () => {
   const server = await startScriptedModel(() => "no idea");
   try {
-    const t = makeTestModel(server.baseURL);
+    const t = makeTestModel(server.baseURL, { maxUnusable: 100 });
     const r = await runProxy(t.model, "notes", TEST_API_SPECS);
     assert.equal(r.ok, false);
     assert.equal(server.requests.length, 5);

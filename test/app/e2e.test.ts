@@ -98,6 +98,9 @@ before(async () => {
     OPENAI_BASE_URL: model.baseURL,
     OPENAI_API_KEY: "test-key",
     AUTO_FIX_MODEL: "scripted-model",
+    // A model missing from the price table needs a price for the run's dollar budget to hold.
+    AUTO_FIX_PRICE_INPUT_PER_MTOK: "0.1",
+    AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0.4",
     AUTO_FIX_CACHE_DIR: join(work, "cache"),
   };
   app = await startAppServer({

@@ -24,7 +24,7 @@ test("auto-fix worker refuses bad options and missing settings with a clear mess
   assert.match(r.err, /--port must be an integer from 0 to 65535/);
   r = await cli(["worker", "--nope"], base);
   assert.equal(r.code, 2);
-  assert.match(r.err, /Unknown option '--nope'/);
+  assert.match(r.err, /unknown option '--nope'/);
   r = await cli(["worker"], { ...base, REDIS_URL: "redis://127.0.0.1:1" });
   assert.equal(r.code, 2);
   assert.match(r.err, /needs the GitHub App's APP_ID and PRIVATE_KEY/);

@@ -30,7 +30,7 @@ test("a plain call returns the text, counts usage and cost, and records a readab
     assert.equal(r.usage.prompt_tokens, 1000);
     assert.equal(r.usage.completion_tokens, 500);
     // gpt-4o-mini: $0.15 / $0.60 per 1M tokens.
-    assert.ok(Math.abs(r.usage.cost_usd - (1000 * 0.15 + 500 * 0.6) / 1e6) < 1e-12);
+    assert.ok(Math.abs((r.usage.cost_usd ?? Number.NaN) - (1000 * 0.15 + 500 * 0.6) / 1e6) < 1e-12);
     assert.deepEqual(t.meter.byStage().search, {
       calls: 1,
       prompt_tokens: 1000,

@@ -184,6 +184,8 @@ test("the entry script with compose's environment: a worker and the app run, ans
     WEBHOOK_SECRET: "compose-secret",
     AUTO_FIX_MODEL: "qwen2.5-coder:7b",
     OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
+    AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
     GHE_HOST: github.host,
     GHE_PROTOCOL: "http",
   };

@@ -9,9 +9,12 @@ import { startFakeGitHub } from "../support/fake-github.ts";
 import { tempDir } from "../support/temp.ts";
 import { startApp } from "./support/app-process.ts";
 
+/** A local model: no price in the table, so it is given one (it costs nothing). */
 const MODEL = {
   OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
   AUTO_FIX_MODEL: "qwen2.5-coder:7b",
+  AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
+  AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
   PATH: process.env.PATH,
 };
 
@@ -41,6 +44,19 @@ test("a process that runs jobs is not ok without a model, and says what to set",
     r.problems.some((p) => p.startsWith("model: no model configured")),
     r.problems.join("\n"),
   );
+});
+
+test("a model whose dollar budget cannot be enforced (no known price) is not ok, naming the settings", async () => {
+  const r = await report({ ...MODEL, AUTO_FIX_PRICE_INPUT_PER_MTOK: "", AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "" });
+  assert.equal(r.status, "unavailable");
+  assert.match(r.model?.detail ?? "", /has no known price.*AUTO_FIX_PRICE_INPUT_PER_MTOK/);
+  const tokens = await report({
+    ...MODEL,
+    AUTO_FIX_PRICE_INPUT_PER_MTOK: "",
+    AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "",
+    AUTO_FIX_MAX_TOKENS_PER_RUN: "200000",
+  });
+  assert.equal(tokens.model?.ok, true, "a token budget is enforceable without a price");
 });
 
 test("with a model and the bubblewrap sandbox working, health is ok and names both (never the key)", async () => {

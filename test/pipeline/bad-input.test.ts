@@ -49,7 +49,9 @@ test("garbage and empty answers: the search retries, runs out of rounds, the pat
       search: ["", "%%%% garbage ####", "still nothing useful"],
       patch: ["", "no patch here", "\u0000\u0001"],
     },
-    { options: { roundLimit: 3 } },
+    // More unusable answers in a row than a run normally takes (AUTO_FIX_MAX_UNUSABLE_ANSWERS), to see
+    // every later stage cope with them.
+    { options: { roundLimit: 3 }, maxUnusable: 100 },
   );
   assert.equal(run.result.status, "no-patch");
   assert.match(run.result.reason, /round limit \(3 rounds\)/);
@@ -66,19 +68,25 @@ test("garbage and empty answers: the search retries, runs out of rounds, the pat
 });
 
 test("unknown APIs and nonexistent files: the model is told precisely and the search continues", async () => {
-  const run = await runScriptedFix(repo, issue, {
-    search: [
-      searchSays("Find it.", { API_calls: ['search_everything("mean")'] }),
-      searchSays("The bug is in a file.", {
-        bug_locations: [{ file: "src/does_not_exist.py", method: "nothing_here", intended_behavior: "x" }],
-      }),
-      searchSays("Then search.", { API_calls: ['search_method("mean")'] }),
-      "mean divides by the wrong count.",
-      locate,
-    ],
-    // The proxy copies the notes faithfully, even the invalid call, five times; then gives up.
-    patch: [goodPatch],
-  });
+  const run = await runScriptedFix(
+    repo,
+    issue,
+    {
+      search: [
+        searchSays("Find it.", { API_calls: ['search_everything("mean")'] }),
+        searchSays("The bug is in a file.", {
+          bug_locations: [{ file: "src/does_not_exist.py", method: "nothing_here", intended_behavior: "x" }],
+        }),
+        searchSays("Then search.", { API_calls: ['search_method("mean")'] }),
+        "mean divides by the wrong count.",
+        locate,
+      ],
+      // The proxy copies the notes faithfully, even the invalid call, five times; then gives up.
+      patch: [goodPatch],
+    },
+    // Five unusable proxy answers in a row: more than a run normally tolerates (AUTO_FIX_MAX_UNUSABLE_ANSWERS).
+    { maxUnusable: 100 },
+  );
   assert.equal(run.result.status, "patched", run.result.reason);
   const proxyReqs = run.server.requests.filter((q) => roleOf(q) === "proxy");
   assert.match(
@@ -211,7 +219,8 @@ test("locations named together with more searches do not end the search, but are
     repo,
     issue,
     { search: [both, "analysis", "I am not sure what to do."], patch: [goodPatch] },
-    { options: { roundLimit: 2 } },
+    // The last round's proxy answers are garbage five times: more than a run normally tolerates.
+    { options: { roundLimit: 2 }, maxUnusable: 100 },
   );
   assert.equal(run.result.status, "patched", run.result.reason);
   assert.equal(run.script?.counts.search, 3, "the first round's locations did not stop the search");

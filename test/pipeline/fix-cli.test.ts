@@ -178,6 +178,8 @@ test("fix on a terminal rewrites one status line with stage, round and tokens; d
     const env = {
       OPENAI_BASE_URL: server.baseURL,
       AUTO_FIX_MODEL: "local",
+      AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
+      AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
       AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
     };
     const c = io(env, cwd, true);
@@ -191,7 +193,10 @@ test("fix on a terminal rewrites one status line with stage, round and tokens; d
       c.out(),
       new RegExp(`report: ${cwd.replaceAll("/", "\\/")}\\/\\.auto-fix\\/runs\\/[^/]+\\/report\\.md`),
     );
-    assert.match(c.err(), /\r\x1b\[Kauto-fix: search · round 1\/1 · \d+ tokens · \$0\.0000/);
+    assert.match(
+      c.err(),
+      /\r\x1b\[Kauto-fix: search · round 1\/1 · \d+ model calls · \d+ tokens · \$0\.0000/,
+    );
   } finally {
     await server.close();
   }
@@ -223,7 +228,9 @@ test("fix honours the repository configuration: search rounds, protected paths, 
     const cwd = tmp("auto-fix-cwd-");
     const env = {
       OPENAI_BASE_URL: server.baseURL,
-      AUTO_FIX_MODEL: "m",
+      AUTO_FIX_MODEL: "gpt-4o-mini",
+      // The proxy answers garbage here on purpose; the patch writer still gets its turn.
+      AUTO_FIX_MAX_UNUSABLE_ANSWERS: "10",
       AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
     };
     const c = io(env, cwd);

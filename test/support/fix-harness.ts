@@ -44,7 +44,13 @@ export async function runScriptedFix(
   repo: string,
   issue: Issue,
   script: AgentScript | ScriptHandler,
-  opts: { options?: Partial<FixOptions>; config?: Partial<ModelConfig>; budget?: Budget } = {},
+  opts: {
+    options?: Partial<FixOptions>;
+    config?: Partial<ModelConfig>;
+    budget?: Budget;
+    /** Unusable answers in a row before the run stops (default 3, as in production). */
+    maxUnusable?: number;
+  } = {},
 ): Promise<FixRun> {
   const s = typeof script === "function" ? null : agentScript(script);
   const server = await startScriptedModel(s ?? (script as ScriptHandler));
@@ -53,6 +59,7 @@ export async function runScriptedFix(
     dir: out,
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.budget ? { budget: opts.budget } : {}),
+    ...(opts.maxUnusable !== undefined ? { maxUnusable: opts.maxUnusable } : {}),
   });
   try {
     const result = await runFix(

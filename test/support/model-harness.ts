@@ -32,10 +32,13 @@ export interface TestModel {
 
 export function makeTestModel(
   baseURL: string,
-  opts: { config?: Partial<ModelConfig>; budget?: Budget; dir?: string } = {},
+  opts: { config?: Partial<ModelConfig>; budget?: Budget; dir?: string; maxUnusable?: number } = {},
 ): TestModel {
   const dir = opts.dir ?? tempDir("auto-fix-model-");
-  const meter = new UsageMeter(opts.budget ? { budget: opts.budget } : {});
+  const meter = new UsageMeter({
+    ...(opts.budget ? { budget: opts.budget } : {}),
+    ...(opts.maxUnusable !== undefined ? { maxUnusable: opts.maxUnusable } : {}),
+  });
   const recorder = new ArtifactRecorder(dir);
   const sleeps: number[] = [];
   const model = new OpenAIModel(testModelConfig(baseURL, opts.config), {

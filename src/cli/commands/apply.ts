@@ -1,22 +1,15 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { UserError } from "../../core/errors.ts";
 import { computePatch, createDiskRepo, writePatch } from "../../patch/index.ts";
+import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
 
-const USAGE = "Usage: auto-fix apply <dir> <response-file> [--json] [--write] [--protect GLOB]...";
-
 /** `auto-fix apply <dir> <response-file> [--json] [--write] [--protect GLOB]...` */
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    throw new UserError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UserError(`expected <dir> and <response-file>.\n${USAGE}`);
+export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
+  const { positionals } = parsed;
+  const values = { json: parsed.flag("json"), write: parsed.flag("write"), protect: parsed.list("protect") };
+  if (positionals.length !== 2) throw new UserError("expected <dir> and <response-file>");
   const dir = resolve(io.cwd, positionals[0]!);
   const responseFile = resolve(io.cwd, positionals[1]!);
   const st = await stat(dir).catch(() => null);
@@ -29,7 +22,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       `cannot read ${positionals[1]}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
     );
   }
-  const result = await computePatch(createDiskRepo(dir), answer, { protectedGlobs: values.protect ?? [] });
+  const result = await computePatch(createDiskRepo(dir), answer, { protectedGlobs: values.protect });
   let written = false;
   if (values.write && result.status === "APPLICABLE_PATCH") {
     try {
@@ -60,16 +53,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout(`${out.join("\n")}\n`);
   }
   return result.status === "APPLICABLE_PATCH" ? 0 : 1;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      write: { type: "boolean", default: false },
-      protect: { type: "string", multiple: true },
-    },
-  });
 }

@@ -1,21 +1,22 @@
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
 import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
-import { loadModelSettings } from "../../model/config.ts";
+import { checkPricing, loadModelSettings } from "../../model/config.ts";
+import { checkModelEndpoint } from "../../model/endpoint-check.ts";
 import { OpenAIModel } from "../../model/openai-model.ts";
 import { ArtifactRecorder } from "../../model/recorder.ts";
-import { UsageMeter } from "../../model/usage.ts";
+import { formatUsd, priceFor, UsageMeter } from "../../model/usage.ts";
 import { openCode } from "../../pipeline/open-code.ts";
-import { createProgress } from "../../pipeline/progress.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../review/pipeline-hooks.ts";
 import { STRATEGIES } from "../../pipeline/strategies.ts";
 import type { FixOptions } from "../../pipeline/types.ts";
+import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
+import { fixProgress } from "../progress.ts";
 
 const MAX_ISSUE_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -51,23 +52,20 @@ const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
  * runs the repair pipeline on a private copy of <dir> and writes patch.diff, report.md and the artifacts
  * under --out. Exit 0 when a patch was produced (fixed or patched), 1 when not, 2 on bad input.
  */
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      repo: { type: "string" },
-      issue: { type: "string" },
-      out: { type: "string" },
-      "test-cmd": { type: "string" },
-      strategy: { type: "string" },
-      rounds: { type: "string" },
-      "patch-attempts": { type: "string" },
-      guidance: { type: "string" },
-      "keep-workspace": { type: "boolean" },
-      json: { type: "boolean" },
-    },
-  });
+export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
+  const { positionals } = args;
+  const values = {
+    repo: args.string("repo"),
+    issue: args.string("issue"),
+    out: args.string("out"),
+    "test-cmd": args.string("test-cmd"),
+    strategy: args.string("strategy"),
+    rounds: args.string("rounds"),
+    "patch-attempts": args.string("patch-attempts"),
+    guidance: args.string("guidance"),
+    "keep-workspace": args.flag("keep-workspace"),
+    json: args.flag("json"),
+  };
   if (positionals.length > 0) throw new UserError(`unexpected argument '${positionals[0]}'`);
   if (!values.repo) throw new UserError("--repo <dir> is required");
   if (!values.issue) throw new UserError("--issue <file> is required");
@@ -87,6 +85,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const patchAttempts = positiveInt(values["patch-attempts"], "--patch-attempts");
   // The model configuration is checked before any work starts (missing settings: exit 2, naming them).
   const settings = loadModelSettings(io.env, io.cwd);
+  for (const w of settings.warnings) io.stderr(`auto-fix fix: warning: ${w}\n`);
   // The repository's own configuration (.github/auto-fix.yml, read only): search rounds, budget,
   // protected paths, strategy and test command; the command line and the environment override it.
   const repoConfig = loadRepoConfig(
@@ -97,6 +96,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
   const budget = { ...settings.budget };
   if (budget.usd === undefined && budget.tokens === undefined) budget.usd = repoConfig.budgets.costUsd;
+  // A dollar budget is only a limit when the model's price is known: refuse before paying for anything.
+  checkPricing(settings.model.model, budget, settings.prices);
   let strategyName = values.strategy ?? repoConfig.strategy.mode;
   if (!STRATEGIES[strategyName]) {
     notes.push(
@@ -112,9 +113,25 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     throw new UserError(`--out ${out} already holds the artifacts of a run; choose another folder`);
   }
   const recorder = new ArtifactRecorder(out);
-  const meter = new UsageMeter({ budget, prices: settings.prices });
-  const model = new OpenAIModel(settings.model, { meter, recorder });
-  const progress = createProgress(io.stderr, io.isTTY);
+  const meter = new UsageMeter({ budget, prices: settings.prices, maxUnusable: settings.maxUnusable });
+  // One cheap request before anything is paid for: a wrong URL, a refused key or a web page instead of
+  // the API is reported now, and what came back is kept with the run's artifacts.
+  const check = await checkModelEndpoint(settings.model);
+  recorder.writeJson("endpoint-check.json", { ...check, body: undefined });
+  if (check.body !== null) recorder.write("endpoint-check.body.txt", check.body);
+  for (const w of check.warnings) io.stderr(`auto-fix fix: warning: ${w}\n`);
+  if (!check.ok) {
+    throw new UserError(
+      `${check.message}\n(saved in ${join(out, "endpoint-check.json")})`,
+      check.unreachable ? 1 : 2,
+    );
+  }
+  const progress = fixProgress(io, meter);
+  const model = new OpenAIModel(settings.model, {
+    meter,
+    recorder,
+    log: (line) => progress.log(`auto-fix: ${line}`),
+  });
   const abort = new AbortController();
   const options: FixOptions = { repo, issue, out, roundLimit, repoConfig, notes, signal: abort.signal };
   if (repoConfig.test.command) options.testCmd = repoConfig.test.command;
@@ -126,6 +143,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     baseURL: settings.model.baseURL,
     source: settings.source,
     budget,
+    maxUnusableAnswers: settings.maxUnusable,
+    price: priceFor(settings.prices, settings.model.model),
     strategy: strategyName,
     roundLimit,
     patchAttempts: patchAttempts ?? null,
@@ -148,7 +167,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       model,
       meter,
       recorder,
-      openCode: (workdir) => openCode(workdir, { env: io.env, protectedGlobs: repoConfig.protectedPaths }),
+      openCode: (workdir) =>
+        openCode(workdir, {
+          env: io.env,
+          protectedGlobs: repoConfig.protectedPaths,
+          onProgress: (p) => progress.files(p),
+        }),
       progress,
       strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
       hooks,
@@ -167,7 +191,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         `reason: ${result.reason}`,
         `patch: ${result.patch ? join(out, "patch.diff") : "none"}`,
         `report: ${join(out, "report.md")}`,
-        `usage: ${tokens} tokens, $${result.usage.cost_usd.toFixed(4)}`,
+        `usage: ${meter.calls()} model calls, ${tokens} tokens, ${formatUsd(result.usage.cost_usd)}`,
         "",
       ].join("\n"),
     );

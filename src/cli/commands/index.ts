@@ -1,26 +1,30 @@
-import { parseArgs } from "node:util";
 import { UserError } from "../../core/errors.ts";
 import { defaultCacheDir } from "../../index/cache.ts";
 import { buildIndex } from "../../index/index.ts";
+import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
+import { indexProgress } from "../progress.ts";
 
 /** `auto-fix index <dir> [--json]`: index a repository and print its counts. */
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
+export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
+  const dir = args.positionals[0];
+  if (!dir || args.positionals.length > 1) throw new UserError("expected one <dir>");
+  const verbose = args.flag("verbose");
+  const progress = indexProgress(io);
+  let index: Awaited<ReturnType<typeof buildIndex>>;
   try {
-    parsed = parse(argv);
-  } catch (err) {
-    throw new UserError(`${(err as Error).message}\nUsage: auto-fix index <dir> [--json]`);
+    index = await buildIndex(dir, {
+      cacheDir: defaultCacheDir(io.env),
+      onProgress: progress.onProgress,
+      onNote: (n) => {
+        if (!verbose) return;
+        progress.finish();
+        io.stderr(`note: ${n}\n`);
+      },
+    });
+  } finally {
+    progress.finish();
   }
-  const dir = parsed.positionals[0];
-  if (!dir || parsed.positionals.length > 1) throw new UserError("Usage: auto-fix index <dir> [--json]");
-  const verbose = parsed.values.verbose === true;
-  const index = await buildIndex(dir, {
-    cacheDir: defaultCacheDir(io.env),
-    onNote: (n) => {
-      if (verbose) io.stderr(`note: ${n}\n`);
-    },
-  });
   const s = index.stats;
   const out = {
     files: s.files,
@@ -38,7 +42,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       io.stderr(`note: ... and ${index.notes.length - shown.length} more (use --verbose to see all)\n`);
     }
   }
-  if (parsed.values.json) {
+  if (args.flag("json")) {
     io.stdout(`${JSON.stringify(out)}\n`);
   } else {
     io.stdout(
@@ -47,12 +51,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     );
   }
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: "boolean" }, verbose: { type: "boolean", short: "v" } },
-  });
 }

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
 import {
@@ -11,10 +10,8 @@ import {
   SandboxUnavailableError,
   sandboxKindFromEnv,
 } from "../../sandbox/index.ts";
+import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
-
-const USAGE =
-  "usage: auto-fix sandbox <dir> [--network] [--timeout S] [--memory MB] [--setup] [--json] [--no-sandbox] -- <command...>";
 
 function positiveNumber(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -35,24 +32,19 @@ export function exitStatusFor(r: { exitCode: number | null; limit: string | null
  * Runs a command in the sandbox the pipeline uses, on a private copy of <dir> (the directory itself is
  * never changed), and prints what the model would see.
  */
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const dash = argv.indexOf("--");
-  if (dash === -1 || dash === argv.length - 1)
-    throw new UserError(`a command is required after '--'\n${USAGE}`);
-  const command = argv.slice(dash + 1);
-  const { values, positionals } = parseArgs({
-    args: argv.slice(0, dash),
-    allowPositionals: true,
-    options: {
-      network: { type: "boolean", default: false },
-      timeout: { type: "string" },
-      memory: { type: "string" },
-      json: { type: "boolean", default: false },
-      setup: { type: "boolean", default: false },
-      "no-sandbox": { type: "boolean", default: false },
-    },
-  });
-  if (positionals.length !== 1) throw new UserError(`expected one directory before '--'\n${USAGE}`);
+export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
+  const command = parsed.command;
+  if (!command || command.length === 0) throw new UserError("a command is required after '--'");
+  const { positionals } = parsed;
+  const values = {
+    network: parsed.flag("network"),
+    timeout: parsed.string("timeout"),
+    memory: parsed.string("memory"),
+    json: parsed.flag("json"),
+    setup: parsed.flag("setup"),
+    "no-sandbox": parsed.flag("no-sandbox"),
+  };
+  if (positionals.length !== 1) throw new UserError("expected one directory before '--'");
   const dir = resolve(io.cwd, positionals[0]!);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UserError(`not a directory: ${positionals[0]}`);

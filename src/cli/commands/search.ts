@@ -1,30 +1,24 @@
-import { parseArgs } from "node:util";
 import { UserError } from "../../core/errors.ts";
 import { defaultCacheDir } from "../../index/cache.ts";
 import { buildIndex } from "../../index/index.ts";
 import { API_SPECS, SearchApis } from "../../search/search-api.ts";
+import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
 
-const USAGE = `Usage: auto-fix search <dir> <api> [args...] [--json] [--include-tests]
-Put -- before arguments that begin with '-' (auto-fix search . search_code -- "-x").
-APIs:
-${API_SPECS.map((s) => `  ${s.name} ${s.params.map((p) => `<${p}>`).join(" ")}\n      ${s.description}`).join("\n")}`;
-
 /** `auto-fix search <dir> <api> [args...]`: run one search API and print what the model would see. */
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    throw new UserError(`${(err as Error).message}\n${USAGE}`);
-  }
+export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
   const [dir, api, ...args] = parsed.positionals;
-  if (!dir || !api) throw new UserError(USAGE);
-  if (!API_SPECS.some((s) => s.name === api)) {
-    throw new UserError(`unknown search API '${api}'.\n${USAGE}`);
+  const names = API_SPECS.map((s) => s.name).join(", ");
+  if (!dir || !api) throw new UserError(`expected <dir> and <api> (one of ${names})`);
+  const spec = API_SPECS.find((s) => s.name === api);
+  if (!spec) throw new UserError(`unknown search API '${api}'; the APIs are ${names}`);
+  if (args.length !== spec.params.length) {
+    throw new UserError(
+      `${api} takes ${spec.params.length} argument(s): ${api} ${spec.params.map((p) => `<${p}>`).join(" ")} (got ${args.length})`,
+    );
   }
   const index = await buildIndex(dir, { cacheDir: defaultCacheDir(io.env) });
-  const apis = new SearchApis(index, { includeTests: parsed.values["include-tests"] === true });
+  const apis = new SearchApis(index, { includeTests: parsed.flag("include-tests") });
   let result = await apis.call(api, args);
   if (index.files.length === 0) {
     result = {
@@ -33,15 +27,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       results: [],
     };
   }
-  if (parsed.values.json) io.stdout(`${JSON.stringify(result)}\n`);
+  if (parsed.flag("json")) io.stdout(`${JSON.stringify(result)}\n`);
   else io.stdout(`${result.text}\n`);
   return result.ok ? 0 : 1;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: "boolean" }, "include-tests": { type: "boolean" } },
-  });
 }

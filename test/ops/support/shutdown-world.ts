@@ -78,6 +78,8 @@ export async function setUp(modelUrl: string, graceSeconds: number): Promise<Set
     OPENAI_BASE_URL: modelUrl,
     OPENAI_API_KEY: "test-key",
     AUTO_FIX_MODEL: "slow-model",
+    AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
+    AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
   };
   return {
     github,
