@@ -60,6 +60,15 @@ try {
 }
 const credentials = Boolean(env.APP_ID) && hasKey;
 
+// Said at once, while registering too: settings under old names, and the model (settings, price, one
+// GET /models) when something would make every run fail.
+const startSettings = readSettings(env);
+for (const w of startSettings.warnings) process.stderr.write(`auto-fix: warning: ${w}\n`);
+void checkModelAtStart(env, process.cwd(), startSettings.maxCostUsdPerRun).then((r) => {
+  for (const n of r.notes) process.stderr.write(`auto-fix: warning: ${n}\n`);
+  for (const p of r.problems) process.stderr.write(`auto-fix: runs will fail: ${p}\n`);
+});
+
 if (!credentials) await setup();
 else await serve();
 
@@ -124,14 +133,7 @@ async function createProxyChannel(): Promise<string | null> {
 
 /** Registered: webhooks, jobs, /health and /metrics, and a shutdown that fits in the grace period. */
 async function serve(): Promise<void> {
-  const settings = readSettings(env);
-  for (const w of settings.warnings) log.warn(`settings: ${w}`);
-  // The model is checked once at start (settings, price, one GET /models): what would make every run
-  // fail is said now, not at the first run.
-  void checkModelAtStart(env, process.cwd(), settings.maxCostUsdPerRun).then((r) => {
-    for (const n of r.notes) log.warn(`model: ${n}`);
-    for (const p of r.problems) log.error(`model: runs will fail: ${p}`);
-  });
+  const settings = startSettings;
   const { queue, ledger, limits, runsJobsInProcess, registry, close } = createJobQueue(env);
   let stopping = false;
   const timers = new AbortController();
