@@ -36,6 +36,42 @@ export function describeApis(specs: readonly ApiSpecLike[]): string {
     .join("\n");
 }
 
+/** Longest API call text parsed (a search_code fragment of 100 kB plus the call around it). */
+export const MAX_CALL_CHARS = 110 * 1024;
+/** Longest part of a call quoted back to the model in a message. */
+const QUOTE_CHARS = 300;
+
+const quoteShort = (s: string): string => {
+  const t = s.trim();
+  return t.length <= QUOTE_CHARS ? t : `${t.slice(0, QUOTE_CHARS - 1)}…`;
+};
+
+/** Removes one trailing `;` and the whitespace after it, without a backtracking expression. */
+function dropSemicolon(s: string): string {
+  let b = s.length;
+  while (b > 0 && /\s/.test(s[b - 1]!)) b--;
+  return s[b - 1] === ";" ? s.slice(0, b - 1) : s;
+}
+
+/** Removes leading and trailing runs of backticks. */
+function trimBackticks(s: string): string {
+  let a = 0;
+  while (s[a] === "`") a++;
+  let b = s.length;
+  while (b > a && s[b - 1] === "`") b--;
+  return s.slice(a, b);
+}
+
+/** `name(args)` with `name` a dotted identifier: the name and the text between the outer parentheses. */
+function callShape(s: string): { name: string; args: string } | null {
+  const head = /^[A-Za-z_][\w.]*/.exec(s);
+  if (!head || !s.endsWith(")")) return null;
+  let i = head[0].length;
+  while (i < s.length && /\s/.test(s[i]!)) i++;
+  if (s[i] !== "(" || i >= s.length - 1) return null;
+  return { name: head[0], args: s.slice(i + 1, -1) };
+}
+
 /** Splits the text between the parentheses into arguments: quoted (either kind, escapes) or bare. */
 function splitArgs(src: string): RawArg[] | string {
   const args: RawArg[] = [];
@@ -106,19 +142,23 @@ const normKey = (k: string) => k.toLowerCase().replace(/_?(name|path)$/, "");
  * `search_code(\`a = "b"\`)`, `get_code_around_line("x.py", 12, 5)`, and checks it against `specs`.
  * The failure message says exactly what is wrong, for the model to fix.
  */
-export function parseApiCall(text: string, specs: readonly ApiSpecLike[]): CallParse {
-  const cleaned = text
-    .trim()
-    .replace(/^(?:[-*•]|\d+[.)])\s+/, "")
-    .replace(/;\s*$/, "")
-    .replace(/^`+|`+$/g, "")
-    .replace(/;\s*$/, "")
-    .trim();
-  const m = /^([A-Za-z_][\w.]*)\s*\(([\s\S]*)\)$/.exec(cleaned);
+export function parseApiCall(fullText: string, specs: readonly ApiSpecLike[]): CallParse {
+  if (fullText.length > MAX_CALL_CHARS) {
+    return {
+      ok: false,
+      message: `'${quoteShort(fullText)}' is ${fullText.length} characters long; an API call may have at most ${MAX_CALL_CHARS}. Search for a shorter fragment.`,
+    };
+  }
+  // Messages quote the call back to the model: a short form of it.
+  const text = quoteShort(fullText);
+  const cleaned = dropSemicolon(
+    trimBackticks(dropSemicolon(fullText.trim().replace(/^(?:[-*•]|\d+[.)])\s+/, ""))),
+  ).trim();
+  const m = callShape(cleaned);
   if (!m) {
     return { ok: false, message: `'${text}' is not an API call; write it as api_name("argument", ...).` };
   }
-  const name = m[1]!.split(".").at(-1)!;
+  const name = m.name.split(".").at(-1)!;
   const spec = specs.find((s) => s.name === name);
   if (!spec) {
     return {
@@ -126,7 +166,7 @@ export function parseApiCall(text: string, specs: readonly ApiSpecLike[]): CallP
       message: `'${name}' is not one of the search APIs. Use only: ${specs.map((s) => s.name).join(", ")}.`,
     };
   }
-  const raw = splitArgs(m[2]!);
+  const raw = splitArgs(m.args);
   const names = spec.params.map(paramName);
   const signature = `${spec.name}(${names.join(", ")})`;
   if (typeof raw === "string")

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { killTree } from "../core/kill-tree.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
 import { type FixResult, FixResultSchema, type Pipeline } from "./pipeline.ts";
 
@@ -54,11 +55,42 @@ export async function withArtifacts(result: FixResult, outDir: string): Promise<
   }
 }
 
+/** Default wall-clock limit of one pipeline run, in minutes (`AUTO_FIX_RUN_TIMEOUT_MINUTES`). */
+export const DEFAULT_RUN_TIMEOUT_MINUTES = 30;
+/** Most of the child's stdout kept (the result JSON is its last line); the earlier part is dropped. */
+const MAX_STDOUT_CHARS = 32 * 1024 * 1024;
+/** Longest stderr line read for a progress line; a longer one is skipped. */
+const MAX_STAGE_LINE_CHARS = 4096;
+
+/** The run's wall-clock limit from `AUTO_FIX_RUN_TIMEOUT_MINUTES` (minutes, > 0; default 30). */
+export function runTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.AUTO_FIX_RUN_TIMEOUT_MINUTES?.trim();
+  const minutes = raw ? Number(raw) : Number.NaN;
+  return (Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_RUN_TIMEOUT_MINUTES) * 60_000;
+}
+
+/** `30 minutes`, `1 minute`, `90 seconds`: the limit as the status comment states it. */
+export function describeLimit(ms: number): string {
+  if (ms < 120_000) {
+    const s = Math.max(1, Math.round(ms / 1000));
+    return `${s} second${s === 1 ? "" : "s"}`;
+  }
+  const m = Math.round(ms / 60_000);
+  return `${m} minute${m === 1 ? "" : "s"}`;
+}
+
 /**
  * The pipeline as the command line runs it (`auto-fix fix ... --json`), in a child process of its own:
- * the same code path users run locally, killed with its process group on cancel.
+ * the same code path users run locally, killed with its whole process tree on cancel, and after the
+ * run's wall-clock limit (then the result says it timed out).
  */
-export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: string }): Pipeline {
+export function createCliPipeline(options: {
+  env: NodeJS.ProcessEnv;
+  cliPath?: string;
+  /** Wall-clock limit of one run; default from `AUTO_FIX_RUN_TIMEOUT_MINUTES` in `env`. */
+  timeoutMs?: number;
+}): Pipeline {
+  const limitMs = options.timeoutMs ?? runTimeoutMs(options.env);
   return (req) =>
     new Promise((resolve, reject) => {
       const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
@@ -74,31 +106,53 @@ export function createCliPipeline(options: { env: NodeJS.ProcessEnv; cliPath?: s
       let stdout = "";
       let stderr = "";
       let pending = "";
+      let timedOut = false;
       child.stdout.setEncoding("utf8").on("data", (c: string) => {
         stdout += c;
+        if (stdout.length > MAX_STDOUT_CHARS) stdout = stdout.slice(-MAX_STDOUT_CHARS);
       });
       child.stderr.setEncoding("utf8").on("data", (c: string) => {
         stderr = (stderr + c).slice(-20_000);
         pending += c;
         const lines = pending.split("\n");
         pending = lines.pop() ?? "";
+        if (pending.length > MAX_STAGE_LINE_CHARS) pending = "";
         for (const line of lines) {
+          if (line.length > MAX_STAGE_LINE_CHARS) continue;
           const m = STAGE_LINE.exec(line.trim());
           if (m) req.onStage(m[1]!, m[2]);
         }
       });
       const kill = () => {
-        try {
-          if (child.pid) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
+        if (child.pid) killTree(child.pid);
       };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+        // A process that escaped the tree may still hold the pipes open: stop reading them.
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, limitMs);
       req.signal.addEventListener("abort", kill, { once: true });
-      child.on("error", reject);
+      child.on("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
       child.on("close", (code) => {
+        clearTimeout(timer);
         req.signal.removeEventListener("abort", kill);
         if (req.signal.aborted) return reject(new Error("cancelled"));
+        if (timedOut) {
+          const limit = describeLimit(limitMs);
+          return resolve(
+            FixResultSchema.parse({
+              status: "error",
+              reason: `timed out after ${limit}`,
+              error: `the run timed out after ${limit} (AUTO_FIX_RUN_TIMEOUT_MINUTES) and was stopped with every process it started`,
+              timed_out_after: limit,
+            }),
+          );
+        }
         const result = parseResult(stdout);
         if (result) return resolve(withArtifacts(result, req.outDir));
         const tail = stderr.trim().split("\n").slice(-5).join("\n");

@@ -23,6 +23,8 @@ export const FixResultSchema = z
     reason: z.string().optional().catch(undefined),
     summary: z.string().optional().catch(undefined),
     error: z.string().optional().catch(undefined),
+    /** Set when the run hit its wall-clock limit and was killed: the limit, e.g. `30 minutes`. */
+    timed_out_after: z.string().optional().catch(undefined),
     model: z.string().optional().catch(undefined),
     locations: z.unknown().optional(),
     bug_locations: z.unknown().optional(),

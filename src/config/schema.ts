@@ -1,3 +1,4 @@
+import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 
 /** File name of the repository configuration, relative to the repository root. */
@@ -37,17 +38,10 @@ const reproducerSchema = z
     /** A regular expression; "reproduced" = non-zero exit and a match in stderr. */
     pattern: z
       .string()
-      .refine(
-        (p) => {
-          try {
-            new RegExp(p);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { error: "is not a valid regular expression" },
-      )
+      .refine((p) => linearRegExp(p).ok, {
+        error:
+          "is not a valid regular expression for linear-time matching (backreferences and lookarounds are not supported)",
+      })
       .optional(),
     attempts: count(10).optional(),
   })

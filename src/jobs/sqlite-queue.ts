@@ -6,12 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import type { JobMetrics } from "../ops/job-metrics.ts";
 import { NO_METRICS } from "../ops/job-metrics.ts";
 import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
+import { ownerId, ownerIsDeadLocal } from "./liveness.ts";
 import { type ActiveRun, type LeaseStatus, type Logger, type RunResult, runJob } from "./runner.ts";
 import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
 import { openJobDatabase } from "./sqlite-schema.ts";
@@ -74,15 +74,6 @@ function toJob(row: JobRow): Job {
   };
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 export class SqliteJobQueue implements JobQueue {
   readonly kind = "embedded" as const;
   readonly path: string;
@@ -115,7 +106,8 @@ export class SqliteJobQueue implements JobQueue {
     mkdirSync(options.dataDir, { recursive: true });
     this.path = join(options.dataDir, "jobs.sqlite");
     this.#db = openJobDatabase(this.path);
-    this.#owner = `${hostname()}|${process.pid}|${randomUUID()}`;
+    // host|pid|start time|nonce: a restarted process can tell a dead holder from a live one at once.
+    this.#owner = ownerId(randomUUID());
     this.#leaseMs = options.leaseMs ?? 60_000;
     this.#heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.#leaseMs / 4));
     this.#pollMs = options.pollMs ?? 1000;
@@ -203,25 +195,39 @@ export class SqliteJobQueue implements JobQueue {
   async holdDelivery(held: HeldDelivery): Promise<void> {
     this.#db
       .prepare(
-        "INSERT OR REPLACE INTO held_deliveries (delivery_id, event, payload, held_at) VALUES (?, ?, ?, ?)",
+        `INSERT OR REPLACE INTO held_deliveries (delivery_id, event, payload, held_at, owner)
+         VALUES (?, ?, ?, ?, ?)`,
       )
-      .run(held.deliveryId, held.event, JSON.stringify(held.payload ?? null), Date.now());
+      .run(held.deliveryId, held.event, JSON.stringify(held.payload ?? null), Date.now(), this.#owner);
   }
 
   async releaseDelivery(deliveryId: string): Promise<void> {
     this.#db.prepare("DELETE FROM held_deliveries WHERE delivery_id = ?").run(deliveryId);
   }
 
+  /**
+   * Held deliveries left alone for `olderThanMs`, and at once those of a dead process of this machine.
+   * Each is claimed for this process (its time reset, its holder now us).
+   */
   async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {
     const now = Date.now();
     const rows = this.#tx(() => {
-      const found = this.#db
-        .prepare(
-          "SELECT delivery_id, event, payload FROM held_deliveries WHERE held_at <= ? ORDER BY held_at",
-        )
-        .all(now - olderThanMs) as Array<{ delivery_id: string; event: string; payload: string }>;
-      const claim = this.#db.prepare("UPDATE held_deliveries SET held_at = ? WHERE delivery_id = ?");
-      for (const r of found) claim.run(now, r.delivery_id);
+      const all = this.#db
+        .prepare("SELECT delivery_id, event, payload, held_at, owner FROM held_deliveries ORDER BY held_at")
+        .all() as Array<{
+        delivery_id: string;
+        event: string;
+        payload: string;
+        held_at: number;
+        owner: string | null;
+      }>;
+      const found = all.filter(
+        (r) => r.held_at <= now - olderThanMs || ownerIsDeadLocal(r.owner, this.#owner),
+      );
+      const claim = this.#db.prepare(
+        "UPDATE held_deliveries SET held_at = ?, owner = ? WHERE delivery_id = ?",
+      );
+      for (const r of found) claim.run(now, this.#owner, r.delivery_id);
       return found;
     });
     return rows.flatMap((r) => {
@@ -294,21 +300,25 @@ export class SqliteJobQueue implements JobQueue {
     this.#cleanup = options?.cleanup ?? null;
     this.#concurrency = Math.max(1, Math.floor(options?.concurrency ?? 1));
     this.#stopping = false;
-    this.#reclaimDeadLocalLeases();
+    // The dispatcher's first pass (synchronous, within this call) releases leases of dead local holders.
     this.#loop = this.#dispatch();
   }
 
-  /** Leases held by a dead process on this machine are released at once instead of waiting for expiry. */
+  /**
+   * Leases held by a dead process on this machine are released at once instead of waiting for expiry.
+   * Checked at start and whenever the dispatcher looks for work: a holder killed just before this process
+   * started may take a moment to die (and its parent a moment longer to reap it).
+   */
   #reclaimDeadLocalLeases(): void {
-    const rows = this.#db.prepare("SELECT id, lease_owner FROM jobs WHERE state = 'running'").all() as Array<{
+    const now = Date.now();
+    const rows = this.#db
+      .prepare("SELECT id, lease_owner FROM jobs WHERE state = 'running' AND lease_until >= ?")
+      .all(now) as Array<{
       id: string;
       lease_owner: string | null;
     }>;
     for (const r of rows) {
-      const [host, pidText] = (r.lease_owner ?? "").split("|");
-      const pid = Number(pidText);
-      if (host !== hostname() || !Number.isInteger(pid) || r.lease_owner === this.#owner) continue;
-      if (pid === process.pid || !pidAlive(pid)) {
+      if (ownerIsDeadLocal(r.lease_owner, this.#owner)) {
         this.#db
           .prepare("UPDATE jobs SET lease_until = 0 WHERE id = ? AND state = 'running' AND lease_owner = ?")
           .run(r.id, r.lease_owner);
@@ -338,6 +348,7 @@ export class SqliteJobQueue implements JobQueue {
   async #dispatch(): Promise<void> {
     while (!this.#stopping) {
       if (Date.now() - this.#prunedAt > 3600_000) this.prune();
+      if (this.#running.size < this.#concurrency) this.#reclaimDeadLocalLeases();
       let claimed = false;
       while (!this.#stopping && this.#running.size < this.#concurrency) {
         const job = this.#claim();

@@ -44,7 +44,8 @@ export function openJobDatabase(path: string, options: { durable?: boolean } = {
       delivery_id TEXT PRIMARY KEY,
       event TEXT NOT NULL,
       payload TEXT NOT NULL,
-      held_at INTEGER NOT NULL
+      held_at INTEGER NOT NULL,
+      owner TEXT
     );
     CREATE TABLE IF NOT EXISTS limits (
       key TEXT PRIMARY KEY,
@@ -52,5 +53,9 @@ export function openJobDatabase(path: string, options: { durable?: boolean } = {
       expires_at INTEGER NOT NULL
     );
   `);
+  // Stores made before held deliveries named their holder gain the column (NULL: resumed by age only).
+  const heldColumns = db.prepare("PRAGMA table_info(held_deliveries)").all() as Array<{ name: string }>;
+  if (!heldColumns.some((c) => c.name === "owner"))
+    db.exec("ALTER TABLE held_deliveries ADD COLUMN owner TEXT");
   return db;
 }

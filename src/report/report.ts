@@ -1,5 +1,6 @@
 import type { FixRunRecord } from "../pipeline/types.ts";
 import { formatUsd } from "../model/usage.ts";
+import { testChangeLines, testChanges } from "./test-names.ts";
 
 const fence = (text: string, lang = "") => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -24,8 +25,6 @@ export function renderReport(run: FixRunRecord): string {
   );
   if (run.error) out.push(`- Stopped by: ${one(run.error)}`);
   out.push("");
-
-  if (s.reproduction) out.push("## Reproduction", "", s.reproduction.summary, "");
 
   out.push("## Bug locations", "");
   const search = s.search;
@@ -80,31 +79,40 @@ export function renderReport(run: FixRunRecord): string {
     if (s.chosen) out.push(`Chosen: ${s.chosenWhy}.`, "");
   }
   if (r.patch) out.push(fence(r.patch, "diff"), "");
-  for (const section of s.sections ?? []) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");
+  // The stages' own sections (reproducer, reviewer) merge into the report's: each subject once.
+  const sections = [...(s.sections ?? [])];
+  const take = (title: string) => {
+    const i = sections.findIndex((x) => x.title === title);
+    return i < 0 ? null : sections.splice(i, 1)[0]!.markdown.trimEnd();
+  };
+  const reproducer = take("Reproducer");
+  if (reproducer) out.push("## Reproducer", "", reproducer, "");
+  else if (s.reproduction) out.push("## Reproducer", "", s.reproduction.summary, "");
 
   const chosen = s.chosen;
-  if (chosen?.review)
-    out.push(
-      "## Review",
-      "",
-      `Approved: ${chosen.review.approved ? "yes" : "no"}`,
-      "",
-      chosen.review.summary,
-      "",
-    );
+  const reviewer = take("Reviewer");
+  if (chosen?.review || reviewer) {
+    out.push("## Review", "");
+    if (chosen?.review) {
+      out.push(`Approved: ${chosen.review.approved ? "yes" : "no"} — ${one(chosen.review.summary)}`, "");
+    }
+    if (reviewer) out.push(reviewer, "");
+  }
   if (chosen?.validation) {
+    const v = chosen.validation;
     out.push(
       "## Validation",
       "",
-      `Passed: ${chosen.validation.passed ? "yes" : "no"}`,
-      `Shows the fix (a test or the suite failed before the patch and passes after): ${chosen.validation.showsFix ? "yes" : "no"}`,
+      `Passed: ${v.passed ? "yes" : "no"}`,
+      `Shows the fix (a test or the suite failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
       "",
-      chosen.validation.summary,
+      v.summary,
       "",
     );
-    if (chosen.validation.regressions.length > 0)
-      out.push(...chosen.validation.regressions.map((t) => `- regression: ${t}`), "");
+    const changes = testChanges(v.data) ?? { fixed: [], regressions: v.regressions, perTest: false };
+    for (const line of testChangeLines(changes)) out.push(line, "");
   }
+  for (const section of sections) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");
 
   out.push(
     "## Cost and time",

@@ -1,3 +1,5 @@
+import { fencedBlocks, MAX_JSON_ANSWER_CHARS, MAX_JSON_CANDIDATES } from "../model/json.ts";
+
 /**
  * The smallest model interface the reproducer and reviewer need. The pipeline's model port satisfies it
  * (same method and option names), so a scripted test model or the real client can be passed directly.
@@ -14,18 +16,15 @@ export interface ChatModel {
   ): Promise<{ content: string }>;
 }
 
-/** Fenced code blocks of an answer, with their language tags. */
+/** Fenced code blocks of an answer, with their language tags (one linear pass). */
 export function codeBlocks(text: string): { lang: string; code: string }[] {
-  const blocks: { lang: string; code: string }[] = [];
-  for (const m of text.matchAll(/```([\w+#.-]*)[^\n]*\n([\s\S]*?)```/g)) {
-    blocks.push({ lang: (m[1] ?? "").toLowerCase(), code: m[2] ?? "" });
-  }
-  return blocks;
+  return fencedBlocks(text);
 }
 
 /** The first `{...}` object in a text that parses as JSON (plain, fenced or embedded in prose). */
-export function firstJsonObject(text: string): unknown {
-  const tries = [text.trim(), ...codeBlocks(text).map((b) => b.code.trim())];
+export function firstJsonObject(answer: string): unknown {
+  const text = answer.length > MAX_JSON_ANSWER_CHARS ? answer.slice(0, MAX_JSON_ANSWER_CHARS) : answer;
+  const tries = [text.trim(), ...codeBlocks(text).map((b) => b.code.trim())].slice(0, MAX_JSON_CANDIDATES);
   const start = text.indexOf("{");
   const end = text.lastIndexOf("}");
   if (start >= 0 && end > start) tries.push(text.slice(start, end + 1));

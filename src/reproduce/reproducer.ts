@@ -1,3 +1,4 @@
+import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
 import { openTree } from "../core/tree-fs.ts";
@@ -47,17 +48,29 @@ const FATAL = new Set([
 ]);
 export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
-/** "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in stderr. */
+/** How much of the end of stderr the reproduction pattern is matched against (where a traceback ends). */
+export const PATTERN_TAIL_CHARS = 256 * 1024;
+
+/**
+ * "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in the last
+ * PATTERN_TAIL_CHARS of stderr. The pattern comes from the repository's configuration and stderr from its
+ * code: it is matched by the linear-time engine, so no pattern and no output can make the host hang.
+ */
 export function judgeReproduction(
   exec: ExecResult,
   pattern: string,
 ): { reproduced: boolean; reason: string } {
-  const re = new RegExp(pattern);
+  const compiled = linearRegExp(pattern);
+  if (!compiled.ok)
+    return { reproduced: false, reason: `reproducer.pattern in the configuration: ${compiled.message}` };
+  const re = compiled.re;
+  const stderr =
+    exec.stderr.length > PATTERN_TAIL_CHARS ? exec.stderr.slice(-PATTERN_TAIL_CHARS) : exec.stderr;
   if (exec.limit !== null)
     return { reproduced: false, reason: `the script hit the sandbox's ${exec.limit} limit` };
   if (exec.exitCode === 0)
     return { reproduced: false, reason: "the script exited with status 0 (no failure)" };
-  if (!re.test(exec.stderr)) {
+  if (!re.test(stderr)) {
     return {
       reproduced: false,
       reason: `the script failed (exit ${exec.exitCode ?? exec.signal}) but stderr shows no ${pattern}`,

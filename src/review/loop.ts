@@ -23,6 +23,8 @@ export type RoundAction =
   | "rewrite-patch"
   | "rewrite-test"
   | "rewrite-both"
+  /** The closing round's reviewer or validation rejected the last rewrite; no rounds were left to rewrite it. */
+  | "rejected"
   | "stopped";
 
 export interface ReviewRound {
@@ -74,8 +76,10 @@ const validationFailed = (v: ValidationResult): boolean => v.status === "regress
 /**
  * Stage 7 (seed 000): run the reproducer after the patch, let the reviewer judge patch and test together,
  * rewrite whichever is wrong with the reviewer's advice, and send an accepted patch to validation, whose
- * failure comes back as feedback. Up to `config.budgets.reviewRounds` rounds. Model trouble ends the loop
- * with what it has (a budget or abort still stops the run).
+ * failure comes back as feedback. Up to `config.budgets.reviewRounds` rounds, each of which may rewrite the
+ * patch or the test; every rewrite is evaluated like the first candidate, so a rewrite asked for in the last
+ * round gets one closing round (reproducer, review, validation) that asks for nothing more. Model trouble
+ * ends the loop with what it has (a budget or abort still stops the run).
  */
 export async function runReviewLoop(
   deps: ReviewLoopDeps,
@@ -120,8 +124,12 @@ export async function runReviewLoop(
     return done(false, "not reviewed: no reproducer");
   }
 
-  for (let round = 1; round <= maxRounds; round++) {
-    deps.onRound?.(round, maxRounds);
+  // True when the previous round left something unevaluated (a rewritten patch or test).
+  let changed = true;
+  for (let round = 1; round <= maxRounds || changed; round++) {
+    const closing = round > maxRounds;
+    changed = false;
+    deps.onRound?.(round, closing ? round : maxRounds);
     if (!proposal.applicable) return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
     let after: ExecResult;
     try {
@@ -186,6 +194,13 @@ export async function runReviewLoop(
       }
       entry.action = "validation-failed";
       entry.note = validation.summary;
+      if (closing) {
+        entry.note = `${validation.summary}; no review rounds left to rewrite it`;
+        return done(
+          false,
+          `round ${round}: validation failed (${validation.summary}); no review rounds left`,
+        );
+      }
       const guidance = renderReviewPrompt("review-validation-feedback", {
         command: validation.command ?? "",
         summary: validation.summary,
@@ -200,9 +215,15 @@ export async function runReviewLoop(
         );
       proposal = next;
       proposals.push(next);
+      changed = true;
       continue;
     }
 
+    if (closing) {
+      entry.action = "rejected";
+      entry.note = "the reviewer rejected the last rewrite; no review rounds left to rewrite it";
+      return done(false, `not accepted within ${maxRounds} review round(s) and the closing review`);
+    }
     entry.action = !patchOk && !testOk ? "rewrite-both" : patchOk ? "rewrite-test" : "rewrite-patch";
     const notes: string[] = [];
     if (!testOk) {
@@ -223,6 +244,7 @@ export async function runReviewLoop(
         if (next.status === "reproduced") {
           repro = next;
           scriptVersion++;
+          changed = true;
           notes.push(`test rewritten (version ${scriptVersion})`);
         } else {
           repro = { ...repro, messages: next.messages };
@@ -252,6 +274,7 @@ export async function runReviewLoop(
       }
       proposal = next;
       proposals.push(next);
+      changed = true;
       notes.push(`patch rewritten (${next.id}, ${next.status})`);
     }
     entry.note = notes.join("; ");

@@ -321,6 +321,7 @@ export function createReproduceReviewHooks(
           run.config.reproducer.command,
           lang,
           after,
+          run.problem,
         ),
       });
       if (chosen && loop) sections.push({ title: "Reviewer", markdown: reviewSection(loop, chosen.id) });

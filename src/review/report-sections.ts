@@ -22,8 +22,11 @@ export function reproducerSection(
   command: string,
   lang: string,
   after: ExecResult | null,
+  /** What went wrong around the stage (a configuration file ignored, no sandbox), if anything. */
+  problem: string | null = null,
 ): string {
   const lines = [`${rep.summary}.`, ""];
+  if (problem) lines.push(problem, "");
   if (rep.script) {
     lines.push(
       `<details><summary>Reproducer <code>${file}</code> (run with <code>${command}</code>)</summary>`,

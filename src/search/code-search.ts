@@ -1,5 +1,6 @@
 import { type CodeIndex, splitLines } from "../index/code-index.ts";
 import { enclosingAt } from "../index/lookup.ts";
+import type { SymbolInfo } from "../index/types.ts";
 import { numbered, plural, renderMatches, type SearchMatch, type ShownMatch } from "./format.ts";
 import type { SearchResult } from "./search-api.ts";
 
@@ -50,7 +51,23 @@ function exactHits(text: string, code: string): { start: number; end: number }[]
   return linesOfOffsets(text, offsets).map((l) => ({ start: l, end: l + codeLines }));
 }
 
-/** Multi-line fragments whose indentation differs: lines compared with their surrounding whitespace trimmed. */
+/** KMP failure table of a sequence of line ids. */
+function failureTable(pat: readonly number[]): Int32Array {
+  const fail = new Int32Array(pat.length);
+  let k = 0;
+  for (let i = 1; i < pat.length; i++) {
+    while (k > 0 && pat[i] !== pat[k]) k = fail[k - 1]!;
+    if (pat[i] === pat[k]) k++;
+    fail[i] = k;
+  }
+  return fail;
+}
+
+/**
+ * Multi-line fragments whose indentation differs: lines compared with their surrounding whitespace
+ * trimmed (the first line may be the end of a longer line, the last the start of one). The middle lines
+ * are found with KMP over interned lines, so a crafted fragment costs linear time, not lines × lines.
+ */
 function looseHits(text: string, code: string): { start: number; end: number }[] {
   const want = code
     .split("\n")
@@ -58,13 +75,85 @@ function looseHits(text: string, code: string): { start: number; end: number }[]
     .filter((l, i, a) => l !== "" || (i > 0 && i < a.length - 1));
   if (want.length < 2) return [];
   const lines = splitLines(text).map((l) => l.trim());
-  const out: { start: number; end: number }[] = [];
   const last = want.length - 1;
-  for (let i = 0; i + last < lines.length && out.length < MAX_HITS; i++) {
-    if (!lines[i]!.endsWith(want[0]!)) continue;
-    let ok = true;
-    for (let k = 1; k < last && ok; k++) ok = lines[i + k] === want[k];
-    if (ok && lines[i + last]!.startsWith(want[last]!)) out.push({ start: i + 1, end: i + 1 + last });
+  const first = want[0]!;
+  const final = want[last]!;
+  const ok = (i: number): boolean =>
+    i + last < lines.length && lines[i]!.endsWith(first) && lines[i + last]!.startsWith(final);
+  const out: { start: number; end: number }[] = [];
+  const middle = want.slice(1, last);
+  if (middle.length === 0) {
+    for (let i = 0; i + last < lines.length && out.length < MAX_HITS; i++)
+      if (ok(i)) out.push({ start: i + 1, end: i + 1 + last });
+    return out;
+  }
+  const ids = new Map<string, number>();
+  const id = (l: string): number => {
+    let v = ids.get(l);
+    if (v === undefined) {
+      v = ids.size;
+      ids.set(l, v);
+    }
+    return v;
+  };
+  const pat = middle.map(id);
+  const fail = failureTable(pat);
+  let k = 0;
+  for (let j = 1; j < lines.length && out.length < MAX_HITS; j++) {
+    const c = ids.get(lines[j]!) ?? -1;
+    while (k > 0 && c !== pat[k]) k = fail[k - 1]!;
+    if (c === pat[k]) k++;
+    if (k === pat.length) {
+      // The middle lines end at j: the fragment starts one line before them.
+      const i = j - pat.length;
+      if (ok(i)) out.push({ start: i + 1, end: i + 1 + last });
+      k = fail[k - 1]!;
+    }
+  }
+  return out;
+}
+
+/** Largest search_code fragment accepted (a longer one is refused with a message, not searched). */
+export const MAX_CODE_CHARS = 100 * 1024;
+
+/** Removes leading newlines and trailing whitespace in one pass each. */
+function trimFragment(s: string): string {
+  let a = 0;
+  while (s[a] === "\n") a++;
+  let b = s.length;
+  while (b > a && /\s/.test(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
+
+interface Enclosing {
+  className: string | null;
+  method: string | null;
+}
+
+/**
+ * The innermost class and function around each of `lines` (as `enclosingAt` finds them), in one sweep:
+ * symbols sorted by start, and for each kind a stack whose top, once the symbols ending before the line
+ * are popped, is the containing symbol that starts last. A search with thousands of hits in a file of
+ * thousands of definitions costs their sum, not their product.
+ */
+export function enclosingLines(symbols: readonly SymbolInfo[], lines: number[]): Map<number, Enclosing> {
+  const sorted = symbols.map((s, i) => ({ s, i })).sort((a, b) => a.s.start - b.s.start || a.i - b.i);
+  const classes: SymbolInfo[] = [];
+  const callables: SymbolInfo[] = [];
+  const out = new Map<number, Enclosing>();
+  let next = 0;
+  for (const line of [...new Set(lines)].sort((a, b) => a - b)) {
+    while (next < sorted.length && sorted[next]!.s.start <= line) {
+      const sym = sorted[next++]!.s;
+      (sym.kind === "class" ? classes : callables).push(sym);
+    }
+    while (classes.length > 0 && classes[classes.length - 1]!.end < line) classes.pop();
+    while (callables.length > 0 && callables[callables.length - 1]!.end < line) callables.pop();
+    const cls = classes[classes.length - 1];
+    const fn = callables[callables.length - 1];
+    let className = cls?.qualName ?? null;
+    if (fn && fn.kind === "method" && fn.className) className = fn.className;
+    out.set(line, { className, method: fn?.name ?? null });
   }
   return out;
 }
@@ -76,7 +165,12 @@ export async function searchCode(
   file: string | null,
   includeTests: boolean,
 ): Promise<SearchResult> {
-  const code = rawCode.replace(/\r\n/g, "\n").replace(/^\n+|\s+$/g, "");
+  if (rawCode.length > MAX_CODE_CHARS) {
+    return fail(
+      `The code to search is ${rawCode.length} characters long; search_code takes at most ${MAX_CODE_CHARS}. Search for a short, distinctive fragment (one line, or a name).`,
+    );
+  }
+  const code = trimFragment(rawCode.replaceAll("\r\n", "\n"));
   const trimmed = code.trim();
   if (trimmed === "") return fail("search_code needs a non-empty piece of code.");
   // A single line is searched without its indentation; a block keeps its relative indentation.
@@ -116,9 +210,19 @@ export async function searchCode(
         "Try a shorter fragment (one line, or a distinctive name), or search_class / search_method for a definition.",
     );
   }
+  const enclosing = new Map<string, Map<number, Enclosing>>();
+  const linesByFile = new Map<string, number[]>();
+  for (const h of hits) {
+    const list = linesByFile.get(h.file);
+    if (list) list.push(h.start);
+    else linesByFile.set(h.file, [h.start]);
+  }
+  for (const [f, lines] of linesByFile) {
+    const rec = index.file(f);
+    if (rec) enclosing.set(f, enclosingLines(rec.symbols, lines));
+  }
   const results: SearchMatch[] = hits.map((h) => {
-    const rec = index.file(h.file);
-    const enc = rec ? enclosingAt(rec, h.start) : { className: null, method: null };
+    const enc = enclosing.get(h.file)?.get(h.start) ?? { className: null, method: null };
     return { file: h.file, class: enc.className, method: enc.method, start: h.start, end: h.end };
   });
   const shown: ShownMatch[] = [];

@@ -4,6 +4,9 @@ import { methodsOf } from "../index/lookup.ts";
 /** How many matches the model sees in full; the rest are counted per file. */
 export const DISPLAY_LIMIT = 3;
 
+/** Files named in the per-file count of the matches beyond the display limit; the rest are summed. */
+export const COUNTED_FILES_LIMIT = 10;
+
 /** Longest line shown in full; longer ones (minified code, data) are cut with a note. */
 export const MAX_LINE_CHARS = 400;
 
@@ -114,20 +117,32 @@ export function renderMatches(
   narrowHint: string,
 ): string {
   if (all.length <= DISPLAY_LIMIT) {
-    return `${what}:\n\n${shown.map((m, i) => renderMatch(m, i + 1)).join("\n\n")}`;
+    return `${what}:\n\n${shown
+      .slice(0, DISPLAY_LIMIT)
+      .map((m, i) => renderMatch(m, i + 1))
+      .join("\n\n")}`;
   }
   const counts = new Map<string, number>();
   for (const m of all.slice(DISPLAY_LIMIT)) counts.set(m.file, (counts.get(m.file) ?? 0) + 1);
-  const rest = [...counts].map(
-    ([f, n]) => `- <file>${f}</file> (${n} more ${n === 1 ? "match" : "matches"})`,
-  );
+  // The files with the most further matches first (ties in the order found); a long tail is summed, so
+  // that the text does not grow with the number of matches.
+  const files = [...counts].sort((a, b) => b[1] - a[1]);
+  const named = files.slice(0, COUNTED_FILES_LIMIT);
+  const rest = named.map(([f, n]) => `- <file>${f}</file> (${n} more ${n === 1 ? "match" : "matches"})`);
+  const tail = files.slice(COUNTED_FILES_LIMIT);
+  if (tail.length > 0) {
+    const n = tail.reduce((sum, [, k]) => sum + k, 0);
+    rest.push(`- … and ${plural(n, "match", "matches")} in ${plural(tail.length, "other file")}`);
+  }
+  const others = all.length - DISPLAY_LIMIT;
   return (
     `${what}. The first ${DISPLAY_LIMIT} are shown in full:\n\n` +
     `${shown
       .slice(0, DISPLAY_LIMIT)
       .map((m, i) => renderMatch(m, i + 1))
       .join("\n\n")}\n\n` +
-    `The other ${all.length - DISPLAY_LIMIT === 1 ? "match" : `${all.length - DISPLAY_LIMIT} matches`}, by file:\n${rest.join("\n")}\n${narrowHint}`
+    `The other ${others === 1 ? "match" : `${others} matches`}, by file${tail.length > 0 ? ` (the ${COUNTED_FILES_LIMIT} files with the most)` : ""}:\n${rest.join("\n")}` +
+    (narrowHint ? `\n${narrowHint}` : "")
   );
 }
 

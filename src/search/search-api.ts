@@ -1,4 +1,5 @@
 import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
+import type { FileRecord } from "../index/types.ts";
 import {
   enclosingAt,
   findAncestorMethod,
@@ -7,7 +8,7 @@ import {
   methodsOf,
   similarNames,
 } from "../index/lookup.ts";
-import { codeAroundLine, searchCode } from "./code-search.ts";
+import { codeAroundLine, enclosingLines, searchCode } from "./code-search.ts";
 import {
   classSignature,
   numbered,
@@ -86,6 +87,21 @@ function fail(text: string): SearchResult {
 }
 
 /** The eight search APIs over one CodeIndex. */
+const OPENERS: Record<string, string> = { ")": "(", ">": "<", "]": "[" };
+
+/**
+ * A name as models write it (`save()`, `Repository<T>`, `List[int]`) without its trailing bracketed
+ * part: cut at the first opener of the bracket that ends the name. One pass, no backtracking.
+ */
+export function plainName(v: string): string {
+  const t = v.trimEnd();
+  const opener = OPENERS[t[t.length - 1] ?? ""];
+  if (!opener) return t;
+  const k = t.indexOf(opener);
+  if (k < 0 || k === t.length - 1) return t;
+  return t.slice(0, k).trimEnd();
+}
+
 export class SearchApis {
   readonly index: CodeIndex;
   readonly includeTests: boolean;
@@ -112,7 +128,7 @@ export class SearchApis {
       const v = String(args[i] ?? "").trim();
       // Names as models write them: `save()`, `Repository<T>`, `List[int]` mean the plain name.
       return /_name$/.test(spec.params[i] ?? "") && !/^file/.test(spec.params[i] ?? "")
-        ? v.replace(/^(?:def|class|func|function)\s+/, "").replace(/\s*(?:\(.*\)|<.*>|\[.*\])\s*$/, "")
+        ? plainName(v.replace(/^(?:def|class|func|function)\s+/, ""))
         : v;
     };
     for (let i = 0; i < args.length; i++) {
@@ -170,10 +186,10 @@ export class SearchApis {
     const text = renderMatches(
       `Found ${plural(hits.length, "class", "classes")} named \`${usedName}\`${note}, shown as signatures (use search_class_in_file for the full code)`,
       shown,
-      hits.map(matchOf),
+      matchesOf(hits),
       "Use search_class_in_file(class_name, file_name) to see one of them.",
     );
-    return { ok: true, text, results: hits.map(matchOf) };
+    return { ok: true, text, results: matchesOf(hits) };
   }
 
   private async searchClassInFile(name: string, fileArg: string): Promise<SearchResult> {
@@ -186,10 +202,10 @@ export class SearchApis {
     const text = renderMatches(
       `Found ${plural(inFile.length, "class", "classes")} named \`${name}\` in ${r.file}`,
       shown,
-      inFile.map(matchOf),
+      matchesOf(inFile),
       "",
     );
-    return { ok: true, text, results: inFile.map(matchOf) };
+    return { ok: true, text, results: matchesOf(inFile) };
   }
 
   private async classNotFound(name: string, file: string | null): Promise<SearchResult> {
@@ -228,10 +244,10 @@ export class SearchApis {
     const text = renderMatches(
       `Found ${plural(hits.length, "function or method", "functions or methods")} named \`${name}\``,
       shown,
-      hits.map(matchOf),
+      matchesOf(hits),
       "Use search_method_in_file(method_name, file_name) or search_method_in_class(method_name, class_name) to see one of them.",
     );
-    return { ok: true, text, results: hits.map(matchOf) };
+    return { ok: true, text, results: matchesOf(hits) };
   }
 
   private async searchMethodInClass(method: string, className: string): Promise<SearchResult> {
@@ -247,10 +263,10 @@ export class SearchApis {
       const text = renderMatches(
         `Found ${plural(direct.length, "method")} \`${method}\` in class \`${className}\``,
         shown,
-        direct.map(matchOf),
+        matchesOf(direct),
         "Use search_method_in_file(method_name, file_name) to see one of them.",
       );
-      return { ok: true, text, results: direct.map(matchOf) };
+      return { ok: true, text, results: matchesOf(direct) };
     }
     for (const c of classes) {
       const inherited = findAncestorMethod(this.index, c, method, this.includeTests);
@@ -283,10 +299,10 @@ export class SearchApis {
     const text = renderMatches(
       `Found ${plural(hits.length, "function or method", "functions or methods")} named \`${name}\` in ${r.file}`,
       shown,
-      hits.map(matchOf),
+      matchesOf(hits),
       "Use search_method_in_class(method_name, class_name) to pick one of them.",
     );
-    return { ok: true, text, results: hits.map(matchOf) };
+    return { ok: true, text, results: matchesOf(hits) };
   }
 
   private methodNotFound(method: string, className: string | null, file: string | null): SearchResult {
@@ -320,6 +336,28 @@ export class SearchApis {
 }
 
 /** The JSON form of a symbol match. */
+/**
+ * matchOf for many hits: the enclosing class of plain functions is found for all of a file's hits in
+ * one sweep (a file of thousands of same-named functions costs their number, not its square).
+ */
+export function matchesOf(hits: readonly SymbolHit[]): SearchMatch[] {
+  const lines = new Map<FileRecord, number[]>();
+  for (const h of hits) {
+    if (h.sym.kind === "class" || h.sym.kind === "method") continue;
+    const list = lines.get(h.file);
+    if (list) list.push(h.sym.start);
+    else lines.set(h.file, [h.sym.start]);
+  }
+  const enclosing = new Map<FileRecord, Map<number, { className: string | null }>>();
+  for (const [file, starts] of lines) enclosing.set(file, enclosingLines(file.symbols, starts));
+  return hits.map((hit) => {
+    const s = hit.sym;
+    if (s.kind === "class" || s.kind === "method") return matchOf(hit);
+    const cls = enclosing.get(hit.file)?.get(s.start)?.className ?? null;
+    return { file: hit.file.path, class: cls, method: s.name, start: s.start, end: s.end };
+  });
+}
+
 export function matchOf(hit: SymbolHit): SearchMatch {
   const s = hit.sym;
   if (s.kind === "class")

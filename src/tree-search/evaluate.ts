@@ -29,7 +29,11 @@ export function diffKey(diff: string): string {
     .replace(/\r\n?/g, "\n")
     .split("\n")
     .filter((l) => !l.startsWith("index "))
-    .map((l) => l.replace(/[ \t]+$/, ""))
+    .map((l) => {
+      let end = l.length;
+      while (end > 0 && (l[end - 1] === " " || l[end - 1] === "\t")) end--;
+      return l.slice(0, end);
+    })
     .join("\n")
     .trim();
   return createHash("sha256").update(body).digest("hex");

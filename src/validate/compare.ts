@@ -33,6 +33,8 @@ export interface RunSummary {
   skipped: number;
   parser: string;
   durationMs: number;
+  /** What was not read of the output or the reports (past their caps, refused), when anything was. */
+  notes?: string[];
 }
 
 export const summarize = (r: TestRun): RunSummary => ({
@@ -43,6 +45,7 @@ export const summarize = (r: TestRun): RunSummary => ({
   skipped: r.skipped,
   parser: r.parser,
   durationMs: r.exec.durationMs,
+  ...(r.notes && r.notes.length > 0 ? { notes: r.notes } : {}),
 });
 
 const green = (r: TestRun): boolean => r.exec.exitCode === 0 && r.exec.limit === null;

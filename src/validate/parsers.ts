@@ -1,226 +1,214 @@
 import type { TestFramework } from "../config/index.ts";
+import {
+  capHeadTail,
+  forEachLine,
+  forEachLineWith,
+  isSpace,
+  isWordChar,
+  MAX_TEST_OUTPUT_CHARS,
+  MAX_TEST_OUTPUT_LINES,
+  nextSpace,
+  skipSpaces,
+  stripAnsi,
+  trimEndLinear,
+} from "./text-scan.ts";
 
-export type TestOutcome = "passed" | "failed" | "skipped";
+import { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
+import { type ParsedTests, put, type TestOutcome } from "./outcomes.ts";
 
-/** Per-test outcomes read from a runner's output, keyed by a stable test id. */
-export interface ParsedTests {
-  parser: string;
-  tests: Map<string, TestOutcome>;
+export { parseJUnitXml } from "./junit.ts";
+export { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
+export type { ParsedTests, TestOutcome } from "./outcomes.ts";
+
+const PYTEST: Record<string, TestOutcome> = {
+  PASSED: "passed",
+  XPASS: "passed",
+  FAILED: "failed",
+  ERROR: "failed",
+  XFAIL: "skipped",
+  SKIPPED: "skipped",
+};
+
+/** Index of the last `::` in `tok` that has a character before it and one after it; -1 when none. */
+function lastNodeSep(tok: string): number {
+  if (tok.length < 4) return -1;
+  const k = tok.lastIndexOf("::", tok.length - 3);
+  return k >= 1 ? k : -1;
 }
 
-const worse = (a: TestOutcome | undefined, b: TestOutcome): TestOutcome =>
-  a === "failed" || b === "failed" ? "failed" : a === "passed" || b === "passed" ? "passed" : b;
-
-function put(map: Map<string, TestOutcome>, id: string, outcome: TestOutcome): void {
-  map.set(id, worse(map.get(id), outcome));
+/** The status word (PASSED, FAILED, …) at `at`, ending at a word boundary; null when none. */
+function statusAt(line: string, at: number, words: readonly string[]): string | null {
+  for (const w of words) {
+    if (line.startsWith(w, at) && !isWordChar(line[at + w.length])) return w;
+  }
+  return null;
 }
 
-const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+const SUMMARY_WORDS = ["PASSED", "FAILED", "ERROR", "XFAIL", "XPASS"] as const;
+const VERBOSE_WORDS = ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"] as const;
+
+/** `PASSED path::test[ - reason]` (the `-rA` short summary), or `ERROR path.py[ - reason]`. */
+function pytestSummary(line: string): [string, TestOutcome] | null {
+  const sp = line.indexOf(" ");
+  if (sp < 0) return null;
+  const word = line.slice(0, sp);
+  if (!(SUMMARY_WORDS as readonly string[]).includes(word)) return null;
+  const rest = line.slice(sp + 1);
+  const tokEnd = nextSpace(rest);
+  const tok = rest.slice(0, tokEnd);
+  const sep = lastNodeSep(tok);
+  if (sep >= 0) {
+    const dash = rest.indexOf(" - ", sep + 3);
+    return [dash < 0 ? rest : rest.slice(0, dash), PYTEST[word]!];
+  }
+  // A collection error names a file, not a test.
+  if (word === "ERROR" && tok.length > 3 && tok.endsWith(".py")) {
+    if (tokEnd === rest.length || rest.startsWith(" - ", tokEnd)) return [`${tok}::<collection>`, "failed"];
+  }
+  return null;
+}
+
+/** `path::test[params] STATUS …` (`-v` lines); params may hold spaces. */
+function pytestVerbose(line: string): [string, TestOutcome] | null {
+  const w = nextSpace(line);
+  const head = line.slice(0, w);
+  if (line[w] === " " && lastNodeSep(head) >= 0) {
+    const word = statusAt(line, w + 1, VERBOSE_WORDS);
+    if (word) return [head, PYTEST[word]!];
+  }
+  // `path::test[a b] STATUS`: the part before the last `[` of the first word holds the `::`.
+  const bracket = head.lastIndexOf("[");
+  if (bracket < 0 || lastNodeSep(head.slice(0, bracket)) < 0) return null;
+  for (let p = line.indexOf("] ", w); p !== -1; p = line.indexOf("] ", p + 1)) {
+    const word = statusAt(line, p + 2, VERBOSE_WORDS);
+    if (word) return [line.slice(0, p + 1), PYTEST[word]!];
+  }
+  return null;
+}
 
 /** pytest: the `-rA` short summary (`PASSED path::test`) and `-v` lines (`path::test PASSED`). */
 export function parsePytest(output: string): ParsedTests {
   const tests = new Map<string, TestOutcome>();
-  const map: Record<string, TestOutcome> = {
-    PASSED: "passed",
-    XPASS: "passed",
-    FAILED: "failed",
-    ERROR: "failed",
-    XFAIL: "skipped",
-    SKIPPED: "skipped",
+  const text = stripAnsi(output);
+  // Every line pytest reports a test on names it with `::`, except a collection error (`ERROR x.py`).
+  const read = (raw: string): void => {
+    const line = trimEndLinear(raw);
+    const hit = pytestSummary(line) ?? pytestVerbose(line);
+    if (hit) put(tests, hit[0], hit[1]);
   };
-  for (const raw of stripAnsi(output).split("\n")) {
-    const line = raw.trimEnd();
-    let m = /^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+::\S.*?)(?: - .*)?$/.exec(line);
-    if (m) {
-      put(tests, m[2]!, map[m[1]!]!);
-      continue;
-    }
-    // A collection error names a file, not a test.
-    m = /^ERROR (\S+\.py)(?: - .*)?$/.exec(line);
-    if (m) {
-      put(tests, `${m[1]!}::<collection>`, "failed");
-      continue;
-    }
-    m = /^(\S+::\S+(?:\[.*?\])?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.exec(line);
-    if (m) put(tests, m[1]!, map[m[2]!]!);
-  }
+  forEachLineWith(text, "::", read);
+  forEachLineWith(text, "ERROR ", (raw) => {
+    if (raw.startsWith("ERROR ") && !raw.includes("::")) read(raw);
+  });
   return { parser: "pytest", tests };
 }
+
+const UNITTEST: Record<string, TestOutcome> = {
+  ok: "passed",
+  "unexpected success": "passed",
+  FAIL: "failed",
+  ERROR: "failed",
+  skipped: "skipped",
+  "expected failure": "skipped",
+};
+
+const UNITTEST_WORDS = Object.keys(UNITTEST);
 
 /** unittest `-v`: `test_a (module.Class.test_a) ... ok|FAIL|ERROR|skipped`. */
 export function parseUnittest(output: string): ParsedTests {
   const tests = new Map<string, TestOutcome>();
-  for (const line of output.split("\n")) {
-    const m =
-      /^(\w+) \(([\w.]+)\)(?:\n.*)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)/.exec(
-        line,
-      );
-    if (!m) continue;
-    const dotted = m[2]!.endsWith(`.${m[1]}`) ? m[2]! : `${m[2]}.${m[1]}`;
-    const o = m[3]!;
-    put(
-      tests,
-      dotted,
-      o === "ok" || o === "unexpected success"
-        ? "passed"
-        : o === "FAIL" || o === "ERROR"
-          ? "failed"
-          : "skipped",
-    );
-  }
+  forEachLineWith(output, ") ... ", (line) => {
+    let i = 0;
+    while (isWordChar(line[i])) i++;
+    if (i === 0 || !line.startsWith(" (", i)) return;
+    const name = line.slice(0, i);
+    const open = i + 2;
+    let j = open;
+    while (isWordChar(line[j]) || line[j] === ".") j++;
+    if (j === open || !line.startsWith(") ... ", j)) return;
+    const dottedRaw = line.slice(open, j);
+    const rest = line.slice(j + 6);
+    const word = UNITTEST_WORDS.find((w) => rest.startsWith(w));
+    if (!word) return;
+    const dotted = dottedRaw.endsWith(`.${name}`) ? dottedRaw : `${dottedRaw}.${name}`;
+    put(tests, dotted, UNITTEST[word]!);
+  });
   return { parser: "unittest", tests };
 }
 
-/**
- * Reporters that mark each test with a symbol, nested by indentation: node's spec reporter, jest and
- * vitest (verbose), mocha. Names are qualified by their enclosing suites and file headers.
- */
-export function parseSymbolReporter(output: string, parser = "spec"): ParsedTests {
-  const tests = new Map<string, TestOutcome>();
-  const stack: { indent: number; name: string }[] = [];
-  let file = "";
-  for (const raw of stripAnsi(output).split("\n")) {
-    if (/^\s*(✖ failing tests:|\d+ failing$|Summary of all failing tests|Failed Tests \d+)/.test(raw)) break;
-    const line = raw.replace(/\s+$/, "");
-    const header = /^(?:PASS|FAIL) +(\S+)/.exec(line);
-    if (header) {
-      file = header[1]!;
-      stack.length = 0;
-      continue;
-    }
-    const m = /^(\s*)(✔|✓|√|✖|✕|×|﹣|○|↓|-|▶|❯|\d+\)) (.+)$/.exec(line);
-    if (!m) {
-      // jest and mocha print a describe block as a bare indented title.
-      const title = /^(\s+)([A-Za-z_][^:]*)$/.exec(line);
-      if (title && !/^(at |ℹ|Tests?:|Suites?:|Time:|Snapshots:)/.test(title[2]!)) {
-        const indent = title[1]!.length;
-        while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
-        stack.push({ indent, name: title[2]!.trim() });
-      }
-      continue;
-    }
-    const indent = m[1]!.length;
-    const sym = m[2]!;
-    let name = m[3]!
-      .replace(/\s+#\s*(SKIP|TODO).*$/, "")
-      .replace(/\s+\(\d+(\.\d+)?\s*m?s\)$/, "")
-      .replace(/\s+\d+(\.\d+)?\s*m?s$/, "")
-      .trim();
-    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
-    if (sym === "▶" || sym === "❯") {
-      stack.push({ indent, name: name.replace(/\s+\(\d+ tests?.*\)$/, "") });
-      continue;
-    }
-    if (sym === "-" && !/#\s*SKIP|pending/i.test(m[3]!)) continue;
-    if (/^\S+\.(?:[cm]?[jt]sx?) \(\d+ tests?/.test(name)) continue; // a file summary line
-    name = [file, ...stack.map((s) => s.name), name].filter((p) => p !== "").join(" > ");
-    const outcome: TestOutcome =
-      sym === "✔" || sym === "✓" || sym === "√"
-        ? "passed"
-        : sym === "﹣" || sym === "○" || sym === "↓" || sym === "-"
-          ? "skipped"
-          : "failed";
-    put(tests, name, outcome);
-  }
-  return { parser, tests };
-}
-
-/** TAP (node --test --test-reporter=tap and others): `ok N - name` / `not ok N - name`, nested by indentation. */
-export function parseTap(output: string): ParsedTests {
-  const tests = new Map<string, TestOutcome>();
-  const pending: { indent: number; name: string }[] = [];
-  for (const line of output.split("\n")) {
-    const sub = /^(\s*)# Subtest: (.+)$/.exec(line);
-    if (sub) {
-      const indent = sub[1]!.length;
-      while (pending.length > 0 && pending[pending.length - 1]!.indent >= indent) pending.pop();
-      pending.push({ indent, name: sub[2]! });
-      continue;
-    }
-    const m = /^(\s*)(not ok|ok) \d+(?: - ([^#]*))?(#\s*(SKIP|TODO).*)?$/i.exec(line);
-    if (!m) continue;
-    const indent = m[1]!.length;
-    while (pending.length > 0 && pending[pending.length - 1]!.indent > indent) pending.pop();
-    const parents = pending.filter((p) => p.indent < indent).map((p) => p.name);
-    const name = [...parents, (m[3] ?? "").trim()].join(" > ");
-    if (pending.length > 0 && pending[pending.length - 1]!.indent === indent) pending.pop();
-    put(tests, name, m[4] ? "skipped" : m[2] === "ok" ? "passed" : "failed");
-  }
-  return { parser: "tap", tests };
-}
+/** Lines starting with `{` that fail to parse as JSON before the go parser stops trying. */
+const MAX_BAD_JSON_LINES = 1000;
 
 /** `go test -json` events, or `go test -v` text (`--- PASS: TestX`, qualified by the package line). */
 export function parseGoTest(output: string): ParsedTests {
   const tests = new Map<string, TestOutcome>();
   let sawJson = false;
   const textPending: [string, TestOutcome][] = [];
-  for (const line of output.split("\n")) {
-    if (line.startsWith("{")) {
+  // `go test -json` writes only valid events: after a few lines that are not, stop trying (a failed
+  // JSON.parse throws, which costs microseconds per line).
+  let badJson = 0;
+  forEachLine(output, (line) => {
+    if (line.startsWith("{") && badJson < MAX_BAD_JSON_LINES) {
       try {
-        const ev = JSON.parse(line) as { Action?: string; Package?: string; Test?: string };
+        const ev = JSON.parse(line) as { Action?: unknown; Package?: unknown; Test?: unknown };
         sawJson = true;
-        if (ev.Test && (ev.Action === "pass" || ev.Action === "fail" || ev.Action === "skip")) {
-          put(
-            tests,
-            `${ev.Package ?? ""}.${ev.Test}`,
-            ev.Action === "pass" ? "passed" : ev.Action === "fail" ? "failed" : "skipped",
-          );
-        } else if (!ev.Test && ev.Action === "fail" && ev.Package) {
-          put(tests, `${ev.Package}.<package>`, "failed");
-        }
-        continue;
+        const pkg = typeof ev.Package === "string" ? ev.Package : "";
+        const action = ev.Action;
+        if (typeof ev.Test === "string" && ev.Test !== "") {
+          if (action === "pass" || action === "fail" || action === "skip") {
+            put(
+              tests,
+              `${pkg}.${ev.Test}`,
+              action === "pass" ? "passed" : action === "fail" ? "failed" : "skipped",
+            );
+          }
+        } else if (action === "fail" && pkg) put(tests, `${pkg}.<package>`, "failed");
+        return;
       } catch {
-        // not a JSON event
+        badJson++;
       }
     }
-    const m = /^\s*--- (PASS|FAIL|SKIP): (\S+)/.exec(line);
-    if (m) {
-      textPending.push([m[2]!, m[1] === "PASS" ? "passed" : m[1] === "FAIL" ? "failed" : "skipped"]);
-      continue;
+    const at = skipSpaces(line);
+    if (line.startsWith("--- ", at)) {
+      const word = statusAt(line, at + 4, ["PASS", "FAIL", "SKIP"]);
+      if (word && line[at + 8] === ":" && line[at + 9] === " " && !isSpace(line[at + 10])) {
+        const name = line.slice(at + 10, nextSpace(line, at + 10));
+        if (name !== "") {
+          textPending.push([name, word === "PASS" ? "passed" : word === "FAIL" ? "failed" : "skipped"]);
+          return;
+        }
+      }
     }
-    const pkg = /^(ok|FAIL|---)\s+(\S+)\s/.exec(line);
-    if (pkg && pkg[1] !== "---") {
-      for (const [t, o] of textPending.splice(0)) put(tests, `${pkg[2]}.${t}`, o);
+    const head = line.startsWith("ok") ? 2 : line.startsWith("FAIL") ? 4 : 0;
+    if (head > 0 && isSpace(line[head])) {
+      const start = skipSpaces(line, head);
+      const end = nextSpace(line, start);
+      if (end > start && end < line.length) {
+        const pkg = line.slice(start, end);
+        for (const [t, o] of textPending.splice(0)) put(tests, `${pkg}.${t}`, o);
+      }
     }
-  }
+  });
   for (const [t, o] of textPending) put(tests, t, o);
   return { parser: sawJson ? "go-json" : "go", tests };
 }
 
-const decodeXml = (s: string): string =>
-  s
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, "&");
-
-/** JUnit XML (surefire, gradle, pytest --junitxml, jest-junit): every `<testcase>` and its outcome. */
-export function parseJUnitXml(xml: string, into: Map<string, TestOutcome> = new Map()): ParsedTests {
-  const re = /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g;
-  for (const m of xml.matchAll(re)) {
-    const attrs = m[1]!;
-    const attr = (name: string): string =>
-      decodeXml(new RegExp(`\\b${name}="([^"]*)"`).exec(attrs)?.[1] ?? "");
-    const body = m[3] ?? "";
-    const id = [attr("classname"), attr("name")].filter(Boolean).join(".");
-    const outcome: TestOutcome = /<(failure|error)\b/.test(body)
-      ? "failed"
-      : /<skipped\b/.test(body)
-        ? "skipped"
-        : "passed";
-    put(into, id, outcome);
-  }
-  return { parser: "junit-xml", tests: into };
-}
-
-/** Reads per-test results from a run's output with the parser for its framework; null when none fits. */
+/**
+ * Reads per-test results from a run's output with the parser for its framework; null when none fits.
+ * Output past MAX_TEST_OUTPUT_CHARS or MAX_TEST_OUTPUT_LINES is cut in the middle (head and tail kept)
+ * and not parsed; the result's `note` says so.
+ */
 export function parseTestOutput(
   framework: TestFramework,
   stdout: string,
   stderr: string,
 ): ParsedTests | null {
-  const text = `${stdout}\n${stderr}`;
+  const { text, note } = capHeadTail(
+    `${stdout}\n${stderr}`,
+    MAX_TEST_OUTPUT_CHARS,
+    "The test output",
+    MAX_TEST_OUTPUT_LINES,
+  );
   const attempts: (() => ParsedTests)[] = [];
   switch (framework) {
     case "pytest":
@@ -253,7 +241,7 @@ export function parseTestOutput(
   }
   for (const attempt of attempts) {
     const r = attempt();
-    if (r.tests.size > 0) return r;
+    if (r.tests.size > 0) return note ? { ...r, note } : r;
   }
   return null;
 }

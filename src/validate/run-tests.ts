@@ -2,6 +2,7 @@ import type { RepoConfig } from "../config/index.ts";
 import { compileGlob, mayHoldTestConfig, SKIPPED_DIRS, testConfigChange } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
+import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 
 /** One run of the repository's test suite. */
@@ -28,7 +29,7 @@ export interface SetupRun {
 }
 
 /** Largest JUnit report read, and the most read in all: a report past them is left out (and said so). */
-const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+const MAX_REPORT_BYTES = MAX_JUNIT_CHARS;
 const MAX_REPORTS_BYTES = 64 * 1024 * 1024;
 /** Largest test configuration file compared and restored. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -208,11 +209,15 @@ export async function runTestSuite(
         reportNotes.push(`test report ${file} not read: ${err.message}`);
         continue;
       }
-      parseJUnitXml(text, tests);
+      const r = parseJUnitXml(text, tests);
+      if (r.note) reportNotes.push(`test report ${file}: ${r.note}`);
     }
     if (tests.size > 0) parsed = { parser: "junit-xml", tests };
   }
-  parsed ??= parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
+  if (!parsed) {
+    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
+    if (parsed?.note) reportNotes.push(parsed.note);
+  }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
   return {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseApiCall } from "../../src/agents/api-call.ts";
+import { MAX_CALL_CHARS, parseApiCall } from "../../src/agents/api-call.ts";
 import { TEST_API_SPECS } from "../support/api-specs.ts";
 
 const ok = (text: string) => {
@@ -51,4 +51,16 @@ test("unknown APIs and wrong argument counts get precise messages", () => {
   assert.match(fail('search_class("A)'), /quote is never closed/);
   assert.match(fail("search_class"), /is not an API call/);
   assert.match(fail('search_class("")'), /is empty/);
+});
+
+test("crafted calls: over-long text is refused with a short quote; backtick and `;` runs are trimmed", () => {
+  const huge = `search_code("${"a".repeat(MAX_CALL_CHARS)}")`;
+  const message = fail(huge);
+  assert.match(message, /characters long; an API call may have at most \d+/);
+  assert.ok(message.length < 600, "the refusal quotes a short form of the call");
+  assert.deepEqual(ok(`\`\`\`search_code("x")\`\`\`;  `).args, ["x"]);
+  assert.ok(fail(`${"`".repeat(50_000)}x`).length < 600);
+  assert.match(fail(`search_code("${"b".repeat(50_000)})`), /quote is never closed/);
+  // A 100 kB fragment (search_code's own cap) is still a call.
+  assert.equal(ok(`search_code("${"c".repeat(100 * 1024)}")`).args[0]!.length, 100 * 1024);
 });

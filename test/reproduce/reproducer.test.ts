@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { extractScript, judgeReproduction, reproduceIssue } from "../../src/reproduce/index.ts";
+import { PATTERN_TAIL_CHARS } from "../../src/reproduce/reproducer.ts";
 import {
   createSandbox,
   type ExecResult,
@@ -194,4 +195,26 @@ test("java: the main sources are compiled in the sandbox and the single-file rep
     await model.close();
     await java.dispose();
   }
+});
+
+test("a crafted reproduction pattern cannot hang the host: linear-time matching, only stderr's tail", () => {
+  // Exponential for a backtracking engine on this stderr; linear here.
+  const stderr = `${"a".repeat(100_000)}!`;
+  const r = judgeReproduction(exec({ exitCode: 1, stderr }), "(a|a)*b");
+  assert.equal(r.reproduced, false);
+  assert.match(r.reason, /stderr shows no/);
+  // Backreferences cannot run in linear time: refused with a message naming the configuration key.
+  const br = judgeReproduction(exec({ exitCode: 1, stderr: "aa" }), "(a)\\1");
+  assert.equal(br.reproduced, false);
+  assert.match(br.reason, /reproducer\.pattern .*cannot be matched in linear time/);
+  // The match is looked for in the last 256 kB of stderr, where a traceback ends.
+  const early = `AssertionError: early\n${"x".repeat(PATTERN_TAIL_CHARS)}`;
+  assert.equal(judgeReproduction(exec({ exitCode: 1, stderr: early }), "AssertionError").reproduced, false);
+  assert.equal(
+    judgeReproduction(
+      exec({ exitCode: 1, stderr: `${"x".repeat(PATTERN_TAIL_CHARS)}\nAssertionError: late` }),
+      "AssertionError",
+    ).reproduced,
+    true,
+  );
 });

@@ -117,7 +117,10 @@ test("python: reproduced, then fixed, reviewed and validated", async () => {
   assert.match(report, /<details><summary>Reproducer <code>reproducer\.py<\/code>/);
   assert.match(report, /Before the patch: exit code 1\n\n```\n[\s\S]*AssertionError: expected 90, got -900/);
   assert.match(report, /After the chosen patch: exit code 0/);
-  assert.match(report, /## Reviewer\n\n\*\*Patch correct: yes\.\*\* patch looks right/);
+  assert.match(
+    report,
+    /## Review\n\nApproved: yes — accepted in round 1[^\n]*\n\n\*\*Patch correct: yes\.\*\* patch looks right/,
+  );
 });
 
 test("python: the reviewer finds the test wrong; it is rewritten and the patch accepted", async () => {
@@ -140,6 +143,59 @@ test("python: the reviewer finds the test wrong; it is rewritten and the patch a
   assert.equal(review.approved, true);
   assert.equal(review.rounds, 2);
   assert.match((result.reproducer as { script: string }).script, /result == 90/);
+});
+
+test("python: the right patch written only in the last review round is reviewed, validated and chosen", async () => {
+  // Five wrong (but applicable) patches, then the right one: it is the rewrite asked for in round 5, the
+  // loop's last; the run must still evaluate it like every other candidate.
+  const wrong = ["10", "1000", "50", "200", "25"].map((d) =>
+    patchAnswer(
+      "shop/pricing.py",
+      "    return price - price * percent",
+      `    return price - price * percent / ${d}`,
+    ),
+  );
+  const reviewed: string[] = [];
+  const { result, out, requests } = await fullRun("py-shop", {
+    location: PY_LOCATION,
+    patches: [...wrong, PY_GOOD],
+    reviewer: (req) => {
+      const prompt = String(req.messages.at(-1)?.content ?? "");
+      const divisor = /\+ {4}return price - price \* percent \/ (\d+)/.exec(prompt)?.[1] ?? "?";
+      reviewed.push(divisor);
+      return divisor === "100" ? verdict("yes", "yes") : verdict("no", "yes", "divide the percent by 100");
+    },
+    reproducer: (kind) =>
+      kind === "has-example" ? '{"has-reproducible-example": true}' : fence("python", PY_REPRO),
+  });
+  assert.equal(result.status, "fixed", result.reason);
+  assert.match(result.patch ?? "", /\+ {4}return price - price \* percent \/ 100\n/);
+  // Every patch the model wrote was reviewed, the last one too, and nothing more was asked for.
+  assert.equal(requests.filter((r) => roleOf(r) === "patch").length, 6);
+  assert.deepEqual(reviewed, ["10", "1000", "50", "200", "25", "100"]);
+  const review = result.review as { approved: boolean; rounds: number };
+  assert.equal(review.approved, true);
+  assert.equal(review.rounds, 6);
+  assert.equal((result.validation as { passed: boolean }).passed, true);
+  assert.equal((result.reproducer as { after: { exitCode: number } }).after.exitCode, 0);
+  const selection = JSON.parse(readFileSync(join(out, "selection.json"), "utf8")) as {
+    winner: { id: string };
+  };
+  assert.equal(selection.winner.id, "linear-1-r5");
+  const summary = JSON.parse(readFileSync(join(out, "linear-1/review/summary.json"), "utf8")) as {
+    rounds: { round: number; patchId: string; action: string }[];
+  };
+  assert.deepEqual(
+    summary.rounds.map((r) => [r.round, r.patchId, r.action]),
+    [
+      [1, "linear-1", "rewrite-patch"],
+      [2, "linear-1-r1", "rewrite-patch"],
+      [3, "linear-1-r2", "rewrite-patch"],
+      [4, "linear-1-r3", "rewrite-patch"],
+      [5, "linear-1-r4", "rewrite-patch"],
+      [6, "linear-1-r5", "accepted"],
+    ],
+  );
 });
 
 test("python: an issue without a reproducible example is patched and validated without review", async () => {

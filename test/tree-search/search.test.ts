@@ -130,6 +130,23 @@ test("max_rollout stops the search and reports the best candidate so far", async
   assert.equal(result.tree.nodes[0]?.visits, 4);
 });
 
+test("a passing candidate proposed only in the last rollout is checked and chosen", async () => {
+  const world = makeWorld({
+    proposals: { "": ["a"], a: ["a1"], "a>a1": ["a2"] },
+    outcomes: { "a>a1>a2": "pass" },
+  });
+  const result = await runTreeSearch({
+    config: { ...cfg, maxRollout: 3 },
+    ...world,
+    budget: unlimited(),
+    evidence,
+  });
+  assert.equal(world.expandRequests.length, 3);
+  assert.deepEqual(world.checked, ["a", "a>a1", "a>a1>a2"]);
+  assert.equal(result.stop, "solved");
+  assert.equal(result.best?.diff, "a>a1>a2");
+});
+
 test("the budget stops a hopeless search, keeping the best candidate so far", async () => {
   const proposals: Record<string, string[]> = {};
   const scores: Record<string, number> = {};
