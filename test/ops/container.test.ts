@@ -298,7 +298,10 @@ test("the entry script refuses, exit 78, naming the setting or the container opt
     "--",
   ]);
   assert.equal(noUserns.status, 78, noUserns.stderr);
-  assert.match(noUserns.stderr, /bubblewrap cannot make a sandbox in this container:\n.*bwrap: /);
+  assert.match(
+    noUserns.stderr,
+    /bubblewrap cannot make a sandbox in this container:\n {4}auto-fix sandbox: /,
+  );
   assert.match(noUserns.stderr, /seccomp=unconfined[\s\S]*apparmor=unconfined[\s\S]*systempaths=unconfined/);
   // The app in production without credentials, and with the embedded store and a closed volume.
   const server = check({ ...base, REDIS_URL: "" }, "server");
