@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -295,4 +295,42 @@ test("validation removes a planted pytest.toml and puts back a pyproject.toml wh
   } finally {
     await states.dispose();
   }
+});
+
+test("the tree search: a reproducer that rewrites the tests cannot hide a regression", {
+  timeout: 300_000,
+}, async () => {
+  const repo = calcRepo();
+  const config = loadRepoConfig(repo);
+  const work = mkdtempSync(join(tmpdir(), "af-testcfg-work-"));
+  dirs.push(work);
+  execFileSync("cp", ["-a", `${repo}/.`, work]);
+  // The model's reproducer "passes" and, on the way, replaces the tests with ones that always pass.
+  const reproducer = {
+    file: "reproducer.py",
+    content: [
+      "import pathlib",
+      "pathlib.Path('tests/test_calc.py').write_text('def test_add():\\n    pass\\n\\n\\ndef test_sub():\\n    pass\\n')",
+      "",
+    ].join("\n"),
+    command: "python3 reproducer.py",
+    timeoutMs: 30_000,
+  };
+  const checks = sandboxChecks({ sandbox, config, reproducer, pristine: repo });
+  const evidence = await checks.baseline(work);
+  assert.match(evidence.failure, /1 failed/, "the baseline still sees the failing test");
+  // A candidate that fixes add and breaks sub: test_sub passed before and fails now.
+  writeFileSync(
+    join(work, "calc.py"),
+    "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+  );
+  const result = await checks.run(work);
+  assert.equal(result.outcome, "failed", JSON.stringify(result));
+  assert.equal(result.tests?.passed, false);
+  assert.match(
+    result.outcome === "failed" ? result.failure : "",
+    /Passed before the patch, fail now: .*test_sub/,
+  );
+  assert.match(readFileSync(join(work, "tests/test_calc.py"), "utf8"), /assert add\(2, 3\) == 5/);
+  assert.equal(existsSync(join(work, "reproducer.py")), false, "the reproducer ran in a copy of its own");
 });
