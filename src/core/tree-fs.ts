@@ -382,6 +382,11 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
       }
     });
 
+  /**
+   * Follows links by reading them, never by letting the kernel follow one: every directory on the way is
+   * opened without following (like every other operation here), so a directory swapped for a link while
+   * this runs ends the walk instead of leading out of the tree.
+   */
   const resolveLinksImpl = (path: string): string | null => {
     let parts: string[];
     try {
@@ -389,42 +394,75 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
     } catch {
       return null;
     }
-    const done: string[] = [];
-    let hops = 0;
-    while (parts.length > 0) {
-      const part = parts.shift()!;
-      if (part === "..") {
-        if (done.length === 0) return null;
-        done.pop();
-        continue;
-      }
-      if (part === ".") continue;
-      const abs = `${realRoot}/${[...done, part].join("/")}`;
-      let target: string | null = null;
+    const open = (names: readonly string[]): Dir | null => {
+      let dir = openRoot();
       try {
-        if (lstatSync(abs).isSymbolicLink()) target = readlinkSync(abs);
+        for (const n of names) {
+          const next = openChild(dir, n, false);
+          closeSync(dir.fd);
+          dir = next;
+        }
+        return dir;
       } catch {
-        done.push(part, ...parts);
-        return done.join("/");
+        closeSync(dir.fd);
+        return null;
       }
-      if (target === null) {
+    };
+    const done: string[] = [];
+    let dir: Dir | null = open([]);
+    let hops = 0;
+    try {
+      while (parts.length > 0 && dir !== null) {
+        const part = parts.shift()!;
+        if (part === ".") continue;
+        if (part === "..") {
+          if (done.length === 0) return null;
+          done.pop();
+          closeSync(dir.fd);
+          dir = open(done);
+          continue;
+        }
+        let st: Stats;
+        try {
+          st = lstatSync(at(dir, part));
+        } catch {
+          return [...done, part, ...parts].join("/");
+        }
+        if (st.isSymbolicLink()) {
+          if (++hops > 32) return null;
+          let target: string;
+          try {
+            target = readlinkSync(at(dir, part));
+          } catch {
+            return null;
+          }
+          if (target.startsWith("/")) {
+            if (target !== realRoot && !target.startsWith(`${realRoot}/`)) return null;
+            done.length = 0;
+            closeSync(dir.fd);
+            dir = open([]);
+            target = target.slice(realRoot.length);
+          }
+          parts = [...target.split("/").filter((p) => p !== ""), ...parts];
+          continue;
+        }
+        if (parts.length > 0) {
+          if (!st.isDirectory()) return [...done, part, ...parts].join("/");
+          let next: Dir;
+          try {
+            next = openChild(dir, part, false);
+          } catch {
+            return null;
+          }
+          closeSync(dir.fd);
+          dir = next;
+        }
         done.push(part);
-        continue;
       }
-      if (++hops > 32) return null;
-      if (target.startsWith("/")) {
-        if (target !== realRoot && !target.startsWith(`${realRoot}/`)) return null;
-        done.length = 0;
-        parts = [
-          ...target
-            .slice(realRoot.length)
-            .split("/")
-            .filter((p) => p !== ""),
-          ...parts,
-        ];
-      } else parts = [...target.split("/").filter((p) => p !== ""), ...parts];
+      return dir === null ? null : done.join("/");
+    } finally {
+      if (dir !== null) closeSync(dir.fd);
     }
-    return done.join("/");
   };
 
   return {

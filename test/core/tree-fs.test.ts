@@ -203,3 +203,40 @@ test("a directory swapped for a link while the host works in the tree is not fol
   assert.deepEqual(readdirSync(host), ["secret.txt"]);
   assert.equal(readFileSync(join(host, "secret.txt"), "utf8"), "HOST SECRET\n");
 });
+
+test("naming where a link leads never reads the host's links, even with a directory swapped for a link", async () => {
+  // src/ holds `ln -> app.py`; the host folder holds `ln -> host-only-name`. A process keeps swapping
+  // src/ with a link to the host folder. Where src/ln leads is src/app.py, or unknown (null) while src/
+  // is a link that leaves the tree: the host's link must never be read.
+  const { root, host } = setup();
+  symlinkSync("app.py", join(root, "src/ln"));
+  symlinkSync("host-only-name", join(host, "ln"));
+  // The swap is atomic (renameat2 RENAME_EXCHANGE): src/ is a directory or a link, never absent.
+  symlinkSync(host, join(root, "src.link"));
+  const swap = [
+    "import ctypes, os",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    "while True: libc.renameat2(-100, b'src', -100, b'src.link', 2)",
+  ].join("\n");
+  const swapper = spawn("python3", ["-c", swap], { cwd: root, stdio: "ignore" });
+  const t = openTree(root);
+  const seen = new Map<string, number>();
+  try {
+    for (let i = 0; i < 20_000; i++) {
+      let r: string | null;
+      try {
+        r = t.resolveLinks("src/ln");
+      } catch (err) {
+        assert.ok(err instanceof TreeFsError, String(err));
+        r = `refused: ${err.code}`;
+      }
+      seen.set(String(r), (seen.get(String(r)) ?? 0) + 1);
+    }
+  } finally {
+    swapper.kill("SIGKILL");
+    await new Promise((r) => swapper.once("exit", r));
+  }
+  const leaked = [...seen.keys()].filter((k) => k.includes("host-only-name"));
+  assert.deepEqual(leaked, [], JSON.stringify([...seen]));
+  assert.ok(seen.get("src/app.py"), "the link inside the tree is still named");
+});
