@@ -141,7 +141,14 @@ async function measure(label: string, env: Record<string, string>, githubHost: s
       dataDir: env.AUTO_FIX_DATA_DIR ?? env.ACK_BACKEND_DATA_DIR ?? "",
       redisUrl: env.REDIS_URL,
     });
-    const counts = await store.counts?.();
+    // Each delivery's job is stored once its sender's access was checked, right after the answer: wait
+    // until the count stops growing.
+    let counts = await store.counts?.();
+    for (let last = -1; counts && counts.queued !== last; ) {
+      last = counts.queued;
+      await new Promise((r) => setTimeout(r, 1000));
+      counts = await store.counts?.();
+    }
     await store.close?.();
     process.stdout.write(
       `${"".padEnd(28)} jobs stored: ${counts?.queued ?? "?"} queued (${r.sent} sent + 50 warm-up)\n`,

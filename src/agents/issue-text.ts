@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 
 export interface Issue {
   title: string;
@@ -8,24 +9,12 @@ export interface Issue {
 /** Most characters of issue text that reach a prompt; longer issues keep their head and tail. */
 export const MAX_ISSUE_CHARS = 24_000;
 
-// Zero-width characters, bidirectional controls, BOM, soft hyphen and other invisible format characters.
-const HIDDEN_RE =
-  /[\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
-// C0/C1 control characters other than tab and newline.
-const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
-
 /**
- * Cleans untrusted issue text: removes HTML comments (also an unterminated one), hidden characters
- * (zero-width, bidi controls, tag characters) and control characters, normalises line ends.
+ * Cleans untrusted issue text for a prompt: what GitHub hides is removed (see `sanitizeUntrusted`, the
+ * sanitiser the app and the pipeline share), and the ends are trimmed.
  */
 export function sanitizeIssueText(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(/<!--[\s\S]*?(-->|$)/g, "")
-    .replace(HIDDEN_RE, "")
-    .replace(CONTROL_RE, "")
-    .replace(/\n{4,}/g, "\n\n\n")
-    .trim();
+  return sanitizeUntrusted(text).trim();
 }
 
 /** Keeps the head and tail of an over-long text, saying how much was cut. */

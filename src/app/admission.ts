@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { inlineCode } from "../core/inert-markdown.ts";
 import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
 import { type LimitStore, limitKeys } from "../jobs/limits.ts";
 import type { Job } from "../jobs/types.ts";
@@ -10,8 +11,8 @@ import { deniedMarker, type IssueState, readStatusMarker } from "./markers.ts";
 import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./settings.ts";
 
 /**
- * What the webhook handler stores with a job: only facts read from the payload. The checks that need
- * GitHub (configured label, sender's permission, budgets, the issue's markers) run in the worker.
+ * What the webhook handler stores with a job: facts read from the payload, stored once the sender's
+ * access was checked. The worker checks label and access again, then budgets and the issue's markers.
  */
 export const StoredTriggerSchema = z.object({
   kind: z.enum(["labeled", "comment"]),
@@ -49,28 +50,30 @@ const ALLOWED = new Set<Permission>(["admin", "maintain", "write"]);
 const isStatusComment = (c: CommentInfo) => c.authorType === "Bot" && readStatusMarker(c.body) !== null;
 
 /**
- * The sender checks shared by the worker and the handler's after-answer replies: the configured label
- * (label events) and write access. A sender without it gets one polite reply per issue, at most.
+ * The sender checks: the configured label (label events) and write access. A sender without it gets one
+ * polite reply per issue, at most. The webhook handler runs them before a trigger is stored (so that a
+ * refused trigger never holds the issue's one active slot), and the worker again before a run starts
+ * (access may have changed while the job waited). A label other than the operator's is checked against
+ * the repo's config first, so that unrelated labels cost no permission lookup.
  */
 export async function checkSender(
   input: { kind: "labeled" | "comment"; label?: string | undefined; sender: string; replyTo: number },
   deps: Pick<AdmissionDeps, "github" | "settings" | "loadRepoConfig">,
 ): Promise<{ ok: true; config: EffectiveConfig } | { ok: false; outcome: HandleOutcome }> {
-  const [repoConfig, permission] = await Promise.all([
-    input.kind === "labeled" ? deps.loadRepoConfig() : Promise.resolve(null),
-    deps.github.permission(input.sender),
-  ]);
-  const config = effectiveConfig(deps.settings, input.kind === "labeled" ? repoConfig : null);
+  // Budgets and the test command come from the repo's config for commands too.
+  const repoConfig = deps.loadRepoConfig();
+  const likely = input.kind === "comment" || input.label === deps.settings.label;
+  const early = likely ? deps.github.permission(input.sender) : null;
+  early?.catch(() => {});
+  const config = effectiveConfig(deps.settings, await repoConfig);
   if (input.kind === "labeled" && input.label !== config.label) {
     return { ok: false, outcome: { action: "ignored", reason: `label is not ${config.label}` } };
   }
+  const permission = await (early ?? deps.github.permission(input.sender));
   if (!ALLOWED.has(permission)) {
     await replyDeniedOnce(deps.github, input.replyTo, input.sender);
     return { ok: false, outcome: { action: "denied" } };
   }
-  // Budgets and the test command come from the repo's config for commands too.
-  if (input.kind === "comment")
-    return { ok: true, config: effectiveConfig(deps.settings, await deps.loadRepoConfig()) };
   return { ok: true, config };
 }
 
@@ -143,7 +146,7 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     maxRuns: config.maxRunsPerIssue,
     trigger: retry
       ? `started by @${sender} with \`/retry\``
-      : `started by @${sender} (label \`${config.label}\`)`,
+      : `started by @${sender} (label ${inlineCode(config.label, 100)})`,
     maxCostUsd: budget,
     spend: { key: spendKey, reservedUsd: budget },
     ...(config.testCommand ? { testCommand: config.testCommand } : {}),

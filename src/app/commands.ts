@@ -1,15 +1,6 @@
-/** Parsing of untrusted issue and comment text: hidden content stripped, commands recognised. */
+import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 
-const HIDDEN_CHARS = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u00AD]/g;
-
-/** Removes HTML comments and invisible/bidi control characters; normalises line ends. */
-export function sanitizeText(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
-    .replace(HIDDEN_CHARS, "")
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, "");
-}
+/** Commands in untrusted comment text, and the ref an issue names; both read after hidden text is removed. */
 
 export type Command = { kind: "retry"; guidance: string } | { kind: "cancel" };
 
@@ -21,7 +12,7 @@ const MAX_GUIDANCE = 4000;
  * guidance.
  */
 export function parseCommand(body: string): Command | null {
-  const text = sanitizeText(body).trim();
+  const text = sanitizeUntrusted(body).trim();
   const m = /^\/(retry|cancel)(?=\s|$)([\s\S]*)$/i.exec(text);
   if (!m) return null;
   if (m[1]!.toLowerCase() === "cancel") return { kind: "cancel" };
@@ -31,7 +22,7 @@ export function parseCommand(body: string): Command | null {
 /** A ref named in the issue (`ref: v1.2`, `branch: release-1`), when it looks like a safe git ref. */
 export function refFromIssue(body: string): string | undefined {
   const m = /^\s*(?:auto-fix\s+)?(?:ref|branch)\s*:\s*`?([A-Za-z0-9._/-]{1,100})`?\s*$/im.exec(
-    sanitizeText(body),
+    sanitizeUntrusted(body),
   );
   const ref = m?.[1];
   if (!ref || ref.includes("..") || ref.startsWith("/") || ref.startsWith("-") || ref.endsWith(".lock")) {

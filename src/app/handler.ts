@@ -3,7 +3,7 @@ import type { JobQueue, JobSpec } from "../jobs/types.ts";
 import { checkSender, type StoredTrigger } from "./admission.ts";
 import { parseCommand } from "./commands.ts";
 import { readPullMarker } from "./markers.ts";
-import { type AppSettings, effectiveConfig } from "./settings.ts";
+import type { AppSettings } from "./settings.ts";
 import type { TriggerEvent } from "./trigger.ts";
 
 /** Everything one delivery needs; built per delivery, nothing kept between deliveries. */
@@ -32,15 +32,19 @@ export type HandleOutcome =
   | { action: "active"; jobId: string }
   /** `/cancel` was acknowledged; the permission check and the cancel run right after the answer. */
   | { action: "cancel-requested" }
-  /** A label other than the operator's: stored once the repo's config names it (right after the answer). */
-  | { action: "label-check" }
+  /**
+   * Answered and held: the sender's access (and, for a label, the repo's configured label) is checked
+   * right after the answer, and the job stored only then.
+   */
+  | { action: "checking" }
   | { action: "cancelled" }
   | { action: "nothing-to-cancel" };
 
 /**
- * Handles `issues.labeled` and `issue_comment.created` from the payload alone: no network before the job
- * is stored. What needs GitHub (configured label, permission, budgets, the issue's markers) is the job's
- * first step in the worker (`admitJob`). Never runs the fix.
+ * Handles `issues.labeled` and `issue_comment.created`: what the payload alone decides is answered at
+ * once, with no network; a possible trigger is held, and its sender's access checked right after the
+ * answer, before a job is stored. Budgets and the issue's markers are the job's first step in the worker
+ * (`admitJob`). Never runs the fix.
  */
 export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Promise<HandleOutcome> {
   if (event.sender.type === "Bot" || event.sender.login.endsWith("[bot]")) {
@@ -109,38 +113,30 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     ...(guidance ? { guidance } : {}),
     data: { trigger },
   };
-  if (event.kind === "labeled" && event.label !== deps.settings.label) {
-    // Another label may still be the one the repo's `.github/auto-fix.yml` names: read it right after the
-    // answer and store the job only then, so that the many unrelated label events store nothing and never
-    // hold the issue's one active slot while a real trigger arrives.
-    await deps.defer(async () => {
-      const config = effectiveConfig(deps.settings, await deps.loadRepoConfig());
-      if (event.label !== config.label) return { action: "ignored", reason: `label is not ${config.label}` };
-      return store(spec, deps, event);
-    });
-    return { action: "label-check" };
-  }
-  return store(spec, deps, event);
+  // Nothing is stored before the sender's access is known: a trigger from someone without write access
+  // must never hold the issue's one active slot, or the maintainer's trigger that follows it would be
+  // told a run is in progress and lost. The check reads GitHub, so it runs right after the answer; the
+  // delivery is held durably until then (a process that dies in between leaves it to be resumed).
+  await deps.defer(async () => {
+    const input = { kind: event.kind, label: event.label, sender, replyTo };
+    const checked = await checkSender(input, deps);
+    if (!checked.ok) return checked.outcome;
+    return store(spec, deps, replyTo);
+  });
+  return { action: "checking" };
 }
 
-/** Stores the job (the handler's only effect); the worker checks it and reacts 👀 when it starts. */
-async function store(spec: JobSpec, deps: DeliveryDeps, event: TriggerEvent): Promise<HandleOutcome> {
+/** Stores the job of a sender whose access was checked; the worker reacts 👀 when it starts. */
+async function store(spec: JobSpec, deps: DeliveryDeps, replyTo: number): Promise<HandleOutcome> {
   const outcome = await deps.queue.enqueue(spec);
   if (outcome.status === "duplicate") return { action: "duplicate", jobId: outcome.jobId };
   if (outcome.status === "active") {
-    const { sender, issue } = { sender: spec.sender, issue: event.issue.number };
-    // Told to wait only when the delivery would have started a run; checked after the answer.
-    await deps.defer(async () => {
-      const input = { kind: event.kind, label: event.label, sender, replyTo: issue };
-      const checked = await checkSender(input, deps);
-      if (!checked.ok) return checked.outcome;
-      await deps.github.createComment(
-        issue,
-        `@${sender} an auto-fix run for this issue is already in progress. ` +
-          "Comment `/cancel` to stop it, then `/retry`.",
-      );
-      return undefined;
-    });
+    // Only a run someone with write access asked for can be active: this trigger waits for it.
+    await deps.github.createComment(
+      replyTo,
+      `@${spec.sender} an auto-fix run for this issue is already in progress. ` +
+        "Comment `/cancel` to stop it, then `/retry`.",
+    );
     return { action: "active", jobId: outcome.jobId };
   }
   return { action: "queued", jobId: outcome.jobId };

@@ -1,3 +1,4 @@
+import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
 import { testChangeLines, testChanges } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
@@ -19,12 +20,11 @@ export interface PullBodyInput {
   artifactsPath: string;
 }
 
-/** A code fence longer than any backtick run inside `text`. */
-export function fence(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const f = "`".repeat(longest + 1);
-  return `${f}${lang}\n${text.replace(/\n$/, "")}\n${f}`;
-}
+/**
+ * Everything in the body that the model, the issue's author or the repository wrote (analysis, reasons,
+ * guidance, locations, file names, test ids, output) is rendered inert: as code (`inert-markdown.ts`).
+ */
+export const fence = codeFence;
 
 const clip = (text: string, max: number) =>
   text.length <= max
@@ -44,8 +44,13 @@ function execBlock(label: string, e: ExecView | null, max: number): string[] {
 
 function locationLine(l: LocationView): string {
   const lines = l.start !== null ? ` (lines ${l.start}–${l.end ?? l.start})` : "";
-  return `- \`${l.file}\`${l.unit ? ` › \`${l.unit}\`` : ""}${lines}${l.intended ? `: ${l.intended.trim()}` : ""}`;
+  const intended = l.intended?.trim() ? `: ${inlineCode(l.intended, 1000)}` : "";
+  return `- ${inlineCode(l.file)}${l.unit ? ` › ${inlineCode(l.unit)}` : ""}${lines}${intended}`;
 }
+
+/** The reviewer's yes/no, or what it said instead (as code). */
+const judged = (v: string | null) =>
+  v === null ? "not judged" : /^(yes|no)$/i.test(v) ? v : inlineCode(v, 60);
 
 function extName(path: string | null): string {
   const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
@@ -63,12 +68,12 @@ export function runCommand(path: string): string {
 }
 
 function summaryText(input: PullBodyInput): string {
-  if (input.result.summary) return input.result.summary.trim();
+  if (input.result.summary?.trim()) return inertText(input.result.summary);
   const verdict =
     input.result.status === "fixed"
       ? "The reviewer judged the patch correct against a reproducer that fails before it and passes after."
       : "The patch applies, but the reviewer did not confirm it with a reproducer; please review it carefully.";
-  return `auto-fix wrote a patch for #${input.issueNumber} (${input.issueTitle}). ${verdict}`;
+  return `auto-fix wrote a patch for #${input.issueNumber} (${inlineCode(input.issueTitle)}). ${verdict}`;
 }
 
 function render(input: PullBodyInput, max: number): string {
@@ -76,22 +81,23 @@ function render(input: PullBodyInput, max: number): string {
   const facts = describeResult(r);
   const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
   lines.push(`Fixes #${input.issueNumber}`, "");
-  if (r.reason) lines.push(`Outcome: ${r.reason.trim()}`, "");
-  if (input.guidance) lines.push(`Run ${input.run} followed this guidance: _${input.guidance.trim()}_`, "");
+  if (r.reason?.trim()) lines.push(`Outcome: ${inertText(r.reason)}`, "");
+  if (input.guidance?.trim())
+    lines.push(`Run ${input.run} followed this guidance: ${inertText(input.guidance)}`, "");
   if (facts.locations.length > 0) {
     lines.push("## Bug locations and intended behaviour", "", ...facts.locations.map(locationLine), "");
   }
   if (input.files.length > 0)
-    lines.push(`Changed files: ${input.files.map((f) => `\`${f}\``).join(", ")}`, "");
+    lines.push(`Changed files: ${input.files.map((f) => inlineCode(f)).join(", ")}`, "");
   lines.push("## Review", "");
   const v = facts.verdict;
   if (v) {
-    lines.push(`**Patch** — correct: ${v.patchCorrect ?? "not judged"}`, "");
-    if (v.patchAnalysis) lines.push(clip(v.patchAnalysis.trim(), max), "");
-    lines.push(`**Reproducer** — correct: ${v.testCorrect ?? "not judged"}`, "");
-    if (v.testAnalysis) lines.push(clip(v.testAnalysis.trim(), max), "");
+    lines.push(`**Patch** — correct: ${judged(v.patchCorrect)}`, "");
+    if (v.patchAnalysis) lines.push(inertText(v.patchAnalysis, { max }), "");
+    lines.push(`**Reproducer** — correct: ${judged(v.testCorrect)}`, "");
+    if (v.testAnalysis) lines.push(inertText(v.testAnalysis, { max }), "");
   } else if (facts.reviewSummary) {
-    lines.push(clip(facts.reviewSummary.trim(), max), "");
+    lines.push(inertText(facts.reviewSummary, { max }), "");
   } else {
     lines.push("No review: without a reproducer the patch was only validated.", "");
   }
@@ -105,7 +111,7 @@ function render(input: PullBodyInput, max: number): string {
       "",
     );
     lines.push(
-      `Save it as \`${path}\` and run it from the repository root: \`${rep.command ?? runCommand(path)}\``,
+      `Save it as ${inlineCode(path)} and run it from the repository root: ${inlineCode(rep.command ?? runCommand(path))}`,
       "",
     );
     lines.push(fence(clip(rep.script, max), extName(path)), "");
@@ -127,8 +133,8 @@ function render(input: PullBodyInput, max: number): string {
   if (!val) {
     lines.push("The repository's tests were not run (no test command configured or detected).", "");
   } else {
-    if (val.command) lines.push(`Command: \`${val.command}\``, "");
-    if (val.summary) lines.push(clip(val.summary.trim(), max), "");
+    if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
+    if (val.summary) lines.push(inertText(val.summary, { max }), "");
     const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
     for (const line of testChangeLines(changes)) lines.push(line, "");
   }
@@ -138,7 +144,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "| Model | Prompt tokens | Completion tokens | Cost | Time |",
     "| --- | ---: | ---: | ---: | ---: |",
-    `| ${input.model || "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
+    `| ${input.model ? inlineCode(input.model, 100).replace(/\|/g, "\\|") : "unknown"} | ${u.prompt_tokens} | ${u.completion_tokens} | ${formatUsd(u.cost_usd)} | ${input.seconds.toFixed(0)} s |`,
     "",
     "## Commands",
     "",

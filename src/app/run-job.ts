@@ -5,8 +5,9 @@ import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
+import { inlineCode, plainInert } from "../core/inert-markdown.ts";
+import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
-import { sanitizeText } from "./commands.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "./markers.ts";
 import { adviceOf, describeResult } from "./describe.ts";
@@ -116,7 +117,7 @@ class StatusUpdater {
 }
 
 function issueMarkdown(data: RunData, body: string): string {
-  return `# ${sanitizeText(data.title).trim()}\n\n${sanitizeText(body).trim()}\n`;
+  return `# ${sanitizeUntrusted(data.title).trim()}\n\n${sanitizeUntrusted(body).trim()}\n`;
 }
 
 /** What the next run's prompts carry besides the issue: the maintainer's guidance and the reviewer's advice. */
@@ -125,9 +126,9 @@ export function runGuidance(
   previousAdvice: string | undefined,
 ): string | undefined {
   const parts: string[] = [];
-  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeText(guidance).trim()}`);
+  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeUntrusted(guidance).trim()}`);
   if (previousAdvice?.trim()) {
-    parts.push(`Reviewer advice from the previous run:\n${sanitizeText(previousAdvice).trim()}`);
+    parts.push(`Reviewer advice from the previous run:\n${sanitizeUntrusted(previousAdvice).trim()}`);
   }
   return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
@@ -232,7 +233,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     if (typeof donePull === "number") {
       // Resumed after its pull request was already opened or updated: only the final state is missing.
       state.pull = donePull;
-      status.view.stages["pull request"] = { status: "done", note: `#${donePull}` };
+      status.view.stages["pull request"] = { status: "done", ref: donePull };
       return await finish(
         { ok: true, headline: `Draft pull request #${donePull} is up to date.`, details: [], next: [] },
         { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
@@ -249,7 +250,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     // A resumed job finds the clone of the run that died: start from a clean one.
     await rm(repoDir, { recursive: true, force: true });
     const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
-    status.stage("cloned", { status: "done", note: `\`${data.ref}\` at \`${clone.commit.slice(0, 7)}\`` });
+    status.stage("cloned", { status: "done", note: `${data.ref} at ${clone.commit.slice(0, 7)}` });
     await ctx.checkpoint("cloned", { commit: clone.commit });
     if (ctx.signal.aborted) return await cancelled();
 
@@ -308,7 +309,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       url: data.cloneUrl,
       token,
       branch,
-      message: `Fix #${issueNumber}: ${data.title}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
+      message: `Fix #${issueNumber}: ${plainInert(data.title)}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
       author: settings.gitAuthor,
       force: true,
     });
@@ -327,7 +328,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       artifactsPath,
     });
     await writeFile(artifactsPath, rendered.full);
-    const title = `Fix #${issueNumber}: ${data.title}`.slice(0, 256);
+    const title = `Fix #${issueNumber}: ${plainInert(data.title)}`.slice(0, 256);
     const existing = await github.findOpenPull(branch);
     let pull: number;
     let outcome: RunOutcome;
@@ -352,7 +353,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
     }
     state.pull = pull;
     await ctx.checkpoint("pr-opened", { pull });
-    status.view.stages["pull request"] = { status: "done", note: `#${pull}` };
+    status.view.stages["pull request"] = { status: "done", ref: pull };
     const verdict =
       result.status === "fixed"
         ? "The reviewer judged the patch and the reproducer correct."
@@ -377,7 +378,7 @@ export async function runJob(job: Job, ctx: JobContext, deps: RunDeps): Promise<
       {
         ok: false,
         headline: "The run failed before it could finish.",
-        details: [`Reason: ${message.split("\n").filter(Boolean).slice(0, 3).join(" — ")}`],
+        details: [`Reason: ${inlineCode(message.split("\n").filter(Boolean).slice(0, 3).join(" — "), 600)}`],
         next: ["Comment `/retry` to try again; if it keeps failing, the app's operator can check the logs."],
       },
       { status: "failed", reason: message },

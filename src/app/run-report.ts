@@ -1,7 +1,7 @@
 import { describeResult } from "./describe.ts";
 import type { RunData } from "./job-data.ts";
 import type { FixResult } from "./pipeline.ts";
-import { fence } from "./pr-body.ts";
+import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { FinalState, StageLine, StageName } from "./status-comment.ts";
 
 /** Stage lines implied by a pipeline result (for stages the pipeline did not report as it went). */
@@ -17,7 +17,7 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
   out.push([
     "located",
     facts.locations.length > 0
-      ? { status: "done", note: facts.locations.map((l) => `\`${l.file}\``).join(", ") }
+      ? { status: "done", note: facts.locations.map((l) => l.file).join(", ") }
       : { status: r.patch ? "done" : "failed" },
   ]);
   out.push(["patched", r.patch ? { status: "done" } : { status: "failed", note: "no applicable patch" }]);
@@ -52,7 +52,9 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
   const facts = describeResult(r);
   const details: string[] = [];
   if (facts.locations.length > 0) {
-    const where = facts.locations.map((l) => `\`${l.file}\`${l.unit ? ` › \`${l.unit}\`` : ""}`).join(", ");
+    const where = facts.locations
+      .map((l) => `${inlineCode(l.file)}${l.unit ? ` › ${inlineCode(l.unit)}` : ""}`)
+      .join(", ");
     details.push(`Suspected locations: ${where}.`);
   }
   details.push(
@@ -62,10 +64,10 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
         ? "The issue was not reproduced (no runnable example, or the script did not fail the way the issue says)."
         : "No reproducer was run.",
   );
-  if (r.reason) details.push(`Why no patch passed: ${r.reason}`);
-  if (r.error) details.push(`Error: ${r.error.split("\n")[0]}`);
+  if (r.reason?.trim()) details.push(`Why no patch passed: ${inertText(r.reason, { max: 1500 })}`);
+  if (r.error?.trim()) details.push(`Error: ${inlineCode(r.error.split("\n")[0] ?? "", 500)}`);
   const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
-  if (analysis) details.push(`Reviewer: ${analysis.trim().slice(0, 1500)}`);
+  if (analysis?.trim()) details.push(`Reviewer: ${inertText(analysis, { max: 1500 })}`);
   if (r.usage.cost_usd !== null && r.usage.cost_usd >= data.maxCostUsd) {
     details.push(
       `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
@@ -105,7 +107,7 @@ export function retryComment(
 ): string {
   const facts = describeResult(r);
   const verdict = facts.verdict
-    ? `patch correct: ${facts.verdict.patchCorrect ?? "not judged"}, reproducer correct: ${facts.verdict.testCorrect ?? "not judged"}`
+    ? `patch correct: ${inlineCode(facts.verdict.patchCorrect ?? "not judged", 60)}, reproducer correct: ${inlineCode(facts.verdict.testCorrect ?? "not judged", 60)}`
     : facts.approved === null
       ? "not reviewed"
       : facts.approved
@@ -114,16 +116,16 @@ export function retryComment(
   const lines = [
     `🔁 Run ${data.run} replaced this branch's commit with \`${commit.slice(0, 7)}\` (force-push).`,
     "",
-    guidance
-      ? `Guidance: _${guidance.trim()}_`
+    guidance?.trim()
+      ? `Guidance: ${inertText(guidance)}`
       : "No guidance was given; the run used the previous reviewer advice.",
     "",
-    `Changed files: ${files.map((f) => `\`${f}\``).join(", ")}.`,
+    `Changed files: ${files.map((f) => inlineCode(f)).join(", ")}.`,
     `Reviewer verdict: ${verdict}.`,
     "",
     "<details><summary>The new patch</summary>",
     "",
-    fence((r.patch ?? "").slice(0, 50_000), "diff"),
+    codeFence((r.patch ?? "").slice(0, 50_000), "diff"),
     "",
     "</details>",
   ];

@@ -1,3 +1,4 @@
+import { inlineCode } from "../core/inert-markdown.ts";
 import { type IssueState, statusMarker } from "./markers.ts";
 
 /** The stages the status comment shows, in order. */
@@ -17,14 +18,17 @@ export type StageStatus = "pending" | "running" | "done" | "skipped" | "failed";
 
 export interface StageLine {
   status: StageStatus;
+  /** Plain text, perhaps from the pipeline or the model: shown inert (as code). */
   note?: string;
+  /** The pull request or issue the stage produced, shown as a live reference. */
+  ref?: number;
 }
 
 export interface FinalState {
   ok: boolean;
-  /** One sentence in plain words: what happened. */
+  /** One sentence in plain words: what happened (Markdown; untrusted parts made inert by the caller). */
   headline: string;
-  /** Further facts (what was found, why no patch passed). */
+  /** Further facts (what was found, why no patch passed), Markdown with untrusted parts made inert. */
   details: string[];
   /** What the maintainer can do next. */
   next: string[];
@@ -61,11 +65,6 @@ const TITLES: Record<StageName, string> = {
   "pull request": "Pull request",
 };
 
-const oneLine = (s: string, max = 300) => {
-  const t = s.replace(/\s+/g, " ").trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-};
-
 /** Renders the one status comment the app keeps per issue (edited in place as the run goes). */
 export function renderStatus(view: StatusView): string {
   const lines: string[] = [statusMarker(view.state)];
@@ -77,11 +76,14 @@ export function renderStatus(view: StatusView): string {
         : "😕 **auto-fix** stopped without a pull request.";
   lines.push(head, "");
   lines.push(`Run ${view.run} of at most ${view.maxRuns} for this issue, ${view.trigger}.`);
-  if (view.guidance) lines.push(`Guidance: _${oneLine(view.guidance, 500)}_`);
+  if (view.guidance?.trim()) lines.push(`Guidance: ${inlineCode(view.guidance, 500)}`);
   lines.push("");
   for (const stage of STAGES) {
     const s = view.stages[stage] ?? { status: "pending" };
-    lines.push(`- ${ICONS[s.status]} ${TITLES[stage]}${s.note ? ` — ${oneLine(s.note)}` : ""}`);
+    const ref = s.ref ? ` — #${s.ref}` : "";
+    lines.push(
+      `- ${ICONS[s.status]} ${TITLES[stage]}${ref}${s.note?.trim() ? ` — ${inlineCode(s.note)}` : ""}`,
+    );
   }
   if (view.final) {
     lines.push("", `${view.final.ok ? "🚀" : "😕"} **${view.final.headline}**`);

@@ -1,17 +1,32 @@
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
+import { tmpfsCopiesAvailable } from "./disk.ts";
 import { execLimited } from "./exec-limited.ts";
-import { processesOfUid } from "./proc-tree.ts";
+import { launchCommand, Stage, stagedTool, traversableByOthers } from "./launch.ts";
+import {
+  attachNetwork,
+  findNetworkTools,
+  type NetworkHandle,
+  type NetworkPlan,
+  networkAllowFromEnv,
+  parseAllowList,
+  planNetwork,
+  type ResolveCache,
+  refusedNetwork,
+} from "./network.ts";
 import { chownTree } from "./ownership.ts";
+import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
 import {
   DEFAULT_LIMITS,
+  DEFAULT_SANDBOX_UID,
   type ExecResult,
+  type NetworkReport,
   type RunRequest,
   SANDBOX_HOME,
   SANDBOX_WORKDIR,
@@ -27,11 +42,19 @@ export interface BwrapOptions {
   /** Host directory mounted as the sandbox's home (persists between runs); default a fresh tmpfs. */
   homeDir?: string;
   /**
-   * When auto-fix runs as root, run the sandbox as this unprivileged host uid instead (root-only files
-   * stay unreadable and RLIMIT_NPROC applies); every mounted path must then be traversable by it.
-   * Default `null`: host uid kept, every capability dropped, only the listed paths mounted.
+   * When auto-fix runs as root, the unprivileged host uid sandboxed commands run as (never 0): files
+   * they create are that uid's, a setuid file they make is not root's, root-only files stay unreadable.
+   * Default `AUTO_FIX_SANDBOX_UID`, else 65534. Folders it cannot traverse are bound through a staging
+   * folder, so work trees may stay in private (0700) folders.
    */
-  runAsUid?: number | null;
+  runAsUid?: number;
+  /**
+   * Who a run with network may reach: host names, IPv4 addresses or ranges, or `*` for any public
+   * address. Default `AUTO_FIX_NETWORK_ALLOW`, else the package registries.
+   */
+  networkAllow?: string[];
+  /** Paths of the network tools (default: found on the system). */
+  networkTools?: { slirp4netns?: string; nft?: string; nsenter?: string };
 }
 
 /** Files and folders of /etc a toolchain needs; nothing else of /etc (no keys, no shadow). */
@@ -65,19 +88,33 @@ export const ETC_ALLOW = [
   "python3.13",
 ];
 
+const MIB = 1024 * 1024;
+
 /**
  * The bwrap argument list for one run: pure, so tests can check what is and is not mounted.
+ * `ctx.workdir` (and each tool's `source`) is the host path bound, which may be a staging mount point.
  */
 export function planBwrap(
   req: Pick<RunRequest, "network" | "cwd" | "memoryMb">,
   env: Record<string, string>,
-  ctx: { workdir: string; tools: ToolMount[]; homeDir?: string | undefined; hostRoot?: string },
+  ctx: {
+    workdir: string;
+    tools: Array<ToolMount & { source?: string }>;
+    homeDir?: string | undefined;
+    hostRoot?: string;
+    /** Generated /etc/hosts and /etc/resolv.conf of a network run, and its info/block descriptors. */
+    net?: { hosts: string; resolv: string; infoFd: number; blockFd: number } | undefined;
+    tmpMb?: number;
+  },
 ): string[] {
   const root = ctx.hostRoot ?? "/";
-  const a: string[] = ["--unshare-all", "--unshare-user"];
-  if (req.network) a.push("--share-net");
+  // Every namespace is new, the network one included: a run with network gets slirp4netns attached to
+  // it from outside, never the host's namespace.
+  const a: string[] = ["--unshare-all", "--unshare-user", "--disable-userns"];
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", "1000", "--gid", "1000");
   a.push("--hostname", "sandbox");
+  if (req.network && ctx.net)
+    a.push("--info-fd", String(ctx.net.infoFd), "--block-fd", String(ctx.net.blockFd));
   a.push("--ro-bind", "/usr", "/usr");
   for (const dir of ["bin", "sbin", "lib", "lib32", "lib64", "libx32"]) {
     const host = posix.join(root, dir);
@@ -91,14 +128,36 @@ export function planBwrap(
     else if (st.isDirectory()) a.push("--ro-bind", host, `/${dir}`);
   }
   for (const entry of ETC_ALLOW) {
+    if (ctx.net && (entry === "hosts" || entry === "resolv.conf")) continue;
     const host = posix.join(root, "etc", entry);
     if (existsSync(host)) a.push("--ro-bind", host, `/etc/${entry}`);
   }
+  if (ctx.net)
+    a.push("--ro-bind", ctx.net.hosts, "/etc/hosts", "--ro-bind", ctx.net.resolv, "/etc/resolv.conf");
   a.push("--proc", "/proc", "--dev", "/dev");
-  const tmpSize = String((req.memoryMb ?? DEFAULT_LIMITS.memoryMb) * 1024 * 1024);
-  a.push("--size", tmpSize, "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run");
-  a.push("--tmpfs", "/home", "--tmpfs", "/root", "--tmpfs", "/opt", "--tmpfs", "/mnt", "--tmpfs", "/srv");
-  for (const tool of ctx.tools) a.push("--ro-bind", tool.prefix, tool.prefix);
+  // Every tmpfs is sized: what a run writes outside its work tree is bounded too.
+  const tmp = String(
+    (ctx.tmpMb ?? Math.min(req.memoryMb ?? DEFAULT_LIMITS.memoryMb, DEFAULT_LIMITS.tmpMb)) * MIB,
+  );
+  const small = String(16 * MIB);
+  // bubblewrap's /dev is an unsized tmpfs: only its sized /dev/shm stays writable.
+  a.push("--size", String(64 * MIB), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
+  a.push(
+    "--size",
+    tmp,
+    "--tmpfs",
+    "/tmp",
+    "--size",
+    tmp,
+    "--tmpfs",
+    "/var/tmp",
+    "--size",
+    tmp,
+    "--tmpfs",
+    "/home",
+  );
+  for (const dir of ["/run", "/root", "/opt", "/mnt", "/srv"]) a.push("--size", small, "--tmpfs", dir);
+  for (const tool of ctx.tools) a.push("--ro-bind", tool.source ?? tool.prefix, tool.prefix);
   if (ctx.homeDir) a.push("--bind", ctx.homeDir, SANDBOX_HOME);
   else a.push("--dir", SANDBOX_HOME);
   a.push("--bind", ctx.workdir, SANDBOX_WORKDIR);
@@ -123,6 +182,11 @@ export class BwrapSandbox implements SandboxPort {
   readonly #tools: ToolMount[];
   readonly #homeDir: string | undefined;
   readonly #uid: number | null;
+  readonly #allow: "public" | string[];
+  readonly #netTools: ReturnType<typeof findNetworkTools>;
+  readonly #resolved: ResolveCache = new Map();
+  /** Toolchains whose parents the sandbox uid cannot traverse: bound through the staging folder. */
+  readonly #stagedTools: Set<string>;
   #probe: Promise<SandboxCapabilities> | undefined;
 
   constructor(opts: BwrapOptions = {}) {
@@ -130,7 +194,25 @@ export class BwrapSandbox implements SandboxPort {
     this.#tools = opts.tools ?? discoverToolMounts();
     this.#homeDir = opts.homeDir;
     const isRoot = process.getuid?.() === 0;
-    this.#uid = isRoot ? (opts.runAsUid ?? null) : null;
+    const uid = opts.runAsUid ?? sandboxUidFromEnv(process.env);
+    if (uid === 0) {
+      throw new SandboxUnavailableError(
+        "bwrap",
+        "the sandbox never runs as host uid 0; choose another runAsUid",
+      );
+    }
+    this.#uid = isRoot ? uid : null;
+    try {
+      this.#allow = opts.networkAllow ? parseAllowList(opts.networkAllow) : networkAllowFromEnv(process.env);
+    } catch (err) {
+      throw new SandboxUnavailableError("bwrap", (err as Error).message);
+    }
+    this.#netTools = findNetworkTools(opts.networkTools);
+    this.#stagedTools = new Set(
+      this.#uid === null
+        ? []
+        : this.#tools.filter((t) => !traversableByOthers(posix.join(t.prefix, "bin"))).map((t) => t.prefix),
+    );
     try {
       execFileSync(this.#bwrap, ["--version"], { stdio: "ignore" });
     } catch {
@@ -161,6 +243,22 @@ export class BwrapSandbox implements SandboxPort {
     }
   }
 
+  /** Why a run asking for network cannot have it here, or null when it can. */
+  networkRefusal(): string | null {
+    if (process.getuid?.() !== 0) {
+      return "network for sandboxed commands needs auto-fix to run as root (it sets up the sandbox's own network namespace and firewall); the host's network is never shared";
+    }
+    const missing = [
+      this.#netTools.slirp4netns ? null : "slirp4netns (Debian package 'slirp4netns')",
+      this.#netTools.nft ? null : "nft (Debian package 'nftables')",
+      this.#netTools.nsenter ? null : "nsenter (Debian package 'util-linux')",
+    ].filter((m): m is string => m !== null);
+    if (missing.length > 0) {
+      return `network for sandboxed commands needs ${missing.join(" and ")}; not installed, so the run gets no network (the host's network is never shared)`;
+    }
+    return null;
+  }
+
   capabilities(): Promise<SandboxCapabilities> {
     this.#probe ??= (async () => {
       const cg = createCgroup({ memoryMb: 64, maxProcesses: 64 });
@@ -175,11 +273,20 @@ export class BwrapSandbox implements SandboxPort {
             : "process limit by RLIMIT_NPROC and by counting the process tree (no writable pids cgroup)",
         );
       if (this.#uid !== null) notes.push(`runs as host uid ${this.#uid}`);
+      const disk = tmpfsCopiesAvailable();
+      if (!disk)
+        notes.push(
+          "disk and file-count limits not enforced: work copies need root to be made on a sized tmpfs",
+        );
+      const refusal = this.networkRefusal();
+      if (refusal) notes.push(refusal);
       return {
         kind: "bwrap",
         network: "isolated",
         memory: cg?.memory ? "cgroup" : "none",
         processes: cg?.processes ? "cgroup" : root ? "tree-count" : "rlimit",
+        disk: disk ? "tmpfs" : "none",
+        networkAccess: refusal ? "refused" : "slirp4netns",
         notes,
       };
     })();
@@ -194,63 +301,171 @@ export class BwrapSandbox implements SandboxPort {
       maxOutputBytes: req.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
     };
     const env = buildSandboxEnv(req.env, { path: sandboxPath(this.#tools), workdir: SANDBOX_WORKDIR });
+    if (req.network) {
+      const refusal = this.networkRefusal();
+      if (refusal) return refusedRun(refusal, this.#allow);
+    }
+    const workdir = resolve(req.workdir);
     if (this.#uid !== null) {
-      await chownTree(req.workdir, this.#uid);
+      await chownTree(workdir, this.#uid);
       if (this.#homeDir) await chownTree(this.#homeDir, this.#uid);
     }
-    const args = planBwrap(req, env, {
-      workdir: resolve(req.workdir),
-      tools: this.#tools,
-      homeDir: this.#homeDir,
-    });
-    const cgroup = createCgroup(limits);
-    // A small host shell puts itself in the cgroups, drops to the sandbox uid, and execs bwrap.
-    const prelude = [
-      'for f in $AF_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done',
-      "unset AF_CGROUP_PROCS",
-      'exec "$@"',
-    ].join("\n");
-    // RLIMIT_NPROC counts every process of the host uid, so the cap is set above what that uid already
-    // runs (root is exempt from it; the pids cgroup is what holds there).
-    const uidNow = this.#uid ?? process.getuid?.() ?? 0;
-    const nproc = limits.maxProcesses + (cgroup?.processes ? 0 : processesOfUid(uidNow) + 2);
-    const drop =
-      this.#uid === null
-        ? ["prlimit", `--nproc=${nproc}`, "--"]
-        : [
-            "prlimit",
-            `--nproc=${nproc}`,
-            "--",
-            "setpriv",
-            `--reuid=${this.#uid}`,
-            `--regid=${this.#uid}`,
-            "--clear-groups",
-            "--",
-          ];
+    // Made only when a run needs it (a folder the sandbox uid cannot reach, a network run's /etc files).
+    let stage: Stage | null = null;
+    const getStage = async (): Promise<Stage> => {
+      stage ??= await Stage.create();
+      return stage;
+    };
+    let net: NetworkHandle | null = null;
+    let netError: string | null = null;
     try {
-      return await execLimited({
-        argv: [
-          "/bin/sh",
-          "-c",
-          prelude,
-          "sandbox",
-          ...drop,
-          this.#bwrap,
-          ...args,
-          "--",
-          ...commandArgv(req.command),
-        ],
-        env: { AF_CGROUP_PROCS: (cgroup?.procsFiles ?? []).join(" "), PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-        cwd: "/",
-        timeoutMs: limits.timeoutMs,
-        maxOutputBytes: limits.maxOutputBytes,
-        signal: req.signal,
-        cgroup,
-        ...(cgroup?.processes ? {} : { processCap: limits.maxProcesses }),
-        backend: "bwrap",
+      const binds: Array<{ source: string; target: string }> = [];
+      const staged = async (source: string, name: string): Promise<string> => {
+        if (this.#uid === null || traversableByOthers(source)) return source;
+        const target = await (await getStage()).mountPoint(name);
+        binds.push({ source, target });
+        return target;
+      };
+      const bindWork = await staged(workdir, "work");
+      const bindHome = this.#homeDir ? await staged(resolve(this.#homeDir), "home") : undefined;
+      const tools: Array<ToolMount & { source?: string }> = [];
+      for (const t of this.#tools) {
+        tools.push(this.#stagedTools.has(t.prefix) ? { ...t, source: await stagedTool(t.prefix) } : t);
+      }
+      let plan: NetworkPlan | null = null;
+      let netFiles: { hosts: string; resolv: string; infoFd: number; blockFd: number } | undefined;
+      if (req.network) {
+        plan = await planNetwork(this.#allow, this.#resolved);
+        const st = await getStage();
+        netFiles = {
+          hosts: await st.file("hosts", plan.hostsFile),
+          resolv: await st.file("resolv.conf", plan.resolvConf),
+          infoFd: 3,
+          blockFd: 4,
+        };
+      }
+      const args = planBwrap(req, env, { workdir: bindWork, tools, homeDir: bindHome, net: netFiles });
+      const cgroup = createCgroup(limits);
+      // With a pids cgroup, that is the limit (and its refusals are what report it). Without one,
+      // RLIMIT_NPROC, which counts every process of the host uid: set above what that uid already runs.
+      const uidNow = this.#uid ?? process.getuid?.() ?? 0;
+      const nproc = cgroup?.processes ? null : limits.maxProcesses + processesOfUid(uidNow) + 2;
+      const launch = launchCommand({
+        uid: this.#uid,
+        nproc,
+        cgroupProcs: cgroup?.procsFiles ?? [],
+        binds,
+        keepFds: netFiles ? [netFiles.infoFd, netFiles.blockFd] : [],
+        bwrap: [this.#bwrap, ...args, "--", ...commandArgv(req.command)],
       });
+      const tools4net = this.#netTools;
+      try {
+        const result = await execLimited({
+          argv: launch.argv,
+          env: launch.env,
+          cwd: "/",
+          timeoutMs: limits.timeoutMs,
+          maxOutputBytes: limits.maxOutputBytes,
+          signal: req.signal,
+          cgroup,
+          ...(cgroup?.processes ? {} : { processCap: limits.maxProcesses }),
+          backend: "bwrap",
+          watchDisk: workdir,
+          ...(plan
+            ? {
+                extraPipes: 2,
+                onSpawn: (child, stop) => {
+                  const p = plan;
+                  // bubblewrap closes both ends when it is done with them (or dies): not an error here.
+                  for (const s of [child.stdio[3], child.stdio[4]]) s?.on("error", () => {});
+                  readChildPid(child)
+                    .then((pid) =>
+                      attachNetwork(pid, p, {
+                        slirp4netns: tools4net.slirp4netns!,
+                        nft: tools4net.nft!,
+                        nsenter: tools4net.nsenter!,
+                      }),
+                    )
+                    .then((h) => {
+                      net = h;
+                      (child.stdio[4] as NodeJS.WritableStream).write("go");
+                    })
+                    .catch((err: Error) => {
+                      netError = err.message;
+                      stop();
+                    });
+                },
+              }
+            : {}),
+        });
+        if (!plan) return result;
+        const handle = net as NetworkHandle | null;
+        const report: NetworkReport = {
+          tool: "slirp4netns",
+          allow: plan.allow,
+          resolved: plan.resolved,
+          unusable: plan.unusable,
+          blocked: handle ? await handle.blocked() : [],
+          ...(netError ? { refused: `the sandbox's network could not be set up: ${netError}` } : {}),
+        };
+        const stderr = netError ? `${result.stderr}auto-fix: ${report.refused}\n` : result.stderr;
+        return { ...result, stderr, network: report };
+      } finally {
+        (net as NetworkHandle | null)?.close();
+        await cgroup?.dispose();
+      }
     } finally {
-      await cgroup?.dispose();
+      await (stage as Stage | null)?.dispose();
     }
   }
+}
+
+/** Reads bubblewrap's `--info-fd` document and returns the sandbox's pid on the host. */
+function readChildPid(child: ChildProcess): Promise<number> {
+  return new Promise((resolveP, reject) => {
+    const info = child.stdio[3] as NodeJS.ReadableStream | null;
+    if (!info) return reject(new Error("no info descriptor"));
+    let text = "";
+    const onData = (c: Buffer): void => {
+      text += c.toString("utf8");
+      try {
+        const pid = (JSON.parse(text) as { "child-pid"?: unknown })["child-pid"];
+        info.removeListener("data", onData);
+        if (typeof pid === "number") resolveP(pid);
+        else reject(new Error("bubblewrap reported no child pid"));
+      } catch {
+        if (text.length > 65536) reject(new Error("bubblewrap's info document is too long"));
+      }
+    };
+    info.on("data", onData);
+    info.once("end", () => reject(new Error(`bubblewrap ended before reporting its pid`)));
+  });
+}
+
+function refusedRun(reason: string, allow: "public" | string[]): ExecResult {
+  return {
+    exitCode: 126,
+    signal: null,
+    stdout: "",
+    stderr: `auto-fix: network refused: ${reason}\n`,
+    truncated: false,
+    limit: null,
+    durationMs: 0,
+    backend: "bwrap",
+    network: refusedNetwork(allow, reason),
+  };
+}
+
+/** `AUTO_FIX_SANDBOX_UID`, else the default unprivileged uid. */
+export function sandboxUidFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.AUTO_FIX_SANDBOX_UID;
+  if (v === undefined || v === "") return DEFAULT_SANDBOX_UID;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0 || n > 0xfffffffe) {
+    throw new SandboxUnavailableError(
+      "bwrap",
+      `AUTO_FIX_SANDBOX_UID must be a positive uid, not ${JSON.stringify(v)}`,
+    );
+  }
+  return n;
 }

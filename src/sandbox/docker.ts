@@ -105,7 +105,18 @@ export class DockerSandbox implements SandboxPort {
   }
 
   async capabilities(): Promise<SandboxCapabilities> {
-    return { kind: "docker", network: "isolated", memory: "docker", processes: "docker", notes: [] };
+    return {
+      kind: "docker",
+      network: "isolated",
+      memory: "docker",
+      processes: "docker",
+      disk: "none",
+      networkAccess: "bridge",
+      notes: [
+        "a run with network uses Docker's bridge network, from which services listening on the host's bridge address are reachable; the bubblewrap backend gives setup steps no view of the host",
+        "disk and file-count limits of the work tree are not enforced by the docker backend",
+      ],
+    };
   }
 
   async run(req: RunRequest): Promise<ExecResult> {

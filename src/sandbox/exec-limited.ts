@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { statfsSync } from "node:fs";
 import type { CgroupHandle } from "./cgroup.ts";
 import { countDescendants } from "./proc-tree.ts";
 import type { ExecResult, LimitKind, SandboxKind } from "./types.ts";
@@ -9,6 +10,15 @@ export interface LimitedSpawn {
   cwd?: string;
   /** Extra file descriptors handed to the child as fd 3, 4, ... */
   extraFds?: number[];
+  /** Pipes (socket pairs) handed to the child after `extraFds`; reachable as `child.stdio[3 + n]`. */
+  extraPipes?: number;
+  /** Called once the child is spawned (e.g. to set up its network before it is released). */
+  onSpawn?: (child: ChildProcess, stop: () => void) => void;
+  /**
+   * A work tree on a sized tmpfs: when it is full (bytes or inodes) the run is stopped and reported as
+   * the disk or files limit.
+   */
+  watchDisk?: string;
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal | undefined;
@@ -39,7 +49,13 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
       env: spec.env,
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
+      stdio: [
+        "ignore",
+        "pipe",
+        "pipe",
+        ...(spec.extraFds ?? []),
+        ...Array.from({ length: spec.extraPipes ?? 0 }, () => "pipe" as const),
+      ],
       detached: true,
     });
     const out: Buffer[] = [];
@@ -93,18 +109,21 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
 
     const timer = setTimeout(() => stop("time"), spec.timeoutMs);
     const cap = spec.processCap;
+    const diskFull = (): LimitKind | null => (spec.watchDisk ? tmpfsFull(spec.watchDisk) : null);
+    const check = (): void => {
+      if (exited) return;
+      const full = diskFull();
+      if (full) stop(full);
+      else if (spec.cgroup) {
+        const ev = spec.cgroup.events();
+        if (ev.oomKills > 0) stop("memory");
+        else if (ev.forkRefusals > 0) stop("processes");
+      } else if (cap !== undefined && child.pid !== undefined && countDescendants(child.pid) >= cap) {
+        stop("processes");
+      }
+    };
     const poll =
-      spec.cgroup === null
-        ? cap === undefined
-          ? null
-          : setInterval(() => {
-              if (child.pid !== undefined && !exited && countDescendants(child.pid) >= cap) stop("processes");
-            }, POLL_MS)
-        : setInterval(() => {
-            const ev = spec.cgroup!.events();
-            if (ev.oomKills > 0) stop("memory");
-            else if (ev.forkRefusals > 0) stop("processes");
-          }, POLL_MS);
+      spec.cgroup === null && cap === undefined && !spec.watchDisk ? null : setInterval(check, POLL_MS);
     const onAbort = (): void => stop(null);
     spec.signal?.addEventListener("abort", onAbort, { once: true });
     if (spec.signal?.aborted) onAbort();
@@ -122,6 +141,7 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
         if (ev.oomKills > 0) limit = "memory";
         else if (ev.forkRefusals > 0) limit = "processes";
       }
+      if (limit === null) limit = diskFull();
       const stderr = Buffer.concat(err).toString("utf8");
       resolve({
         exitCode: spawnError ? 127 : killedByUs ? null : exitCode,
@@ -134,6 +154,7 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
         backend: spec.backend,
       });
     };
+    if (spec.onSpawn && child.pid !== undefined) spec.onSpawn(child, () => stop(null));
     child.on("error", (e) => {
       spawnError = e;
       finish();
@@ -154,4 +175,19 @@ export function execLimited(spec: LimitedSpawn): Promise<ExecResult> {
       if (exited) finish();
     });
   });
+}
+
+const TMPFS_MAGIC = 0x01021994;
+
+/** "disk" or "files" when `path` is on a tmpfs that has no room left, else null. */
+export function tmpfsFull(path: string): LimitKind | null {
+  try {
+    const st = statfsSync(path);
+    if (st.type !== TMPFS_MAGIC) return null;
+    if (st.bavail * st.bsize < 64 * 1024) return "disk";
+    if (st.files > 0 && st.ffree < 2) return "files";
+  } catch {
+    // the tree is gone: nothing to report
+  }
+  return null;
 }

@@ -3,20 +3,35 @@ import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
 import type { SandboxKind, SandboxPort } from "./types.ts";
 
-export { commandArgv, planBwrap } from "./bwrap.ts";
+export { BwrapSandbox, commandArgv, planBwrap, sandboxUidFromEnv } from "./bwrap.ts";
 export { detectDocker, dockerRunArgs } from "./docker.ts";
 export { SECRET_NAME, buildSandboxEnv } from "./env.ts";
-export { describeOutcome, formatExecForModel, relativizeSandboxPaths, truncateMiddle } from "./format.ts";
+export {
+  describeNetwork,
+  describeOutcome,
+  formatExecForModel,
+  relativizeSandboxPaths,
+  truncateMiddle,
+} from "./format.ts";
+export { DEFAULT_NETWORK_ALLOW, networkAllowFromEnv, parseAllowList } from "./network.ts";
 export type {
+  BlockedAttempt,
   ExecResult,
+  NetworkReport,
   LimitKind,
   RunRequest,
   SandboxCapabilities,
   SandboxKind,
   SandboxPort,
 } from "./types.ts";
-export { DEFAULT_LIMITS, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
-export { makeWorkCopy, type WorkCopy } from "./work-copy.ts";
+export { DEFAULT_LIMITS, DEFAULT_SANDBOX_UID, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
+export {
+  DEFAULT_COPY_LIMITS,
+  makeWorkCopy,
+  type WorkCopy,
+  type WorkCopyOptions,
+  WorkCopyRefusedError,
+} from "./work-copy.ts";
 
 export interface SandboxOptions extends BwrapOptions {
   /** Docker image (from the repository configuration). */

@@ -5,6 +5,7 @@ import { commandArgv } from "./bwrap.ts";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { execLimited } from "./exec-limited.ts";
+import { launchCommand } from "./launch.ts";
 import {
   DEFAULT_LIMITS,
   type ExecResult,
@@ -67,12 +68,19 @@ export class NoSandbox implements SandboxPort {
       workdir: resolve(req.workdir),
     });
     const cgroup = createCgroup(limits);
-    const prelude =
-      'for f in $AF_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done\nunset AF_CGROUP_PROCS\nexec "$@"';
+    // The same prelude as the sandbox's: inherited descriptors above 2 closed, cgroups joined.
+    const launch = launchCommand({
+      uid: null,
+      nproc: null,
+      cgroupProcs: cgroup?.procsFiles ?? [],
+      binds: [],
+      keepFds: [],
+      bwrap: argv,
+    });
     try {
       return await execLimited({
-        argv: ["/bin/sh", "-c", prelude, "sandbox", ...argv],
-        env: { ...env, AF_CGROUP_PROCS: (cgroup?.procsFiles ?? []).join(" ") },
+        argv: launch.argv,
+        env: { ...launch.env, ...env },
         cwd: join(resolve(req.workdir), req.cwd ?? "."),
         timeoutMs: req.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
         maxOutputBytes: req.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,

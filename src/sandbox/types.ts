@@ -1,5 +1,5 @@
 /** Which limit ended a run, when one did. */
-export type LimitKind = "time" | "memory" | "processes" | "output";
+export type LimitKind = "time" | "memory" | "processes" | "output" | "disk" | "files";
 
 /** One command to run in the sandbox. */
 export interface RunRequest {
@@ -7,7 +7,11 @@ export interface RunRequest {
   workdir: string;
   /** argv, or a shell command line run with `/bin/sh -c`. */
   command: string[] | string;
-  /** Network access (a setup step may ask for it); off by default. */
+  /**
+   * Network access (a setup step may ask for it); off by default. When on, the run gets its own network
+   * namespace with outbound access through slirp4netns only: nothing of the host (loopback, its own
+   * addresses, abstract sockets, private ranges) and, by default, only the allow-listed hosts.
+   */
   network?: boolean;
   timeoutMs?: number;
   memoryMb?: number;
@@ -32,6 +36,30 @@ export interface ExecResult {
   durationMs: number;
   /** The backend that ran it. */
   backend: SandboxKind;
+  /** For runs with network: what was allowed and which connection attempts were blocked. */
+  network?: NetworkReport;
+}
+
+/** One outbound attempt the sandbox's firewall refused. */
+export interface BlockedAttempt {
+  address: string;
+  protocol: string;
+  port: number | null;
+}
+
+export interface NetworkReport {
+  /** The tool that gave the run its outbound access (null when the run was refused network). */
+  tool: "slirp4netns" | null;
+  /** "public": any public address; else the allow-listed hosts and addresses. */
+  allow: "public" | string[];
+  /** Allow-listed names and the addresses they were pinned to for this run. */
+  resolved: Record<string, string[]>;
+  /** Allow-listed entries that could not be used (did not resolve, resolved only to private addresses). */
+  unusable: string[];
+  /** Outbound attempts refused, one entry per address, protocol and port. */
+  blocked: BlockedAttempt[];
+  /** Why network was refused, when it was. */
+  refused?: string;
 }
 
 export type SandboxKind = "bwrap" | "docker" | "none";
@@ -42,6 +70,10 @@ export interface SandboxCapabilities {
   network: "isolated" | "host";
   memory: "cgroup" | "docker" | "none";
   processes: "cgroup" | "rlimit" | "tree-count" | "docker" | "none";
+  /** How disk use and file counts of the work tree are limited (sized tmpfs copies), when reported. */
+  disk?: "tmpfs" | "docker" | "none";
+  /** How a run that asks for network gets it, when reported. */
+  networkAccess?: "slirp4netns" | "bridge" | "host" | "refused";
   /** Everything the backend wants a user to know (e.g. a limit that cannot be enforced here). */
   notes: string[];
 }
@@ -67,7 +99,16 @@ export const DEFAULT_LIMITS = {
   memoryMb: 2048,
   maxProcesses: 256,
   maxOutputBytes: 8 * 1024 * 1024,
+  /** How much a run may add to its work tree (bytes), when the tree is a sized copy. */
+  diskMb: 4096,
+  /** How many files and folders a run may add to its work tree. */
+  maxFiles: 200_000,
+  /** Size of the sandbox's own /tmp and home (each). */
+  tmpMb: 1024,
 } as const;
+
+/** The unprivileged host uid sandboxed commands run as when auto-fix runs as root. */
+export const DEFAULT_SANDBOX_UID = 65534;
 
 /** The mount point of the work tree inside the sandbox. */
 export const SANDBOX_WORKDIR = "/workspace";

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
@@ -63,9 +63,20 @@ export class TreeStates {
     source: string;
   }): Promise<TreeStates> {
     const scratch = await mkdtemp(join(tmpdir(), "auto-fix-trees-"));
-    const base = await makeWorkCopy(opts.source, scratch);
-    const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
-    return new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
+    // Traversable, not listable: the sandbox's unprivileged uid reaches the copies without a staging bind.
+    await chmod(scratch, 0o711);
+    let base: WorkCopy | null = null;
+    try {
+      base = await makeWorkCopy(opts.source, scratch);
+      const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
+      const states = new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
+      states.#copies.push(base);
+      return states;
+    } catch (err) {
+      await base?.dispose();
+      await rm(scratch, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   /** Whether every setup command succeeded (true when there were none). */
@@ -112,6 +123,8 @@ export class TreeStates {
   async dispose(): Promise<void> {
     this.#abort.abort();
     await this.#baseline?.catch(() => null);
+    // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed.
+    await Promise.all(this.#copies.map((c) => c.dispose().catch(() => {})));
     await rm(this.#scratch, { recursive: true, force: true });
   }
 }

@@ -22,6 +22,7 @@ import { type GitServer, startGitServer } from "../support/git-server.ts";
 import type { ScriptHandler } from "../support/scripted-model.ts";
 import { type ScriptedModel, startScriptedModel } from "../support/scripted-model.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
+import { liveEffects } from "../support/github-markdown.ts";
 import { createSigner } from "./webhook-client.ts";
 
 const OWNER = "acme";
@@ -137,6 +138,10 @@ after(async () => {
 });
 
 async function settled(deliveryId: string): Promise<void> {
+  // The sender's access is checked right after the answer; the job is stored then.
+  for (let i = 0; i < 400 && outcomes.get(deliveryId)?.action === "checking"; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   const o = outcomes.get(deliveryId);
   assert.equal(o?.action, "queued", JSON.stringify(o));
   const jobId = o.action === "queued" ? o.jobId : "";
@@ -174,7 +179,7 @@ test("label → real pipeline → draft pull request with the fix; /retry update
     `Fixes #${issue.number}`,
     "`stats/summary.py` › `mean`",
     "Divide by len(values).",
-    "| scripted-model |",
+    "| `scripted-model` |",
     "`/retry <guidance>`",
   ]) {
     assert.ok(pr.body.includes(part), `PR body has ${part}:\n${pr.body}`);
@@ -250,9 +255,83 @@ test("a run whose patches never apply opens no pull request and says why", async
     .find((c) => c.body.includes("auto-fix:status"))!;
   assert.match(status.body, /😕/);
   assert.match(status.body, /No patch passed the checks/);
-  assert.match(status.body, /Why no patch passed: .*none applicable/);
+  assert.match(status.body, /Why no patch passed: [\s\S]*none applicable/);
   assert.match(status.body, /Suspected locations: `stats\/summary.py` › `total`/);
   assert.throws(() =>
     git.git(`${OWNER}/${REPO}`, ["rev-parse", "--verify", `auto-fix/issue-${issue.number}`]),
   );
+});
+
+/** What a hostile model (or a prompt-injected one) writes into its analysis and locations. */
+const HOSTILE =
+  "Closes #1, fixes acme/stats#2 and resolves https://github.com/acme/stats/issues/3. cc @maintainer " +
+  "@acme/admins [click](https://evil.example/x) ![p](https://evil.example/p.png) <img src=x> " +
+  "<details open><summary>s</summary>d</details> www.evil.example\n```\nfixes #4\n```\n| a |\n| - |\n";
+
+test("hostile model text reaches the pull request, title and commit only inert", async () => {
+  const issue = github.addIssue(OWNER, REPO, {
+    title: "mean() is off; Closes #1 @maintainer",
+    body: "`mean([2, 4])` returns 6.0, expected 3.0.",
+  });
+  const hostileReview = JSON.stringify({
+    "patch-analysis": HOSTILE,
+    "patch-correct": "yes",
+    "patch-advice": "",
+    "test-analysis": `${HOSTILE} fixes #5`,
+    "test-correct": "yes @maintainer",
+    "test-advice": "",
+  });
+  const base = agentScript({
+    search: [
+      searchSays("Found it.", {
+        bug_locations: [{ file: "stats/summary.py", method: "mean", intended_behavior: HOSTILE }],
+      }),
+    ],
+    proxy: (notes) =>
+      notes
+        .split("\n")
+        .filter((l) => l.trim().startsWith("JSON:"))
+        .at(-1)!
+        .trim()
+        .slice(5),
+    patch: [patchAnswer("stats/summary.py", BUGGY, FIXED)],
+  });
+  script = (req, i) => {
+    const kind = promptKind(req);
+    if (kind === "review" || kind === "review-retry") return hostileReview;
+    return withReview(base)(req, i);
+  };
+  await settled(await deliver.labeled(issue.number, "maintainer"));
+  const branch = `auto-fix/issue-${issue.number}`;
+  const pr = [...github.repo(OWNER, REPO).pulls.values()].find((p) => p.head === branch);
+  assert.ok(pr, "pull request opened");
+  // The model's text is there, to be read...
+  assert.ok(pr.body.includes("cc @maintainer"), pr.body);
+  assert.ok(pr.body.includes("fixes #4"));
+  // ...and GitHub would make none of it live: the only reference is the app's own `Fixes #N`.
+  const live = liveEffects(pr.body);
+  assert.deepEqual(live.mentions, [], pr.body);
+  assert.deepEqual(live.closing, [`Fixes #${issue.number}`], pr.body);
+  assert.deepEqual(
+    live.references.filter((r) => r !== `#${issue.number}`),
+    [],
+    pr.body,
+  );
+  assert.deepEqual([live.links, live.images], [[], []], pr.body);
+  assert.deepEqual(
+    live.html.filter((t) => t !== "details" && t !== "summary"),
+    [],
+    pr.body,
+  );
+  assert.equal(live.html.filter((t) => t === "details").length, 1, "only the app's own details block");
+  // The title and the commit message (plain text) neither close, reference nor mention.
+  for (const plain of [pr.title, git.git(`${OWNER}/${REPO}`, ["log", "-1", "--format=%B", branch])]) {
+    const effects = liveEffects(plain.replaceAll(`#${issue.number}`, ""));
+    assert.deepEqual([effects.mentions, effects.references, effects.closing], [[], [], []], plain);
+  }
+  const status = github
+    .commentsOn(OWNER, REPO, issue.number)
+    .find((c) => c.body.includes("auto-fix:status"))!;
+  const statusLive = liveEffects(status.body.replace(/started by @maintainer/, ""));
+  assert.deepEqual([statusLive.mentions, statusLive.closing, statusLive.links], [[], [], []], status.body);
 });

@@ -37,7 +37,7 @@ const pipeline: Pipeline = async (req) => {
   if (showProgress) {
     req.onStage("located", "calc.py › add");
     await waitFor(() =>
-      [...h.github.comments.values()].some((c) => c.body.includes("✅ Located the bug — calc.py › add")),
+      [...h.github.comments.values()].some((c) => c.body.includes("✅ Located the bug — `calc.py › add`")),
     );
   }
   if (block) {
@@ -177,10 +177,10 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
   const history = statuses[0]!.history;
   assert.match(history[0]!, /is working on this issue/);
   const progress = history.findIndex(
-    (b) => /✅ Located the bug — calc.py › add/.test(b) && /⬜ Pull request/.test(b),
+    (b) => /✅ Located the bug — `calc.py › add`/.test(b) && /⬜ Pull request/.test(b),
   );
   assert.ok(progress > 0, "a stage showed before the run finished");
-  assert.match(history[progress]!, /✅ Cloned the repository — `main` at `[0-9a-f]{7}`/);
+  assert.match(history[progress]!, /✅ Cloned the repository — `main at [0-9a-f]{7}`/);
   assert.match(history[progress]!, /👀 \*\*auto-fix\*\* is working/);
   assert.match(history.at(-1)!, /🚀/);
   assert.match(history.at(-1)!, new RegExp(`Opened draft pull request #${pr.number}`));
@@ -275,8 +275,8 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
   await h.labeled(issue.number);
   await started;
   await h.labeled(issue.number);
-  assert.equal([...h.outcomes.values()].at(-1)!.action, "active");
   await h.settle();
+  assert.equal([...h.outcomes.values()].at(-1)!.action, "active");
   assert.match(h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body, /already in progress/);
   await h.comment(issue.number, "/cancel");
   assert.deepEqual([...h.outcomes.values()].at(-1), { action: "cancel-requested" });
@@ -288,7 +288,7 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
   assert.ok(
-    status.history.some((b) => /✅ Indexed the code — 3 files/.test(b)),
+    status.history.some((b) => /✅ Indexed the code — `3 files`/.test(b)),
     "stage progress was shown",
   );
   assert.match(status.body, /cancelled with `\/cancel`/);
@@ -313,5 +313,5 @@ test("a branch named in the issue is cloned and is the pull request's base", asy
   const status = h.github
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
-  assert.match(status.body, /✅ Cloned the repository — `release-1` at/);
+  assert.match(status.body, /✅ Cloned the repository — `release-1 at/);
 });

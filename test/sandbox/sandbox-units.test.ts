@@ -27,9 +27,29 @@ test("the bwrap plan mounts the work tree and allow-listed system paths, nothing
   assert.match(joined, /--clearenv/);
   assert.doesNotMatch(joined, /--ro-bind \/etc \/etc/);
   assert.doesNotMatch(joined, /shadow|ssh|\/etc\/ssl\/private/);
-  assert.ok(args.indexOf("--remount-ro") > args.lastIndexOf("--bind"));
-  const net = planBwrap({ network: true }, {}, { workdir: "/srv/copy", tools: [] });
-  assert.ok(net.includes("--share-net"));
+  const rootRo = args.findIndex((a, i) => a === "--remount-ro" && args[i + 1] === "/");
+  assert.ok(rootRo > args.lastIndexOf("--bind"));
+  // Network never means the host's namespace: a run with network has its own, fed by slirp4netns.
+  const net = planBwrap(
+    { network: true },
+    {},
+    {
+      workdir: "/srv/copy",
+      tools: [],
+      net: { hosts: "/s/hosts", resolv: "/s/resolv", infoFd: 3, blockFd: 4 },
+    },
+  );
+  assert.ok(!net.includes("--share-net"));
+  assert.match(net.join(" "), /--info-fd 3 --block-fd 4/);
+  assert.match(net.join(" "), /--ro-bind \/s\/hosts \/etc\/hosts --ro-bind \/s\/resolv \/etc\/resolv\.conf/);
+  assert.doesNotMatch(net.join(" "), /--ro-bind \/etc\/hosts/);
+  // Hardening: no user namespaces inside, a new session, death with the parent, every tmpfs sized.
+  assert.match(joined, /--disable-userns/);
+  assert.match(joined, /--new-session/);
+  assert.match(joined, /--die-with-parent/);
+  args.forEach((a, i) => {
+    if (a === "--tmpfs") assert.equal(args[i - 2], "--size", `${args[i + 1]} is not sized`);
+  });
 });
 
 test("the environment is built from an allow-list and refuses the host's secret values", () => {

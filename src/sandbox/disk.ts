@@ -1,0 +1,121 @@
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * Sized tmpfs mounts for work copies: a copy lives on its own tmpfs whose size and inode count are the
+ * tree's own plus what one run may add, so a run that writes gigabytes or hundreds of thousands of
+ * files hits ENOSPC inside its own mount (and is stopped and reported as the disk or files limit)
+ * instead of filling the host's disk. Mounting needs root; elsewhere copies are plain folders and the
+ * capability report says the limits are not enforced.
+ */
+
+const SOURCE_PREFIX = "auto-fix-work-";
+let available: boolean | undefined;
+let swept = false;
+
+function sh(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      { timeout: 30_000, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
+      (err, _o, stderr) =>
+        err ? reject(new Error(`${cmd} ${args.join(" ")}: ${(stderr || err.message).trim()}`)) : resolve(),
+    );
+  });
+}
+
+/** Whether this process can make sized tmpfs copies (root, and the kernel lets it mount). Probed once. */
+export function tmpfsCopiesAvailable(): boolean {
+  if (available !== undefined) return available;
+  if (process.getuid?.() !== 0) {
+    available = false;
+    return available;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "auto-fix-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k,nr_inodes=16", `${SOURCE_PREFIX}probe`, dir], {
+      stdio: "ignore",
+      timeout: 10_000,
+    });
+    execFileSync("umount", [dir], { stdio: "ignore", timeout: 10_000 });
+    available = true;
+  } catch {
+    available = false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return available;
+}
+
+/** Mounts a tmpfs of `bytes` and `inodes` on `dir` (owner-only but traversable: 0711). */
+export async function mountSizedTmpfs(dir: string, bytes: number, inodes: number): Promise<void> {
+  await sweepStaleMounts();
+  const size = Math.max(1, Math.ceil(bytes / 1024));
+  await sh("mount", [
+    "-t",
+    "tmpfs",
+    "-o",
+    `size=${size}k,nr_inodes=${Math.max(16, Math.ceil(inodes))},mode=0711,nosuid,nodev`,
+    `${SOURCE_PREFIX}${process.pid}`,
+    dir,
+  ]);
+  remember(dir);
+}
+
+export async function unmountTmpfs(dir: string): Promise<void> {
+  await sh("umount", [dir]).catch(() => sh("umount", ["-l", dir]));
+  mounted.delete(dir);
+}
+
+/** This process's copies still mounted: detached when it exits, whoever forgot to dispose them. */
+const mounted = new Set<string>();
+let exitHook = false;
+function remember(dir: string): void {
+  mounted.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const d of mounted) {
+      try {
+        execFileSync("umount", ["-l", d], { stdio: "ignore", timeout: 5000 });
+        rmdirSync(d);
+      } catch {
+        // left for the next process's sweep
+      }
+    }
+  });
+}
+
+/** Copies left mounted by auto-fix processes that died without cleaning up: unmounted and removed. */
+export async function sweepStaleMounts(): Promise<void> {
+  if (swept) return;
+  swept = true;
+  let mounts = "";
+  try {
+    mounts = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return;
+  }
+  for (const line of mounts.split("\n")) {
+    const [source, target, type] = line.split(" ");
+    if (type !== "tmpfs" || !source?.startsWith(SOURCE_PREFIX) || !target) continue;
+    const pid = Number(source.slice(SOURCE_PREFIX.length));
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue;
+    } catch {
+      // owner gone
+    }
+    const path = target.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+    try {
+      await unmountTmpfs(path);
+      rmdirSync(path);
+    } catch {
+      // still busy or already gone: left for the next sweep
+    }
+  }
+}
