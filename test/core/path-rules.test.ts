@@ -163,3 +163,30 @@ test("files the test command names are protected", () => {
     /protected/,
   );
 });
+
+test("other forges' pipelines, code owners, merge bots, git hooks and dev containers are protected like .github/", () => {
+  const config = parseRepoConfig(null);
+  for (const path of [
+    ".gitea/workflows/ci.yml",
+    ".forgejo/workflows/ci.yml",
+    ".cirrus.yml",
+    ".semaphore/semaphore.yml",
+    ".teamcity/settings.kts",
+    ".pre-commit-config.yaml",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+    "renovate.json",
+    ".mergify.yml",
+    ".husky/pre-commit",
+    ".devcontainer/devcontainer.json",
+    "./.github/workflows/ci.yml",
+  ]) {
+    const verdict = checkEditablePath(path, config.protectedPaths);
+    assert.equal(verdict.ok, false, path);
+    assert.ok(isProtectedPath(path, config.protectedPaths), path);
+  }
+  // Files of the same names elsewhere, and the project's own docs, stay editable.
+  for (const path of ["src/CODEOWNERS.py", "docs/guide.md", "src/husky.py"]) {
+    assert.equal(checkEditablePath(path, config.protectedPaths).ok, true, path);
+  }
+});
