@@ -7,7 +7,7 @@
  * never follows a link, so the path checked here is the path touched.
  */
 import { isTestPath } from "./test-files.ts";
-import { iniTestPart, tomlTestPart } from "./test-settings.ts";
+import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Folders
@@ -301,7 +301,11 @@ export function testConfigChange(path: string, before: string | null, after: str
   if (base === "pyproject.toml") {
     const a = tomlTestPart(before ?? "");
     const b = tomlTestPart(after ?? "");
-    if (b === null) return refuse("would no longer be valid TOML, and it holds the test settings");
+    if (a === null || b === null) {
+      return refuse(
+        `cannot be judged (not valid TOML, or over ${MAX_TOML_CHARS / 1024} kB), and it may hold test settings`,
+      );
+    }
     return a === b
       ? null
       : refuse("has test settings (pytest, tox, coverage or test scripts) that this patch changes");

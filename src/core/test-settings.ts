@@ -49,6 +49,12 @@ export function iniTestPart(text: string): string {
   return out.join("\n");
 }
 
+/**
+ * Largest TOML text judged. Parsing is linear but not fast (about 1 µs a character for crafted dotted
+ * keys); a pyproject.toml is a few kB. A larger text cannot be judged, so any change to it counts.
+ */
+export const MAX_TOML_CHARS = 256 * 1024;
+
 type Leaf = [path: string, value: string];
 
 /** Every scalar of a parsed TOML document with its dotted path (array items as `path[i]`). */
@@ -73,9 +79,10 @@ function leaves(value: unknown, path: string, out: Leaf[], depth = 0): void {
 
 /**
  * The test part of a TOML file (pyproject.toml) as TOML readers see it, or null when the text is not
- * valid TOML (and so cannot be judged).
+ * valid TOML or is over MAX_TOML_CHARS (and so cannot be judged).
  */
 export function tomlTestPart(text: string): string | null {
+  if (text.length > MAX_TOML_CHARS) return null;
   let doc: unknown;
   try {
     doc = parseToml(text);

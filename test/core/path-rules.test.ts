@@ -190,3 +190,14 @@ test("other forges' pipelines, code owners, merge bots, git hooks and dev contai
     assert.equal(checkEditablePath(path, config.protectedPaths).ok, true, path);
   }
 });
+
+test("a pyproject.toml that cannot be read as TOML, or is too large to judge, cannot be changed by a patch", () => {
+  const ok = '[project]\nname = "x"\n';
+  assert.equal(testConfigChange("pyproject.toml", ok, ok.replace('"x"', '"y"')), null);
+  // Invalid after the patch: pytest would read nothing, so the change is refused.
+  assert.match(testConfigChange("pyproject.toml", ok, `${ok}[tool.pytest\n`) ?? "", /cannot be judged/);
+  // 300 kB of crafted dotted keys: not parsed at all (parsing such text takes about 1 µs a character).
+  const big = `${ok}${Array.from({ length: 300 }, (_, i) => `[t${i}]\n${"a.".repeat(500)}b = 1`).join("\n")}\n`;
+  assert.ok(big.length > 256 * 1024);
+  assert.match(testConfigChange("pyproject.toml", big, `${big}# more\n`) ?? "", /over 256 kB/);
+});
