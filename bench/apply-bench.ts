@@ -13,7 +13,9 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { computePatch, createMemoryRepo, type PatchResult } from "../src/patch/index.ts";
 import { rng, type Sample } from "./apply-corpus.ts";
-import { APPLY_MODES, type Mode } from "./apply-modes.ts";
+import { APPLY_MODES, type Mode, prepare } from "./apply-modes.ts";
+import { expectedOf, type Intent, SLOPPINESS, SLOPPY_REFUSALS, type Sloppiness } from "./apply-sloppiness.ts";
+import { largeAnswers } from "./apply-large.ts";
 import { REFUSE_MODES } from "./apply-refusals.ts";
 import { loadSources, type Source } from "./apply-sources.ts";
 
@@ -22,10 +24,19 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     "per-mode": { type: "string" },
     verbose: { type: "boolean", default: false },
+    intents: { type: "string" },
   },
 });
 const seed = Number(values.seed);
 const perApply = Number(values["per-mode"] ?? 22);
+const perIntent = Number(values.intents ?? 30);
+/** Answer shapes taken from the mode list (the single-edit modes are covered by the sloppiness kinds). */
+const SHAPES = [
+  "two edits in one file",
+  "two edits sharing a context line",
+  "edits in two files",
+  "placeholder eliding part of the original",
+];
 const perRefuse = Number(values["per-mode"] ?? 14);
 
 const scratch = mkdtempSync(join(tmpdir(), "apply-bench-"));
@@ -37,6 +48,45 @@ try {
   const langs = [...byLang.keys()];
   const r = rng(seed);
   const samples: Sample[] = [];
+  // 1. Intents: a known change to a window of a real file; each is rendered in every kind of sloppiness.
+  let intents = 0;
+  for (const lang of langs) {
+    const pool = byLang.get(lang)!;
+    let made = 0;
+    for (let attempt = 0; made < perIntent && attempt < perIntent * 12; attempt++) {
+      const src = pool[Math.floor(r() * pool.length)]!;
+      const p = await prepare(r, src, { size: [3, 10] });
+      if (!p) continue;
+      made++;
+      intents++;
+      const it: Intent = {
+        lang: src.lang,
+        path: p.path,
+        lines: p.lines,
+        change: p.change,
+        orig: p.orig,
+        patched: p.patched,
+      };
+      const render = (kinds: Record<string, Sloppiness>, shouldApply: boolean) => {
+        for (const [name, kind] of Object.entries(kinds)) {
+          const out = kind(r, it);
+          if (!out) continue;
+          samples.push({
+            id: samples.length,
+            mode: name,
+            lang: src.lang,
+            shouldApply,
+            files: { "README.md": "# sample project\n", [p.path]: out.file ?? p.lines.join("\n") },
+            answer: out.answer,
+            expected: shouldApply ? { [p.path]: out.expected ?? expectedOf(it) } : {},
+          });
+        }
+      };
+      render(SLOPPINESS, true);
+      render(SLOPPY_REFUSALS, false);
+    }
+  }
+  // 2. Answer shapes with several edits or elided code, and answers that must be refused.
   const build = async (name: string, mode: Mode, count: number) => {
     let made = 0;
     for (let attempt = 0; made < count && attempt < count * 12; attempt++) {
@@ -49,7 +99,7 @@ try {
       made++;
     }
   };
-  for (const [name, mode] of Object.entries(APPLY_MODES)) await build(name, mode, perApply);
+  for (const name of SHAPES) await build(name, APPLY_MODES[name]!, perApply);
   for (const [name, mode] of Object.entries(REFUSE_MODES)) await build(name, mode, perRefuse);
   const tBuild = performance.now() - t0;
 
@@ -122,10 +172,12 @@ try {
     `apply benchmark — seed ${seed}, ${samples.length} answers from ${sources.length} real files (${langCount})`,
   );
   out.push("");
-  out.push("Should apply (intent unambiguous):");
-  out.push("| failure mode | answers | applied correctly | refused | applied wrongly |");
+  out.push(
+    `Should apply (intent unambiguous; ${intents} intents, each rendered in every sloppiness kind that fits it, and answer shapes):`,
+  );
+  out.push("| sloppiness kind | answers | applied correctly | refused | applied wrongly |");
   out.push("|---|---:|---:|---:|---:|");
-  for (const name of Object.keys(APPLY_MODES)) {
+  for (const name of [...Object.keys(SLOPPINESS), ...SHAPES]) {
     const t = tally.get(name);
     if (t) out.push(`| ${name} | ${t.n} | ${pct(t.correct, t.n)} | ${pct(t.refused, t.n)} | ${t.wrong} |`);
   }
@@ -135,7 +187,7 @@ try {
   out.push("Should refuse:");
   out.push("| failure mode | answers | refused with a reason | applied wrongly |");
   out.push("|---|---:|---:|---:|");
-  for (const name of Object.keys(REFUSE_MODES)) {
+  for (const name of [...Object.keys(SLOPPY_REFUSALS), ...Object.keys(REFUSE_MODES)]) {
     const t = tally.get(name);
     if (t) out.push(`| ${name} | ${t.n} | ${pct(t.correct, t.n)} | ${t.wrong} |`);
   }
@@ -145,10 +197,23 @@ try {
   out.push(
     `applied wrongly, all answers: ${a.wrong + f.wrong}; speed: ${(samples.length / (tRun / 1000)).toFixed(0)} answers/s (${tRun.toFixed(0)} ms for ${samples.length}; corpus built in ${(tBuild / 1000).toFixed(1)} s)`,
   );
+  const pySrc = byLang.get("python")?.[0] ?? sources[0]!;
+  const large = await largeAnswers(pySrc, `pkg/${pySrc.lang}/${pySrc.name}`);
+  out.push("");
+  out.push(`Largest answers (against ${pySrc.origin}, ${pySrc.text.split("\n").length} lines):`);
+  out.push("| answer | bytes | edits parsed | parse | whole engine | status |");
+  out.push("|---|---:|---:|---:|---:|---|");
+  for (const l of large) {
+    out.push(
+      `| ${l.name} | ${l.bytes} | ${l.edits} | ${l.parseMs.toFixed(0)} ms | ${l.computeMs.toFixed(0)} ms | ${l.status} |`,
+    );
+  }
+  const slowest = Math.max(...large.map((l) => l.parseMs));
+  out.push(`largest answer parsed in ${slowest.toFixed(0)} ms (target: under 1000 ms)`);
   process.stdout.write(`${out.join("\n")}\n`);
   if (values.verbose && problems.length > 0)
     process.stdout.write(`\n${problems.join("\n\n==========\n\n")}\n`);
-  if (a.wrong + f.wrong > 0) process.exitCode = 1;
+  if (a.wrong + f.wrong > 0 || slowest >= 1000) process.exitCode = 1;
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

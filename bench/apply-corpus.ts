@@ -4,7 +4,8 @@
  * wrong (indentation, line numbers, placeholders, a misremembered token, ...). The expected file is the
  * change applied to the original text by plain line surgery here, never by the engine.
  */
-import { parseSource, syntaxProblems, type LanguageId } from "../src/treesitter/languages.ts";
+import { treeSitterChecker } from "../src/patch/syntax.ts";
+import type { LanguageId } from "../src/treesitter/languages.ts";
 
 export interface Sample {
   id: number;
@@ -46,13 +47,9 @@ const EXT: Record<LanguageId, string> = {
   go: ".go",
 };
 
+/** Syntax problems, with Python's indentation rules that tree-sitter alone lets through. */
 async function problems(lang: LanguageId, text: string): Promise<number> {
-  const tree = await parseSource(lang, text);
-  try {
-    return syntaxProblems(tree, 50).length;
-  } finally {
-    tree.delete();
-  }
+  return (await treeSitterChecker.analyse(`x${EXT[lang]}`, text)).problems.length;
 }
 
 interface Window {
@@ -139,7 +136,7 @@ function unitOf(lines: string[]): { tabs: boolean; unit: number } {
   const counts = new Map<number, number>();
   let prev = 0;
   for (const l of lines) {
-    if (l.trim() === "" || l.startsWith("\t")) continue;
+    if (l.trim() === "" || l.startsWith("\t") || l.trimStart().startsWith("*")) continue;
     const w = lead(l).length;
     if (w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
     prev = w;
@@ -195,8 +192,19 @@ export interface Change {
   after: string[];
   /** Index (within the window) of the changed line, or of the line new lines follow. */
   target: number;
-  kind: "token" | "insert" | "block" | "wrap";
+  kind: "token" | "insert" | "block" | "wrap" | "comment" | "blank" | "dedent";
 }
+
+export const ALL_KINDS: readonly Change["kind"][] = [
+  "token",
+  "token",
+  "insert",
+  "block",
+  "wrap",
+  "comment",
+  "blank",
+  "dedent",
+];
 
 /** Makes a change inside `w` that keeps the file parsing; null when none was found. */
 export async function makeChange(
@@ -216,9 +224,37 @@ export async function makeChange(
   for (let tries = 0; tries < 8 && targets.length > 0; tries++) {
     const t = choice(r, targets);
     const line = body[t]!;
-    const kind = choice(r, opts.kinds ?? (["token", "token", "insert", "block", "wrap"] as const));
+    const kind = choice(r, opts.kinds ?? ALL_KINDS);
     let after: string[] | null = null;
-    if (kind === "wrap") {
+    if (kind === "comment") {
+      // A comment line above the line, at its indentation.
+      const mark = lang === "python" ? "#" : "//";
+      after = [
+        ...body.slice(0, t),
+        `${lead(line)}${mark} checked: ${line.trim().slice(0, 20).trim()}`,
+        ...body.slice(t),
+      ];
+    } else if (kind === "blank") {
+      // Blank lines only: one added after the line, or (when the window has one) one taken away. Not
+      // after the window's last line: a tag's blank edge lines are layout, so no answer can ask for that.
+      const blank = body.findIndex((l, i) => i > 0 && l.trim() === "");
+      const remove = blank > 0 && r() < 0.5;
+      if (!remove && t === body.length - 1) continue;
+      after = remove
+        ? [...body.slice(0, blank), ...body.slice(blank + 1)]
+        : [...body.slice(0, t + 1), "", ...body.slice(t + 1)];
+    } else if (kind === "dedent") {
+      // Python: the last line of a block moves out of it (a `return` leaving a loop, say).
+      if (lang !== "python") continue;
+      const next = body.slice(t + 1).find((l) => l.trim() !== "");
+      const prev = body
+        .slice(0, t)
+        .reverse()
+        .find((l) => l.trim() !== "");
+      if (!next || !prev || lead(next).length >= lead(line).length || lead(prev) !== lead(line)) continue;
+      if (/[:\\,(]\s*$/.test(line)) continue;
+      after = [...body.slice(0, t), `${lead(next)}${line.trimStart()}`, ...body.slice(t + 1)];
+    } else if (kind === "wrap") {
       // The line moves into a new conditional block: its own indentation changes.
       const next = body[t + 1];
       const simple = /[;)\w"']\s*$/.test(line) && !/[:{(,[\\]\s*$/.test(line);

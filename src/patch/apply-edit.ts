@@ -2,21 +2,21 @@
  * One edit against one file: locate its <original>, build the replacement, keep the indentation the
  * parser accepts (or create a new file through the explicit form).
  */
-import { languageForPath } from "../treesitter/languages.ts";
 import { buildEdit } from "./build-edit.ts";
 import { isPlaceholder, stripLineNumbers } from "./cleanup.ts";
-import { detectStyle } from "./indent.ts";
-import { type Located, locateWithGaps } from "./locate.ts";
+import { chooseReading } from "./choose-reading.ts";
+import { type Located, locate, locateWithGaps } from "./locate.ts";
 import type { RawEdit } from "./parse.ts";
-import { describeProblem, type SyntaxChecker } from "./syntax.ts";
-import { type FileText, joinText, replaceLines, splitText } from "./text.ts";
+import { describeProblem, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
+import { type FileText, splitText } from "./text.ts";
 import type { EditReport, PatchStatus } from "./types.ts";
 
 export interface FileState {
   path: string;
   before: FileText | null;
   current: FileText;
-  baseProblems: number;
+  /** The syntax analysis of `current` (computed when first needed). */
+  analysis: SyntaxAnalysis | null;
   /** Applied regions: where they were in the original text (null when located after earlier edits) and now. */
   applied: {
     origStart: number | null;
@@ -119,6 +119,7 @@ export async function createFile(
     );
   }
   st.current = splitText(text);
+  st.analysis = null;
   return {
     ok: true,
     report: {
@@ -210,6 +211,14 @@ export async function applyVariant(
         `<original> contains the placeholder "${origPh[0]!.trim()}" instead of code, and without it the lines are not in ${path}. Copy the original lines completely.`,
       );
     }
+    const done = alreadyApplied(st.current.lines, patched, orig);
+    if (done) {
+      return fail(
+        path,
+        "RAW_PATCH_BUT_ALREADY_APPLIED",
+        `<original> is not in ${path}, but <patched> is (lines ${done.start + 1}-${done.end}): this edit is already applied. Leave it out; if the code still needs a change, copy <original> from the file as it is now.`,
+      );
+    }
     const closest = loc.kind === "none" ? loc.closest : null;
     let msg = `<original> was not found in ${path}.`;
     if (closest && closest.matched > 0) {
@@ -225,6 +234,14 @@ export async function applyVariant(
     }
     return fail(path, "RAW_PATCH_BUT_UNMATCHED", msg);
   }
+  const again = !same && mapped ? appliedAround(st.current.lines, patched, mapped) : null;
+  if (again) {
+    return fail(
+      path,
+      "RAW_PATCH_BUT_ALREADY_APPLIED",
+      `<patched> is already in ${path} (lines ${again.start + 1}-${again.end}), around the lines <original> matches: this edit is already applied, and applying it again would repeat its new lines. Leave it out; if the code still needs a change, copy <original> from the file as it is now.`,
+    );
+  }
   if (same) {
     return {
       ok: true,
@@ -236,8 +253,7 @@ export async function applyVariant(
     };
   }
   const found = { ...(loc as Extract<Located, { kind: "found" }>), ...mapped };
-  const style = detectStyle(st.current.lines, [orig, patched]);
-  const built = buildEdit(st.current, found, orig, patched, style);
+  const built = buildEdit(st.current, found, orig, patched);
   if (!built.ok) {
     return fail(
       path,
@@ -245,48 +261,65 @@ export async function applyVariant(
       built.message,
     );
   }
-  let firstProblem: string | null = null;
-  // Only Python reads indentation: elsewhere the candidates parse alike, so the first one decides.
-  const candidates = languageForPath(path) === "python" ? built.candidates : built.candidates.slice(0, 1);
-  for (const c of candidates) {
-    const next = replaceLines(st.current, found.start, found.end, c.lines, c.eols);
-    const problems = await checker.problems(path, joinText(next));
-    if (problems.length <= st.baseProblems) {
-      const delta = c.lines.length - (found.end - found.start);
-      for (const a of st.applied) {
-        if (a.curStart >= found.end) {
-          a.curStart += delta;
-          a.curEnd += delta;
-        }
-      }
-      st.applied.push({
-        origStart: origRange?.start ?? null,
-        origEnd: origRange?.end ?? null,
-        curStart: found.start,
-        curEnd: found.start + c.lines.length,
-        edit: edit.index,
-      });
-      st.current = next;
-      let msg = `matched lines ${found.start + 1}-${found.end} ${TIER_NOTE[found.tier]}`;
-      if (found.tier === "near") {
-        msg += ` (kept the file's own text where <original> differs: ${found.near.map((d) => `line ${d.fileIndex + 1} reads "${before.lines[d.fileIndex]!.trim()}"`).join("; ")})`;
-      }
-      if (built.placeholdersKept > 0) msg += "; placeholder lines kept the original code they stand for";
-      if (c !== built.candidates[0]) msg += `; indentation ${c.guess}`;
-      return { ok: true, report: { file: path, status: "APPLICABLE_PATCH", message: `${msg}.` } };
-    }
-    if (firstProblem === null) {
-      const extra =
-        problems.find((p) => p.line - 1 >= found.start && p.line - 1 < found.start + c.lines.length) ??
-        problems[0]!;
-      firstProblem = describeProblem(extra, next.lines);
-      const k = extra.line - 1 - found.start;
-      if (k >= 0 && k < c.lines.length) firstProblem += ` — line ${k + 1} of the replaced block`;
+  const chosen = await chooseReading(st, found, orig, built, checker);
+  if (!chosen.ok) return fail(path, chosen.status, chosen.message);
+  const c = chosen.reading;
+  const next = chosen.next;
+  const delta = c.lines.length - (found.end - found.start);
+  for (const a of st.applied) {
+    if (a.curStart >= found.end) {
+      a.curStart += delta;
+      a.curEnd += delta;
     }
   }
-  return fail(
-    path,
-    "MATCHED_BUT_SYNTAX_ERROR",
-    `matched lines ${found.start + 1}-${found.end}, but with <patched> in place the file does not parse with any indentation tried: ${firstProblem ?? "syntax error"}. Fix the syntax of <patched> (brackets, colons, indentation).`,
-  );
+  st.applied.push({
+    origStart: origRange?.start ?? null,
+    origEnd: origRange?.end ?? null,
+    curStart: found.start,
+    curEnd: found.start + c.lines.length,
+    edit: edit.index,
+  });
+  st.current = next;
+  st.analysis = chosen.analysis;
+  let msg = `matched lines ${found.start + 1}-${found.end} ${TIER_NOTE[found.tier]}`;
+  if (found.tier === "near") {
+    msg += ` (kept the file's own text where <original> differs: ${found.near.map((d) => `line ${d.fileIndex + 1} reads "${before.lines[d.fileIndex]!.trim()}"`).join("; ")})`;
+  }
+  if (built.placeholdersKept > 0) msg += "; placeholder lines kept the original code they stand for";
+  if (c.displaced > 0 || c.rank > 0) msg += `; <patched> indented ${c.name}`;
+  return { ok: true, report: { file: path, status: "APPLICABLE_PATCH", message: `${msg}.` } };
+}
+
+/**
+ * Where <patched> already stands in the file (matched like an <original>, whitespace aside), when it
+ * differs from <original> and carries code of its own: the answer was applied before.
+ */
+function alreadyApplied(
+  lines: readonly string[],
+  patched: readonly string[],
+  orig: readonly string[],
+): { start: number; end: number } | null {
+  if (patched.every((l) => l.trim() === "") || patched.some(isPlaceholder)) return null;
+  const squashed = (ls: readonly string[]) =>
+    ls
+      .map(squash)
+      .filter((l) => l !== "")
+      .join("\n");
+  if (squashed(patched) === squashed(orig)) return null;
+  const at = locate(lines, patched);
+  // In one place only: a line that occurs all over the file says nothing about this edit.
+  if (at.kind === "found" && at.tier !== "near") return { start: at.start, end: at.end };
+  return null;
+}
+
+/** Where <patched> stands in the file covering the lines <original> matched (it only adds lines to them). */
+function appliedAround(
+  lines: readonly string[],
+  patched: readonly string[],
+  at: { start: number; end: number },
+): { start: number; end: number } | null {
+  if (patched.some(isPlaceholder) || patched.every((l) => l.trim() === "")) return null;
+  const p = locate(lines, patched);
+  if (p.kind !== "found" || p.tier === "near") return null;
+  return p.start <= at.start && p.end >= at.end && p.end - p.start > at.end - at.start ? p : null;
 }

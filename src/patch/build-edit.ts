@@ -1,42 +1,30 @@
 /**
- * Builds the replacement for one located edit: lines the model kept come from the file verbatim, lines
- * it changed or added are re-indented by each indentation guess, giving candidates for the syntax check.
+ * Plans the replacement for one located edit: which file lines stay, which <patched> lines repeat a file
+ * line and which are new. Text only: the indentation of the <patched> lines is chosen afterwards
+ * (readings.ts), by trying each plausible reading of it.
  */
 import { isPlaceholder } from "./cleanup.ts";
 import { type DiffOp, diffSeq } from "./diff.ts";
-import { columns, type IndentStyle, reindent } from "./indent.ts";
 import type { Located } from "./locate.ts";
 import type { FileText } from "./text.ts";
 
-export interface Candidate {
-  /** Short name of the indentation guess. */
-  guess: string;
-  lines: string[];
-  /** Line endings of kept file lines (undefined for new lines). */
-  eols: (string | undefined)[];
+/**
+ * One line of the replacement: a file line kept as it is, a <patched> line that repeats a file line
+ * (indentation aside: which indentation it gets is the readings' decision), or a line of <patched> alone.
+ */
+export interface PlanLine {
+  kind: "file" | "aligned" | "new";
+  /** File line (for "file" and "aligned"), else -1. */
+  f: number;
+  /** <patched> line (for "aligned" and "new"), else -1. */
+  p: number;
+  /** For a "new" line that takes the place of a changed file line: that line; else -1 or absent. */
+  replaces?: number;
 }
 
 export type BuildResult =
-  | { ok: true; candidates: Candidate[]; placeholdersKept: number }
+  | { ok: true; plan: PlanLine[]; patched: string[]; placeholdersKept: number }
   | { ok: false; kind: "placeholder" | "near-changed"; message: string };
-
-const squash = (s: string) => s.trim().replace(/\s+/g, " ");
-
-function mode(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best = values[0]!;
-  let bestN = 0;
-  for (const v of values) {
-    const c = counts.get(v)!;
-    if (c > bestN) {
-      best = v;
-      bestN = c;
-    }
-  }
-  return best;
-}
 
 type Op = "keep" | "delete";
 
@@ -55,20 +43,13 @@ export function buildEdit(
   loc: Extract<Located, { kind: "found" }>,
   orig: readonly string[],
   patchedIn: readonly string[],
-  style: IndentStyle,
 ): BuildResult {
   // <original> blank lines the file lacks, repeated in <patched>, are dropped from <patched> too.
   const phantom = new Set<number>();
   for (const op of diffSeq(orig, patchedIn)) {
     if (op.kind === "equal" && loc.map[op.a] === null && orig[op.a]!.trim() === "") phantom.add(op.b);
   }
-  const patched = toOriginalFrame(
-    ft,
-    loc,
-    orig,
-    patchedIn.filter((_, j) => !phantom.has(j)),
-    style,
-  );
+  const patched = patchedIn.filter((_, j) => !phantom.has(j));
   // The region as the model would have written it: every file line, in the model's text where known.
   const origOf = new Map<number, number>();
   loc.map.forEach((f, i) => {
@@ -81,12 +62,16 @@ export function buildEdit(
     else entries.push({ text: ft.lines[f]!.trim() === "" ? "" : GAP, fileIdx: f, origIdx: -1 });
   }
   const n = entries.length;
+  // Lines pair by their text without indentation: how a line is indented is decided separately.
   const ops = diffSeq(
-    entries.map((e) => e.text),
-    patched,
+    entries.map((e) => (e.text === GAP ? GAP : e.text.trim())),
+    patched.map((l) => l.trim()),
   );
+  const alignedTo = new Map<number, number>();
+  for (const op of ops) if (op.kind === "equal") alignedTo.set(op.a, op.b);
   const oOp: Op[] = entries.map(() => "keep");
   const insertsBefore = new Map<number, number[]>();
+  const replaces = new Map<number, number>();
   let placeholdersKept = 0;
   let k = 0;
   let oPos = 0;
@@ -113,7 +98,26 @@ export function buildEdit(
           message: `the placeholder line "${patched[ph[0]!]!.trim()}" in <patched> stands among changed lines, so it is unclear which original lines it keeps. Write out the code in full instead of the placeholder.`,
         };
       }
-      // Only a placeholder where the original had lines: "keep these lines".
+      // Only a placeholder where the original had lines: "keep these lines". Which lines, though, is
+      // only clear when the line next to it occurs once in <original>: after a "}" that <original> has
+      // three times, the placeholder could stand for the lines after any of them.
+      for (const b of ph) {
+        const near = [
+          patched.slice(0, b).findLast((l) => l.trim() !== ""),
+          patched.slice(b + 1).find((l) => l.trim() !== ""),
+        ];
+        for (const l of near) {
+          if (l === undefined || isPlaceholder(l)) continue;
+          const times = orig.filter((o) => o.trim() === l.trim()).length;
+          if (times > 1) {
+            return {
+              ok: false,
+              kind: "placeholder",
+              message: `the placeholder line "${patched[b]!.trim()}" in <patched> is next to "${l.trim()}", which <original> has ${times} times, so it is unclear which original lines the placeholder keeps. Write out the code in full instead of the placeholder.`,
+            };
+          }
+        }
+      }
       placeholdersKept += ph.length;
       continue;
     }
@@ -134,11 +138,34 @@ export function buildEdit(
       if (e.origIdx < 0 && !(realDeleted(a, -1) && realDeleted(a, 1))) continue;
       oOp[a] = "delete";
     }
-    // New lines go where the first line they replace was, after any blank lines <original> left out.
-    const at = dels.find((a) => oOp[a] === "delete") ?? dels[0] ?? oPos;
+    // New lines go where the first line they replace was. Between blank lines <original> left out and
+    // nothing replaced, they go before those blank lines, unless they belong to the code after them: a
+    // comment, or a line indented like the next line and less than the previous one.
+    let at = dels.find((a) => oOp[a] === "delete") ?? dels[0] ?? oPos;
+    if (real.length > 0 && dels.length > 0 && dels.every((a) => oOp[a] !== "delete")) {
+      const first = patched[real[0]!]!;
+      const prevP = patched.slice(0, real[0]!).findLast((l) => l.trim() !== "");
+      const nextP = patched.slice(real.at(-1)! + 1).find((l) => l.trim() !== "");
+      const w = (l: string) => l.length - l.trimStart().length;
+      const comment = /^\s*(#|\/\/)/.test(first);
+      // A closing bracket ends the code before it.
+      const closes = /^\s*[}\])]/.test(first);
+      // A line opening a block whose body follows belongs with that body.
+      const opens = nextP !== undefined && /[:{]\s*$/.test(first) && w(nextP) > w(first) && real.length === 1;
+      const withNext =
+        !closes &&
+        nextP !== undefined &&
+        (opens || (w(first) === w(nextP) && (comment || (prevP !== undefined && w(first) < w(prevP)))));
+      if (withNext) at = dels.at(-1)! + 1;
+    }
     const list = insertsBefore.get(at) ?? [];
-    list.push(...real);
+    for (const b of real) list.push(b);
     insertsBefore.set(at, list);
+    // The lines of a hunk replace its deleted lines in order: a changed line keeps its identity.
+    const gone = dels.filter((a) => oOp[a] === "delete" && entries[a]!.origIdx >= 0);
+    real.forEach((b, i) => {
+      if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
+    });
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
   }
   for (const nd of loc.near) {
@@ -152,158 +179,19 @@ export function buildEdit(
     }
   }
 
-  // Indentation anchors: <patched> lines equal (whitespace aside) to an original line found in the file.
-  const unit = style.unit;
-  const col = (s: string) => columns(s, unit);
-  const sOps = diffSeq(
-    entries.map((e) => squash(e.text)),
-    patched.map(squash),
-  );
-  // Lines <patched> repeats exactly are the strongest anchors; lines equal but for whitespace come next
-  // (<patched> written at a different base indentation than <original>).
-  const exactAnchor = new Map<number, number>();
-  for (const op of ops) {
-    if (op.kind !== "equal") continue;
-    const e = entries[op.a]!;
-    if (e.origIdx < 0 || e.text.trim() === "") continue;
-    exactAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
-  }
-  const looseAnchor = new Map<number, number>();
-  for (const op of sOps) {
-    if (op.kind !== "equal") continue;
-    const e = entries[op.a]!;
-    if (e.origIdx < 0 || squash(e.text) === "") continue;
-    looseAnchor.set(op.b, col(ft.lines[e.fileIdx]!) - col(patched[op.b]!));
-  }
-  // The first line is often copied with a different indentation than the rest (seed guess 2): when other
-  // lines anchor the block, the first one does not vote.
-  const firstPi = patched.findIndex((l) => l.trim() !== "");
-  const otherMapped = entries.some(
-    (e) => e.origIdx > orig.findIndex((l) => l.trim() !== "") && e.text.trim() !== "",
-  );
-  for (const m of [exactAnchor, looseAnchor]) if (otherMapped && m.has(firstPi)) m.delete(firstPi);
-  // How far the model's frame is from the file's, over the lines of <original> other than the first
-  // (which is often copied with a different indentation, seed guess 2).
-  const firstOi = orig.findIndex((l) => l.trim() !== "");
-  const origDeltas: number[] = [];
-  let firstOrigDelta: number | null = null;
-  for (const e of entries) {
-    if (e.origIdx < 0 || e.text.trim() === "") continue;
-    const d = col(ft.lines[e.fileIdx]!) - col(e.text);
-    if (e.origIdx === firstOi) firstOrigDelta = d;
-    else origDeltas.push(d);
-  }
-  if (origDeltas.length === 0 && firstOrigDelta !== null) origDeltas.push(firstOrigDelta);
-  const firstDelta = firstPi >= 0 ? col(ft.lines[loc.start] ?? "") - col(patched[firstPi]!) : 0;
-  const exactMode = mode([...exactAnchor.values()]);
-  const looseMode = mode([...looseAnchor.values()]);
-  const origMode = mode(origDeltas);
-  // The vote over <patched> lines that match file lines: exact repeats count double, so a line the
-  // model re-indented on purpose (moved into a new block) does not outvote the unchanged ones.
-  const weighted: number[] = [];
-  for (const [j, d] of looseAnchor) weighted.push(d, ...(exactAnchor.get(j) === d ? [d] : []));
-  const anchorMode = mode(weighted);
-  const nearest = (anchors: Map<number, number>, fallback: number) => {
-    const sorted = [...anchors.keys()].sort((a, b) => a - b);
-    return (j: number): number => {
-      let best: number | undefined;
-      for (const a of sorted) {
-        if (a < j) best = a;
-        else break;
-      }
-      if (best === undefined) best = sorted.find((a) => a > j);
-      return best === undefined ? fallback : anchors.get(best)!;
-    };
+  const plan: PlanLine[] = [];
+  const emitInserts = (at: number) => {
+    for (const j of insertsBefore.get(at) ?? [])
+      plan.push({ kind: "new", f: -1, p: j, replaces: replaces.get(j) ?? -1 });
   };
-  const guesses: { guess: string; delta: (j: number) => number }[] = [];
-  // Lines <patched> repeats exactly say best how the model's frame sits in the file; then <original>'s
-  // lines when they agree; lines equal but for whitespace only after that (a line the model moved into
-  // a new block says nothing about the frame).
-  const origAgree = origMode !== null && origDeltas.every((d) => d === origMode);
-  if (exactMode !== null) guesses.push({ guess: "relative to the unchanged lines", delta: () => exactMode });
-  if (origAgree) guesses.push({ guess: "relative to <original>", delta: () => origMode });
-  if (anchorMode !== null) guesses.push({ guess: "relative to the matched lines", delta: () => anchorMode });
-  if (origMode !== null) guesses.push({ guess: "relative to <original>", delta: () => origMode });
-  if (exactMode !== null) {
-    guesses.push({ guess: "relative to the nearest unchanged line", delta: nearest(exactAnchor, exactMode) });
+  for (let a = 0; a < n; a++) {
+    emitInserts(a);
+    if (oOp[a] !== "keep") continue;
+    const e = entries[a]!;
+    const j = alignedTo.get(a);
+    if (j !== undefined && e.origIdx >= 0) plan.push({ kind: "aligned", f: e.fileIdx, p: j });
+    else plan.push({ kind: "file", f: e.fileIdx, p: -1 });
   }
-  if (looseMode !== null) {
-    guesses.push({ guess: "relative to the nearest matched line", delta: nearest(looseAnchor, looseMode) });
-  }
-  guesses.push({ guess: "as written from line 2", delta: () => 0 });
-  guesses.push({ guess: "relative to the first line", delta: () => firstDelta });
-  // The first line of <patched>, copied with the same odd indentation as the first of <original>, takes
-  // that line's own correction.
-  const firstArtifact =
-    origMode !== null &&
-    firstOrigDelta !== null &&
-    firstOrigDelta !== origMode &&
-    firstPi >= 0 &&
-    col(patched[firstPi]!) === col(orig[firstOi]!);
-  const deltaOf = (g: { delta: (j: number) => number }, j: number) =>
-    firstArtifact && j === firstPi && firstOrigDelta !== null ? firstOrigDelta : g.delta(j);
-
-  const candidates: Candidate[] = [];
-  const seen = new Set<string>();
-  for (const g of guesses) {
-    const lines: string[] = [];
-    const eols: (string | undefined)[] = [];
-    const emitInserts = (at: number) => {
-      for (const j of insertsBefore.get(at) ?? []) {
-        lines.push(reindent(patched[j]!, deltaOf(g, j), style));
-        eols.push(undefined);
-      }
-    };
-    for (let a = 0; a < n; a++) {
-      emitInserts(a);
-      if (oOp[a] === "keep") {
-        const f = entries[a]!.fileIdx;
-        lines.push(ft.lines[f]!);
-        eols.push(ft.eols[f]);
-      }
-    }
-    emitInserts(n);
-    const key = lines.join("\n");
-    if (seen.has(key)) continue;
-    seen.add(key);
-    candidates.push({ guess: g.guess, lines, eols });
-  }
-  return { ok: true, candidates, placeholdersKept };
-}
-
-/**
- * When <original> is written at another base indentation than <patched>, and <patched> sits at the
- * file's own indentation (original dedented, patched copied absolutely), <patched> is shifted into
- * <original>'s frame first; otherwise a closing bracket at one depth would pair with one at another.
- */
-function toOriginalFrame(
-  ft: FileText,
-  loc: Extract<Located, { kind: "found" }>,
-  orig: readonly string[],
-  patched: string[],
-  style: IndentStyle,
-): string[] {
-  const col = (s: string) => columns(s, style.unit);
-  const pairs: { o: number; p: number }[] = [];
-  for (const op of diffSeq(orig.map(squash), patched.map(squash))) {
-    if (op.kind === "equal" && orig[op.a]!.trim() !== "" && loc.map[op.a] !== null)
-      pairs.push({ o: op.a, p: op.b });
-  }
-  if (pairs.length === 0) return patched;
-  const shifts = pairs.map(({ o, p }) => col(patched[p]!) - col(orig[o]!));
-  const d = mode(shifts);
-  if (d === null || d === 0) return patched;
-  const agreeing = pairs.filter(
-    ({ o, p }, i) => shifts[i] === d && col(patched[p]!) === col(ft.lines[loc.map[o]!]!),
-  );
-  // At least half the pairs must sit exactly where the file has them: lines the model moved into a new
-  // block on purpose are the rest.
-  if (agreeing.length * 2 < pairs.length) return patched;
-  // A shift that would push a line left of column 0 is not a frame difference.
-  if (patched.some((l) => l.trim() !== "" && col(l) - d < 0)) return patched;
-  return patched.map((l) => {
-    if (l.trim() === "") return l;
-    const own: IndentStyle = { tabs: l.startsWith("\t"), unit: style.unit, known: true };
-    return reindent(l, -d, own);
-  });
+  emitInserts(n);
+  return { ok: true, plan, patched, placeholdersKept };
 }

@@ -65,7 +65,8 @@ const PLACEHOLDER_WORDS =
 /** A line the model wrote instead of code: `# Rest of the code...`, `// ... existing code ...`. */
 export function isPlaceholder(line: string): boolean {
   const t = line.trim();
-  if (t === "") return false;
+  // Placeholders are short; a long line is code (and the patterns below stay cheap).
+  if (t === "" || t.length > 160) return false;
   const c = COMMENT_START.exec(t);
   if (!c) {
     // "..." alone is valid Python (Ellipsis) and a spread in JS: only "...." or "…" alone count.

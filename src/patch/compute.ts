@@ -3,6 +3,7 @@
  * writes nothing. All edits apply together or the result says which one failed and why.
  */
 import { resolveFileArg } from "../core/file-arg.ts";
+import { isTestPath } from "../core/test-files.ts";
 import { applyVariant, createFile, type EditOutcome, type FileState, fail } from "./apply-edit.ts";
 import { stripLineNumbers } from "./cleanup.ts";
 import { unifiedDiff } from "./diff.ts";
@@ -20,6 +21,22 @@ import {
 } from "./types.ts";
 import { summarise } from "./feedback.ts";
 
+/** More edits than this in one answer are refused as a whole (a patch, not a rewrite of the project). */
+export const MAX_EDITS = 200;
+
+/** A repository-relative path as written (quotes, `./`, the root's absolute prefix removed), or null. */
+function normalise(arg: string, root?: string): string | null {
+  let norm = arg
+    .trim()
+    .replace(/^["'`]|["'`]$/g, "")
+    .replaceAll("\\", "/");
+  if (root && norm.startsWith(`${root}/`)) norm = norm.slice(root.length + 1);
+  while (norm.startsWith("./")) norm = norm.slice(2);
+  if (norm === "" || norm.startsWith("/") || norm.split("/").includes("..") || norm.length > 1024)
+    return null;
+  return norm;
+}
+
 export async function computePatch(
   repo: RepoFiles,
   answer: string,
@@ -30,7 +47,17 @@ export async function computePatch(
   if (parsed.edits.length === 0 && parsed.problems.length === 0) {
     return summarise("NO_PATCH", [], [], "");
   }
+  if (parsed.edits.length + parsed.problems.length > MAX_EDITS) {
+    const message = `The answer has ${parsed.edits.length + parsed.problems.length} edits; at most ${MAX_EDITS} are applied from one answer. Change only the code the bug needs.`;
+    return summarise(
+      "RAW_PATCH_BUT_UNPARSED",
+      [{ file: "", status: "RAW_PATCH_BUT_UNPARSED", message }],
+      [],
+      "",
+    );
+  }
   let listing: string[] | null = null;
+  let nonTests: string[] | null = null;
   const files = async () => (listing ??= await repo.listFiles());
   const states = new Map<string, FileState>();
   const outcomes: { index: number; outcome: EditOutcome }[] = [];
@@ -93,25 +120,20 @@ export async function computePatch(
   ): Promise<{ ok: true; path: string } | { ok: false; out: EditOutcome }> {
     const arg = edit.fileArg;
     const all = await files();
-    let norm = arg
-      .trim()
-      .replace(/^["'`]|["'`]$/g, "")
-      .replaceAll("\\", "/");
-    if (norm.startsWith(`${repo.root}/`)) norm = norm.slice(repo.root.length + 1);
-    while (norm.startsWith("./")) norm = norm.slice(2);
-    if (!norm.startsWith("/") && !norm.split("/").includes("..") && norm !== "") {
-      if (all.includes(norm) || edit.isNew || states.has(norm)) return { ok: true, path: norm };
-      const direct = await repo.readFile(norm);
-      if (direct.kind !== "missing") return { ok: true, path: norm };
+    // A new file, or one an earlier edit of this answer created, is named by its exact path.
+    const exact = normalise(arg, repo.root);
+    if (exact !== null && (edit.isNew || states.has(exact))) return { ok: true, path: exact };
+    if (exact !== null && !all.includes(exact)) {
+      // A path the listing leaves out (a vendored tree, a symbolic link) is judged by what reading it says.
+      const direct = await repo.readFile(exact);
+      if (direct.kind !== "missing") return { ok: true, path: exact };
     }
-    const r = resolveFileArg(arg, all, repo.root);
+    // The same rules as the search APIs' file argument: source files first, so that `models.py` means
+    // the source file rather than `tests/models.py`.
+    nonTests ??= all.filter((f) => !isTestPath(f));
+    const nonTest = resolveFileArg(arg, nonTests, repo.root);
+    const r = nonTest.ok || nonTest.reason !== "not-found" ? nonTest : resolveFileArg(arg, all, repo.root);
     if (r.ok) return { ok: true, path: r.file };
-    // "path/to/file.py:12-20" or "file.py (lines 12-20)": the model added where in the file it looked.
-    const bare = arg.replace(/\s*\((lines?|L)[^)]*\)\s*$/i, "").replace(/(:\d+(-\d+)?)+\s*$/, "");
-    if (bare !== arg) {
-      const again = resolveFileArg(bare, all, repo.root);
-      if (again.ok) return { ok: true, path: again.file };
-    }
     const status: PatchStatus =
       r.reason === "outside"
         ? "RAW_PATCH_BUT_UNSAFE_PATH"
@@ -140,7 +162,7 @@ export async function computePatch(
         path,
         before: null,
         current: { lines: [], eols: [], eol: "\n", encoding: "utf8" },
-        baseProblems: 0,
+        analysis: null,
         applied: [],
       };
       states.set(path, st);
@@ -168,8 +190,7 @@ export async function computePatch(
       };
     }
     const ft = splitText(decoded.text, decoded.encoding);
-    const base = (await checker.problems(path, decoded.text)).length;
-    const st: FileState = { path, before: ft, current: ft, baseProblems: base, applied: [] };
+    const st: FileState = { path, before: ft, current: ft, analysis: null, applied: [] };
     states.set(path, st);
     return { ok: true, st };
   }

@@ -24,7 +24,8 @@ export function diffSeq<T>(
   for (let i = 0; i < pre; i++) ops.push({ kind: "equal", a: i, b: i });
   const n = a.length - pre - suf;
   const m = b.length - pre - suf;
-  ops.push(...myers(n, m, (x, y) => eq(a[pre + x]!, b[pre + y]!)).map((op) => shift(op, pre)));
+  // A loop, not a spread: a spread of a long script overflows the call stack.
+  for (const op of myers(n, m, (x, y) => eq(a[pre + x]!, b[pre + y]!))) ops.push(shift(op, pre));
   for (let i = suf; i > 0; i--) ops.push({ kind: "equal", a: a.length - i, b: b.length - i });
   return ops;
 }
@@ -40,10 +41,19 @@ function myers(n: number, m: number, eq: (x: number, y: number) => boolean): Dif
   if (m === 0) return Array.from({ length: n }, (_, a) => ({ kind: "delete" as const, a }));
   const max = n + m;
   const offset = max;
+  // The search keeps one frontier per step: beyond a fixed amount of work the middle is reported as
+  // replaced wholesale (a correct, if larger, script), so two very different texts cost linear time.
+  const maxD = Math.max(64, Math.floor(4_000_000 / (2 * max + 2)));
   let v = new Int32Array(2 * max + 2);
   const trace: Int32Array[] = [];
   let found = false;
   for (let d = 0; d <= max && !found; d++) {
+    if (d > maxD) {
+      return [
+        ...Array.from({ length: n }, (_, a) => ({ kind: "delete" as const, a })),
+        ...Array.from({ length: m }, (_, b) => ({ kind: "insert" as const, b })),
+      ];
+    }
     trace.push(v.slice());
     const next = v;
     for (let k = -d; k <= d; k += 2) {

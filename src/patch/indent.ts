@@ -33,7 +33,8 @@ function modeIncrease(blocks: readonly (readonly string[])[]): number | null {
 function countIncreases(lines: readonly string[], counts: Map<number, number>): void {
   let prev: number | null = null;
   for (const l of lines) {
-    if (l.trim() === "") continue;
+    // The " * " lines of block comments sit one space in: they say nothing about the indentation width.
+    if (l.trim() === "" || l.trimStart().startsWith("*")) continue;
     const lead = leading(l);
     if (lead.includes("\t")) {
       prev = null;

@@ -4,6 +4,8 @@
  * must be unique and very close. Never takes the first of several matches.
  */
 
+import { trimEndWs } from "./text.ts";
+
 export type MatchTier = "exact" | "reindented" | "whitespace" | "blank-lines" | "near";
 
 export interface NearDiff {
@@ -36,33 +38,63 @@ export function indentColumns(line: string, tab = 4): number {
   return c;
 }
 
-const rtrim = (s: string) => s.replace(/[ \t\r]+$/, "");
+const rtrim = trimEndWs;
 const squash = (s: string) => s.trim().replace(/\s+/g, " ");
 
-function verifyAt(
-  fileNorm: readonly string[],
-  origNorm: readonly string[],
-  start: number,
-  extra?: (i: number) => boolean,
-): boolean {
-  if (start + origNorm.length > fileNorm.length) return false;
-  for (let i = 0; i < origNorm.length; i++) {
-    if (fileNorm[start + i] !== origNorm[i]) return false;
-    if (extra && !extra(i)) return false;
-  }
-  return true;
-}
+/** At most this many places are collected for one block: enough to say "ambiguous" and show some. */
+const MAX_HITS = 50;
+/** A line seen more often than this in the file does not vote for near-match windows. */
+const RARE = 64;
 
+/**
+ * Every start where `origNorm` occurs in `fileNorm` (up to MAX_HITS), by Knuth-Morris-Pratt over the
+ * lines: linear in the two lengths whatever the lines repeat. `extra` vets each occurrence.
+ */
 function contiguous(
   fileNorm: readonly string[],
   origNorm: readonly string[],
   extra?: (start: number) => (i: number) => boolean,
 ): number[] {
-  const first = origNorm[0]!;
+  const m = origNorm.length;
   const out: number[] = [];
-  for (let s = 0; s + origNorm.length <= fileNorm.length; s++) {
-    if (fileNorm[s] !== first) continue;
-    if (verifyAt(fileNorm, origNorm, s, extra?.(s))) out.push(s);
+  if (m === 0 || m > fileNorm.length) return out;
+  // Lines as numbers, so that each comparison below costs the same however long the lines are.
+  const ids = new Map<string, number>();
+  const pat = new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    let id = ids.get(origNorm[i]!);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(origNorm[i]!, id);
+    }
+    pat[i] = id;
+  }
+  const txt = new Int32Array(fileNorm.length);
+  for (let i = 0; i < fileNorm.length; i++) txt[i] = ids.get(fileNorm[i]!) ?? -1;
+  const fail = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && pat[i] !== pat[k]) k = fail[k - 1]!;
+    if (pat[i] === pat[k]) k++;
+    fail[i] = k;
+  }
+  let vetted = 0;
+  for (let i = 0, k = 0; i < txt.length; i++) {
+    while (k > 0 && txt[i] !== pat[k]) k = fail[k - 1]!;
+    if (txt[i] === pat[k]) k++;
+    if (k === m) {
+      const s = i - m + 1;
+      k = fail[k - 1]!;
+      if (extra) {
+        // Each vetting costs the block's length: bounded, so a block of repeated lines stays linear.
+        if (++vetted > MAX_HITS * 4) break;
+        const ok = extra(s);
+        let all = true;
+        for (let j = 0; j < m && all; j++) all = ok(j);
+        if (!all) continue;
+      }
+      out.push(s);
+      if (out.length >= MAX_HITS) break;
+    }
   }
   return out;
 }
@@ -91,6 +123,8 @@ export function tokenDistance(a: readonly string[], b: readonly string[]): numbe
 
 /** Whether two lines are "one token off": a small token edit that leaves most of the line intact. */
 export function veryClose(a: string, b: string): boolean {
+  // Token distance is quadratic in the line: long lines are never "close", only equal.
+  if (a.length > 400 || b.length > 400) return false;
   const ta = tokens(a);
   const tb = tokens(b);
   const d = tokenDistance(ta, tb);
@@ -140,31 +174,45 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     origNb.forEach((oi, j) => {
       map[oi] = fileNb[k + j]!;
     });
-    // Blank lines between two matched lines pair with the file's blank lines there, as far as they go.
-    for (let j = 0; j + 1 < origNb.length; j++) {
-      const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
-      const origGap = origNb[j + 1]! - origNb[j]! - 1;
-      for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
-    }
+    pairBlankLines(map, origNb, fileNb, k);
     const start = fileNb[k]!;
     const end = fileNb[k + origNb.length - 1]! + 1;
     return { kind: "found", start, end, map, tier: "blank-lines", near: [] };
   }
-  // 5. near match: same non-blank lines but for one (or, in long blocks, two) a token off.
-  const votes = new Map<number, number>();
+  // 5. near match: same non-blank lines but for one (or, in long blocks, two) a token off. Windows are
+  // found by votes of the lines that are rare in the file (a line seen more than RARE times does not
+  // vote), then each candidate is checked line by line: the cost stays linear in the two sizes.
+  const total = origNbText.length;
   const positions = new Map<string, number[]>();
+  const wanted = new Set(origNbText);
   fileNbText.forEach((t, p) => {
+    if (!wanted.has(t)) return;
     const arr = positions.get(t);
-    if (arr) arr.push(p);
-    else positions.set(t, [p]);
+    if (!arr) positions.set(t, [p]);
+    else if (arr.length <= RARE) arr.push(p);
   });
+  const votes = new Map<number, number>();
+  let rareTotal = 0;
   origNbText.forEach((t, k) => {
-    for (const p of positions.get(t) ?? []) {
+    const ps = positions.get(t);
+    if (ps && ps.length > RARE) return;
+    rareTotal++;
+    for (const p of ps ?? []) {
       const s = p - k;
-      if (s < 0 || s + origNbText.length > fileNbText.length) continue;
+      if (s < 0 || s + total > fileNbText.length) continue;
       votes.set(s, (votes.get(s) ?? 0) + 1);
     }
   });
+  /** How many lines of the window at `s` equal <original>'s, stopping once more than `misses` differ. */
+  const equalLines = (s: number, misses: number): number => {
+    let eq = 0;
+    let bad = 0;
+    for (let k = 0; k < total; k++) {
+      if (origNbText[k] === fileNbText[s + k]) eq++;
+      else if (++bad > misses) return -1;
+    }
+    return eq;
+  };
   let bestStart = -1;
   let bestVotes = 0;
   for (const [s, v] of votes) {
@@ -173,20 +221,27 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
       bestStart = s;
     }
   }
-  const total = origNbText.length;
   const closest =
     bestStart < 0
       ? null
       : {
           start: fileNb[bestStart]!,
           end: fileNb[bestStart + total - 1]! + 1,
-          matched: bestVotes,
+          matched: Math.max(bestVotes, equalLines(bestStart, total)),
           total,
         };
   const allowed = total >= 3 ? Math.max(1, Math.floor(total / 8)) : 0;
-  if (allowed === 0 || bestStart < 0) return { kind: "none", closest };
+  // Candidates need votes from at least one rare line beyond the allowance, which bounds how many there are.
+  if (allowed === 0 || bestStart < 0 || rareTotal < allowed + 2) return { kind: "none", closest };
   // Every window within one extra differing line of the allowance is a competitor.
-  const contenders = [...votes].filter(([, v]) => v >= total - allowed - 1);
+  const contenders: [number, number][] = [];
+  let checked = 0;
+  for (const [s, v] of votes) {
+    if (v < rareTotal - allowed - 1) continue;
+    if (++checked > 1024) return { kind: "none", closest };
+    const eq = equalLines(s, allowed + 1);
+    if (eq >= total - allowed - 1) contenders.push([s, eq]);
+  }
   const close = contenders.filter(([s, v]) => {
     if (v < total - allowed) return false;
     for (let k = 0; k < total; k++) {
@@ -213,6 +268,7 @@ export function locate(fileLines: readonly string[], orig: readonly string[]): L
     map[oi] = fileNb[s + j]!;
     if (origNbText[j] !== fileNbText[s + j]) near.push({ origIndex: oi, fileIndex: fileNb[s + j]! });
   });
+  pairBlankLines(map, origNb, fileNb, s);
   return {
     kind: "found",
     start: fileNb[s]!,
@@ -294,8 +350,16 @@ export function locateWithGaps(
   };
   const chains: Hit[][] = [];
   let firstFailure: Located | null = null;
+  // Each run is located at most a bounded number of times in all, so a hostile <original> with many
+  // placeholders and repeated runs cannot make the search blow up.
+  let budget = 64;
+  let exhausted = false;
   const extend = (i: number, chain: Hit[]): void => {
-    if (chains.length > 1) return;
+    if (chains.length > 1 || exhausted) return;
+    if (--budget < 0) {
+      exhausted = true;
+      return;
+    }
     if (i === real.length) {
       chains.push(chain);
       return;
@@ -310,7 +374,20 @@ export function locateWithGaps(
     }
     for (const h of found) extend(i + 1, [...chain, h]);
   };
+  if (real.length > 16) {
+    return {
+      kind: "placeholder",
+      message: `<original> leaves code out in ${real.length - 1} places. Copy the original lines completely, or as a few runs of lines.`,
+    };
+  }
   extend(0, []);
+  if (exhausted && chains.length < 2) {
+    return {
+      kind: "placeholder",
+      message:
+        "<original> leaves code out between runs of lines that occur in many places, so where it belongs cannot be told. Copy the original lines completely.",
+    };
+  }
   if (chains.length === 0) return firstFailure ?? { kind: "none", closest: null };
   if (chains.length > 1) {
     return { kind: "ambiguous", tier: "exact", starts: [chains[0]![0]!.start, chains[1]![0]!.start] };
@@ -337,4 +414,18 @@ function trimBlankEdges(lines: string[]): string[] {
   while (a < b && lines[a]!.trim() === "") a++;
   while (b > a && lines[b - 1]!.trim() === "") b--;
   return lines.slice(a, b);
+}
+
+/** Blank lines between two matched lines pair with the file's blank lines there, as far as they go. */
+function pairBlankLines(
+  map: (number | null)[],
+  origNb: readonly number[],
+  fileNb: readonly number[],
+  k: number,
+): void {
+  for (let j = 0; j + 1 < origNb.length; j++) {
+    const fileGap = fileNb[k + j + 1]! - fileNb[k + j]! - 1;
+    const origGap = origNb[j + 1]! - origNb[j]! - 1;
+    for (let g = 0; g < Math.min(fileGap, origGap); g++) map[origNb[j]! + 1 + g] = fileNb[k + j]! + 1 + g;
+  }
 }

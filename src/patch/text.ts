@@ -88,8 +88,6 @@ export function replaceLines(
   replacement: string[],
   keptEols?: readonly (string | undefined)[],
 ): FileText {
-  const lines = ft.lines.slice();
-  const eols = ft.eols.slice();
   const endsFile = end === ft.lines.length;
   const lastEol = endsFile && end > start ? (ft.eols[end - 1] ?? ft.eol) : ft.eol;
   // Kept lines keep their own ending (a mixed-ending file stays as it was around the edit).
@@ -98,8 +96,9 @@ export function replaceLines(
     const kept = keptEols?.[i];
     return kept === undefined || kept === "" ? ft.eol : kept;
   });
-  lines.splice(start, end - start, ...replacement);
-  eols.splice(start, end - start, ...newEols);
+  // Concatenation rather than splice(...spread): a long replacement would overflow the call stack.
+  const lines = ft.lines.slice(0, start).concat(replacement, ft.lines.slice(end));
+  const eols = ft.eols.slice(0, start).concat(newEols, ft.eols.slice(end));
   // Deleting the last lines of a file without final newline: the new last line loses its newline too.
   if (endsFile && replacement.length === 0 && start > 0 && lastEol === "") eols[start - 1] = "";
   // Inserting at the very end of a file without final newline: the old last line now needs one.
@@ -108,4 +107,22 @@ export function replaceLines(
     eols[start + replacement.length - 1] = "";
   }
   return { lines, eols, eol: ft.eol, encoding: ft.encoding };
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 12 || c === 11;
+}
+
+/** `s` without trailing spaces, tabs and CRs (a loop: a regex anchored at the end is quadratic on runs). */
+export function trimEndWs(s: string): string {
+  let e = s.length;
+  while (e > 0 && isWs(s.charCodeAt(e - 1))) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+/** The leading spaces and tabs of a line. */
+export function leadingWs(s: string): string {
+  let i = 0;
+  while (i < s.length && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
+  return s.slice(0, i);
 }

@@ -32,3 +32,37 @@ test("paths that leave the repository are refused", () => {
   assert.equal(missing.ok, false);
   if (!missing.ok) assert.equal(missing.reason, "not-found");
 });
+
+test("a path under the repository's folder, or a folder the repository does not have, resolves", () => {
+  const repo = ["src/app/models.py", "src/app/views.py", "project.toml", "lib/util.py"];
+  // The repository's own name as the first folder.
+  assert.deepEqual(resolveFileArg("shop/src/app/models.py", repo, "/work/shop"), {
+    ok: true,
+    file: "src/app/models.py",
+  });
+  // A checkout name the repository does not have at its top.
+  assert.deepEqual(resolveFileArg("project/src/app/views.py", repo, "/tmp/x/repo"), {
+    ok: true,
+    file: "src/app/views.py",
+  });
+  // A real top folder is never dropped: lib/src/app/models.py is not src/app/models.py.
+  const r = resolveFileArg("lib/src/app/models.py", repo, "/tmp/x/repo");
+  assert.equal(r.ok, false);
+});
+
+test("a trailing location (`:12`, `:12-20`, `(lines 12-20)`, `#L12`) is ignored", () => {
+  for (const arg of [
+    "src/a/models.py:12",
+    "src/a/models.py:12-20",
+    "models.py (lines 3-9)",
+    "src/a/models.py#L4-L9",
+  ]) {
+    assert.deepEqual(resolveFileArg(arg, files, "/r"), { ok: true, file: "src/a/models.py" }, arg);
+  }
+});
+
+test("an overlong file argument is refused without a search", () => {
+  const r = resolveFileArg(`${"a/".repeat(5000)}x.py`, files, "/r");
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.message, /characters long/);
+});

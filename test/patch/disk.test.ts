@@ -144,7 +144,21 @@ test("auto-fix apply: JSON contract, dry run by default, --write writes", async 
   assert.equal(wrote.code, 0);
   assert.equal(readFileSync(join(dir, "src/app.py"), "utf8"), "def main():\n    print('hi')\n    return 1\n");
 
-  writeFileSync(resp, edit("src/app.py", "    return 42", "    return 1"));
+  // The same answer again: the file already has <patched>, and the refusal says so.
+  const again = await cli([dir, resp, "--json", "--write"]);
+  assert.equal(again.code, 1);
+  const againJson = JSON.parse(again.out) as { status: string; edits: { message: string }[] };
+  assert.equal(againJson.status, "RAW_PATCH_BUT_ALREADY_APPLIED");
+  assert.match(againJson.edits[0]!.message, /<patched> is \(lines 3-3\): this edit is already applied/);
+  assert.doesNotMatch(againJson.edits[0]!.message, /closest region|Not in the file/);
+  const againText = await cli([dir, resp]);
+  assert.match(
+    againText.out,
+    /RAW_PATCH_BUT_ALREADY_APPLIED\n {2}<original> is not in src\/app\.py, but <patched> is/,
+  );
+  assert.equal(readFileSync(join(dir, "src/app.py"), "utf8"), "def main():\n    print('hi')\n    return 1\n");
+
+  writeFileSync(resp, edit("src/app.py", "    return 42", "    return 2"));
   const bad = await cli([dir, resp, "--json", "--write"]);
   assert.equal(bad.code, 1);
   assert.equal((JSON.parse(bad.out) as { status: string }).status, "RAW_PATCH_BUT_UNMATCHED");

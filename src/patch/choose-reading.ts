@@ -1,0 +1,176 @@
+/**
+ * Chooses how <patched> is indented in the file. Every reading (readings.ts) is tried; one is acceptable
+ * when the parser finds no new problem and, where indentation carries meaning, the lines the edit did
+ * not change keep their enclosing blocks. One meaning among the acceptable readings: it is applied (the
+ * reading that keeps the file's own indentation best). Several: the edit is refused with the lines and
+ * readings that disagree. None: refused with the reason.
+ */
+import { languageForPath } from "../treesitter/languages.ts";
+import type { BuildResult } from "./build-edit.ts";
+import { detectStyle } from "./indent.ts";
+import type { Located } from "./locate.ts";
+import { isCommentLine, type Reading, readPatched } from "./readings.ts";
+import { firstBlockMove } from "./structure.ts";
+import { describeProblem, readsIndentation, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
+import { type FileText, joinText, replaceLines } from "./text.ts";
+import type { PatchStatus } from "./types.ts";
+
+export interface ReadingState {
+  path: string;
+  current: FileText;
+  analysis: SyntaxAnalysis | null;
+}
+
+export type Choice =
+  | { ok: true; reading: Reading; next: FileText; analysis: SyntaxAnalysis }
+  | { ok: false; status: PatchStatus; message: string };
+
+const quote = (s: string) => `\`${s.trim().slice(0, 60)}\``;
+
+export async function chooseReading(
+  st: ReadingState,
+  found: Extract<Located, { kind: "found" }>,
+  orig: readonly string[],
+  built: Extract<BuildResult, { ok: true }>,
+  checker: SyntaxChecker,
+): Promise<Choice> {
+  const path = st.path;
+  const python = readsIndentation(path);
+  const style = detectStyle(st.current.lines, [orig, built.patched]);
+  const { readings, unchanged } = readPatched({
+    fileLines: st.current.lines,
+    fileEols: st.current.eols,
+    start: found.start,
+    end: found.end,
+    plan: built.plan,
+    patched: built.patched,
+    origBlock: orig,
+    style,
+    python,
+  });
+  const sorted = [...readings].sort(
+    (a, b) =>
+      a.displaced - b.displaced || a.moved - b.moved || a.base - b.base || a.fit - b.fit || a.rank - b.rank,
+  );
+  const where = `matched lines ${found.start + 1}-${found.end}`;
+  if (sorted.length === 0) {
+    return {
+      ok: false,
+      status: "MATCHED_BUT_SYNTAX_ERROR",
+      message: `${where}, but no indentation of <patched> fits there (it would need lines left of column 0). Indent <patched> as the code sits in the file.`,
+    };
+  }
+  st.analysis ??= await checker.analyse(path, joinText(st.current));
+  const base = st.analysis;
+  const tryOne = async (r: Reading) => {
+    const next = replaceLines(st.current, found.start, found.end, r.lines, r.eols);
+    const analysis = await checker.analyse(path, joinText(next));
+    return { next, analysis };
+  };
+  const syntaxMessage = (r: Reading, next: FileText, a: SyntaxAnalysis): string => {
+    const inBlock = a.problems.find(
+      (p) => p.line - 1 >= found.start && p.line - 1 < found.start + r.lines.length,
+    );
+    const p = inBlock ?? a.problems[0]!;
+    let text = describeProblem(p, next.lines);
+    const k = p.line - 1 - found.start;
+    if (k >= 0 && k < r.lines.length) text += ` — line ${k + 1} of the replaced block`;
+    return `${where}, but with <patched> in place the file does not parse with any indentation tried: ${text}. Fix the syntax of <patched> (brackets, colons, indentation).`;
+  };
+
+  if (!python || !languageForPath(path)) {
+    // Indentation does not change what the code means: the reading that keeps the file's indentation.
+    const r = sorted[0]!;
+    const { next, analysis } = await tryOne(r);
+    if (analysis.problems.length > base.problems.length) {
+      return { ok: false, status: "MATCHED_BUT_SYNTAX_ERROR", message: syntaxMessage(r, next, analysis) };
+    }
+    return { ok: true, reading: r, next, analysis };
+  }
+
+  const isCode = (line: number) => {
+    const t = st.current.lines[line] ?? "";
+    return t.trim() !== "" && !isCommentLine(t, true);
+  };
+  const accepted: { reading: Reading; next: FileText; analysis: SyntaxAnalysis }[] = [];
+  let firstSyntax: string | null = null;
+  let firstMove: string | null = null;
+  for (const r of sorted) {
+    const { next, analysis } = await tryOne(r);
+    if (analysis.problems.length > base.problems.length) {
+      firstSyntax ??= syntaxMessage(r, next, analysis);
+      continue;
+    }
+    const move = firstBlockMove({
+      oldBlocks: base.blocks ?? [],
+      newBlocks: analysis.blocks ?? [],
+      start: found.start,
+      end: found.end,
+      plan: built.plan,
+      check: unchanged,
+      isCode,
+    });
+    if (move) {
+      if (firstMove === null) {
+        const line = st.current.lines[move.oldLine]!;
+        const what =
+          move.left.length > 0
+            ? `leave ${quote(next.lines[move.left.at(-1)!]!)}`
+            : `move into ${quote(next.lines[move.joined.at(-1)!]!)}`;
+        firstMove = `read ${r.name}, <patched> would make line ${move.oldLine + 1} (${quote(line)}), which the edit does not change, ${what}`;
+      }
+      continue;
+    }
+    accepted.push({ reading: r, next, analysis });
+  }
+  if (accepted.length === 0) {
+    if (firstMove !== null) {
+      return {
+        ok: false,
+        status: "MATCHED_BUT_UNCLEAR_INDENT",
+        message: `${where}, but no reading of <patched>'s indentation keeps the lines it does not change in their blocks: ${firstMove}. Write <patched> with every line indented as it is (or should be) in the file.`,
+      };
+    }
+    return {
+      ok: false,
+      status: "MATCHED_BUT_SYNTAX_ERROR",
+      message: firstSyntax ?? `${where}, but it does not parse.`,
+    };
+  }
+  const meanings = new Map<string, (typeof accepted)[number]>();
+  for (const a of accepted) if (!meanings.has(a.analysis.meaning)) meanings.set(a.analysis.meaning, a);
+  if (meanings.size === 1) return { ok: true, ...accepted[0]! };
+  // Readings that differ only inside string literals (a docstring's lines): the one that leaves every
+  // unchanged line exactly where the file has it is the only one the rest of <patched> agrees with.
+  const top = accepted[0]!;
+  if (
+    top.reading.displaced === 0 &&
+    accepted.every((a) => a.analysis.shape === top.analysis.shape) &&
+    accepted.every((a) => a.analysis.meaning === top.analysis.meaning || a.reading.displaced > 0)
+  ) {
+    return { ok: true, ...top };
+  }
+  const [x, y] = [...meanings.values()];
+  return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
+
+  function ambiguity(a: (typeof accepted)[number], b: (typeof accepted)[number]): string {
+    const lines: number[] = [];
+    let detail = "";
+    for (let k = 0; k < built.plan.length; k++) {
+      const p = built.plan[k]!.p;
+      if (p < 0 || a.reading.lines[k] === b.reading.lines[k]) continue;
+      lines.push(p + 1);
+      if (detail === "") {
+        const owner = (x: (typeof accepted)[number]) => {
+          const hs = x.analysis.blocks?.[found.start + k] ?? [];
+          const line = x.reading.lines[k]!;
+          const col = line.length - line.trimStart().length + 1;
+          return `at column ${col} ${hs.length > 0 ? `inside ${quote(x.next.lines[hs.at(-1)!]!)}` : "at the top level"}`;
+        };
+        detail = `line ${p + 1} of <patched> (${quote(built.patched[p]!)}) goes ${owner(a)} when <patched> is read ${a.reading.name}, but ${owner(b)} when it is read ${b.reading.name}`;
+      }
+    }
+    const shown = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
+    return `${where}, but the indentation of <patched> can be read in more than one way, with different meanings: ${detail} (lines of <patched> placed differently: ${shown}). Write <patched> with every line indented exactly as it should be in the file, starting at the indentation <original> has there.`;
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * Readings of <patched>'s indentation. A model's <patched> is often indented in another frame than the
+ * file: written from column 0, its first line unindented and the rest absolute, tabs for spaces, a
+ * comment pushed to column 0. Each reading maps the columns <patched> was written at to file columns; the
+ * caller keeps the readings the parser accepts and that leave unchanged lines in their blocks.
+ *
+ * The anchor of every reading is the file itself: the indentation of the matched original (for the
+ * first line), and how far <patched>'s lines that repeat file lines sit from those lines ("the frame").
+ */
+import type { PlanLine } from "./build-edit.ts";
+import { columns, type IndentStyle, render } from "./indent.ts";
+import { leadingWs } from "./text.ts";
+
+export interface Reading {
+  /** How <patched> was read, for messages: "relative to its first line", ... */
+  name: string;
+  /** The replacement lines and their endings (undefined: the file's line ending). */
+  lines: string[];
+  eols: (string | undefined)[];
+  /** Lines the model left unchanged that this reading moves off their file column. */
+  displaced: number;
+  /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
+  moved: number;
+  /** 0 when read in the column base that explains <patched> best (as written, or rescaled), else 1. */
+  base: number;
+  /** 0 when the lines after the first are shifted as the frame of <patched> says, else 1. */
+  fit: number;
+  /** The order the reading was generated in (first is preferred on ties). */
+  rank: number;
+}
+
+export interface ReadingSet {
+  readings: Reading[];
+  /**
+   * Plan lines the edit did not change (their text and their depth relative to the lines around them
+   * are the same in <original> and <patched>): these must keep their enclosing blocks.
+   */
+  unchanged: Set<number>;
+}
+
+export function isCommentLine(text: string, python: boolean): boolean {
+  const t = text.trimStart();
+  if (python) return t.startsWith("#");
+  return t.startsWith("//") || t.startsWith("/*") || t.startsWith("*") || t.startsWith("#!");
+}
+
+/**
+ * The most frequent step of indentation (in or out) between consecutive lines of space-indented text,
+ * each block on its own (the last line of one and the first of the next are not neighbours); null
+ * without any step to learn from.
+ */
+function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
+  const counts = new Map<number, number>();
+  for (const lines of blocks) {
+    let prev: number | null = null;
+    for (const l of lines) {
+      // Blank lines and the " * " lines of block comments say nothing about the indentation width.
+      if (l.trim() === "" || l.trimStart().startsWith("*")) continue;
+      const lead = leadingWs(l);
+      if (lead.includes("\t")) return null;
+      const w = lead.length;
+      const step = prev === null ? 0 : Math.abs(w - prev);
+      if (step > 0 && step <= 8) counts.set(step, (counts.get(step) ?? 0) + 1);
+      prev = w;
+    }
+  }
+  let best: number | null = null;
+  let n = 0;
+  for (const [w, c] of counts) if (c > n || (c === n && best !== null && w < best)) [best, n] = [w, c];
+  return best;
+}
+
+function modes(values: readonly number[]): number[] {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let max = 0;
+  for (const c of counts.values()) max = Math.max(max, c);
+  return [...counts].filter(([, c]) => c === max).map(([v]) => v);
+}
+
+/**
+ * Every distinct reading of <patched>'s indentation for one planned replacement.
+ * `fileLines`/`fileEols` are the file; `start..end` the matched region; `origBlock` the <original> lines.
+ */
+export function readPatched(args: {
+  fileLines: readonly string[];
+  fileEols: readonly string[];
+  start: number;
+  end: number;
+  plan: readonly PlanLine[];
+  patched: readonly string[];
+  origBlock: readonly string[];
+  style: IndentStyle;
+  python: boolean;
+}): ReadingSet {
+  const { fileLines, fileEols, start, end, plan, patched, style, python } = args;
+  const unit = style.unit;
+  const fcol = (f: number) => columns(fileLines[f]!, unit);
+  const blank = (j: number) => patched[j]!.trim() === "";
+  const comment = (j: number) => isCommentLine(patched[j]!, python);
+  const code = (k: number) => plan[k]!.p >= 0 && !blank(plan[k]!.p) && !comment(plan[k]!.p);
+
+  // Column bases: <patched> as written (tabs worth one file level), and, when <patched> is indented
+  // with spaces of another width than the file's, scaled to the file's width.
+  const bases: { name: string; col: (j: number) => number }[] = [
+    { name: "", col: (j) => columns(patched[j]!, unit) },
+  ];
+  const pUnit = spaceUnit([args.origBlock, patched]);
+  const fUnit = style.tabs ? null : style.unit;
+  if (pUnit && fUnit && pUnit !== fUnit && style.known) {
+    bases.push({
+      name: ` (levels of ${pUnit} spaces read as ${fUnit})`,
+      col: (j) => Math.round((columns(patched[j]!, unit) * fUnit) / pUnit),
+    });
+  }
+
+  const codeKs = plan.map((_, k) => k).filter(code);
+  const firstK = codeKs[0];
+  // The anchor: where the first line of the matched original sits in the file.
+  let anchor = 0;
+  if (firstK !== undefined && plan[firstK]!.kind === "aligned") anchor = fcol(plan[firstK]!.f);
+  else if (firstK !== undefined && (plan[firstK]!.replaces ?? -1) >= 0)
+    anchor = fcol(plan[firstK]!.replaces!);
+  else {
+    for (let f = start; f < end; f++) {
+      const t = fileLines[f]!;
+      if (t.trim() !== "" && !isCommentLine(t, python)) {
+        anchor = fcol(f);
+        break;
+      }
+    }
+  }
+  const aligned = codeKs.filter((k) => plan[k]!.kind === "aligned");
+  // The code line before and after each plan line.
+  const nextCode: (number | undefined)[] = new Array(plan.length + 1).fill(undefined);
+  const prevCode: (number | undefined)[] = new Array(plan.length).fill(undefined);
+  for (let k = plan.length - 1, nx: number | undefined; k >= 0; k--) {
+    nextCode[k] = nx;
+    if (code(k)) nx = k;
+  }
+  for (let k = 0, pv: number | undefined; k < plan.length; k++) {
+    prevCode[k] = pv;
+    if (code(k)) pv = k;
+  }
+  /**
+   * A comment that repeats a file comment moves with the code around it; a new one written left of the
+   * code after it (a comment pushed to column 0) takes that code's indentation.
+   */
+  const firstAny = plan.findIndex((pl) => pl.p >= 0 && !blank(pl.p));
+  const placeComments = (
+    tg: Map<number, number>,
+    c: (k: number) => number,
+    rest: number,
+    firstAtPlace: boolean,
+  ): void => {
+    for (let k = 0; k < plan.length; k++) {
+      const pl = plan[k]!;
+      if (pl.p < 0 || blank(pl.p) || !comment(pl.p)) continue;
+      // A comment opening <patched> (the " * ..." line of a block comment, say) in a reading that puts
+      // the first line at its place: it keeps the file's column.
+      if (k === firstAny && firstAtPlace && pl.kind === "aligned") {
+        tg.set(k, fcol(pl.f));
+        continue;
+      }
+      const next = nextCode[k];
+      const prev = prevCode[k];
+      // A comment speaks about the code after it: written left of that code, it is placed with it.
+      const near = next ?? prev;
+      if (near !== undefined && c(k) < c(near)) {
+        // One the edit keeps moves as the unchanged lines around it do; a new one goes with its code.
+        if (pl.kind === "aligned") {
+          const ref = [next, prev].find((x) => x !== undefined && unchanged.has(x));
+          tg.set(k, fcol(pl.f) + (ref === undefined ? 0 : tg.get(ref)! - fcol(plan[ref]!.f)));
+        } else tg.set(k, tg.get(near)!);
+      } else tg.set(k, Math.max(0, c(k) + rest));
+    }
+  };
+
+  const readings: Reading[] = [];
+  const seen = new Set<string>();
+  const unchanged = new Set<number>();
+  let rank = 0;
+  // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
+  const voters = plan.map((_, k) => k).filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
+  const frameOf = (base: (typeof bases)[number]) => {
+    const d = (k: number) => base.col(plan[k]!.p) - fcol(plan[k]!.f);
+    let frame = modes(voters.map(d));
+    // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
+    if (frame.length > 1 && frame.includes(0)) frame = [0];
+    // Only the first line repeats a file line, and it sits at column 0 where the file indents it: a
+    // first line copied without its indentation when no other line of <patched> is left of the anchor.
+    if (
+      firstK !== undefined &&
+      voters.length === 1 &&
+      voters[0] === firstK &&
+      base.col(plan[firstK]!.p) === 0 &&
+      anchor > 0 &&
+      codeKs.every((k) => k === firstK || base.col(plan[k]!.p) >= anchor)
+    )
+      frame = [0];
+    const support = voters.filter((k) => frame.includes(d(k))).length;
+    return { d, frame, support };
+  };
+  // The lines the edit did not change are those of the column base that explains most lines.
+  const frames = bases.map(frameOf);
+  // Most lines explained; then lines sitting exactly at their file columns; then as written.
+  let preferred = 0;
+  frames.forEach((f, i) => {
+    const p = frames[preferred]!;
+    if (f.support > p.support || (f.support === p.support && f.frame.includes(0) && !p.frame.includes(0)))
+      preferred = i;
+  });
+  const best = frames[preferred]!;
+  for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);
+  if (firstK !== undefined && plan[firstK]!.kind === "aligned") unchanged.add(firstK);
+  for (const [bi, base] of bases.entries()) {
+    const c = (k: number) => base.col(plan[k]!.p);
+    const { frame } = frames[bi]!;
+    const shifts: { name: string; first: number | null; rest: number }[] = [];
+    if (firstK !== undefined) {
+      const firstShift = anchor - c(firstK);
+      shifts.push({ name: "relative to its first line", first: null, rest: firstShift });
+      for (const m of frame) {
+        shifts.push({ name: "relative to the lines it repeats", first: null, rest: -m });
+        shifts.push({
+          name: "first line at its place, the rest relative to the lines it repeats",
+          first: anchor,
+          rest: -m,
+        });
+      }
+      shifts.push({ name: "first line at its place, the rest as written", first: anchor, rest: 0 });
+    }
+    shifts.push({ name: "as written", first: null, rest: 0 });
+    for (const s of shifts) {
+      const target = new Map<number, number>();
+      let bad = false;
+      for (const k of codeKs) {
+        const t = k === firstK && s.first !== null ? s.first : c(k) + s.rest;
+        if (t < 0) bad = true;
+        target.set(k, t);
+      }
+      if (bad) continue;
+      placeComments(target, c, s.rest, s.first !== null);
+      const built = renderPlan(target);
+      if (!built) continue;
+      const key = built.lines.join("\n");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      let displaced = 0;
+      for (const k of unchanged) if (target.get(k) !== fcol(plan[k]!.f)) displaced++;
+      // A first line of its own (the changed first line) belongs where the line it replaces was.
+      if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
+      let moved = 0;
+      for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
+      const fit = frame.some((m) => -m === s.rest) ? 0 : 1;
+      readings.push({
+        name: s.name + base.name,
+        ...built,
+        displaced,
+        moved,
+        base: bi === preferred ? 0 : 1,
+        fit,
+        rank: rank++,
+      });
+    }
+  }
+  return { readings, unchanged };
+
+  function renderPlan(target: Map<number, number>): { lines: string[]; eols: (string | undefined)[] } | null {
+    const lines: string[] = [];
+    const eols: (string | undefined)[] = [];
+    for (let k = 0; k < plan.length; k++) {
+      const pl = plan[k]!;
+      if (pl.kind === "file" || (pl.kind === "aligned" && blank(pl.p))) {
+        lines.push(fileLines[pl.f]!);
+        eols.push(fileEols[pl.f]);
+        continue;
+      }
+      const text = patched[pl.p]!;
+      if (text.trim() === "") {
+        lines.push("");
+        eols.push(undefined);
+        continue;
+      }
+      const t = target.get(k)!;
+      if (pl.kind === "aligned") {
+        const own = fileLines[pl.f]!;
+        if (t === fcol(pl.f)) lines.push(own);
+        else lines.push(render(t, style) + own.slice(leadingWs(own).length));
+        eols.push(fileEols[pl.f]);
+        continue;
+      }
+      const body = text.slice(leadingWs(text).length);
+      // A file without indented lines has no style to follow: an unshifted line keeps its own.
+      if (!style.known && t === columns(text, unit)) lines.push(text);
+      else lines.push(render(t, style) + body);
+      eols.push(undefined);
+    }
+    return { lines, eols };
+  }
+}
