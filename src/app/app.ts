@@ -1,19 +1,24 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
-import { JobFailure } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
-import type { Job, JobHandler, JobQueue } from "../jobs/types.ts";
-import { serveOps } from "../ops/http.ts";
+import type { JobQueue } from "../jobs/types.ts";
+import { serveOps, type WebhookStatus } from "../ops/http.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
-import { admitJob } from "./admission.ts";
+import type { Readiness } from "../ops/readiness.ts";
+import { checkRegisteredHook } from "../ops/webhook-check.ts";
+import type { WebhookSettings } from "../ops/webhook-url.ts";
 import type { RunLedger } from "./budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import { heldEventName, resumeHeldDeliveries } from "./held.ts";
-import { RunDataSchema } from "./job-data.ts";
+import { type AppOctokit, createWorker, loadRepoConfig } from "./job-worker.ts";
 import type { Pipeline } from "./pipeline.ts";
-import { runJob } from "./run-job.ts";
 import type { AppSettings } from "./settings.ts";
 import { parseTrigger, type TriggerEvent } from "./trigger.ts";
+
+export { createWorker } from "./job-worker.ts";
+
+/** How often a webhook URL that is not right (or could not be read) is checked again. */
+const WEBHOOK_RECHECK_MS = 5 * 60_000;
 
 /** What the app is built from; the queue is the single seam where the durable store plugs in. */
 export interface AppOptions {
@@ -35,81 +40,13 @@ export interface AppOptions {
   /** Stops the app's timers (the server is shutting down). */
   signal?: AbortSignal;
   /** Serve `GET /health` and `GET /metrics` on the app's server. */
-  ops?: { registry: MetricsRegistry; isStopping?: () => boolean };
-}
-
-type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
-
-/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
-async function loadRepoConfig(
-  octokit: AppOctokit,
-  owner: string,
-  repo: string,
-  warn: (msg: string) => void,
-): Promise<unknown> {
-  try {
-    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
-    return files.some((f) => f.config !== null) ? config : null;
-  } catch (error) {
-    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
-  }
-}
-
-/** The job worker: authenticates as the job's installation and runs it. */
-export function createWorker(
-  app: Probot,
-  options: Pick<AppOptions, "pipeline" | "settings" | "model" | "now" | "ledger" | "limits" | "onOutcome">,
-): JobHandler {
-  return async (job, ctx) => {
-    const octokit = await app.auth(job.spec.installationId);
-    const github = createOctokitGitHub(octokit, job.spec.owner, job.spec.repo);
-    const log = app.log.child({
-      job: job.id,
-      repo: `${job.spec.owner}/${job.spec.repo}`,
-      issue: job.spec.issueNumber,
-    });
-    const now = options.now ?? Date.now;
-    // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
-    // (A job stored by an earlier version carries its run data in the spec: it was checked then.)
-    const saved = RunDataSchema.safeParse(job.checkpoint.runData ?? job.spec.data);
-    let data = saved.success ? saved.data : null;
-    if (!data) {
-      const admission = await admitJob(job, {
-        github,
-        ledger: options.ledger,
-        limits: options.limits,
-        settings: options.settings,
-        loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
-        now,
-      }).catch((error: unknown) => {
-        // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.
-        const status = (error as { status?: unknown }).status;
-        const retryable = typeof status !== "number" || status >= 500 || status === 429 || status === 403;
-        const message = error instanceof Error ? error.message : String(error);
-        throw new JobFailure("admission-failed", `checking the trigger failed: ${message}`, { retryable });
-      });
-      if (!admission.ok) {
-        log.info(`job not run: ${JSON.stringify(admission.outcome)}`);
-        options.onOutcome?.(job.spec.deliveryId, admission.outcome);
-        return;
-      }
-      data = admission.data;
-      await ctx.checkpoint("admitted", { runData: data });
-    }
-    const admitted: Job = { ...job, spec: { ...job.spec, data: { ...data } } };
-    const outcome = await runJob(admitted, ctx, {
-      github,
-      pipeline: options.pipeline,
-      settings: options.settings,
-      model: options.model,
-      now,
-      limits: options.limits,
-      log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
-    });
-    log.info(`run finished: ${JSON.stringify(outcome)}`);
-    // The issue already says what went wrong; the queue records the job as failed, with a reason.
-    if (outcome.status === "failed") throw new JobFailure("run-failed", outcome.reason);
+  ops?: {
+    registry: MetricsRegistry;
+    isStopping?: () => boolean;
+    /** Model and sandbox checks for /health (required when this process runs the jobs). */
+    readiness?: Readiness;
+    /** Ask GitHub where it sends the app's webhooks and report it when that cannot reach this server. */
+    webhook?: WebhookSettings;
   };
 }
 
@@ -121,7 +58,48 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
   return (app: Probot, fnOptions) => {
     const ops = options.ops;
     if (ops) {
-      const deps = { ...ops, queue: options.queue, role: "app", startedAt: Date.now() };
+      let webhook: WebhookStatus = { ok: null, url: null, detail: "not checked yet" };
+      const settings = ops.webhook;
+      if (settings) {
+        const check = async () => {
+          const octokit = await app.auth();
+          const answer = await octokit.request("GET /app/hook/config", {
+            request: { signal: AbortSignal.timeout(15_000) },
+          });
+          return answer.data as { url?: string | null };
+        };
+        // At start, and again every few minutes while it is not right (the operator may fix the URL on
+        // GitHub without restarting this server).
+        let again: NodeJS.Timeout | undefined;
+        let checked = false;
+        const run = () =>
+          void checkRegisteredHook(check, settings).then(({ status, problems }) => {
+            const changed = !checked || status.ok !== webhook.ok || status.detail !== webhook.detail;
+            checked = true;
+            webhook = status;
+            if (changed) {
+              for (const p of problems)
+                app.log[p.level === "error" ? "error" : "warn"](`webhooks: ${p.message}`);
+              if (status.ok) app.log.info(`webhooks: GitHub delivers to ${status.url}`);
+            }
+            if (status.ok !== true && !options.signal?.aborted) {
+              again = setTimeout(run, WEBHOOK_RECHECK_MS);
+              again.unref();
+            }
+          });
+        run();
+        options.signal?.addEventListener("abort", () => clearTimeout(again));
+      }
+      const deps = {
+        registry: ops.registry,
+        queue: options.queue,
+        role: "app",
+        startedAt: Date.now(),
+        runsJobs: options.startWorkers !== false,
+        ...(ops.isStopping ? { isStopping: ops.isStopping } : {}),
+        ...(ops.readiness ? { readiness: ops.readiness } : {}),
+        ...(settings ? { webhook: () => webhook } : {}),
+      };
       fnOptions?.addHandler((req, res) => serveOps(deps, req, res));
     }
     // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
@@ -180,7 +158,17 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
           },
         });
       }
-      context.log.info(`auto-fix ${context.name}: ${JSON.stringify(outcome)}`);
+      context.log.info(
+        {
+          deliveryId: context.id,
+          event: `${context.name}.${context.payload.action}`,
+          ...(event ? { repository: `${event.owner}/${event.repo}`, issue: event.issue.number } : {}),
+          outcome: outcome.action,
+          ...("jobId" in outcome ? { jobId: outcome.jobId } : {}),
+          ...("reason" in outcome ? { reason: outcome.reason } : {}),
+        },
+        `webhook ${context.name}: ${outcome.action}`,
+      );
       options.onOutcome?.(context.id, outcome);
     };
     // Deliveries answered by a process that died before finishing them: looked for at start and then

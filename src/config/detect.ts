@@ -47,32 +47,23 @@ const EXT_LANG: Record<string, ProjectLanguage> = {
   ".go": "go",
 };
 
-const join = (dir: string, name: string): string => (dir ? `${dir}/${name}` : name);
+/** Entries a detection walk visits at most, and how deep it goes: a tree of any shape is read in bounded time. */
+const DETECT_MAX_ENTRIES = 20_000;
+const DETECT_MAX_DEPTH = 32;
 
-/** A directory's entries, or none when it cannot be listed (a link, gone, ...). */
-function entriesOf(tree: TreeFs, dir: string): ReturnType<TreeFs["list"]> {
-  try {
-    return tree.list(dir);
-  } catch {
-    return [];
-  }
-}
+const worthEntering = (_rel: string, name: string): boolean => !SKIP.has(name) && !name.startsWith(".");
 
-function countLanguages(tree: TreeFs, cap = 5000): Map<ProjectLanguage, number> {
+function countLanguages(tree: TreeFs): Map<ProjectLanguage, number> {
   const counts = new Map<ProjectLanguage, number>();
-  let seen = 0;
-  const stack = [""];
-  while (stack.length > 0 && seen < cap) {
-    const dir = stack.pop()!;
-    for (const e of entriesOf(tree, dir)) {
-      if (e.kind === "directory") {
-        if (!SKIP.has(e.name) && !e.name.startsWith(".")) stack.push(join(dir, e.name));
-      } else if (e.kind === "file") {
-        seen++;
-        const lang = EXT_LANG[extname(e.name)];
-        if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
-      }
-    }
+  const { entries } = tree.walk({
+    maxDepth: DETECT_MAX_DEPTH,
+    maxEntries: DETECT_MAX_ENTRIES,
+    descend: worthEntering,
+  });
+  for (const e of entries) {
+    if (e.kind !== "file") continue;
+    const lang = EXT_LANG[extname(e.name)];
+    if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
   }
   return counts;
 }
@@ -103,16 +94,8 @@ function projectFiles(tree: TreeFs, reasons: string[]) {
 }
 
 function hasPythonTests(tree: TreeFs): boolean {
-  const look = (dir: string, depth: number): boolean => {
-    for (const e of entriesOf(tree, dir)) {
-      if (e.kind === "file" && /^test_.*\.py$|_test\.py$/.test(e.name)) return true;
-      if (e.kind === "directory" && depth < 3 && !SKIP.has(e.name) && !e.name.startsWith(".")) {
-        if (look(join(dir, e.name), depth + 1)) return true;
-      }
-    }
-    return false;
-  };
-  return look("", 0);
+  const { entries } = tree.walk({ maxDepth: 3, maxEntries: DETECT_MAX_ENTRIES, descend: worthEntering });
+  return entries.some((e) => e.kind === "file" && /^test_.*\.py$|_test\.py$/.test(e.name));
 }
 
 const NPM_DEFAULT_TEST = /no test specified/;

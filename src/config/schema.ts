@@ -38,9 +38,9 @@ const reproducerSchema = z
     /** A regular expression; "reproduced" = non-zero exit and a match in stderr. */
     pattern: z
       .string()
-      .refine((p) => linearRegExp(p).ok, {
-        error:
-          "is not a valid regular expression for linear-time matching (backreferences and lookarounds are not supported)",
+      .superRefine((p, ctx) => {
+        const r = linearRegExp(p);
+        if (!r.ok) ctx.addIssue({ code: "custom", message: r.message });
       })
       .optional(),
     attempts: count(10).optional(),

@@ -7,6 +7,7 @@
  * never follows a link, so the path checked here is the path touched.
  */
 import { isTestPath } from "./test-files.ts";
+import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Folders
@@ -166,6 +167,39 @@ export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
   ".ci/**",
   ".git/**",
   ".gitmodules",
+  // Other forges' and CI services' pipelines: they run what they say with the repository's secrets.
+  ".gitea/**",
+  ".forgejo/**",
+  ".cirrus.yml",
+  ".cirrus.star",
+  ".semaphore/**",
+  "bitrise.yml",
+  "codemagic.yaml",
+  "cloudbuild.yaml",
+  "cloudbuild.yml",
+  ".teamcity/**",
+  ".tekton/**",
+  ".zuul.yaml",
+  "zuul.d/**",
+  ".builds/**",
+  ".readthedocs.yaml",
+  ".readthedocs.yml",
+  ".pre-commit-config.yaml",
+  // Who must review (GitHub reads CODEOWNERS here too) and what bots merge on their own.
+  "CODEOWNERS",
+  "docs/CODEOWNERS",
+  "renovate.json",
+  "renovate.json5",
+  ".renovaterc",
+  ".renovaterc.json",
+  ".mergify.yml",
+  ".mergify/**",
+  // Commands run on a maintainer's machine or workspace: git hooks, dev containers.
+  ".husky/**",
+  ".githooks/**",
+  "lefthook.yml",
+  ".devcontainer/**",
+  ".devcontainer.json",
 ];
 
 const ciMatchers = ALWAYS_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
@@ -187,7 +221,7 @@ export function isVendoredPath(path: string): boolean {
  * configuration. Test runners and their wrappers (gradlew, mvnw, .mvn/) count too.
  */
 const WHOLE_TEST_CONFIG: readonly RegExp[] = [
-  /^\.?pytest\.ini$/,
+  /^\.?pytest\.(ini|toml)$/,
   /^tox\.ini$/,
   /^noxfile\.py$/,
   /^conftest\.py$/,
@@ -204,6 +238,12 @@ const WHOLE_TEST_CONFIG: readonly RegExp[] = [
   /^\.taprc$/,
   /^(jest|vitest)\.config$/,
   /^(gradlew|gradlew\.bat|mvnw|mvnw\.cmd)$/,
+  // vitest reads its `test` settings from the vite configuration when it has no file of its own.
+  /^vite\.config\.[cm]?[jt]s$/,
+  // Run by every Python interpreter that finds them on its path, pytest's included.
+  /^(sitecustomize|usercustomize)\.py$/,
+  // Package managers' settings: `script-shell`, `node-options` or `yarnPath` decide what `npm test` runs.
+  /^(\.npmrc|\.yarnrc|\.yarnrc\.yml|bunfig\.toml)$/,
 ];
 const WHOLE_TEST_CONFIG_DIRS = [/(^|\/)\.mvn\//, /(^|\/)gradle\/wrapper\//];
 
@@ -224,37 +264,11 @@ export function mayHoldTestConfig(path: string): boolean {
   return isTestConfigFile(path) || SECTIONED_TEST_CONFIG.test(baseName(path));
 }
 
-/** INI/TOML section headers that configure tests. */
-const TEST_SECTION =
-  /^(tool:pytest|pytest|tool\.pytest(\..*)?|tox(:.*)?|testenv(:.*)?|tool\.tox(\..*)?|coverage:.*|tool\.coverage(\..*)?|tool\.nox(\..*)?|tool\.hatch\.envs(\..*)?|tool\.poe(\..*)?|tool\.pdm\.scripts(\..*)?|tool\.rye\.scripts(\..*)?|aliases)$/;
-/** Lines that configure tests wherever they stand (dotted TOML keys, inline tables, setup.cfg options). */
-const TEST_LINE =
-  /pytest|\btox\b|coverage|\bnox\b|testpaths|addopts|python_(files|classes|functions)|test_suite|tests_require/i;
 /** package.json keys that run or configure tests. */
 const PACKAGE_TEST_KEYS = ["scripts", "jest", "mocha", "ava", "c8", "nyc", "vitest", "jasmine", "tap", "xo"];
 /** Gradle or Maven text that configures tests; such a file is test configuration as a whole. */
 const BUILD_TEST_SETTING =
   /\btest\w*|\bTest\b|junit|testng|surefire|failsafe|skipTests|maven\.test|testFailureIgnore|ignoreFailures|useJUnitPlatform|spock/i;
-
-/** The part of an INI or TOML file that configures tests: its test sections and test lines, in order. */
-function iniTestPart(text: string): string {
-  const out: string[] = [];
-  let inTest = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    const close = line.startsWith("[") ? line.indexOf("]") : -1;
-    if (close > 0) {
-      // A section header, `[name]` or `[[name]]` (scanned, not matched: the text may come from a model).
-      const name = line.slice(0, close).replace(/^\[+/, "").replaceAll('"', "").replaceAll("'", "").trim();
-      inTest = TEST_SECTION.test(name);
-      if (inTest) out.push(`[${name}]`);
-      continue;
-    }
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    if (inTest || TEST_LINE.test(line)) out.push(line);
-  }
-  return out.join("\n");
-}
 
 function packageTestPart(text: string): string | null {
   let parsed: unknown;
@@ -279,8 +293,20 @@ export function testConfigChange(path: string, before: string | null, after: str
   const refuse = (what: string) =>
     `${p} ${what}; test configuration is part of the tests, which patches may not change. Fix the code under test instead, and leave how tests are selected and run as it is.`;
   if (isTestConfigFile(p)) return refuse("configures how tests are found and run");
-  if (base === "setup.cfg" || base === "pyproject.toml") {
+  if (base === "setup.cfg") {
     return iniTestPart(before ?? "") === iniTestPart(after ?? "")
+      ? null
+      : refuse("has test settings (pytest, tox, coverage or test aliases) that this patch changes");
+  }
+  if (base === "pyproject.toml") {
+    const a = tomlTestPart(before ?? "");
+    const b = tomlTestPart(after ?? "");
+    if (a === null || b === null) {
+      return refuse(
+        `cannot be judged (not valid TOML, or over ${MAX_TOML_CHARS / 1024} kB), and it may hold test settings`,
+      );
+    }
+    return a === b
       ? null
       : refuse("has test settings (pytest, tox, coverage or test scripts) that this patch changes");
   }

@@ -79,6 +79,18 @@ export interface TreeEntry {
   kind: Exclude<EntryKind, "missing">;
 }
 
+export interface WalkEntry extends TreeEntry {
+  /** Path from the root, `/`-separated. */
+  rel: string;
+}
+
+export interface WalkOptions {
+  maxDepth: number;
+  maxEntries: number;
+  /** Whether to enter a directory (default: every one). */
+  descend?: (rel: string, name: string) => boolean;
+}
+
 export interface ReadOptions {
   /** Refuse files larger than this many bytes (default 8 MiB). */
   maxBytes?: number;
@@ -117,6 +129,13 @@ export interface TreeFs {
    */
   list(path: string, max?: number): TreeEntry[];
   /**
+   * Every entry under the root, depth first, names sorted: `rel` is the entry's path. Each directory is
+   * opened once, from its parent's descriptor (no link followed), so the cost is linear in the entries
+   * however deep the tree; `descend` says which directories to enter. Stops after `maxEntries` entries
+   * (then `truncated` is true) and does not go deeper than `maxDepth` directories.
+   */
+  walk(opts: WalkOptions): { entries: WalkEntry[]; truncated: boolean };
+  /**
    * Where `path` really leads inside the tree when its links are followed (only to name it in messages):
    * the `/`-separated real path, or null when a link leads out of the tree or the chain is too long.
    */
@@ -137,7 +156,14 @@ function readlinkSafe(p: string): string | null {
   }
 }
 
-/** `a/./b//c` → ["a","b","c"]; absolute paths, `..`, NUL and empty paths are refused. */
+/**
+ * Folders a path may go through. Each operation opens every folder on its path, so a walk that names
+ * each entry by its path costs the depth squared: a chain of thousands of nested folders (possible in a
+ * checkout) would hold the host for minutes. Deeper paths are refused.
+ */
+export const MAX_PATH_DEPTH = 128;
+
+/** `a/./b//c` → ["a","b","c"]; absolute paths, `..`, NUL, empty and too deep paths are refused. */
 export function splitTreePath(path: string): string[] {
   if (typeof path !== "string" || path.includes("\0")) {
     throw new TreeFsError("invalid-path", String(path), `${JSON.stringify(path)} is not a valid path.`);
@@ -149,6 +175,13 @@ export function splitTreePath(path: string): string[] {
   const parts = norm.split("/").filter((p) => p !== "" && p !== ".");
   if (parts.includes("..")) {
     throw new TreeFsError("invalid-path", path, `${path} leaves the repository.`);
+  }
+  if (parts.length > MAX_PATH_DEPTH + 1) {
+    throw new TreeFsError(
+      "invalid-path",
+      path,
+      `${parts.slice(0, 3).join("/")}/... is nested more than ${MAX_PATH_DEPTH} folders deep; auto-fix does not go that deep.`,
+    );
   }
   return parts;
 }
@@ -326,6 +359,34 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
     }
   };
 
+  /** A directory's entries, sorted by name; more than `max` is refused (`too-large`). */
+  const listDir = (dir: Dir, max: number): TreeEntry[] => {
+    const out: TreeEntry[] = [];
+    const handle = opendirSync(useProc ? `/proc/self/fd/${dir.fd}` : dir.abs);
+    try {
+      for (let e = handle.readSync(); e !== null; e = handle.readSync()) {
+        if (out.length >= max) {
+          throw new TreeFsError(
+            "too-large",
+            dir.rel,
+            `${dir.rel || "the repository root"} holds more than ${max} entries; it was not listed.`,
+          );
+        }
+        const kind: TreeEntry["kind"] = e.isSymbolicLink()
+          ? "link"
+          : e.isDirectory()
+            ? "directory"
+            : e.isFile()
+              ? "file"
+              : "special";
+        out.push({ name: e.name, kind });
+      }
+    } finally {
+      handle.closeSync();
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  };
+
   const lstatAt = (dir: Dir, name: string, rel: string): Stats | null => {
     try {
       return lstatSync(at(dir, name));
@@ -382,6 +443,11 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
       }
     });
 
+  /**
+   * Follows links by reading them, never by letting the kernel follow one: every directory on the way is
+   * opened without following (like every other operation here), so a directory swapped for a link while
+   * this runs ends the walk instead of leading out of the tree.
+   */
   const resolveLinksImpl = (path: string): string | null => {
     let parts: string[];
     try {
@@ -389,42 +455,75 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
     } catch {
       return null;
     }
-    const done: string[] = [];
-    let hops = 0;
-    while (parts.length > 0) {
-      const part = parts.shift()!;
-      if (part === "..") {
-        if (done.length === 0) return null;
-        done.pop();
-        continue;
-      }
-      if (part === ".") continue;
-      const abs = `${realRoot}/${[...done, part].join("/")}`;
-      let target: string | null = null;
+    const open = (names: readonly string[]): Dir | null => {
+      let dir = openRoot();
       try {
-        if (lstatSync(abs).isSymbolicLink()) target = readlinkSync(abs);
+        for (const n of names) {
+          const next = openChild(dir, n, false);
+          closeSync(dir.fd);
+          dir = next;
+        }
+        return dir;
       } catch {
-        done.push(part, ...parts);
-        return done.join("/");
+        closeSync(dir.fd);
+        return null;
       }
-      if (target === null) {
+    };
+    const done: string[] = [];
+    let dir: Dir | null = open([]);
+    let hops = 0;
+    try {
+      while (parts.length > 0 && dir !== null) {
+        const part = parts.shift()!;
+        if (part === ".") continue;
+        if (part === "..") {
+          if (done.length === 0) return null;
+          done.pop();
+          closeSync(dir.fd);
+          dir = open(done);
+          continue;
+        }
+        let st: Stats;
+        try {
+          st = lstatSync(at(dir, part));
+        } catch {
+          return [...done, part, ...parts].join("/");
+        }
+        if (st.isSymbolicLink()) {
+          if (++hops > 32) return null;
+          let target: string;
+          try {
+            target = readlinkSync(at(dir, part));
+          } catch {
+            return null;
+          }
+          if (target.startsWith("/")) {
+            if (target !== realRoot && !target.startsWith(`${realRoot}/`)) return null;
+            done.length = 0;
+            closeSync(dir.fd);
+            dir = open([]);
+            target = target.slice(realRoot.length);
+          }
+          parts = [...target.split("/").filter((p) => p !== ""), ...parts];
+          continue;
+        }
+        if (parts.length > 0) {
+          if (!st.isDirectory()) return [...done, part, ...parts].join("/");
+          let next: Dir;
+          try {
+            next = openChild(dir, part, false);
+          } catch {
+            return null;
+          }
+          closeSync(dir.fd);
+          dir = next;
+        }
         done.push(part);
-        continue;
       }
-      if (++hops > 32) return null;
-      if (target.startsWith("/")) {
-        if (target !== realRoot && !target.startsWith(`${realRoot}/`)) return null;
-        done.length = 0;
-        parts = [
-          ...target
-            .slice(realRoot.length)
-            .split("/")
-            .filter((p) => p !== ""),
-          ...parts,
-        ];
-      } else parts = [...target.split("/").filter((p) => p !== ""), ...parts];
+      return dir === null ? null : done.join("/");
+    } finally {
+      if (dir !== null) closeSync(dir.fd);
     }
-    return done.join("/");
   };
 
   return {
@@ -525,34 +624,53 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
       });
     },
     list(path, max = DEFAULT_MAX_ENTRIES) {
-      return withDir(path, (dir) => {
-        const out: TreeEntry[] = [];
-        const handle = opendirSync(useProc ? `/proc/self/fd/${dir.fd}` : dir.abs);
-        try {
-          for (let e = handle.readSync(); e !== null; e = handle.readSync()) {
-            if (out.length >= max) {
-              throw new TreeFsError(
-                "too-large",
-                dir.rel,
-                `${dir.rel || "the repository root"} holds more than ${max} entries; it was not listed.`,
-              );
-            }
-            const kind: TreeEntry["kind"] = e.isSymbolicLink()
-              ? "link"
-              : e.isDirectory()
-                ? "directory"
-                : e.isFile()
-                  ? "file"
-                  : "special";
-            out.push({ name: e.name, kind });
-          }
-        } finally {
-          handle.closeSync();
-        }
-        return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      });
+      return withDir(path, (dir) => listDir(dir, max));
     },
     resolveLinks: resolveLinksImpl,
+    walk({ maxDepth, maxEntries, descend }) {
+      const entries: WalkEntry[] = [];
+      let truncated = false;
+      const visit = (dir: Dir, depth: number): void => {
+        let listed: TreeEntry[];
+        try {
+          listed = listDir(dir, maxEntries - entries.length + 1);
+        } catch (err) {
+          if (err instanceof TreeFsError && err.code === "too-large") {
+            truncated = true;
+            return;
+          }
+          return; // gone while walking
+        }
+        for (const e of listed) {
+          if (entries.length >= maxEntries) {
+            truncated = true;
+            return;
+          }
+          const rel = join(dir.rel, e.name);
+          entries.push({ ...e, rel });
+          if (e.kind !== "directory" || depth >= maxDepth || (descend && !descend(rel, e.name))) continue;
+          let child: Dir;
+          try {
+            child = openChild(dir, e.name, false);
+          } catch {
+            continue; // swapped for a link or removed meanwhile: nothing under it is part of the tree
+          }
+          try {
+            visit(child, depth + 1);
+          } finally {
+            closeSync(child.fd);
+          }
+          if (truncated) return;
+        }
+      };
+      const root = openRoot();
+      try {
+        visit(root, 0);
+      } finally {
+        closeSync(root.fd);
+      }
+      return { entries, truncated };
+    },
   };
 }
 

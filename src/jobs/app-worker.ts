@@ -9,6 +9,7 @@ import type { Pipeline } from "../app/pipeline.ts";
 import { createJobQueue } from "../app/queue-factory.ts";
 import { readSettings } from "../app/settings.ts";
 import { UserError } from "../core/errors.ts";
+import { createReadiness } from "../ops/readiness.ts";
 import { runWorkerProcess } from "./worker-process.ts";
 
 export interface AppWorkerOptions {
@@ -61,6 +62,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
       ...(options.host !== undefined && { host: options.host }),
       ...(options.onListening && { onListening: options.onListening }),
       ...(options.shutdown && { shutdown: options.shutdown }),
+      readiness: createReadiness(env),
     });
   } finally {
     await close();

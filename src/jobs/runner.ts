@@ -41,11 +41,27 @@ export interface ActiveRun {
 
 export type Logger = (message: string, fields?: Record<string, unknown>) => void;
 
+/**
+ * How long a handler aborted by shutdown may take to return before the run is given up as "shutdown"
+ * anyway (its job goes back to the queue; the process may exit). What it does after that is never
+ * recorded: its checkpoints throw once the signal is aborted.
+ */
+export const SHUTDOWN_ABANDON_MS = 2000;
+
+/**
+ * Of a shutdown grace period, how long running stages may go on before they are aborted: what is left
+ * covers the handlers' return (at most `SHUTDOWN_ABANDON_MS`) and closing the stores, so that the
+ * process is gone within the grace.
+ */
+export function stageWaitMs(graceMs: number): number {
+  return Math.max(0, graceMs - SHUTDOWN_ABANDON_MS - 1500);
+}
+
 export function runJob(
   job: Job,
   handler: JobHandler,
   store: RunStore,
-  options: { heartbeatMs: number; metrics: JobMetrics; log: Logger },
+  options: { heartbeatMs: number; metrics: JobMetrics; log: Logger; abandonAfterMs?: number },
 ): ActiveRun {
   const controller = new AbortController();
   const abort = (reason: Error): void => {
@@ -93,10 +109,34 @@ export function runJob(
   options.metrics.started();
   const started = performance.now();
 
+  // A handler that does not return soon after a shutdown abort (a network call that ignores the signal)
+  // must not hold the process: the run ends as "shutdown" and the queue releases the job.
+  const abandonMs = options.abandonAfterMs ?? SHUTDOWN_ABANDON_MS;
+  let abandonTimer: NodeJS.Timeout | undefined;
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    controller.signal.addEventListener(
+      "abort",
+      () => {
+        if (!(controller.signal.reason instanceof JobShutdownError)) return;
+        abandonTimer = setTimeout(() => resolve("abandoned"), abandonMs);
+        abandonTimer.unref();
+      },
+      { once: true },
+    );
+  });
   const result = (async (): Promise<RunResult> => {
     let outcome: RunResult;
     try {
-      await handler(job, ctx);
+      const handled = Promise.resolve().then(() => handler(job, ctx));
+      const first = await Promise.race([handled, abandoned]);
+      if (first === "abandoned") {
+        handled.catch(() => {});
+        options.log("the job's handler did not stop after the shutdown abort; releasing the job", {
+          jobId: job.id,
+          afterMs: abandonMs,
+        });
+        return { kind: "shutdown" };
+      }
       // A handler may return early once aborted: a run aborted by shutdown goes back to the queue (it
       // resumes from its checkpoints), a cancelled one stays cancelled.
       outcome = controller.signal.aborted ? fromAbort(controller.signal.reason) : { kind: "done" };
@@ -111,6 +151,7 @@ export function runJob(
         };
     } finally {
       clearInterval(timer);
+      clearTimeout(abandonTimer);
       await storeBusy;
     }
     return outcome;

@@ -1,11 +1,14 @@
 /**
  * Runs a job queue's workers until SIGTERM/SIGINT: then it stops taking jobs, lets running stages finish
- * (or checkpoint) within the grace period, requeues what is left and exits. Shared by `auto-fix worker`.
+ * (or checkpoint) within the grace period, requeues what is left and exits, all within the grace.
+ * Shared by `auto-fix worker`.
  */
 import type { Server } from "node:http";
 import { registerQueueGauge } from "../ops/job-metrics.ts";
+import { stageWaitMs } from "./runner.ts";
 import { serverPort, startOpsServer } from "../ops/http.ts";
 import { MetricsRegistry } from "../ops/metrics.ts";
+import type { Readiness } from "../ops/readiness.ts";
 import type { JobHandler, JobQueue, JobStartOptions } from "./types.ts";
 
 export interface WorkerProcessOptions {
@@ -23,6 +26,8 @@ export interface WorkerProcessOptions {
   onListening?: (port: number) => void;
   /** Resolves when the process should shut down (default: the first SIGTERM or SIGINT). */
   shutdown?: Promise<string>;
+  /** Model and sandbox checks for /health: a worker without either cannot run a job. */
+  readiness?: Readiness;
 }
 
 export function signalled(): Promise<string> {
@@ -47,7 +52,15 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   const shutdown = options.shutdown ?? signalled();
   if (options.port !== undefined) {
     server = await startOpsServer(
-      { registry, queue, role: "worker", startedAt: Date.now(), isStopping: () => stopping },
+      {
+        registry,
+        queue,
+        role: "worker",
+        startedAt: Date.now(),
+        isStopping: () => stopping,
+        runsJobs: true,
+        ...(options.readiness ? { readiness: options.readiness } : {}),
+      },
       options.port,
       options.host,
     );
@@ -59,10 +72,35 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   });
   log(`worker started (${queue.kind ?? "queue"}, concurrency ${options.concurrency})`);
   const sig = await shutdown;
+  const began = Date.now();
   stopping = true;
-  log(`${sig}: no new jobs; waiting up to ${Math.round(options.graceMs / 1000)} s for running ones`);
-  await queue.stop(options.graceMs);
+  let clean = false;
+  if (!options.shutdown) {
+    // A real signal: whatever still holds the process (a call that ignored its abort) cannot keep it
+    // past the grace period.
+    setTimeout(() => {
+      log(
+        clean
+          ? "exiting: the grace period is over"
+          : "the grace period is over before the workers stopped; exiting",
+      );
+      process.exit(clean ? 0 : 1);
+    }, options.graceMs).unref();
+  }
+  const wait = stageWaitMs(options.graceMs);
+  log(
+    `${sig}: no new jobs; running ones have ${Math.round(wait / 1000)} s to finish their stage, then go back to the queue`,
+  );
+  await queue.stop(wait);
   await queue.close?.();
-  if (server) await new Promise((resolve) => server.close(resolve));
-  log("worker stopped");
+  if (server) {
+    const closing = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    await closing;
+  }
+  clean = true;
+  log(`worker stopped after ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  // Connections the worker does not own (Probot's Redis-backed rate limiter) would keep the process up
+  // until the grace ends: once everything of ours is closed, it goes.
+  if (!options.shutdown) setTimeout(() => process.exit(0), 250).unref();
 }

@@ -1,11 +1,14 @@
 /**
- * `GET /health` (JSON; 503 when the job store is unreachable or the process is shutting down) and
- * `GET /metrics` (Prometheus text format), for Probot's server and for `auto-fix worker --port`.
+ * `GET /health` (JSON; 503 when the app cannot work: the job store is unreachable, a process that runs
+ * jobs has no model configured or no working sandbox, GitHub sends the webhooks somewhere else, or the
+ * process is shutting down) and `GET /metrics` (Prometheus text format), for Probot's server and for
+ * `auto-fix worker --port`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { JobQueue } from "../jobs/types.ts";
 import { type MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
+import type { ModelCheck, Readiness, SandboxCheck } from "./readiness.ts";
 
 export interface OpsDeps {
   registry: MetricsRegistry;
@@ -15,13 +18,32 @@ export interface OpsDeps {
   startedAt?: number;
   /** True once shutdown began: health turns 503 so load balancers stop sending work. */
   isStopping?: () => boolean;
+  /** The model settings and the sandbox backend. */
+  readiness?: Readiness;
+  /** This process runs jobs: without a model or a sandbox it cannot work. */
+  runsJobs?: boolean;
+  /** Whether GitHub's webhook URL for the app can reach this server (the webhook server only). */
+  webhook?: () => WebhookStatus;
+}
+
+export interface WebhookStatus {
+  /** null while not checked yet or when GitHub could not be asked. */
+  ok: boolean | null;
+  /** The URL GitHub sends the app's webhooks to, as GitHub reported it. */
+  url: string | null;
+  detail: string;
 }
 
 export interface HealthReport {
   status: "ok" | "unavailable";
   role: string;
+  /** Why the status is not ok (empty when it is). */
+  problems: string[];
   queue: { kind: string; ok: boolean; detail: string };
   jobs: Record<string, number> | null;
+  model?: ModelCheck & { required: boolean };
+  sandbox?: SandboxCheck & { required: boolean };
+  webhook?: WebhookStatus;
   uptimeSeconds: number;
 }
 
@@ -35,12 +57,29 @@ export async function healthReport(deps: OpsDeps): Promise<HealthReport> {
   }
   let jobs: Record<string, number> | null = null;
   if (queue.ok && deps.queue.counts) jobs = await deps.queue.counts().catch(() => null);
-  const ok = queue.ok && !deps.isStopping?.();
+  const problems: string[] = [];
+  if (!queue.ok) problems.push(`job store (${queue.kind}): ${queue.detail}`);
+  const required = deps.runsJobs ?? false;
+  let model: HealthReport["model"];
+  let sandbox: HealthReport["sandbox"];
+  if (deps.readiness) {
+    model = { ...deps.readiness.model(), required };
+    sandbox = { ...(await deps.readiness.sandbox()), required };
+    if (required && !model.ok) problems.push(`model: ${model.detail}`);
+    if (required && !sandbox.ok) problems.push(`sandbox: ${sandbox.detail}`);
+  }
+  const webhook = deps.webhook?.();
+  if (webhook?.ok === false) problems.push(`webhook: ${webhook.detail}`);
+  if (deps.isStopping?.()) problems.push("shutting down");
   return {
-    status: ok ? "ok" : "unavailable",
+    status: problems.length === 0 ? "ok" : "unavailable",
     role: deps.role,
+    problems,
     queue,
     jobs,
+    ...(model ? { model } : {}),
+    ...(sandbox ? { sandbox } : {}),
+    ...(webhook ? { webhook } : {}),
     uptimeSeconds: Math.round((Date.now() - started) / 1000),
   };
 }

@@ -305,7 +305,9 @@ export function parseAnswer(answer: string): ParsedAnswer {
       pos = patched.end;
       pairs++;
     }
-    if (pairs === 0 && !problems.some((p) => p.index === n)) orphans.push(fileArg);
+    // Problems are pushed in edit order, so the last one tells whether this edit already has one
+    // (a scan of every problem here would make an answer of many bad blocks quadratic).
+    if (pairs === 0 && problems.at(-1)?.index !== n) orphans.push(fileArg);
   }
   // A <file> mentioned in prose without an edit is harmless when the answer has edits elsewhere.
   if (edits.length === 0 && problems.length === 0) {

@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../sandbox/format.ts";
+import { makeWorkCopy } from "../sandbox/index.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/types.ts";
 import { compareRuns } from "../validate/compare.ts";
 import { runTestSuite, type TestRun } from "../validate/run-tests.ts";
@@ -74,18 +75,27 @@ export function sandboxChecks(deps: {
   const { sandbox, config, reproducer } = deps;
   const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
+  /**
+   * The reproducer runs in a copy of `dir`, made before anything runs there: the script is the model's,
+   * and whatever it does (rewrite a test, plant a cache or a configuration file) stays out of the tree
+   * the tests then run in.
+   */
   const runReproducer = async (dir: string): Promise<ExecResult | null> => {
     if (!reproducer) return null;
-    // Written through tree-fs: the tests and the reproducer ran in this tree before, so a link may sit
-    // at the script's path; it is replaced, never written through.
-    openTree(dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
-    return sandbox.run({
-      workdir: dir,
-      command: reproducer.command,
-      timeoutMs: reproducer.timeoutMs,
-      memoryMb: config.sandbox.memoryMb,
-      maxProcesses: config.sandbox.maxProcesses,
-    });
+    const copy = await makeWorkCopy(dir);
+    try {
+      // Written through tree-fs: a link committed at the script's path is replaced, never written through.
+      openTree(copy.dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
+      return await sandbox.run({
+        workdir: copy.dir,
+        command: reproducer.command,
+        timeoutMs: reproducer.timeoutMs,
+        memoryMb: config.sandbox.memoryMb,
+        maxProcesses: config.sandbox.maxProcesses,
+      });
+    } finally {
+      await copy.dispose();
+    }
   };
   const parts = [
     reproducer ? `reproducer \`${reproducer.command}\`` : null,

@@ -20,7 +20,11 @@ export interface TreeChecks {
   baseline(dir: string): Promise<{ failure: string; reproducer?: RunRecord; tests?: RunRecord }>;
   /** Runs the checks on the candidate program in `dir`. */
   run(dir: string): Promise<CheckResult>;
-  /** A private work tree to run the checks in (set up, when the repository needs it); default a copy. */
+  /**
+   * A fresh private work tree to run the checks in (set up, when the repository needs it); default a
+   * copy. Every check gets its own: nothing a candidate's run leaves behind (an edited test, a planted
+   * cache or configuration file) reaches another candidate's.
+   */
   workTree?(): Promise<{ dir: string; dispose(): Promise<void> }>;
   /** Frees what the checks hold (prepared trees), once the search is over. */
   dispose?(): Promise<void>;
@@ -69,9 +73,9 @@ export function treeStrategy(
         createDiskRepo(ctx.workdir),
         opts.protectedGlobs ? { protectedGlobs: opts.protectedGlobs } : {},
       );
-      const work = checks.workTree ? await checks.workTree() : await copyOf(ctx.workdir);
+      const freshTree = () => (checks.workTree ? checks.workTree() : copyOf(ctx.workdir));
+      const work = await freshTree();
       try {
-        const sync = new WorkTreeSync(work.dir, programs);
         const evidence = await checks.baseline(work.dir);
         if (!evidence.failure.trim()) {
           const note = `tree search not run: ${checks.describe} already pass on the unpatched program, so there is no failure to search against; the linear writer ran instead`;
@@ -92,8 +96,13 @@ export function treeStrategy(
               : { ok: false, status: r.status, message: r.message };
           },
           async check(applied) {
-            await sync.show(programs.programFor(applied.diff));
-            return checks.run(work.dir);
+            const tree = await freshTree();
+            try {
+              await new WorkTreeSync(tree.dir, programs).show(programs.programFor(applied.diff));
+              return await checks.run(tree.dir);
+            } finally {
+              await tree.dispose().catch(() => undefined);
+            }
           },
           reward,
         };

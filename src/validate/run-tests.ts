@@ -49,33 +49,21 @@ export function findTreeFiles(
 ): string[] {
   const maxDepth = opts.maxDepth ?? 8;
   const kinds = opts.kinds ?? ["file"];
-  const found: string[] = [];
-  let seen = 0;
-  const walk = (dir: string, depth: number): void => {
-    let entries: ReturnType<TreeFs["list"]>;
-    try {
-      entries = tree.list(dir, MAX_WALK_ENTRIES - seen);
-    } catch (err) {
-      if (err instanceof TreeFsError && err.code === "too-large") {
-        throw new TreeFsError(
-          "too-large",
-          dir,
-          `the work tree holds more than ${MAX_WALK_ENTRIES} entries; it was not searched.`,
-        );
-      }
-      // Gone, or turned into a link while walking: nothing under it is part of the tree.
-      return;
-    }
-    seen += entries.length;
-    for (const e of entries) {
-      const rel = dir ? `${dir}/${e.name}` : e.name;
-      if (e.kind === "directory") {
-        if (!SKIPPED_DIRS.has(e.name) && depth < maxDepth) walk(rel, depth + 1);
-      } else if (kinds.includes(e.kind) && want(rel)) found.push(rel);
-    }
-  };
-  walk("", 0);
-  return found;
+  const { entries, truncated } = tree.walk({
+    maxDepth,
+    maxEntries: MAX_WALK_ENTRIES,
+    descend: (_rel, name) => !SKIPPED_DIRS.has(name),
+  });
+  if (truncated) {
+    throw new TreeFsError(
+      "too-large",
+      "",
+      `the work tree holds more than ${MAX_WALK_ENTRIES} entries; it was not searched.`,
+    );
+  }
+  return entries
+    .filter((e) => e.kind !== "directory" && kinds.includes(e.kind) && want(e.rel))
+    .map((e) => e.rel);
 }
 
 /** Reports the globs name; `stale` also finds links and special files there (removed, never read). */

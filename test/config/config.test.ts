@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import {
@@ -10,9 +9,10 @@ import {
   parseRepoConfig,
   RepoConfigError,
 } from "../../src/config/index.ts";
+import { tempDir } from "../support/temp.ts";
 
 function repo(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "af-config-"));
+  const root = tempDir("af-config-");
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, rel)), { recursive: true });
     writeFileSync(join(root, rel), text);

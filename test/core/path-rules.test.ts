@@ -163,3 +163,41 @@ test("files the test command names are protected", () => {
     /protected/,
   );
 });
+
+test("other forges' pipelines, code owners, merge bots, git hooks and dev containers are protected like .github/", () => {
+  const config = parseRepoConfig(null);
+  for (const path of [
+    ".gitea/workflows/ci.yml",
+    ".forgejo/workflows/ci.yml",
+    ".cirrus.yml",
+    ".semaphore/semaphore.yml",
+    ".teamcity/settings.kts",
+    ".pre-commit-config.yaml",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+    "renovate.json",
+    ".mergify.yml",
+    ".husky/pre-commit",
+    ".devcontainer/devcontainer.json",
+    "./.github/workflows/ci.yml",
+  ]) {
+    const verdict = checkEditablePath(path, config.protectedPaths);
+    assert.equal(verdict.ok, false, path);
+    assert.ok(isProtectedPath(path, config.protectedPaths), path);
+  }
+  // Files of the same names elsewhere, and the project's own docs, stay editable.
+  for (const path of ["src/CODEOWNERS.py", "docs/guide.md", "src/husky.py"]) {
+    assert.equal(checkEditablePath(path, config.protectedPaths).ok, true, path);
+  }
+});
+
+test("a pyproject.toml that cannot be read as TOML, or is too large to judge, cannot be changed by a patch", () => {
+  const ok = '[project]\nname = "x"\n';
+  assert.equal(testConfigChange("pyproject.toml", ok, ok.replace('"x"', '"y"')), null);
+  // Invalid after the patch: pytest would read nothing, so the change is refused.
+  assert.match(testConfigChange("pyproject.toml", ok, `${ok}[tool.pytest\n`) ?? "", /cannot be judged/);
+  // 300 kB of crafted dotted keys: not parsed at all (parsing such text takes about 1 µs a character).
+  const big = `${ok}${Array.from({ length: 300 }, (_, i) => `[t${i}]\n${"a.".repeat(500)}b = 1`).join("\n")}\n`;
+  assert.ok(big.length > 256 * 1024);
+  assert.match(testConfigChange("pyproject.toml", big, `${big}# more\n`) ?? "", /over 256 kB/);
+});

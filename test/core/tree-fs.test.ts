@@ -203,3 +203,78 @@ test("a directory swapped for a link while the host works in the tree is not fol
   assert.deepEqual(readdirSync(host), ["secret.txt"]);
   assert.equal(readFileSync(join(host, "secret.txt"), "utf8"), "HOST SECRET\n");
 });
+
+test("naming where a link leads never reads the host's links, even with a directory swapped for a link", async () => {
+  // src/ holds `ln -> app.py`; the host folder holds `ln -> host-only-name`. A process keeps swapping
+  // src/ with a link to the host folder. Where src/ln leads is src/app.py, or unknown (null) while src/
+  // is a link that leaves the tree: the host's link must never be read.
+  const { root, host } = setup();
+  symlinkSync("app.py", join(root, "src/ln"));
+  symlinkSync("host-only-name", join(host, "ln"));
+  // The swap is atomic (renameat2 RENAME_EXCHANGE): src/ is a directory or a link, never absent.
+  symlinkSync(host, join(root, "src.link"));
+  const swap = [
+    "import ctypes, os",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    "while True: libc.renameat2(-100, b'src', -100, b'src.link', 2)",
+  ].join("\n");
+  const swapper = spawn("python3", ["-c", swap], { cwd: root, stdio: "ignore" });
+  const t = openTree(root);
+  const seen = new Map<string, number>();
+  try {
+    for (let i = 0; i < 20_000; i++) {
+      let r: string | null;
+      try {
+        r = t.resolveLinks("src/ln");
+      } catch (err) {
+        assert.ok(err instanceof TreeFsError, String(err));
+        r = `refused: ${err.code}`;
+      }
+      seen.set(String(r), (seen.get(String(r)) ?? 0) + 1);
+    }
+  } finally {
+    swapper.kill("SIGKILL");
+    await new Promise((r) => swapper.once("exit", r));
+  }
+  const leaked = [...seen.keys()].filter((k) => k.includes("host-only-name"));
+  assert.deepEqual(leaked, [], JSON.stringify([...seen]));
+  assert.ok(seen.get("src/app.py"), "the link inside the tree is still named");
+});
+
+test("a walk enters each directory once from its parent, never through a link, within its caps", () => {
+  const { root, host } = setup();
+  // A 300-level chain with a file at the bottom, a link to the host folder on the way, a link to a
+  // folder inside the tree, and a FIFO.
+  let dir = root;
+  for (let i = 0; i < 300; i++) {
+    dir = join(dir, "d");
+    mkdirSync(dir);
+  }
+  writeFileSync(join(dir, "deep.py"), "x = 1\n");
+  symlinkSync(host, join(root, "src/host"));
+  symlinkSync("../d", join(root, "src/inside"));
+  mkfifo(join(root, "src/pipe"));
+  const t = openTree(root);
+  const all = t.walk({ maxDepth: 1000, maxEntries: 10_000 });
+  assert.equal(all.truncated, false);
+  const byRel = new Map(all.entries.map((e) => [e.rel, e.kind]));
+  assert.equal(byRel.get(`${"d/".repeat(300)}deep.py`), "file");
+  assert.equal(byRel.get("src/host"), "link");
+  assert.equal(byRel.get("src/inside"), "link");
+  assert.equal(byRel.get("src/pipe"), "special");
+  assert.ok(![...byRel.keys()].some((k) => k.startsWith("src/host/") || k.startsWith("src/inside/")));
+  // Depth and entry caps hold, and `descend` is asked before entering.
+  const shallow = t.walk({ maxDepth: 5, maxEntries: 10_000, descend: (_rel, name) => name !== "src" });
+  assert.ok(shallow.entries.every((e) => e.rel.split("/").length <= 6 && !e.rel.startsWith("src/")));
+  const capped = t.walk({ maxDepth: 1000, maxEntries: 50 });
+  assert.equal(capped.truncated, true);
+  assert.equal(capped.entries.length, 50);
+  // Naming an entry by its path opens every folder on it: past 128 folders a path is refused, so a
+  // walk by paths (a listing per folder) costs at most 128 opens per folder, not the chain's depth.
+  assert.equal(t.list("d/".repeat(128)).length, 1);
+  assert.throws(
+    () => t.list("d/".repeat(200)),
+    (err: unknown) =>
+      err instanceof TreeFsError && err.code === "invalid-path" && /more than 128 folders/.test(err.message),
+  );
+});

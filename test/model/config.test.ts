@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadModelSettings } from "../../src/model/config.ts";
 import { ModelConfigError } from "../../src/model/errors.ts";
 import { costOf, priceFor, DEFAULT_PRICES } from "../../src/model/usage.ts";
+import { tempDir } from "../support/temp.ts";
 
-const empty = () => mkdtempSync(join(tmpdir(), "auto-fix-cfg-"));
+const empty = () => tempDir("auto-fix-cfg-");
 
 test("no model configured names the variables to set", () => {
   assert.throws(

@@ -71,6 +71,20 @@ test("1 MB of repeated partial tags: no edit, one clear refusal, nothing applied
   assert.equal(result.changedFiles.length, 0);
 });
 
+test("1 MB of <file> and <original> without <patched>: one problem per block, nothing applied", async () => {
+  const unit = "<file>a</file><original>";
+  const answer = unit.repeat(Math.ceil(MB / unit.length));
+  const blocks = Math.ceil(MB / unit.length);
+  const parsed = parseAnswer(answer);
+  assert.equal(parsed.edits.length, 0);
+  // Each block is reported once, none twice as an orphan <file> as well.
+  assert.equal(parsed.problems.length, blocks);
+  assert.match(parsed.problems[0]!.message, /no <patched>/);
+  const result = await apply({ a: "x = 1\n" }, answer);
+  assert.equal(result.status, "RAW_PATCH_BUT_UNPARSED");
+  assert.equal(result.changedFiles.length, 0);
+});
+
 test("2,000 edit blocks parse to 2,000 edits, and more than the limit are refused as a whole", async () => {
   const block = (i: number) =>
     `# modification ${i + 1}\n<file>a.py</file>\n<original>\nx = ${i}\n</original>\n<patched>\nx = ${i + 1}\n</patched>\n`;

@@ -5,14 +5,14 @@ import { selectCandidate } from "../../src/pipeline/select.ts";
 import type { FixHooks, FixState, PatchCandidate } from "../../src/pipeline/types.ts";
 import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { openCode } from "../../src/pipeline/open-code.ts";
 import { BudgetExceeded } from "../../src/model/errors.ts";
 import { decideOutcome, runFix } from "../../src/pipeline/run-fix.ts";
 import { agentScript } from "../support/agent-script.ts";
 import { makeTestModel } from "../support/model-harness.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
+import { tempDir } from "../support/temp.ts";
 
 const repo = join(FIX_FIXTURES, "py-stats");
 const issue = { title: "mean() is wrong", body: "mean([2, 4, 6]) returns 6.0 instead of 4.0" };
@@ -57,7 +57,7 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
     }),
   );
   try {
-    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const out = tempDir("auto-fix-out-");
     const t = makeTestModel(server.baseURL, { dir: out });
     const result = await runFix(
       { repo, issue, out, testCmd: "pytest" },
@@ -106,7 +106,7 @@ test("a failing hook becomes an error outcome, but an applicable patch found bef
     }),
   );
   try {
-    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const out = tempDir("auto-fix-out-");
     const t = makeTestModel(server.baseURL, { dir: out });
     const result = await runFix(
       { repo, issue, out },
@@ -167,7 +167,7 @@ test("an interrupted run ends as an error with its report, and removes its priva
       : "Let me search for mean.";
   });
   try {
-    const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+    const out = tempDir("auto-fix-out-");
     const t = makeTestModel(server.baseURL, { dir: out });
     const result = await runFix(
       { repo, issue, out, signal: abort.signal },

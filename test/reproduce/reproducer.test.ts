@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { loadRepoConfig } from "../../src/config/index.ts";
+import { loadRepoConfig, parseRepoConfig } from "../../src/config/index.ts";
 import { extractScript, judgeReproduction, reproduceIssue } from "../../src/reproduce/index.ts";
 import { PATTERN_TAIL_CHARS } from "../../src/reproduce/reproducer.ts";
 import {
@@ -215,6 +215,26 @@ test("a crafted reproduction pattern cannot hang the host: linear-time matching,
       exec({ exitCode: 1, stderr: `${"x".repeat(PATTERN_TAIL_CHARS)}\nAssertionError: late` }),
       "AssertionError",
     ).reproduced,
+    true,
+  );
+});
+
+test("a reproduction pattern too long to match quickly is refused, in the configuration and when judging", () => {
+  // 20,000 alternatives (about 120 kB, within the configuration file's cap): the linear engine's time is
+  // the pattern's size times stderr's, minutes against a 256 kB tail.
+  const long = Array.from({ length: 20_000 }, (_, i) => `w${i}x`).join("|");
+  assert.throws(
+    () => parseRepoConfig(`reproducer:\n  pattern: '${long}'\n`),
+    (err: Error) => /reproducer\.pattern: the pattern is \d+ characters long; at most 256/.test(err.message),
+  );
+  const r = judgeReproduction(exec({ exitCode: 1, stderr: "w1x".repeat(100_000) }), long);
+  assert.equal(r.reproduced, false);
+  assert.match(r.reason, /reproducer\.pattern in the configuration: the pattern is \d+ characters long/);
+  // A pattern at the cap still works.
+  const capped = `(?:${"AssertionError|".repeat(20)}Fail)`.slice(0, 255).replace(/\|?[^|]*$/, ")");
+  assert.ok(capped.length <= 256);
+  assert.equal(
+    judgeReproduction(exec({ exitCode: 1, stderr: "...\nAssertionError: x" }), capped).reproduced,
     true,
   );
 });

@@ -105,7 +105,7 @@ before(async () => {
 
 after(async () => {
   for (const s of servers) s.close();
-  await redis?.kill();
+  await redis?.stop();
   rmSync(base, { recursive: true, force: true });
 });
 

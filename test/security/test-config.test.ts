@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -168,3 +168,169 @@ test("the tree search's shared work tree: configuration planted between candidat
 function fsWrite(root: string, rel: string, text: string): void {
   writeFileSync(join(root, rel), text);
 }
+
+test("test configuration spelled as its readers allow, or in a file pytest 9, vitest or npm reads, is refused", async () => {
+  const repo = calcRepo();
+  fsWrite(repo, "setup.cfg", "[metadata]\nname = calc\n\n[tool:pytest]\nmarkers =\n    slow: slow tests\n");
+  const attacks: [string, string][] = [
+    // pytest 9 reads pytest.toml before any other file.
+    ["a new pytest.toml", edit("pytest.toml", "", '[pytest]\naddopts = ["-k", "not test_add"]', true)],
+    ["a new .pytest.toml", edit(".pytest.toml", "", '[pytest]\naddopts = ["-k", "not test_add"]', true)],
+    // The same table as `[tool.pytest.ini_options]`, spelled with TOML's escapes and spaces.
+    [
+      "pyproject table with escapes",
+      edit(
+        "pyproject.toml",
+        "dependencies = []",
+        'dependencies = []\n\n[tool . "\\u0070ytest" . ini_options]\n"\\u0061ddopts" = "-k \'not test_add\'"',
+      ),
+    ],
+    [
+      "pyproject dotted keys",
+      edit(
+        "pyproject.toml",
+        "dependencies = []",
+        'dependencies = []\n\n[tool]\n"py\\u0074est".ini_options = { "norecursedirs" = ["tests"] }',
+      ),
+    ],
+    // A plugin registered by the project itself is loaded into every pytest run.
+    [
+      "pyproject pytest11 entry point",
+      edit(
+        "pyproject.toml",
+        "dependencies = []",
+        'dependencies = []\n\n[project.entry-points."pytest11"]\nfake = "calc"',
+      ),
+    ],
+    // An indented header is part of the value above for pytest, so the option below still belongs to it.
+    [
+      "setup.cfg indented header",
+      edit(
+        "setup.cfg",
+        "    slow: slow tests",
+        "    slow: slow tests\n    [metadata]\nnorecursedirs = tests",
+      ),
+    ],
+    [
+      "vite.config.ts test settings",
+      edit("vite.config.ts", "", "export default { test: { exclude: ['**'] } };", true),
+    ],
+    ["an .npmrc script-shell", edit(".npmrc", "", "script-shell=/bin/true", true)],
+    ["a sitecustomize.py", edit("sitecustomize.py", "", "import sys", true)],
+  ];
+  for (const [name, answer] of attacks) {
+    const r = await computePatch(
+      createDiskRepo(repo),
+      `${edit("calc.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b")}${answer}`,
+    );
+    assert.equal(r.status, "RAW_PATCH_BUT_UNSAFE_PATH", `${name}: ${r.feedback}`);
+    assert.match(r.feedback, /test configuration is part of the tests/, name);
+  }
+  // pyproject.toml changes outside the test tables, even with TOML's odd spellings, still apply.
+  const ok = await computePatch(
+    createDiskRepo(repo),
+    edit("pyproject.toml", 'version = "0.1.0"', 'version = "0.1.1"\n[tool . "black"]\nline-length = 100'),
+  );
+  assert.equal(ok.status, "APPLICABLE_PATCH", ok.feedback);
+});
+
+test("validation removes a planted pytest.toml and puts back a pyproject.toml whose test table was respelled", {
+  timeout: 300_000,
+}, async () => {
+  const repo = calcRepo();
+  const config = loadRepoConfig(repo);
+  const states = await TreeStates.prepare({ sandbox, config, source: repo });
+  try {
+    const baseline = await states.baseline();
+    assert.equal(baseline?.failed, 1);
+    const newFile = (path: string, lines: string[]) =>
+      [
+        `diff --git a/${path} b/${path}`,
+        "new file mode 100644",
+        "--- /dev/null",
+        `+++ b/${path}`,
+        `@@ -0,0 +1,${lines.length} @@`,
+        ...lines.map((l) => `+${l}`),
+        "",
+      ].join("\n");
+    const respelled = PYPROJECT.replace(
+      "[tool.pytest.ini_options]",
+      '[tool . "\\u0070ytest" . ini_options]\n"\\u0061ddopts" = "--deselect tests/test_calc.py::test_add"',
+    );
+    const pyDiff = [
+      "diff --git a/pyproject.toml b/pyproject.toml",
+      "--- a/pyproject.toml",
+      "+++ b/pyproject.toml",
+      `@@ -1,${PYPROJECT.trimEnd().split("\n").length} +1,${respelled.trimEnd().split("\n").length} @@`,
+      ...PYPROJECT.trimEnd()
+        .split("\n")
+        .map((l) => `-${l}`),
+      ...respelled
+        .trimEnd()
+        .split("\n")
+        .map((l) => `+${l}`),
+      "",
+    ].join("\n");
+    const cases: [string, string, string][] = [
+      [
+        "pytest.toml",
+        newFile("pytest.toml", ["[pytest]", 'addopts = ["--deselect", "tests/test_calc.py::test_add"]']),
+        "pytest.toml",
+      ],
+      ["respelled pyproject.toml", pyDiff, "pyproject.toml"],
+    ];
+    for (const [name, diff, restored] of cases) {
+      const naive = await states.patched(diff);
+      const faked = await validatePatched(sandbox, naive.dir, config, baseline);
+      assert.equal(
+        faked.result.status,
+        "passed",
+        `${name}: the attack must be real for this test to mean anything`,
+      );
+      const copy = await states.patched(diff);
+      const v = await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir);
+      assert.equal(v.run?.tests?.get("tests/test_calc.py::test_add"), "failed", name);
+      assert.deepEqual(v.run?.restored, [restored], name);
+    }
+  } finally {
+    await states.dispose();
+  }
+});
+
+test("the tree search: a reproducer that rewrites the tests cannot hide a regression", {
+  timeout: 300_000,
+}, async () => {
+  const repo = calcRepo();
+  const config = loadRepoConfig(repo);
+  const work = mkdtempSync(join(tmpdir(), "af-testcfg-work-"));
+  dirs.push(work);
+  execFileSync("cp", ["-a", `${repo}/.`, work]);
+  // The model's reproducer "passes" and, on the way, replaces the tests with ones that always pass.
+  const reproducer = {
+    file: "reproducer.py",
+    content: [
+      "import pathlib",
+      "pathlib.Path('tests/test_calc.py').write_text('def test_add():\\n    pass\\n\\n\\ndef test_sub():\\n    pass\\n')",
+      "",
+    ].join("\n"),
+    command: "python3 reproducer.py",
+    timeoutMs: 30_000,
+  };
+  const checks = sandboxChecks({ sandbox, config, reproducer, pristine: repo });
+  const evidence = await checks.baseline(work);
+  assert.match(evidence.failure, /1 failed/, "the baseline still sees the failing test");
+  // A candidate that fixes add and breaks sub: test_sub passed before and fails now.
+  writeFileSync(
+    join(work, "calc.py"),
+    "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+  );
+  const result = await checks.run(work);
+  assert.equal(result.outcome, "failed", JSON.stringify(result));
+  assert.equal(result.tests?.passed, false);
+  assert.match(
+    result.outcome === "failed" ? result.failure : "",
+    /Passed before the patch, fail now: .*test_sub/,
+  );
+  assert.match(readFileSync(join(work, "tests/test_calc.py"), "utf8"), /assert add\(2, 3\) == 5/);
+  assert.equal(existsSync(join(work, "reproducer.py")), false, "the reproducer ran in a copy of its own");
+});

@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -11,6 +12,8 @@ export interface RecordedCall {
   /** The Authorization header's scheme: "bearer" (app JWT), "token" (installation token) or "none". */
   auth: string;
   status: number;
+  /** The client closed the connection before the answer (an aborted request). */
+  abandoned?: boolean;
 }
 
 export interface FakeUser {
@@ -85,6 +88,18 @@ export interface FakeGitHub {
    * still recorded, with `status` 0 until answered.
    */
   holdResponses(): () => void;
+  /** Holds the answers to the calls `matches` picks (recorded at once, answered on release). */
+  holdMatching(matches: (call: RecordedCall) => boolean): () => void;
+  /** The app's webhook settings (`GET /app/hook/config`); set by a registration, or by a test. */
+  hookConfig: { url: string | null };
+  /** Apps registered through the manifest flow (the manifest as GitHub received it). */
+  registrations: {
+    manifest: Record<string, unknown>;
+    state: string | null;
+    id: number;
+    pem: string;
+    secret: string;
+  }[];
   close(): Promise<void>;
 }
 
@@ -115,6 +130,46 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   const installationToken = "ghs_fakeInstallationToken0123456789";
   let nextCommentId = 1000;
   let baseUrl = "";
+  const hookConfig: { url: string | null } = { url: null };
+  const registrations: FakeGitHub["registrations"] = [];
+  /** Manifest-flow codes not yet exchanged: code → manifest. */
+  const codes = new Map<string, { manifest: Record<string, unknown>; state: string | null }>();
+
+  /**
+   * GitHub's web side of the manifest flow: the browser posts the form (`manifest`, `state` in the query)
+   * to `/settings/apps/new` (or an organization's); GitHub creates the app and redirects to the
+   * manifest's `redirect_url` with a one-time `code` (and the `state`).
+   */
+  const webRoute = (
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    raw: string,
+  ): [number, Record<string, string>, string] | null => {
+    if (method !== "POST" || !/^(\/organizations\/[^/]+)?\/settings\/apps\/new$/.test(path)) return null;
+    const form = new URLSearchParams(raw);
+    let manifest: Record<string, unknown>;
+    try {
+      manifest = JSON.parse(form.get("manifest") ?? "") as Record<string, unknown>;
+    } catch {
+      return [422, {}, "manifest is not JSON"];
+    }
+    const hook = manifest.hook_attributes as { url?: unknown } | undefined;
+    if (
+      typeof manifest.url !== "string" ||
+      typeof hook?.url !== "string" ||
+      typeof manifest.redirect_url !== "string"
+    ) {
+      return [422, {}, "manifest lacks url, hook_attributes.url or redirect_url"];
+    }
+    const code = randomBytes(10).toString("hex");
+    const state = query.state ?? null;
+    codes.set(code, { manifest, state });
+    const target = new URL(manifest.redirect_url);
+    target.searchParams.set("code", code);
+    if (state) target.searchParams.set("state", state);
+    return [302, { location: target.href }, ""];
+  };
 
   const issueJson = (r: FakeRepo, i: FakeIssue): Record<string, unknown> => ({
     number: i.number,
@@ -151,6 +206,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     body: Record<string, unknown>,
     accept: string,
   ): [number, unknown] => {
+    if (path === "/app/hook/config" && method === "GET") {
+      return [200, { content_type: "json", insecure_ssl: "0", url: hookConfig.url }];
+    }
     let m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
     if (m && method === "POST") {
       return [
@@ -302,6 +360,7 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   const commentRepo = new Map<number, FakeRepo>();
 
   let held: Promise<void> | null = null;
+  const heldMatching = new Set<{ matches: (call: RecordedCall) => boolean; gate: Promise<void> }>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -327,9 +386,57 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         status: 0,
       };
       calls.push(call);
+      res.once("close", () => {
+        if (!res.writableFinished) call.abandoned = true;
+      });
       while (held) await held;
+      for (const h of [...heldMatching]) if (h.matches(call)) await h.gate;
       let status: number;
       let payload: unknown;
+      const web = url.pathname.startsWith(API_PREFIX)
+        ? null
+        : webRoute(method, url.pathname, call.query, raw);
+      if (web) {
+        call.status = web[0];
+        res.writeHead(web[0], { "content-type": "text/plain", ...web[1] }).end(web[2]);
+        return;
+      }
+      const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path);
+      if (conversion && method === "POST") {
+        // Unauthenticated, as on GitHub: the one-time code is the credential.
+        const pending = codes.get(decodeURIComponent(conversion[1]!));
+        if (!pending) {
+          [status, payload] = [404, { message: "Not Found" }];
+        } else {
+          codes.delete(decodeURIComponent(conversion[1]!));
+          const id = 100 + registrations.length;
+          const pem = generateKeyPairSync("rsa", { modulusLength: 2048 })
+            .privateKey.export({ type: "pkcs1", format: "pem" })
+            .toString();
+          const secret = randomBytes(20).toString("hex");
+          registrations.push({ manifest: pending.manifest, state: pending.state, id, pem, secret });
+          hookConfig.url = String((pending.manifest.hook_attributes as { url: string }).url);
+          const slug = String(pending.manifest.name ?? "app");
+          [status, payload] = [
+            201,
+            {
+              id,
+              slug,
+              name: slug,
+              html_url: `${baseUrl}/apps/${slug}`,
+              pem,
+              webhook_secret: secret,
+              client_id: `Iv1.${randomBytes(8).toString("hex")}`,
+              client_secret: randomBytes(20).toString("hex"),
+            },
+          ];
+        }
+        call.status = status;
+        res
+          .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+          .end(JSON.stringify(payload));
+        return;
+      }
       if (auth === "none") {
         [status, payload] = [401, { message: "Requires authentication" }];
       } else {
@@ -357,6 +464,20 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   };
 
   return {
+    holdMatching(matches) {
+      let release = () => {};
+      const entry = {
+        matches,
+        gate: new Promise<void>((resolve) => {
+          release = () => {
+            heldMatching.delete(entry);
+            resolve();
+          };
+        }),
+      };
+      heldMatching.add(entry);
+      return release;
+    },
     holdResponses() {
       let release = () => {};
       const gate = new Promise<void>((resolve) => {
@@ -368,6 +489,8 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
       held = gate;
       return release;
     },
+    hookConfig,
+    registrations,
     host: `127.0.0.1:${port}`,
     apiUrl: `${baseUrl}${API_PREFIX}`,
     calls,

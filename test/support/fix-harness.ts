@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Issue } from "../../src/agents/issue-text.ts";
@@ -12,6 +11,7 @@ import type { FixOptions, FixResult } from "../../src/pipeline/types.ts";
 import { type AgentScript, agentScript } from "./agent-script.ts";
 import { makeTestModel, type TestModel } from "./model-harness.ts";
 import { type ScriptedModel, type ScriptHandler, startScriptedModel } from "./scripted-model.ts";
+import { tempDir } from "./temp.ts";
 
 export const FIX_FIXTURES = fileURLToPath(new URL("../fixtures/fix/", import.meta.url));
 
@@ -54,7 +54,7 @@ export async function runScriptedFix(
 ): Promise<FixRun> {
   const s = typeof script === "function" ? null : agentScript(script);
   const server = await startScriptedModel(s ?? (script as ScriptHandler));
-  const out = mkdtempSync(join(tmpdir(), "auto-fix-out-"));
+  const out = tempDir("auto-fix-out-");
   const model = makeTestModel(server.baseURL, {
     dir: out,
     ...(opts.config ? { config: opts.config } : {}),
@@ -78,4 +78,4 @@ export async function runScriptedFix(
 }
 
 export const read = (dir: string, rel: string) => readFileSync(join(dir, rel), "utf8");
-export const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+export const tmp = (prefix: string) => tempDir(prefix);

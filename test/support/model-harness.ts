@@ -1,10 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ModelConfig } from "../../src/model/config.ts";
 import { OpenAIModel } from "../../src/model/openai-model.ts";
 import { ArtifactRecorder } from "../../src/model/recorder.ts";
 import { type Budget, UsageMeter } from "../../src/model/usage.ts";
+import { tempDir } from "./temp.ts";
 
 /** Model settings for tests against the scripted server: no real waiting, short timeouts. */
 export function testModelConfig(baseURL: string, over: Partial<ModelConfig> = {}): ModelConfig {
@@ -36,7 +34,7 @@ export function makeTestModel(
   baseURL: string,
   opts: { config?: Partial<ModelConfig>; budget?: Budget; dir?: string; maxUnusable?: number } = {},
 ): TestModel {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "auto-fix-model-"));
+  const dir = opts.dir ?? tempDir("auto-fix-model-");
   const meter = new UsageMeter({
     ...(opts.budget ? { budget: opts.budget } : {}),
     ...(opts.maxUnusable !== undefined ? { maxUnusable: opts.maxUnusable } : {}),

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseIssueFile } from "../../../src/agents/issue-text.ts";
 import { parseRepoConfig, type RepoConfig } from "../../../src/config/index.ts";
@@ -16,6 +15,7 @@ import { TreeStates } from "../../../src/validate/index.ts";
 import { agentScript, roleOf, searchSays } from "../../support/agent-script.ts";
 import { makeTestModel } from "../../support/model-harness.ts";
 import { type ChatRequest, startScriptedModel } from "../../support/scripted-model.ts";
+import { tempDir } from "../../support/temp.ts";
 import type { FixtureBug } from "./bugs.ts";
 
 export { openCodeFor } from "../../review/open-code.ts";
@@ -88,7 +88,7 @@ export async function runStrategy(
     }
     return agents(req, i);
   });
-  const out = mkdtempSync(join(tmpdir(), `tree-run-${bug.name}-${strategy}-`));
+  const out = tempDir(`tree-run-${bug.name}-${strategy}-`);
   const tm = makeTestModel(server.baseURL, { dir: out, ...(opts.budget ? { budget: opts.budget } : {}) });
   const config = repoConfigFor(bug);
   const linear = linearStrategy(opts.patchAttempts !== undefined ? { maxAttempts: opts.patchAttempts } : {});
