@@ -144,6 +144,16 @@ test("a server killed with SIGKILL (left a zombie) and restarted at once resumes
         p.kill("SIGKILL");
         await exited;
       }
+      // A process the killed servers started (and that outlived them) may still hold these pipes open;
+      // the test must not wait for it.
+      p.stdout?.destroy();
+      p.stderr?.destroy();
+    }
+    // Processes that logged an event (servers, pipeline children) and are still running are this test's
+    // leftovers: stop them, so nothing outlives the test.
+    for (const pid of new Set(eventsOf(w).map((e) => e.pid))) {
+      if (pid !== process.pid && readProcessStat(pid) && readProcessStat(pid)?.state !== "Z")
+        kill(pid, "SIGKILL");
     }
     await w.close();
   }
