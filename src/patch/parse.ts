@@ -194,6 +194,16 @@ export function parseAnswer(answer: string): ParsedAnswer {
   const sawTags = tags.length > 0;
   const index = new TagIndex(tags);
   const files: { attrs: string; name: string; start: number; end: number }[] = [];
+  // The next line break at or after a position, found once per line rather than once per tag (a line
+  // of many unclosed <file> tags would otherwise be scanned to its end for each of them).
+  let nl = -1;
+  const lineEndFrom = (from: number): number => {
+    if (nl !== text.length && nl < from) {
+      const found = text.indexOf("\n", from);
+      nl = found < 0 ? text.length : found;
+    }
+    return nl;
+  };
   for (const t of tags) {
     if (t.name !== "file" || t.close) continue;
     if (files.length > 0 && t.start < files.at(-1)!.end) continue;
@@ -203,8 +213,7 @@ export function parseAnswer(answer: string): ParsedAnswer {
       files.push({ attrs: t.attrs, name: text.slice(t.end, close.start), start: t.start, end: close.end });
     } else {
       // <file>path without </file>: the name is the rest of its line.
-      const nl = text.indexOf("\n", t.end);
-      const lineEnd = nl < 0 ? text.length : nl;
+      const lineEnd = lineEndFrom(t.end);
       const end = nextOpen && nextOpen.start < lineEnd ? nextOpen.start : lineEnd;
       files.push({ attrs: t.attrs, name: text.slice(t.end, end), start: t.start, end });
     }

@@ -85,6 +85,17 @@ test("1 MB of <file> and <original> without <patched>: one problem per block, no
   assert.equal(result.changedFiles.length, 0);
 });
 
+test("1 MB of unclosed <file> tags on one line: each names the text up to the next tag, nothing applied", async () => {
+  const answer = "<file>a.py".repeat(Math.ceil(MB / 10));
+  const parsed = parseAnswer(answer);
+  assert.equal(parsed.edits.length, 0);
+  assert.ok(parsed.problems.length > 0);
+  assert.ok(parsed.problems.every((p) => p.fileArg === "a.py"));
+  const result = await apply({ "a.py": "x = 1\n" }, answer);
+  assert.notEqual(result.status, "APPLICABLE_PATCH");
+  assert.equal(result.changedFiles.length, 0);
+});
+
 test("2,000 edit blocks parse to 2,000 edits, and more than the limit are refused as a whole", async () => {
   const block = (i: number) =>
     `# modification ${i + 1}\n<file>a.py</file>\n<original>\nx = ${i}\n</original>\n<patched>\nx = ${i + 1}\n</patched>\n`;
