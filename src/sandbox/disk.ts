@@ -2,6 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../core/processes.ts";
 
 /**
  * Sized tmpfs mounts for work copies: a copy lives on its own tmpfs whose size and inode count are the
@@ -89,28 +90,33 @@ function remember(dir: string): void {
   });
 }
 
+/** The mounts of this process's namespace (`/proc/self/mounts`), paths unescaped; none without /proc. */
+export function readMounts(): { source: string; target: string; type: string }[] {
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return [];
+  }
+  const unescapePath = (s: string) =>
+    s.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+  const mounts: { source: string; target: string; type: string }[] = [];
+  for (const line of text.split("\n")) {
+    const [source, target, type] = line.split(" ");
+    if (source && target && type)
+      mounts.push({ source: unescapePath(source), target: unescapePath(target), type });
+  }
+  return mounts;
+}
+
 /** Copies left mounted by auto-fix processes that died without cleaning up: unmounted and removed. */
 export async function sweepStaleMounts(): Promise<void> {
   if (swept) return;
   swept = true;
-  let mounts = "";
-  try {
-    mounts = readFileSync("/proc/self/mounts", "utf8");
-  } catch {
-    return;
-  }
-  for (const line of mounts.split("\n")) {
-    const [source, target, type] = line.split(" ");
-    if (type !== "tmpfs" || !source?.startsWith(SOURCE_PREFIX) || !target) continue;
+  for (const { source, target: path, type } of readMounts()) {
+    if (type !== "tmpfs" || !source.startsWith(SOURCE_PREFIX)) continue;
     const pid = Number(source.slice(SOURCE_PREFIX.length));
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-      continue;
-    } catch {
-      // owner gone
-    }
-    const path = target.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     try {
       await unmountTmpfs(path);
       rmdirSync(path);

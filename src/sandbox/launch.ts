@@ -1,8 +1,10 @@
 import { execFile, execFileSync } from "node:child_process";
-import { lstatSync, readFileSync, rmdirSync } from "node:fs";
+import { lstatSync, rmdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { processAlive } from "../core/processes.ts";
+import { readMounts } from "./disk.ts";
 
 /**
  * The host side of a bubblewrap run. A small bash prelude, started by auto-fix:
@@ -216,22 +218,9 @@ function unmountToolStages(): void {
 
 /** Tool stages of auto-fix processes that are gone: unmounted and removed. */
 export function sweepStaleToolStages(): void {
-  let mounts = "";
-  try {
-    mounts = readFileSync("/proc/self/mounts", "utf8");
-  } catch {
-    return;
-  }
-  for (const line of mounts.split("\n")) {
-    const target = line.split(" ")[1] ?? "";
+  for (const { target } of readMounts()) {
     const m = /\/auto-fix-tools-(\d+)-[^/]+\/prefix$/.exec(target);
-    if (!m || Number(m[1]) === process.pid) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-      continue;
-    } catch {
-      // owner gone
-    }
+    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
     try {
       execFileSync("umount", ["-l", target], { stdio: "ignore", timeout: 5000 });
       rmdirSync(target);

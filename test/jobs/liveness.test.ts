@@ -7,7 +7,8 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ownerIsDeadLocal, processAlive, readProcessStat } from "../../src/jobs/liveness.ts";
+import { processAlive, readProcessStat } from "../../src/core/processes.ts";
+import { ownerIsDeadLocal } from "../../src/jobs/liveness.ts";
 import { SqliteJobQueue } from "../../src/jobs/sqlite-queue.ts";
 import { waitFor } from "./support/wait.ts";
 

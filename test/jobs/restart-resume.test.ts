@@ -11,7 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { readProcessStat } from "../../src/jobs/liveness.ts";
+import { readProcessStat } from "../../src/core/processes.ts";
 import { startWorld, type World } from "./support/app-e2e.ts";
 import { waitFor } from "./support/wait.ts";
 
