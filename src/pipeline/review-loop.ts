@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../config/index.ts";
-import type { ChatModel } from "../reproduce/model.ts";
+import type { ModelPort } from "../model/types.ts";
 import { isFatal, type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import type { ValidationResult } from "../validate/compare.ts";
@@ -55,7 +55,7 @@ export interface ReviewLoopOutcome {
 }
 
 export interface ReviewLoopDeps {
-  model: ChatModel;
+  model: ModelPort;
   sandbox: SandboxPort;
   config: RepoConfig;
   states: TreeStates;
