@@ -405,3 +405,38 @@ export function checkEditablePath(path: string, protectedGlobs: readonly string[
   }
   return { ok: true };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Folders that hold no source of the project's own
+
+/**
+ * Build output, vendored code, other package managers' trees and editor settings: not the project's own
+ * source. The index and project detection leave them out (with SKIPPED_DIRS); the work copy keeps them,
+ * because the project's tests may need them.
+ */
+export const GENERATED_DIRS: ReadonlySet<string> = new Set([
+  "bower_components",
+  "jspm_packages",
+  "virtualenv",
+  ".virtualenv",
+  "site-packages",
+  "dist",
+  "build",
+  "target",
+  "vendor",
+  "third_party",
+  "third-party",
+  "thirdparty",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".yarn",
+  ".gradle",
+  ".idea",
+  "coverage",
+]);
+
+/** Folders a search for the project's own source never enters: SKIPPED_DIRS and GENERATED_DIRS. */
+export function isNonSourceDir(name: string): boolean {
+  return SKIPPED_DIRS.has(name) || GENERATED_DIRS.has(name) || name.endsWith(".egg-info");
+}
