@@ -7,7 +7,6 @@ import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 /** Files larger than this are skipped (generated bundles, data dumps). */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
-
 /** A source file found by the walk, not yet read. */
 export interface SourceCandidate {
   abs: string;

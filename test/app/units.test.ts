@@ -17,6 +17,8 @@ import { fence, renderPullBody, runCommand } from "../../src/github/render/pr-bo
 import { adviceOf, describeResult } from "../../src/github/render/describe.ts";
 import { runGuidance } from "../../src/issue-run/run-issue.ts";
 import { effectiveConfig, readSettings } from "../../src/issue-run/settings.ts";
+import { readRepoConfig } from "../../src/issue-run/repo-config.ts";
+import { parseRepoConfigFile, type RepoConfigError } from "../../src/config/index.ts";
 import { renderStatus } from "../../src/github/render/status-comment.ts";
 import { diffPaths, forbiddenPatchPath } from "../../src/github/git.ts";
 
@@ -67,25 +69,77 @@ test("status marker round-trips and survives hostile text", () => {
   assert.equal(deniedMarker("Mona"), "<!-- auto-fix:denied mona -->");
 });
 
-test("repo config can lower the operator's budgets but never raise them; bad values fall back", () => {
+test("repo config can lower the operator's budgets but never raise them", () => {
   const settings = readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "4", AUTO_FIX_MAX_COST_USD_PER_RUN: "1.5" });
-  const c = effectiveConfig(settings, {
-    label: "fix-me",
-    budgets: { "runs-per-issue": 100, "cost-usd": 0.5, "runs-per-repo-per-day": "lots" },
-  });
+  const c = effectiveConfig(
+    settings,
+    parseRepoConfigFile("label: fix-me\nbudgets:\n  runs-per-issue: 100\n  cost-usd: 0.5\n"),
+  );
   assert.equal(c.label, "fix-me");
   assert.equal(c.maxRunsPerIssue, 4);
   assert.equal(c.maxCostUsdPerRun, 0.5);
   assert.equal(c.maxRunsPerRepoPerDay, 20);
-  assert.equal(effectiveConfig(settings, "not: [an object").label, "auto-fix");
+  assert.equal(effectiveConfig(settings, null).label, "auto-fix");
   const withTest = readSettings({ AUTO_FIX_TEST_CMD: "make test" });
   assert.equal(effectiveConfig(withTest, {}).testCommand, "make test");
   assert.equal(
-    effectiveConfig(withTest, { test: "pytest -q" }).testCommand,
+    effectiveConfig(withTest, parseRepoConfigFile("test: pytest -q\n")).testCommand,
     undefined,
     "the repo's own test wins",
   );
   assert.equal(readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "-3" }).maxRunsPerIssue, 5);
+});
+
+test("the app refuses a config file the command line refuses, with the command line's messages", async () => {
+  const port = (text: string | null) => ({
+    readFile: async () => (text === null ? { kind: "missing" as const } : { kind: "file" as const, text }),
+  });
+  assert.deepEqual(await readRepoConfig(port(null)), { ok: true, file: null });
+  for (const text of [
+    "budgets:\n  runs-per-repo-per-day: lots\n",
+    "not: [an object",
+    "lable: fix-me\n",
+    "budgets:\n  cost-usd: 5000\n",
+    "- a\n- list\n",
+    "strategy:\n  branch: 999\n",
+  ]) {
+    const app = await readRepoConfig(port(text));
+    assert.equal(app.ok, false, text);
+    let cli: string[] = [];
+    try {
+      parseRepoConfigFile(text);
+    } catch (error) {
+      cli = (error as RepoConfigError).problems;
+    }
+    assert.ok(cli.length > 0, `the command line accepts ${JSON.stringify(text)}`);
+    assert.deepEqual(app.ok ? [] : app.problems, cli, text);
+  }
+  // Every setting the command line accepts is accepted by the app as well.
+  const full = [
+    "setup: pip install -e .",
+    "test: pytest -q",
+    "test-reports: reports/*.xml",
+    "reproducer: { runtime: python, attempts: 2 }",
+    "timeouts: { test: 300 }",
+    "strategy: { mode: tree, branch: 3 }",
+    "budgets: { cost-usd: 1, runs-per-issue: 2, review-rounds: 3 }",
+    "protected-paths: ['docs/**']",
+    "label: fix-me",
+    "sandbox: { backend: bwrap, memory-mb: 1024 }",
+  ].join("\n");
+  const ok = await readRepoConfig(port(full));
+  assert.deepEqual(ok, { ok: true, file: parseRepoConfigFile(full) });
+  // A link or an oversized file is named as such, never read.
+  const unusable = await readRepoConfig({
+    readFile: async () => ({
+      kind: "unusable" as const,
+      reason: ".github/auto-fix.yml is a link, not a file",
+    }),
+  });
+  assert.deepEqual(unusable, {
+    ok: false,
+    problems: ["the file cannot be used: .github/auto-fix.yml is a link, not a file"],
+  });
 });
 
 test("budget refusals name the limit", () => {

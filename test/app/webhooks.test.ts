@@ -267,6 +267,39 @@ test("maintainers only: read access is denied; budgets name the limit", async ()
   assert.equal(MAINTAINER.login, "mona");
 });
 
+test("a config file the command line refuses is refused by the app too, with its messages, inert", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "bad config", body: "b" });
+  const before = h.github.commentsOn(OWNER, REPO, issue.number).length;
+  h.repo.files.set(
+    ".github/auto-fix.yml",
+    "budgets:\n  cost-usd: lots\n'@octocat see https://evil.example/x': 1\n",
+  );
+  try {
+    await h.labeled(issue.number);
+    await h.idle();
+    const last = [...h.outcomes.values()].at(-1)!;
+    assert.equal(last.action, "refused");
+    assert.match("reason" in last ? last.reason : "", /auto-fix\.yml is not valid/);
+    const replies = h.github.commentsOn(OWNER, REPO, issue.number).slice(before);
+    assert.equal(replies.length, 1, "one reply, no status comment: no run started");
+    const reply = replies[0]!.body;
+    assert.match(reply, /budgets\.cost-usd: expected an amount in US dollars/);
+    assert.match(reply, /unknown setting/);
+    // The hostile key is shown in inline code: no mention, no link.
+    assert.match(reply, /`\(top level\): unknown setting\(s\) '@octocat see https:\/\/evil\.example\/x'`/);
+    // An oversized file is named as such.
+    h.repo.files.set(".github/auto-fix.yml", `# ${"x".repeat(300 * 1024)}\nlabel: auto-fix\n`);
+    await h.labeled(issue.number);
+    await h.idle();
+    assert.match(
+      h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body,
+      /over the limit of 262144 bytes/,
+    );
+  } finally {
+    h.repo.files.set(".github/auto-fix.yml", "label: auto-fix\n");
+  }
+});
+
 test("/cancel stops a running job; a second trigger while it runs is told to wait", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "slow one", body: "b" });
   const started = new Promise<void>((resolve) => {
