@@ -67,10 +67,10 @@ export async function prepareLocalRemote(repoDir: string, bareDir: string): Prom
     // Through the file:// transport (not a copy of .git): the objects are checked as a fetch checks them.
     await git(repo, ["clone", "--quiet", "--bare", "--no-local", url, resolve(bareDir)]);
   } else {
+    // Nothing is pruned: the branches earlier runs pushed stay.
     await git(bareDir, [
       "fetch",
       "--quiet",
-      "--prune-tags",
       url,
       "+refs/heads/*:refs/heads/*",
       "+refs/tags/*:refs/tags/*",
