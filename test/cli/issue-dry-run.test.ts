@@ -245,7 +245,7 @@ test("a dry run opens the pull request on disk: body and status comment carry th
   assert.ok(note.body.includes(`\n+${FIXED}\n`), note.body);
 });
 
-test("a sender without write access gets the app's one polite reply and no run; bad input is named", async () => {
+test("a sender without write access gets the app's one polite reply and no run; an invalid config file gets the list of its problems; bad input is named", async () => {
   const out = join(work, "denied");
   const r = await cli([
     "issue",
@@ -267,6 +267,24 @@ test("a sender without write access gets the app's one polite reply and no run; 
   assert.equal(comments.length, 1);
   assert.match(comments[0]!.body, /@stranger thanks for your interest/);
   assert.ok(!existsSync(join(out, "github", "pull-2.md")));
+
+  // A configuration file the command line refuses: no run, a reply listing each problem.
+  const badRepo = join(work, "bad-config");
+  mkdirSync(join(badRepo, ".github"), { recursive: true });
+  writeFileSync(join(badRepo, "a.py"), "x = 1\n");
+  writeFileSync(join(badRepo, ".github/auto-fix.yml"), "budgets:\n  runs-per-issue: many\ncolour: blue\n");
+  git(badRepo, ["init", "-q", "-b", "main"]);
+  git(badRepo, ["add", "-A"]);
+  git(badRepo, ["commit", "-q", "-m", "init"]);
+  const badOut = join(work, "bad-config-out");
+  const bad = await cli(["issue", badRepo, "--issue", issueFile, "--dry-run", badOut]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stdout, /did not start \(refused\): \.github\/auto-fix\.yml is not valid/);
+  const reply = (
+    JSON.parse(readFileSync(join(badOut, "github", "state.json"), "utf8")).comments as { body: string }[]
+  )[0]!.body;
+  assert.match(reply, /`budgets\.runs-per-issue: expected a whole number`/);
+  assert.match(reply, /`\(top level\): unknown setting\(s\) 'colour'`/);
 
   const missing = await cli(["issue", repo, "--issue", issueFile]);
   assert.equal(missing.code, 2);
