@@ -184,6 +184,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
         "clones and pushes to over git's HTTP protocol on 127.0.0.1, as it does with GitHub.",
         "DIR/github/ holds what would have been posted: pull-<n>.md (the pull request body), pull-<n>.diff,",
         "issue-<n>/comment-<id>.md (the status comment and replies), events.jsonl (every call).",
+        "DIR/work/ holds each run's artifacts (report.md, result.json, the model calls).",
         "A second run into the same DIR is a retry: the status comment and pull request are updated.",
         "Model settings as for `auto-fix fix`; operator settings (AUTO_FIX_*) as for the app.",
         "",
