@@ -14,7 +14,7 @@ export interface DeliveryDeps {
   github: RepoGitHub;
   queue: JobQueue;
   settings: AppSettings;
-  /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. After the answer only. */
+  /** `.github/auto-fix.yml` of the repo, validated with the command line's schema. After the answer only. */
   loadRepoConfig: () => Promise<AppRepoConfig>;
   /**
    * Runs work after the webhook is answered; its result may replace the delivery's outcome. Probot spaces
