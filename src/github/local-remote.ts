@@ -68,13 +68,7 @@ export async function prepareLocalRemote(repoDir: string, bareDir: string): Prom
     await git(repo, ["clone", "--quiet", "--bare", "--no-local", url, resolve(bareDir)]);
   } else {
     // Nothing is pruned: the branches earlier runs pushed stay.
-    await git(bareDir, [
-      "fetch",
-      "--quiet",
-      url,
-      "+refs/heads/*:refs/heads/*",
-      "+refs/tags/*:refs/tags/*",
-    ]);
+    await git(bareDir, ["fetch", "--quiet", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]);
   }
   await git(bareDir, ["symbolic-ref", "HEAD", `refs/heads/${defaultBranch}`]);
   return { bareDir: resolve(bareDir), defaultBranch };
