@@ -66,7 +66,15 @@ export async function prepareLocalRemote(repoDir: string, bareDir: string): Prom
   if (!existsSync(resolve(bareDir, "HEAD"))) {
     // Through the file:// transport (not a copy of .git): the objects are checked as a fetch checks them.
     await git(repo, ["clone", "--quiet", "--bare", "--no-local", url, resolve(bareDir)]);
+    await git(bareDir, ["config", "auto-fix.source", repo]);
   } else {
+    // A folder of earlier runs belongs to one checkout: another one's history is never mixed into it.
+    const source = await text(bareDir, ["config", "--get", "auto-fix.source"]).catch(() => "");
+    if (source !== repo) {
+      throw new UserError(
+        `${bareDir} holds the runs of ${source || "another repository"}, not of ${repo}: choose another folder`,
+      );
+    }
     // Nothing is pruned: the branches earlier runs pushed stay.
     await git(bareDir, ["fetch", "--quiet", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]);
   }

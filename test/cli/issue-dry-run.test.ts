@@ -286,6 +286,11 @@ test("a sender without write access gets the app's one polite reply and no run; 
   assert.match(reply, /`budgets\.runs-per-issue: expected a whole number`/);
   assert.match(reply, /`\(top level\): unknown setting\(s\) 'colour'`/);
 
+  // A folder of another checkout's runs is not mixed with this one's.
+  const mixed = await cli(["issue", repo, "--issue", issueFile, "--dry-run", badOut]);
+  assert.equal(mixed.code, 2);
+  assert.match(mixed.stderr, /holds the runs of .*bad-config, not of .*stats: choose another folder/);
+
   const missing = await cli(["issue", repo, "--issue", issueFile]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--dry-run <dir> is required/);
