@@ -10,7 +10,6 @@ import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "../github/render/markers.ts";
-import { adviceOf, describeResult } from "../github/render/describe.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { renderPullBody } from "../github/render/pr-body.ts";
 import type { AppSettings } from "./settings.ts";
@@ -22,7 +21,7 @@ import {
   type StageName,
   type StatusView,
 } from "../github/render/status-comment.ts";
-import { explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+import { adviceOf, explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -288,7 +287,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       completionTokens: result.usage.completion_tokens,
       costUsd: result.usage.cost_usd ?? 0,
     });
-    const advice = adviceOf(describeResult(result));
+    const advice = adviceOf(result);
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 
@@ -297,7 +296,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       const reason = result.status === "error" ? "failed" : "no-patch";
       return await finish(explainNoPatch(result, data), {
         status: reason,
-        reason: result.reason ?? result.status,
+        reason: result.reason || result.status,
       });
     }
 
