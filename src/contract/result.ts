@@ -209,13 +209,23 @@ export const FixResultSchema = FixResultObject.superRefine((r, ctx) => {
 });
 export type FixResult = z.infer<typeof FixResultSchema>;
 
-/** The zod issues of a refused result, in one line a person can act on. */
+/** The zod issues of a refused result, in one line a person can act on: missing fields first, by name. */
 function describeIssues(error: z.ZodError, max = 4): string {
-  const parts = error.issues.slice(0, max).map((i) => {
-    const where = i.path.length > 0 ? i.path.map(String).join(".") : "(the result)";
-    return `${where}: ${i.message}`;
-  });
-  const more = error.issues.length - max;
+  const where = (path: readonly PropertyKey[]) =>
+    path.length > 0 ? path.map(String).join(".") : "(the result)";
+  const missing = error.issues
+    .filter((i) => i.code === "invalid_type" && /received undefined$/.test(i.message))
+    .map((i) => where(i.path));
+  const other = error.issues.filter(
+    (i) => !(i.code === "invalid_type" && /received undefined$/.test(i.message)),
+  );
+  const parts: string[] = [];
+  if (missing.length > 0) {
+    const named = missing.slice(0, 15).join(", ");
+    parts.push(`missing ${named}${missing.length > 15 ? ` and ${missing.length - 15} more` : ""}`);
+  }
+  for (const i of other.slice(0, max)) parts.push(`${where(i.path)}: ${i.message}`);
+  const more = other.length - max;
   return parts.join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
 

@@ -148,7 +148,7 @@ export function createCliPipeline(options: {
         resolve(
           failedResult({
             out: req.outDir,
-            reason: `the pipeline gave no usable result (${read.message})`,
+            reason: "the pipeline gave no usable result",
             error: `the pipeline exited with code ${code} without a usable result: ${read.message}${tail ? `\n${tail}` : ""}`,
             seconds,
           }),

@@ -25,13 +25,19 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
   out.push(["indexed", { status: failedEarly ? "skipped" : "done" }]);
   out.push([
     "reproduced",
-    r.reproduced === true ? { status: "done" } : { status: "skipped", note: "not reproduced" },
+    r.reproducer?.status === "reproduced" || r.reproduced === true
+      ? { status: "done" }
+      : { status: "skipped", note: r.reproducer ? "not reproduced" : "no reproducer was run" },
   ]);
   out.push([
     "located",
     r.locations.length > 0
       ? { status: "done", note: [...new Set(r.locations.map((l) => l.file))].join(", ") }
-      : { status: r.patch ? "done" : "failed" },
+      : r.patch
+        ? { status: "done" }
+        : failedEarly
+          ? { status: "skipped", note: "the run stopped" }
+          : { status: "failed" },
   ]);
   out.push(["patched", r.patch ? { status: "done" } : { status: "failed", note: "no applicable patch" }]);
   const v = r.review;
