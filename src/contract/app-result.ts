@@ -1,3 +1,7 @@
+/**
+ * The pipeline as the app calls it: one request in, the result contract (`result.ts`) out. The app's
+ * implementation runs `auto-fix fix --json` in a child process and parses its output with that schema.
+ */
 import type { FixResult } from "./result.ts";
 
 export type { FixResult } from "./result.ts";
