@@ -5,7 +5,7 @@ import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
-import { inlineCode, plainInert } from "../core/inert-markdown.ts";
+import { inertText, inlineCode, plainInert } from "../core/inert-markdown.ts";
 import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
@@ -354,15 +354,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     state.pull = pull;
     await ctx.checkpoint("pr-opened", { pull });
     status.view.stages["pull request"] = { status: "done", ref: pull };
-    const verdict =
-      result.status === "fixed"
-        ? "The reviewer judged the patch and the reproducer correct."
+    const verdict = result.review?.approved
+      ? "The reviewer judged the patch and the reproducer correct."
+      : result.status === "fixed"
+        ? "The repository's tests show the fix: tests that failed before the patch pass with it, and none broke."
         : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
     return await finish(
       {
         ok: true,
         headline: `${existing ? "Updated" : "Opened"} draft pull request #${pull} on \`${branch}\`.`,
-        details: [verdict],
+        details: result.summary.trim() ? [verdict, inertText(result.summary, { max: 1500 })] : [verdict],
         next: [
           `Review #${pull} and mark it ready when it is right.`,
           "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",

@@ -215,6 +215,8 @@ test("label → real pipeline → draft pull request with the fix; /retry update
   assert.match(status.body, /✅ Located the bug — `stats\/summary.py`/);
   assert.match(status.body, /✅ Wrote a patch/);
   assert.match(status.body, new RegExp(`Opened draft pull request #${pr.number}`));
+  assert.match(status.body, /The reviewer judged the patch and the reproducer correct\./);
+  assert.ok(status.body.includes(inertText(result.summary, { max: 1500 })), status.body);
   // The pipeline saw the issue without the hidden comment, and nothing of the token went anywhere.
   assert.ok(model.requests.some((r) => r.messages.some((m) => String(m.content).includes("returns 6.0"))));
   assert.ok(
