@@ -211,6 +211,10 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "patch-advice": "",
       "test-analysis": "asserts the mean",
       "test-advice": "also test one element",
+      history: [
+        { round: 1, patchId: "linear-1", scriptVersion: 1, action: "rewrite-patch", note: "patch rewritten" },
+        { round: 2, patchId: "linear-1-r1", scriptVersion: 1, action: "accepted", note: "" },
+      ],
     },
     reproducer: {
       path: "reproducer.py",
@@ -246,6 +250,10 @@ test("the pull request, the stage lines and the next run's advice read the resul
   });
   assert.match(body, /## Summary\n\n.*\n\n`The patch changes stats.py. A reproducer script fails/);
   assert.match(body, /Verdict: approved after 2 review rounds\./);
+  assert.match(
+    body,
+    /Review rounds:\n\n- Round 1: `linear-1` with reproducer version 1: patch rejected and rewritten \(`patch rewritten`\)\n- Round 2: `linear-1-r1` with reproducer version 1: accepted\n/,
+  );
   assert.match(body, /\*\*Patch\*\* — correct: yes\n\n`divides by the count now`/);
   assert.match(body, /run it from the repository root: `python3 reproducer.py`/);
   // Both streams, before and after the patch: the line the script prints is there after the fix too.

@@ -2,7 +2,13 @@ import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges } from "../../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
-import type { ExecReport, FixResult, LocationReport } from "../../contract/result.ts";
+import type {
+  ExecReport,
+  FixResult,
+  LocationReport,
+  ReviewReport,
+  ReviewRoundReport,
+} from "../../contract/result.ts";
 import { formatUsd } from "../../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
@@ -60,6 +66,28 @@ function locationLine(l: LocationReport): string {
 
 const judged = (v: "yes" | "no" | null) => v ?? "not judged";
 
+const ACTIONS: Record<ReviewRoundReport["action"], string> = {
+  accepted: "accepted",
+  "validation-failed": "accepted by the reviewer, but the tests failed",
+  "rewrite-patch": "patch rejected and rewritten",
+  "rewrite-test": "reproducer rejected and rewritten",
+  "rewrite-both": "patch and reproducer rejected and rewritten",
+  rejected: "rejected, no rounds left",
+  stopped: "stopped",
+};
+
+/** What each review round did, one line each (the notes are the pipeline's, with test ids in them). */
+function roundLines(v: ReviewReport): string[] {
+  return [
+    "Review rounds:",
+    "",
+    ...v.history.map(
+      (h) =>
+        `- Round ${h.round}: ${inlineCode(h.patchId, 80)} with reproducer version ${h.scriptVersion}: ${ACTIONS[h.action]}${h.note.trim() ? ` (${inlineCode(h.note, 300)})` : ""}`,
+    ),
+  ];
+}
+
 function extName(path: string | null): string {
   const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
   const ext = m?.[1]?.toLowerCase() ?? "";
@@ -98,6 +126,7 @@ function render(input: PullBodyInput, max: number): string {
     if (v["patch-analysis"]?.trim()) lines.push(inertText(v["patch-analysis"], { max }), "");
     lines.push(`**Reproducer** — correct: ${judged(v["test-correct"])}`, "");
     if (v["test-analysis"]?.trim()) lines.push(inertText(v["test-analysis"], { max }), "");
+    if (v.history.length > 1) lines.push(...roundLines(v), "");
   } else if (v) {
     lines.push(`Verdict: ${v.approved ? "approved" : "not approved"}. ${inertText(v.summary, { max })}`, "");
   } else {
