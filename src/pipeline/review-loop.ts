@@ -32,6 +32,9 @@ export interface ReviewRound {
   patchId: string;
   /** Which version of the reproducer was used (1 = the original). */
   scriptVersion: number;
+  /** That version of the reproducer, and its run on the unpatched code (what the reviewer saw). */
+  script: string;
+  before: ExecResult;
   after: ExecResult | null;
   verdict: ReviewVerdict | null;
   validation: ValidationResult | null;
@@ -111,6 +114,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict: null,
       validation: null,
@@ -173,6 +178,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict,
       validation: null,

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, beforeEach, test } from "node:test";
 import type { FixResult, Pipeline, PipelineRequest } from "../../src/contract/app-result.ts";
-import { FixResultSchema } from "../../src/contract/app-result.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
+import { fakeResult } from "../support/fix-result.ts";
 
 const requests: { issueText: string; req: PipelineRequest }[] = [];
 let nextResult: FixResult;
 
 const fixed = (): FixResult =>
-  FixResultSchema.parse({
+  fakeResult({
     status: "fixed",
     patch: FIX_PATCH,
     reproduced: true,
@@ -20,7 +20,6 @@ const fixed = (): FixResult =>
       "patch-advice": "keep sub",
     },
     usage: { prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 },
-    out: null,
   });
 
 /** When set, the pipeline reports a stage and then waits until the run is cancelled. */
@@ -201,7 +200,7 @@ test("/retry with guidance updates the same branch and pull request and says wha
   const firstHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   const pullCount = h.repo.pulls.size;
 
-  nextResult = FixResultSchema.parse({
+  nextResult = fakeResult({
     ...fixed(),
     review: { "patch-correct": "yes", "test-correct": "yes" },
   });
@@ -226,7 +225,7 @@ test("/retry with guidance updates the same branch and pull request and says wha
 
 test("a run that finds no patch opens no pull request and says why", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "vague", body: "something is off" });
-  nextResult = FixResultSchema.parse({
+  nextResult = fakeResult({
     status: "no-patch",
     patch: null,
     reproduced: false,

@@ -166,6 +166,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   try {
     result = await runFix(options, {
       model,
+      modelName: settings.model.model,
       meter,
       recorder,
       openCode: (workdir) =>
