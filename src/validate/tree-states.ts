@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
-import { makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
+import { freezeTree, makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
 import { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 
 /** A unified diff that `git apply` refused in a fresh copy. */
@@ -69,6 +69,8 @@ export class TreeStates {
     try {
       base = await makeWorkCopy(opts.source, scratch);
       const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
+      // From now on the base is only read: every copy of it is an overlay that costs what changes in it.
+      if (await freezeTree(base.dir)) await opts.sandbox.adoptTree?.(base.dir);
       const states = new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
       states.#copies.push(base);
       return states;
@@ -123,8 +125,11 @@ export class TreeStates {
   async dispose(): Promise<void> {
     this.#abort.abort();
     await this.#baseline?.catch(() => null);
-    // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed.
-    await Promise.all(this.#copies.map((c) => c.dispose().catch(() => {})));
+    // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed,
+    // the copies layered on the base before the base.
+    const [base, ...copies] = this.#copies;
+    await Promise.all(copies.map((c) => c.dispose().catch(() => {})));
+    await base?.dispose().catch(() => {});
     await rm(this.#scratch, { recursive: true, force: true });
   }
 }
