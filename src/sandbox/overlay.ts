@@ -50,6 +50,14 @@ export const OVERLAY_MAGIC = 0x794c7630;
 export const MAX_LOWER_LAYERS = 16;
 const SOURCE_PREFIX = "auto-fix-work-";
 
+/**
+ * No set-user-ID, no devices. `redirect_dir=on`: a folder of the frozen tree can be renamed in a copy (the
+ * rename is recorded in the copy's upper layer; without it, rename(2) fails with EXDEV). `metacopy=off`:
+ * a copy-up copies the data too, so an upper layer (and a snapshot of it) holds whole files. The marks
+ * these write are the kernel's own: a sandboxed process cannot set overlay attributes.
+ */
+const OVERLAY_OPTIONS = ["nosuid", "nodev", "redirect_dir=on", "metacopy=off"];
+
 const frozen = new Map<string, Layer>();
 const copies = new Map<string, OverlayCopy>();
 let available: boolean | undefined;
@@ -85,7 +93,9 @@ export function overlayCopiesAvailable(): boolean {
     );
     tmpfs = true;
     for (const d of ["lower", "upper", "work", "merged"]) mkdirSync(join(dir, d));
-    const o = `lowerdir=${dir}/lower,upperdir=${dir}/upper,workdir=${dir}/work,nosuid,nodev`;
+    const o = [`lowerdir=${dir}/lower,upperdir=${dir}/upper,workdir=${dir}/work`, ...OVERLAY_OPTIONS].join(
+      ",",
+    );
     if (mountablePath(dir)) {
       execFileSync("mount", ["-t", "overlay", "-o", o, `${SOURCE_PREFIX}probe`, join(dir, "merged")], opts);
       execFileSync("umount", [join(dir, "merged")], opts);
@@ -117,8 +127,7 @@ export async function mountOverlay(
     `lowerdir=${lowers.join(":")}`,
     `upperdir=${upper}`,
     `workdir=${work}`,
-    "nosuid",
-    "nodev",
+    ...OVERLAY_OPTIONS,
   ].join(",");
   await sh(["-t", "overlay", "-o", opts, `${SOURCE_PREFIX}${process.pid}`, merged]);
 }

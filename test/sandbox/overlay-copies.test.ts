@@ -176,29 +176,34 @@ describe("overlay copies of a frozen tree", {
     }
   });
 
-  test("a copy of a copy shows its changes and copies only them", async () => {
+  test("a copy of a copy shows its changes (a renamed folder too) and copies only them", async () => {
     const first = await makeWorkCopy(frozen);
     try {
       const r = await sandbox.run({
         workdir: first.dir,
-        command:
+        command: [
           "echo 'VALUE = 3' > pkg/mod.py && rm data.bin && rm -r pkg/sub && mkdir pkg/sub && echo x > pkg/sub/new.py",
+          // A folder of the frozen tree renamed (Python's os.rename: no copy-and-delete fallback).
+          "python3 -c \"import os; os.rename('pkg', 'renamed')\"",
+        ].join(" && "),
       });
       assert.equal(r.exitCode, 0, r.stderr);
       const second = await makeWorkCopy(first.dir);
       try {
-        assert.equal(readFileSync(join(second.dir, "pkg", "mod.py"), "utf8"), "VALUE = 3\n");
+        assert.equal(readFileSync(join(second.dir, "renamed", "mod.py"), "utf8"), "VALUE = 3\n");
+        assert.equal(existsSync(join(second.dir, "pkg")), false);
         assert.equal(existsSync(join(second.dir, "data.bin")), false);
-        assert.deepEqual(readdirSync(join(second.dir, "pkg", "sub")), ["new.py"]);
+        assert.deepEqual(readdirSync(join(second.dir, "renamed", "sub")), ["new.py"]);
+        assert.equal(readFileSync(join(frozen, "pkg", "sub", "deep.py"), "utf8"), "DEEP = 1\n");
         assert.ok(usedBytes(second) < 256 * 1024, `the copy of the copy uses ${usedBytes(second)} bytes`);
         // A run in the second copy can write the files the first one changed, and changes neither.
         const r2 = await sandbox.run({
           workdir: second.dir,
-          command: "echo 'VALUE = 4' > pkg/mod.py && echo y >> pkg/sub/new.py",
+          command: "echo 'VALUE = 4' > renamed/mod.py && echo y >> renamed/sub/new.py",
         });
         assert.equal(r2.exitCode, 0, r2.stderr);
-        assert.equal(readFileSync(join(first.dir, "pkg", "mod.py"), "utf8"), "VALUE = 3\n");
-        assert.equal(readFileSync(join(first.dir, "pkg", "sub", "new.py"), "utf8"), "x\n");
+        assert.equal(readFileSync(join(first.dir, "renamed", "mod.py"), "utf8"), "VALUE = 3\n");
+        assert.equal(readFileSync(join(first.dir, "renamed", "sub", "new.py"), "utf8"), "x\n");
         assert.equal(readFileSync(join(frozen, "pkg", "mod.py"), "utf8"), "VALUE = 1\n");
       } finally {
         await second.dispose();
