@@ -1,4 +1,5 @@
 import type { Issue } from "../agents/issue-text.ts";
+import type { MaintainerInput } from "../core/maintainer-input.ts";
 import type { RepoConfig } from "../config/index.ts";
 import type { PatchApplyResult, PatchEngine } from "../agents/patch-agent.ts";
 import type { LocationRequest } from "../agents/proxy-agent.ts";
@@ -41,6 +42,18 @@ export interface FixResult {
   error?: string;
   /** The reproducer (script, command, its output before any patch and after the chosen one). */
   reproducer?: unknown;
+  /** What the maintainer's input was and how the chosen patch answers their review (when there was input). */
+  maintainer?: MaintainerSummary;
+}
+
+/** The maintainer input a run used, for the report and the app (counts and names, not the text). */
+export interface MaintainerSummary {
+  instructions: { source: string; ref: string; bytes: number; truncated: boolean } | null;
+  guidance: boolean;
+  review: { id: number; points: number } | null;
+  checks: string[];
+  /** Per review comment: how the chosen patch answers it (absent when no patch or no answer). */
+  points: { id: number; status: "addressed" | "partly" | "not-addressed"; reply: string }[];
 }
 
 export interface FixOptions {
@@ -53,6 +66,12 @@ export interface FixOptions {
   patchAttempts?: number;
   /** `/retry <guidance>` or a reviewer's advice from an earlier run. */
   guidance?: string;
+  /**
+   * What the maintainer said besides the issue (their words, a review with its points, CI evidence, the
+   * repository's instructions), rendered into the search, patch and review prompts as data. Plain
+   * `guidance` is its text when it has none.
+   */
+  maintainer?: MaintainerInput;
   /** Keep the private work tree after the run (its path is in the report). */
   keepWorkspace?: boolean;
   /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */
