@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { MaintainerInput } from "../core/maintainer-input.ts";
 
 /**
  * The pipeline as the app sees it: the `auto-fix fix --json` contract. The fields the contract fixes are
@@ -43,6 +44,13 @@ export interface PipelineRequest {
   issueFile: string;
   /** The maintainer's `/retry` guidance and the previous run's reviewer advice, when there are any. */
   guidance?: string;
+  /**
+   * The maintainer's input as typed data (their words, a review with its points, CI evidence, the
+   * repository's instructions); when given, it is what the prompts show and `guidance` is not used.
+   */
+  maintainer?: MaintainerInput;
+  /** The model the repository picked from the operator's allowed list. */
+  model?: string;
   /** Where the run writes its artifacts. */
   outDir: string;
   testCommand?: string;

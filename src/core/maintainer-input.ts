@@ -28,6 +28,8 @@ export const ReviewPointSchema = z.object({
   code: text(8000).default(""),
   /** The comment no longer applies to the head's lines (the code moved since). */
   outdated: z.boolean().default(false),
+  /** The first comment of its thread (where a reply goes), when this one is itself a reply. */
+  threadId: z.number().int().nonnegative().optional(),
 });
 export type ReviewPoint = z.infer<typeof ReviewPointSchema>;
 

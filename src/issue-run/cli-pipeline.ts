@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree } from "../core/kill-tree.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
@@ -96,12 +97,20 @@ export function createCliPipeline(options: {
       const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
       args.push("--out", req.outDir, "--json");
       if (req.testCommand) args.push("--test-cmd", req.testCommand);
-      if (req.guidance) args.push("--guidance", req.guidance);
+      if (req.maintainer) {
+        // Typed input goes as a file (validated again by the command); a file per attempt, beside its folder.
+        const file = `${req.outDir.replace(/\/+$/, "")}.maintainer.json`;
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(req.maintainer));
+        args.push("--guidance-file", file);
+      } else if (req.guidance) args.push("--guidance", req.guidance);
       // The run's spend limit (the operator's per-run limit, the repository's, or what is left of the
       // day's, already the lowest) is the pipeline's model budget, under its one name.
       const env = pipelineEnv(options.env);
       for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
       env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
+      // The repository's model, already checked against the operator's list at admission.
+      if (req.model) env.AUTO_FIX_MODEL = req.model;
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";

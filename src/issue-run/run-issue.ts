@@ -11,7 +11,7 @@ import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "../github/render/markers.ts";
 import { adviceOf, describeResult } from "../github/render/describe.ts";
-import type { Pipeline } from "../contract/app-result.ts";
+import type { FixResult, Pipeline } from "../contract/app-result.ts";
 import { renderPullBody } from "../github/render/pr-body.ts";
 import type { AppSettings } from "./settings.ts";
 import {
@@ -23,6 +23,21 @@ import {
   type StatusView,
 } from "../github/render/status-comment.ts";
 import { explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+import type { PullGitHub } from "../github/pull-port.ts";
+import { gatherMaintainerInput } from "./maintainer-input.ts";
+import { answersSection, type PointAnswer, replyToPoints } from "./review-answers.ts";
+
+/** The pipeline's answers to the review's comments (`maintainer.points` in its result), read leniently. */
+function pointAnswers(result: FixResult): PointAnswer[] {
+  const m = (result as { maintainer?: { points?: unknown } }).maintainer;
+  if (!Array.isArray(m?.points)) return [];
+  return m.points.flatMap((p: unknown) => {
+    const o = p as Partial<PointAnswer>;
+    const ok = typeof o?.id === "number" && typeof o.reply === "string";
+    const status = o?.status === "addressed" || o?.status === "partly" ? o.status : "not-addressed";
+    return ok ? [{ id: o.id!, status, reply: o.reply! }] : [];
+  });
+}
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -34,6 +49,8 @@ export interface RunDeps {
   /** The repository's daily spend, from which the run reserved its budget at admission. */
   limits: LimitStore;
   log: { info: (msg: string) => void; warn: (msg: string) => void };
+  /** Reviews, checks and files of the app's pull request (the maintainer's input); absent: none is read. */
+  pulls?: PullGitHub;
 }
 
 export type RunOutcome =
@@ -244,6 +261,17 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     const issueFile = join(workDir, "issue.md");
     await writeFile(issueFile, issueMarkdown(data, issue.body));
     const guidance = runGuidance(job.spec.guidance, data.previousAdvice);
+    // What the maintainer said on the pull request (a review, failing checks) and the repository's
+    // instructions: read before the clone, so that a review run sees the code as the reviewer saw it.
+    const gathered = deps.pulls
+      ? await gatherMaintainerInput(deps.pulls, data, {
+          text: job.spec.guidance,
+          advice: data.previousAdvice,
+          retry: job.spec.kind === "retry",
+        })
+      : null;
+    for (const n of gathered?.notes ?? []) deps.log.warn(n);
+    const points = gathered?.input.review?.points ?? [];
     status.stage("cloned", { status: "running" });
 
     token = await github.gitToken();
@@ -258,6 +286,8 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       repoDir,
       issueFile,
       ...(guidance ? { guidance } : {}),
+      ...(gathered ? { maintainer: gathered.input } : {}),
+      ...(data.model ? { model: data.model } : {}),
       outDir,
       ...(data.testCommand ? { testCommand: data.testCommand } : {}),
       maxCostUsd: data.maxCostUsd,
@@ -292,8 +322,13 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 
+    const answers = pointAnswers(result);
     if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
       status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
+      const reviewPull = data.review?.pull ?? data.ci?.pull;
+      if (deps.pulls && reviewPull && points.length > 0) {
+        await replyToPoints(deps.pulls, reviewPull, points, [], data.run, null, deps.log.warn);
+      }
       const reason = result.status === "error" ? "failed" : "no-patch";
       return await finish(explainNoPatch(result, data), {
         status: reason,
@@ -322,7 +357,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       result,
       run: data.run,
       seconds,
-      model: result.model ?? deps.model,
+      model: result.model ?? data.model ?? deps.model,
       files: pushed.files,
       ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
       artifactsPath,
@@ -337,8 +372,13 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       await github.updatePull(pull, { title, body: rendered.body });
       await github.createComment(
         pull,
-        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit),
+        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit) +
+          answersSection(points, answers, data.run),
       );
+      // Each review comment gets its answer in its own thread too.
+      if (deps.pulls && points.length > 0) {
+        await replyToPoints(deps.pulls, pull, points, answers, data.run, pushed.commit, deps.log.warn);
+      }
       outcome = { status: "pull-updated", pull, commit: pushed.commit };
     } else {
       const created = await github.createPull({
