@@ -102,7 +102,7 @@ async function setup(): Promise<void> {
   );
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
-      server.stop().finally(() => process.exit(0));
+      void server.stop().finally(() => process.exit(0));
     });
   }
 }

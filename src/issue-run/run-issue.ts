@@ -107,7 +107,8 @@ class StatusUpdater {
 
   stage(name: StageName, line: StageLine): void {
     this.view.stages[name] = line;
-    this.flush();
+    // flush() never rejects: a failed edit is retried with the next change.
+    void this.flush();
   }
 
   /**
@@ -116,7 +117,7 @@ class StatusUpdater {
    */
   flush(): Promise<void> {
     if (this.#commentId === 0) return Promise.resolve();
-    if (this.#inFlight) return this.#inFlight;
+    if (this.#inFlight !== null) return this.#inFlight;
     const text = renderStatus(this.view);
     if (text === this.#last) return Promise.resolve();
     this.#last = text;

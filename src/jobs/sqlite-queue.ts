@@ -295,7 +295,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   start(handler: JobHandler, options?: JobStartOptions): void {
-    if (this.#loop) throw new Error("the job queue is already started");
+    if (this.#loop !== null) throw new Error("the job queue is already started");
     this.#handler = handler;
     this.#cleanup = options?.cleanup ?? null;
     this.#concurrency = Math.max(1, Math.floor(options?.concurrency ?? 1));
@@ -536,7 +536,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.#loop) await this.stop(0);
+    if (this.#loop !== null) await this.stop(0);
     if (!this.#closed) {
       this.#closed = true;
       this.#db.close();
