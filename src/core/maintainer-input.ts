@@ -200,7 +200,8 @@ export function fenceMaintainerInput(input: MaintainerInput | undefined): string
       );
       if (c.summary.trim()) out.push(raw(c.summary));
       for (const a of c.annotations) {
-        const where = a.path ? ` file=${attr(a.path)}${a.startLine ? ` lines="${lines(a)}"` : ""}` : "";
+        const span = a.startLine ? lines({ startLine: a.startLine, endLine: a.endLine ?? a.startLine }) : "";
+        const where = a.path ? ` file=${attr(a.path)}${span ? ` lines="${span}"` : ""}` : "";
         out.push(
           `<annotation level=${attr(a.level)}${where}>${raw([a.title, a.message].filter(Boolean).join(": "))}</annotation>`,
         );
