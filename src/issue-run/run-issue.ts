@@ -326,9 +326,9 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     const answers = pointAnswers(result);
     if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
       status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
-      const reviewPull = data.review?.pull ?? data.ci?.pull;
-      if (deps.pulls && reviewPull && points.length > 0) {
-        await replyToPoints(deps.pulls, reviewPull, points, [], data.run, null, deps.log.warn);
+      // A review's comments hear that this run changed nothing (the status comment says why).
+      if (deps.pulls && data.review && points.length > 0) {
+        await replyToPoints(deps.pulls, data.review.pull, points, [], data.run, null, deps.log.warn);
       }
       const reason = result.status === "error" ? "failed" : "no-patch";
       return await finish(explainNoPatch(result, data), {
@@ -376,8 +376,9 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
         retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit) +
           answersSection(points, answers, data.run),
       );
-      // Each review comment gets its answer in its own thread too.
-      if (deps.pulls && points.length > 0) {
+      // Each review comment gets its answer in its own thread too, when a person asked for the run (an
+      // automatic run after failing checks answers in the pull request's comment only).
+      if (deps.pulls && points.length > 0 && !data.ci) {
         await replyToPoints(deps.pulls, pull, points, answers, data.run, pushed.commit, deps.log.warn);
       }
       outcome = { status: "pull-updated", pull, commit: pushed.commit };

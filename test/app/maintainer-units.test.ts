@@ -125,7 +125,11 @@ test("a repository's model must be on the operator's list; the refusal names the
 });
 
 test("review payloads: one job key per review; only the app's open pull request, only reviews that ask", async () => {
-  const ex = exampleOf("pull_request_review", "submitted") as Record<string, any>;
+  const ex = exampleOf("pull_request_review", "submitted") as {
+    review: object;
+    pull_request: { user: object };
+    sender: object;
+  };
   const payload = (over: {
     state?: string;
     body?: string | null;
@@ -178,7 +182,7 @@ test("review payloads: one job key per review; only the app's open pull request,
 });
 
 test("check payloads name the branch, head and pull requests", () => {
-  const ex = exampleOf("check_run", "completed") as Record<string, any>;
+  const ex = exampleOf("check_run", "completed");
   const installation = { id: 1 };
   const e = parseCheckTrigger("d", "check-run", { ...ex, installation })!;
   assert.equal(e.branch, "changes");
