@@ -13,7 +13,9 @@ import {
   MaintainerInputSchema,
   maintainerInputOf,
 } from "../../src/core/maintainer-input.ts";
+import { FixResultSchema } from "../../src/contract/app-result.ts";
 import { renderCiSection, withCiSection } from "../../src/github/render/ci-section.ts";
+import { renderPullBody } from "../../src/github/render/pr-body.ts";
 import { pullMarker } from "../../src/github/render/markers.ts";
 import { modelChoiceRefusal } from "../../src/issue-run/admission.ts";
 import { createCliPipeline } from "../../src/issue-run/cli-pipeline.ts";
@@ -282,4 +284,46 @@ console.log(JSON.stringify({ status: "no-patch", model: process.env.AUTO_FIX_MOD
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the pull request body says which instructions, review comments and failing checks the run read", () => {
+  const result = FixResultSchema.parse({
+    status: "fixed",
+    patch: "diff",
+    maintainer: {
+      instructions: { source: ".github/auto-fix.md", ref: "", bytes: 40_000, truncated: true },
+      guidance: false,
+      review: { id: 3, points: 2 },
+      checks: ["tests @team"],
+      points: [],
+    },
+  });
+  const { body } = renderPullBody({
+    issueNumber: 4,
+    issueTitle: "t",
+    result,
+    run: 2,
+    seconds: 1,
+    model: "m",
+    files: ["a.py"],
+    artifactsPath: "/x",
+  });
+  assert.match(
+    body,
+    /Repository instructions: `\.github\/auto-fix\.md`, 40000 bytes, cut to its first 16 KiB/,
+  );
+  assert.match(body, /Review comments read: 2/);
+  assert.match(body, /Failing checks read as evidence: `tests @team`\./);
+  assert.deepEqual(liveEffects(body).mentions, []);
+  const plain = renderPullBody({
+    issueNumber: 4,
+    issueTitle: "t",
+    result: FixResultSchema.parse({ status: "fixed" }),
+    run: 1,
+    seconds: 1,
+    model: "m",
+    files: [],
+    artifactsPath: "/x",
+  });
+  assert.doesNotMatch(plain.body, /Repository instructions/);
 });
