@@ -442,3 +442,48 @@ test("a non-writer's review starts nothing; a bot's review starts nothing", asyn
   assert.equal((await queue.counts!()).queued, 0);
   assert.equal(model.requests.length, calls, "no model call");
 });
+
+test("a run on another ref reads the instructions from the default branch; a /retry line comment starts its review's run", async () => {
+  git.git(`${OWNER}/${REPO}`, ["branch", "-f", "release-1", "main"]);
+  // On the default branch only (GitHub's contents API), not in the clone of release-1.
+  repo.files.set(".github/auto-fix.md", "API-CONVENTIONS: never change total().");
+  try {
+    const issue = github.addIssue(OWNER, REPO, {
+      title: "mean() is off on the release",
+      body: "`mean([2, 4])` returns 6.0.\n\nref: release-1",
+    });
+    const before = model.requests.length;
+    script = run(FIXED, () => ({ status: "addressed", reply: "" }));
+    await finished(await deliver.labeled(issue.number, MAINTAINER));
+    for (const role of ["search", "patch"]) {
+      const p = promptsSince(before).find((x) => x.role === role)!;
+      assert.ok(
+        p.text.includes('<conventions source=".github/auto-fix.md">\nAPI-CONVENTIONS: never change total().'),
+        role,
+      );
+    }
+    const branch = `auto-fix/issue-${issue.number}`;
+    const pr = [...repo.pulls.values()].find((p) => p.head === branch)!;
+    assert.match(pr.body, /Repository instructions: `\.github\/auto-fix\.md`/);
+
+    // A review that only comments, with `/retry` in one of its line comments: the line comment decides.
+    const { review, comments } = github.addReview(OWNER, REPO, pr.number, {
+      user: MAINTAINER,
+      state: "COMMENTED",
+      body: "",
+      comments: [{ path: "stats/summary.py", line: 3, body: "Guard the empty list.\n/retry" }],
+    });
+    const r = await deliver.review(pr.number, review.id);
+    assert.deepEqual(await outcomeOf(r.id), {
+      action: "ignored",
+      reason: "review neither requests changes nor says /retry",
+    });
+    const before2 = model.requests.length;
+    script = run(GUARDED, () => ({ status: "addressed", reply: "guarded" }));
+    await finished((await deliver.reviewComment(pr.number, comments[0]!.id)).id);
+    const patch = promptsSince(before2).find((x) => x.role === "patch")!;
+    assert.match(patch.text, new RegExp(`<review-comment id="${comments[0]!.id}"[^>]*lines="3">`));
+  } finally {
+    repo.files.delete(".github/auto-fix.md");
+  }
+});
