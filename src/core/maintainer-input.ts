@@ -83,6 +83,8 @@ export const MaintainerInputSchema = z.object({
   /** The reviewer model's advice from the previous run. */
   advice: text(8000).optional(),
   review: ReviewInputSchema.optional(),
+  /** The diff of the app's pull request the review and the checks are about (the previous run's patch). */
+  previousPatch: text(30_000).optional(),
   checks: z.array(CheckEvidenceSchema).max(10).optional(),
   /**
    * The repository's instructions; null when they were looked for and none exist (the pipeline then does
@@ -117,6 +119,7 @@ export function hasMaintainerInput(input: MaintainerInput | undefined): input is
     input.text?.trim() ||
       input.advice?.trim() ||
       input.review ||
+      input.previousPatch?.trim() ||
       (input.checks && input.checks.length > 0) ||
       input.instructions?.text.trim(),
   );
@@ -124,7 +127,7 @@ export function hasMaintainerInput(input: MaintainerInput | undefined): input is
 
 /** Our markers: any of these inside the data is defused so that the data cannot end its fence early. */
 const TAGS =
-  "maintainer-input|conventions|guidance|review|review-body|review-comment|comment|code|ci-evidence|check|annotation|log|reviewer-advice|issue|issue-title|issue-body";
+  "maintainer-input|conventions|guidance|previous-patch|review|review-body|review-comment|comment|code|ci-evidence|check|annotation|log|reviewer-advice|issue|issue-title|issue-body";
 const TAG_LIKE = new RegExp(`<(/?)(${TAGS})(?=[\\s>/]|$)`, "gi");
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
 const INVISIBLE = /(?![\t\n])[\p{Default_Ignorable_Code_Point}\p{Cc}\uFFF9-\uFFFB]/gu;
@@ -191,6 +194,9 @@ export function fenceMaintainerInput(input: MaintainerInput | undefined): string
     }
     out.push("</review>");
     parts.push(out.join("\n"));
+  }
+  if (input.previousPatch?.trim()) {
+    parts.push(`<previous-patch>\n${raw(input.previousPatch)}\n</previous-patch>`);
   }
   if (input.checks && input.checks.length > 0) {
     const out = ["<ci-evidence>"];

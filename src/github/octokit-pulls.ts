@@ -97,6 +97,15 @@ export function createOctokitPulls(octokit: Octokit, owner: string, repo: string
       };
       return pull;
     },
+    async getPullDiff(pullNumber) {
+      const { data } = await octokit.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: pullNumber,
+        mediaType: { format: "diff" },
+      });
+      return typeof data === "string" ? data : "";
+    },
     async getReview(pullNumber, reviewId) {
       const { data } = await octokit.rest.pulls.getReview({
         owner,

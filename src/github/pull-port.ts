@@ -69,6 +69,8 @@ export interface AnnotationInfo {
 
 export interface PullGitHub {
   getPull(pullNumber: number): Promise<PullDetail>;
+  /** The pull request's changes as a unified diff (what the reviewers saw). */
+  getPullDiff(pullNumber: number): Promise<string>;
   getReview(pullNumber: number, reviewId: number): Promise<ReviewInfo>;
   /** Every review comment of the pull request, oldest first. */
   listReviewComments(pullNumber: number): Promise<ReviewCommentInfo[]>;

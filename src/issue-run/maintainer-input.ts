@@ -186,6 +186,10 @@ export async function gatherMaintainerInput(
     }
     if (review) input.review = review;
   }
+  // The patch the review and the checks are about (the clone is the base, not the pull request's head).
+  const diff = await pulls.getPullDiff(pull.number).catch(note("The pull request's diff"));
+  if (diff?.trim())
+    input.previousPatch = diff.length > 30_000 ? `${diff.slice(0, 30_000)}\n[... cut ...]` : diff;
   const runs = await pulls.listCheckRuns(pull.headSha).catch(note("The pull request's checks"));
   if (runs) {
     const evidence = await checkEvidence(pulls, runs);

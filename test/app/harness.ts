@@ -84,6 +84,7 @@ export async function startHarness(options: {
       return null;
     }
   };
+  repo.diffOf = (base, head) => git.git(`${OWNER}/${REPO}`, ["diff", `${base}...${head}`]);
   repo.readAt = (ref, path) => {
     try {
       return git.git(`${OWNER}/${REPO}`, ["show", `${ref}:${path}`]);

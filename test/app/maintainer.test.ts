@@ -100,6 +100,7 @@ before(async () => {
       return null;
     }
   };
+  repo.diffOf = (base, head) => git.git(`${OWNER}/${REPO}`, ["diff", `${base}...${head}`]);
   repo.readAt = (ref, path) => {
     try {
       return git.git(`${OWNER}/${REPO}`, ["show", `${ref}:${path}`]);
@@ -249,6 +250,9 @@ test("a review with two line comments starts one run whose prompts carry both co
     assert.ok(p.text.includes(`3 | ${FIXED}`), `${role}: the line the first comment points at, at the head`);
     assert.match(p.text, new RegExp(`<review-comment id="${c2.id}"[^>]*lines="6-7">`), role);
     assert.ok(p.text.includes("7 |     return sum(values)"), `${role}: the second comment's code`);
+    // The pull request's change the review is about (the clone is the base branch).
+    const prev = p.text.slice(p.text.indexOf("<previous-patch>"), p.text.indexOf("</previous-patch>"));
+    assert.ok(prev.includes(`-${BUGGY}`) && prev.includes(`+${FIXED}`), `${role}: the previous patch`);
   }
   // The new patch is pushed, and each comment gets its answer in its thread.
   assert.notEqual(repo.resolveRef!(branch), headBefore);

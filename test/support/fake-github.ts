@@ -83,6 +83,8 @@ export interface FakeRepo {
   resolveRef?: (ref: string) => string | null;
   /** A file at a ref other than the default branch (the contents API with `ref`). */
   readAt?: (ref: string, path: string) => string | null;
+  /** The diff between two refs (a pull request with `Accept: application/vnd.github.diff`). */
+  diffOf?: (base: string, head: string) => string;
 }
 
 export interface FakeGitHub {
@@ -420,6 +422,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     if (m) {
       const p = r.pulls.get(Number(m[1]));
       if (!p) return [404, { message: "Not Found" }];
+      if (method === "GET" && accept.includes(".diff")) {
+        return [200, new RawText(r.diffOf?.(p.base, p.head) ?? "")];
+      }
       if (method === "GET") return [200, pullJson(r, p)];
       if (method === "PATCH") {
         if (typeof body.body === "string") {
