@@ -27,6 +27,16 @@ import type { PullGitHub } from "../github/pull-port.ts";
 import { gatherMaintainerInput } from "./maintainer-input.ts";
 import { answersSection, type PointAnswer, replyToPoints } from "./review-answers.ts";
 
+/** What a run started by a review or by failing checks says in its comment on the pull request. */
+function startedBy(data: RunData): string | undefined {
+  if (data.review)
+    return "The run followed your review (its comments are answered below and in their threads).";
+  if (data.ci) {
+    return `The run followed the failing checks on \`${data.ci.sha.slice(0, 7)}\` (their names, annotations and log tails).`;
+  }
+  return undefined;
+}
+
 /** The pipeline's answers to the review's comments (`maintainer.points` in its result), read leniently. */
 function pointAnswers(result: FixResult): PointAnswer[] {
   const m = (result as { maintainer?: { points?: unknown } }).maintainer;
@@ -373,7 +383,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       await github.updatePull(pull, { title, body: rendered.body });
       await github.createComment(
         pull,
-        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit) +
+        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit, startedBy(data)) +
           answersSection(points, answers, data.run),
       );
       // Each review comment gets its answer in its own thread too, when a person asked for the run (an

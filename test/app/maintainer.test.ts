@@ -268,6 +268,7 @@ test("a review with two line comments starts one run whose prompts carry both co
   assert.deepEqual([live.mentions, live.closing], [[], []], to1.body);
   const prComment = github.commentsOn(OWNER, REPO, pull).at(-1)!;
   assert.match(prComment.body, /Run 2 replaced this branch's commit/);
+  assert.match(prComment.body, /The run followed your review/);
   assert.match(prComment.body, /\*\*Review comments\*\*/);
   assert.match(prComment.body, /✅ Addressed — `stats\/summary.py` line 3/);
   assert.match(prComment.body, /❌ Not addressed — `stats\/summary.py` line 7/);
