@@ -36,6 +36,8 @@ export interface PatchWriterInput {
   history: readonly { call: string; text: string }[];
   /** Extra guidance (e.g. a reviewer's advice, `/retry <guidance>`), untrusted text. */
   guidance?: string;
+  /** The maintainer's input (conventions, review, CI evidence), already fenced as data. */
+  maintainer?: string;
 }
 
 export interface PatchWriterOutcome<R extends PatchApplyResult = PatchApplyResult> {
@@ -96,7 +98,11 @@ export function patchMessages(input: PatchWriterInput, formatHelp: string): Chat
     { role: "system", content: renderPrompt("patch-system", { format: formatHelp }) },
     {
       role: "user",
-      content: renderPrompt("patch-user", { issue: fenceIssue(input.issue), context: context + guidance }),
+      content: renderPrompt("patch-user", {
+        issue: fenceIssue(input.issue),
+        maintainer: input.maintainer ?? "",
+        context: context + guidance,
+      }),
     },
   ];
 }

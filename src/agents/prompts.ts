@@ -3,7 +3,7 @@ import { loadPromptFile, renderPromptFile } from "../prompts/render.ts";
 /** The typed inputs of every prompt file in `prompts/` (file name without `.md`). */
 export interface PromptInputs {
   "search-system": Record<string, never>;
-  "search-select": { issue: string; apis: string; lead: string };
+  "search-select": { issue: string; maintainer: string; apis: string; lead: string };
   "search-analyze": { results: string };
   "search-analyze-select": Record<string, never>;
   "search-retry": { problem: string };
@@ -11,7 +11,7 @@ export interface PromptInputs {
   "proxy-user": { notes: string };
   "proxy-retry": { problem: string };
   "patch-system": { format: string };
-  "patch-user": { issue: string; context: string };
+  "patch-user": { issue: string; maintainer: string; context: string };
   "patch-retry": { attempt: number; max: number; status: string; feedback: string };
   "patch-context-locations": { locations: string };
   "patch-context-history": { history: string };

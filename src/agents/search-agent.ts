@@ -51,6 +51,8 @@ export interface SearchOptions {
   roundLimit?: number;
   /** Reproducer output, shown at the start as a lead. */
   lead?: string;
+  /** The maintainer's input (conventions, review, CI evidence), already fenced as data. */
+  maintainer?: string;
   /** Most characters of one round's results that go into the conversation. */
   maxResultChars?: number;
   recorder?: ArtifactRecorder;
@@ -105,6 +107,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       role: "user",
       content: renderPrompt("search-select", {
         issue: fenceIssue(issue),
+        maintainer: opts.maintainer ?? "",
         apis: describeApis(port.specs),
         lead: opts.lead ? codeFence(sanitizeIssueText(capText(opts.lead.trim(), 6000, "output"))) : "",
       }),

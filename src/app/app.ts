@@ -1,5 +1,6 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { createOctokitPulls } from "../github/octokit-pulls.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { JobQueue } from "../jobs/types.ts";
 import { serveOps, type WebhookStatus } from "../ops/http.ts";
@@ -14,6 +15,7 @@ import { type AppOctokit, createWorker } from "../issue-run/job-worker.ts";
 import { readRepoConfig } from "../issue-run/repo-config.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import type { AppSettings } from "../issue-run/settings.ts";
+import { type DeliveryTarget, MAINTAINER_EVENTS } from "./maintainer-events.ts";
 import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 
 export { createWorker } from "../issue-run/job-worker.ts";
@@ -108,15 +110,50 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     let replies: Promise<void> = Promise.resolve();
     /** Deliveries this process holds and is still working on: never resumed here a second time. */
     const working = new Set<string>();
-    const depsFor = (octokit: AppOctokit, event: TriggerEvent) => {
+    const depsFor = (octokit: AppOctokit, event: DeliveryTarget) => {
       const github = createOctokitGitHub(octokit, event.owner, event.repo);
       return {
         github,
+        pulls: createOctokitPulls(octokit, event.owner, event.repo),
         queue: options.queue,
         settings: options.settings,
         loadRepoConfig: () => readRepoConfig(github),
       };
     };
+    const deferFor =
+      (context: Context, event: string) =>
+      async (work: () => Promise<HandleOutcome | undefined>): Promise<void> => {
+        // Held before the answer: if this process dies before the work ends, another one resumes it.
+        await options.queue.holdDelivery({
+          deliveryId: context.id,
+          event,
+          payload: context.payload,
+        });
+        working.add(context.id);
+        replies = replies
+          .then(work)
+          .then(
+            (later) => {
+              if (later) {
+                context.log.info(`auto-fix ${context.name}: ${JSON.stringify(later)}`);
+                options.onOutcome?.(context.id, later);
+              }
+            },
+            (error: unknown) => {
+              context.log.warn(
+                `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
+              );
+            },
+          )
+          .then(() => options.queue.releaseDelivery(context.id))
+          .catch((error: unknown) => {
+            context.log.warn(
+              `auto-fix could not release held delivery ${context.id}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          })
+          .finally(() => working.delete(context.id));
+        options.onDeferred?.(replies);
+      };
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],
@@ -128,38 +165,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       } else {
         outcome = await handleTrigger(event, {
           ...depsFor(context.octokit as AppOctokit, event),
-          defer: async (work) => {
-            // Held before the answer: if this process dies before the work ends, another one resumes it.
-            await options.queue.holdDelivery({
-              deliveryId: context.id,
-              event: heldEventName(kind),
-              payload: context.payload,
-            });
-            working.add(context.id);
-            replies = replies
-              .then(work)
-              .then(
-                (later) => {
-                  if (later) {
-                    context.log.info(`auto-fix ${context.name}: ${JSON.stringify(later)}`);
-                    options.onOutcome?.(context.id, later);
-                  }
-                },
-                (error: unknown) => {
-                  context.log.warn(
-                    `auto-fix reply failed: ${error instanceof Error ? error.message : String(error)}`,
-                  );
-                },
-              )
-              .then(() => options.queue.releaseDelivery(context.id))
-              .catch((error: unknown) => {
-                context.log.warn(
-                  `auto-fix could not release held delivery ${context.id}: ${error instanceof Error ? error.message : String(error)}`,
-                );
-              })
-              .finally(() => working.delete(context.id));
-            options.onDeferred?.(replies);
-          },
+          defer: deferFor(context, heldEventName(kind)),
         });
       }
       context.log.info(
@@ -208,6 +214,35 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
       clearTimeout(first);
       clearInterval(timer);
     });
+    /** Reviews, line comments and CI results on the app's pull requests (`maintainer-events.ts`). */
+    const handleMaintainer = async (context: Context, name: string) => {
+      const kind = MAINTAINER_EVENTS[name]!;
+      const event = kind.parse(context.id, context.payload);
+      const outcome: HandleOutcome = event
+        ? await kind.handle(event, {
+            ...depsFor(context.octokit as AppOctokit, event),
+            defer: deferFor(context, name),
+          })
+        : { action: "ignored", reason: "payload lacks the fields a run needs" };
+      context.log.info(
+        {
+          deliveryId: context.id,
+          event: name,
+          ...(event ? { repository: `${event.owner}/${event.repo}` } : {}),
+          outcome: outcome.action,
+          ...("jobId" in outcome ? { jobId: outcome.jobId } : {}),
+          ...("reason" in outcome ? { reason: outcome.reason } : {}),
+        },
+        `webhook ${name}: ${outcome.action}`,
+      );
+      options.onOutcome?.(context.id, outcome);
+    };
+    app.on("pull_request_review.submitted", (c) => handleMaintainer(c, "pull_request_review.submitted"));
+    app.on("pull_request_review_comment.created", (c) =>
+      handleMaintainer(c, "pull_request_review_comment.created"),
+    );
+    app.on("check_suite.completed", (c) => handleMaintainer(c, "check_suite.completed"));
+    app.on("check_run.completed", (c) => handleMaintainer(c, "check_run.completed"));
     app.on("issues.labeled", (context) => handle(context, "labeled"));
     app.on("issue_comment.created", (context) => handle(context, "comment"));
     if (options.startWorkers !== false) {

@@ -87,11 +87,15 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     defaultBranch: event.defaultBranch,
     title: event.issue.title,
     body: event.issue.body,
+    // `/auto-fix [guidance]` on the issue starts a run without the label; on the app's pull request it is
+    // a retry.
+    ...(command?.kind === "auto-fix" && !fromPull ? { command: "auto-fix" as const } : {}),
   };
-  const guidance = command?.kind === "retry" ? command.guidance : "";
+  const guidance = command ? command.guidance : "";
+  const retry = command?.kind === "retry" || (command?.kind === "auto-fix" && fromPull);
   const spec: JobSpec = {
     deliveryId: event.deliveryId,
-    kind: command?.kind === "retry" ? "retry" : "run",
+    kind: retry ? "retry" : "run",
     installationId: event.installationId,
     owner: event.owner,
     repo: event.repo,
@@ -114,7 +118,7 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
 }
 
 /** Stores the job of a sender whose access was checked; the worker reacts 👀 when it starts. */
-async function store(spec: JobSpec, deps: DeliveryDeps, replyTo: number): Promise<HandleOutcome> {
+export async function store(spec: JobSpec, deps: DeliveryDeps, replyTo: number): Promise<HandleOutcome> {
   const outcome = await deps.queue.enqueue(spec);
   if (outcome.status === "duplicate") return { action: "duplicate", jobId: outcome.jobId };
   if (outcome.status === "active") {

@@ -1,6 +1,7 @@
 import type { JobQueue } from "../jobs/types.ts";
-import type { DeliveryDeps, HandleOutcome } from "./handler.ts";
+import type { HandleOutcome } from "./handler.ts";
 import { handleTrigger } from "./handler.ts";
+import { type DeliveryTarget, MAINTAINER_EVENTS, type MaintainerDeps } from "./maintainer-events.ts";
 import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 
 /** The webhook events the app handles, by the name a held delivery is stored under. */
@@ -21,7 +22,7 @@ export interface ResumeDeps {
   /** A delivery this process is still working on (slow GitHub): left alone, still held. */
   busy: (deliveryId: string) => boolean;
   /** Dependencies for one delivery, authenticated as its installation (minus `defer`). */
-  depsFor: (event: TriggerEvent) => Promise<Omit<DeliveryDeps, "defer">>;
+  depsFor: (event: DeliveryTarget) => Promise<Omit<MaintainerDeps, "defer">>;
   onOutcome: (deliveryId: string, outcome: HandleOutcome) => void;
   warn: (message: string) => void;
 }
@@ -38,8 +39,22 @@ export async function resumeHeldDeliveries(olderThanMs: number, deps: ResumeDeps
   for (const h of held) {
     if (deps.busy(h.deliveryId)) continue;
     const kind = KINDS[h.event];
+    const maintainer = MAINTAINER_EVENTS[h.event];
     const event = kind ? parseTrigger(h.deliveryId, kind, h.payload) : null;
+    const other = maintainer ? maintainer.parse(h.deliveryId, h.payload) : null;
     try {
+      if (maintainer && other) {
+        const base = await deps.depsFor(other);
+        const outcome = await maintainer.handle(other, {
+          ...base,
+          defer: async (work) => {
+            const later = await work();
+            if (later) deps.onOutcome(h.deliveryId, later);
+          },
+        });
+        deps.onOutcome(h.deliveryId, outcome);
+        continue;
+      }
       if (!event) {
         deps.warn(
           `dropped held delivery ${h.deliveryId}: its stored body (${h.event}) is not an event the app handles`,

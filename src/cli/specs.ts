@@ -127,6 +127,12 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       { name: "rounds", type: "string", value: "N", help: "Search rounds (default 15)." },
       { name: "patch-attempts", type: "string", value: "N", help: "Patch attempts (default 3)." },
       { name: "guidance", type: "string", value: "TEXT", help: "Extra advice for the model." },
+      {
+        name: "guidance-file",
+        type: "string",
+        value: "FILE",
+        help: "The maintainer's input as JSON (review comments, CI evidence, instructions; docs/fix.md).",
+      },
       { name: "keep-workspace", type: "boolean", help: "Keep the private copy the run worked in." },
       json('the result {"status","patch","reproduced","review","validation","usage","out",...}'),
     ],

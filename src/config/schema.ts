@@ -102,6 +102,10 @@ export const repoConfigFileSchema = z
       .max(500, { error: "at most 500 globs" })
       .optional(),
     label: z.string().trim().min(1).max(50).optional(),
+    /** Read by the GitHub App: a model from the operator's `AUTO_FIX_ALLOWED_MODELS`. */
+    model: z.string().trim().min(1).max(200).optional(),
+    /** Read by the GitHub App: automatic runs after a failing check on its pull request (per person-started run). */
+    ci_retries: z.number({ error: "expected a whole number" }).int().min(0).max(10).optional(),
     sandbox: z
       .object({
         backend: z.enum(["auto", "bwrap", "docker"], { error: "expected auto, bwrap or docker" }).optional(),

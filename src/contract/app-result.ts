@@ -1,8 +1,10 @@
+import type { MaintainerInput } from "../core/maintainer-input.ts";
+import type { FixResult } from "./result.ts";
+
 /**
  * The pipeline as the app calls it: one request in, the result contract (`result.ts`) out. The app's
  * implementation runs `auto-fix fix --json` in a child process and parses its output with that schema.
  */
-import type { FixResult } from "./result.ts";
 
 export type { FixResult } from "./result.ts";
 
@@ -16,6 +18,13 @@ export interface PipelineRequest {
   issueFile: string;
   /** The maintainer's `/retry` guidance and the previous run's reviewer advice, when there are any. */
   guidance?: string;
+  /**
+   * The maintainer's input as typed data (their words, a review with its points, CI evidence, the
+   * repository's instructions); when given, it is what the prompts show and `guidance` is not used.
+   */
+  maintainer?: MaintainerInput;
+  /** The model the repository picked from the operator's allowed list. */
+  model?: string;
   /** Where the run writes its artifacts. */
   outDir: string;
   testCommand?: string;

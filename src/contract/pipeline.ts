@@ -1,4 +1,5 @@
 import type { Issue } from "../agents/issue-text.ts";
+import type { MaintainerInput } from "../core/maintainer-input.ts";
 import type { RepoConfig } from "../config/index.ts";
 import type { PatchApplyResult, PatchEngine } from "../agents/patch-agent.ts";
 import type { LocationRequest } from "../agents/proxy-agent.ts";
@@ -22,6 +23,12 @@ export interface FixOptions {
   patchAttempts?: number;
   /** `/retry <guidance>` or a reviewer's advice from an earlier run. */
   guidance?: string;
+  /**
+   * What the maintainer said besides the issue (their words, a review with its points, CI evidence, the
+   * repository's instructions), rendered into the search, patch and review prompts as data. Plain
+   * `guidance` is its text when it has none.
+   */
+  maintainer?: MaintainerInput;
   /** Keep the private work tree after the run (its path is in the report). */
   keepWorkspace?: boolean;
   /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */

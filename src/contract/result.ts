@@ -155,6 +155,49 @@ export const UsageReportSchema = z.strictObject({
 });
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 
+export const POINT_STATUSES = ["addressed", "partly", "not-addressed"] as const;
+/** Most characters of the model's answer to one review comment (it is posted in the comment's thread). */
+export const MAX_POINT_REPLY_CHARS = 1500;
+
+/** How the chosen patch answers one review comment, as the model judged it. */
+export const PointReportSchema = z.strictObject({
+  /** The review comment's id. */
+  id: nonNegInt,
+  status: z.enum(POINT_STATUSES),
+  /** The answer for the comment's thread (the model's words: data, capped). */
+  reply: z.string().max(MAX_POINT_REPLY_CHARS),
+});
+export type PointReport = z.infer<typeof PointReportSchema>;
+
+/**
+ * The maintainer input a run used (names and counts, never the text itself: that is in the prompts'
+ * artifacts), and how the chosen patch answers each comment of the review that started it.
+ */
+export const MaintainerReportSchema = z.strictObject({
+  /** The repository's instructions file the prompts were given, or null when there was none. */
+  instructions: z
+    .strictObject({
+      /** `.github/auto-fix.md` or `AGENTS.md`. */
+      source: z.string().max(200),
+      /** The branch or commit it was read from ("" when read from the checkout). */
+      ref: z.string().max(200),
+      /** The file's size before the cap. */
+      bytes: nonNegInt,
+      /** Only the first part of the file was given to the prompts. */
+      truncated: z.boolean(),
+    })
+    .nullable(),
+  /** The maintainer's own words (`/retry <guidance>`, `/auto-fix <guidance>`) were given. */
+  guidance: z.boolean(),
+  /** The review the run answers: its id and how many line comments it had. */
+  review: z.strictObject({ id: nonNegInt, points: z.number().int().nonnegative().max(50) }).nullable(),
+  /** The failing checks whose evidence the run was given, by name. */
+  checks: z.array(z.string().max(200)).max(10),
+  /** Per review comment: how the chosen patch answers it (empty without a patch or an answer). */
+  points: z.array(PointReportSchema).max(50),
+});
+export type MaintainerReport = z.infer<typeof MaintainerReportSchema>;
+
 const FixResultObject = z.strictObject({
   status: z.enum(RESULT_STATUSES),
   /** The unified diff of the chosen patch; null unless the status is fixed or patched. */
@@ -181,6 +224,8 @@ const FixResultObject = z.strictObject({
   /** Why the chosen patch was chosen (null without candidates). */
   selection: z.string().nullable(),
   seconds: z.number().nonnegative(),
+  /** What the maintainer told the run besides the issue; null when they told it nothing. */
+  maintainer: MaintainerReportSchema.nullable(),
 });
 
 /** The rules between fields that a result must keep (a child claiming more than it shows is refused). */
@@ -202,6 +247,15 @@ export const FixResultSchema = FixResultObject.superRefine((r, ctx) => {
   if (r.reproducer && r.reproduced === null) issue("reproduced", "is set when there is a reproducer");
   if (r.reproducer && r.reproduced !== (r.reproducer.status === "reproduced"))
     issue("reproduced", `disagrees with the reproducer's status "${r.reproducer.status}"`);
+  const m = r.maintainer;
+  if (m && m.points.length > 0) {
+    if (!r.patch) issue("maintainer", "answers review comments without a patch");
+    if (!m.review) issue("maintainer", "answers review comments without a review");
+    else if (m.points.length > m.review.points)
+      issue("maintainer", `answers ${m.points.length} review comments of ${m.review.points}`);
+    if (new Set(m.points.map((p) => p.id)).size !== m.points.length)
+      issue("maintainer", "answers a review comment twice");
+  }
   r.locations.forEach((l, i) => {
     if (l.end < l.start)
       ctx.addIssue({ code: "custom", path: ["locations", i, "end"], message: "ends before it starts" });
@@ -278,5 +332,6 @@ export function failedResult(opts: {
     locations: [],
     selection: null,
     seconds: opts.seconds ?? 0,
+    maintainer: null,
   });
 }

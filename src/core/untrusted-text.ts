@@ -25,6 +25,14 @@ const INVISIBLE = /(?![\t\n])[\p{Default_Ignorable_Code_Point}\p{Cc}\uFFF9-\uFFF
 /** Line ends, including the Unicode line and paragraph separators and NEL. */
 const LINE_ENDS = /\r\n?|[\u2028\u2029\u0085]/g;
 
+/**
+ * Removes only the characters that render as nothing, for machine or repository text that is shown as
+ * written (code, CI logs), where Markdown's hidden constructs are content rather than hidden text.
+ */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, "");
+}
+
 /** Cleans untrusted text for a prompt or a log; see the module comment. */
 export function sanitizeUntrusted(text: string): string {
   const lines = text.replace(LINE_ENDS, "\n").split("\n");

@@ -17,7 +17,7 @@ import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./setti
  * access was checked. The worker checks label and access again, then budgets and the issue's markers.
  */
 export const StoredTriggerSchema = z.object({
-  kind: z.enum(["labeled", "comment"]),
+  kind: z.enum(["labeled", "comment", "review", "check"]),
   label: z.string().optional(),
   /** Where replies go: the issue, or the app's pull request the command was written on. */
   replyTo: z.number().int().positive(),
@@ -28,6 +28,12 @@ export const StoredTriggerSchema = z.object({
   defaultBranch: z.string(),
   title: z.string(),
   body: z.string(),
+  /** A review on the app's pull request (kind `review`). */
+  review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
+  /** A failing head commit of the app's pull request (kind `check`: an automatic run, `ci_retries`). */
+  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  /** `/auto-fix [guidance]` on the issue: a first run without the label. */
+  command: z.enum(["retry", "auto-fix"]).optional(),
 });
 export type StoredTrigger = z.infer<typeof StoredTriggerSchema>;
 
@@ -128,9 +134,29 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
   const sender = job.spec.sender;
   const commentsAhead = github.listComments(issueNumber);
   commentsAhead.catch(() => {});
-  const checked = await checkSender({ kind: t.kind, label: t.label, sender, replyTo: t.replyTo }, deps);
-  if (!checked.ok) return checked;
-  const { config } = checked;
+  // An automatic run after a failing check has no person behind it: the repository's `ci_retries` (on its
+  // default branch, where only writers change it) is what allows it.
+  const automatic = t.kind === "check";
+  let config: EffectiveConfig;
+  if (automatic) {
+    const read = await deps.loadRepoConfig();
+    // No one asked, so no one is answered: the file's problems reach a maintainer on their next command.
+    if (!read.ok) {
+      return {
+        ok: false,
+        outcome: {
+          action: "refused",
+          reason: `${CONFIG_PATH} is not valid: ${read.problems.join("; ").slice(0, 500)}`,
+        },
+      };
+    }
+    config = effectiveConfig(deps.settings, read.file);
+  } else {
+    const kind = t.kind === "labeled" ? "labeled" : "comment";
+    const checked = await checkSender({ kind, label: t.label, sender, replyTo: t.replyTo }, deps);
+    if (!checked.ok) return checked;
+    config = checked.config;
+  }
 
   const comments = await commentsAhead;
   const statusComment = comments.find(isStatusComment);
@@ -141,9 +167,21 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     maxRunsPerRepoPerDay: config.maxRunsPerRepoPerDay,
   };
   const refuse = async (refusal: string): Promise<Admission> => {
-    await github.createComment(t.replyTo, `@${sender} auto-fix did not start. ${refusal}`);
+    const who = automatic
+      ? "auto-fix did not start a run after the failing checks."
+      : `@${sender} auto-fix did not start.`;
+    await github.createComment(t.replyTo, `${who} ${refusal}`);
     return { ok: false, outcome: { action: "refused", reason: refusal } };
   };
+  const ciUsed = state.ciRetries ?? 0;
+  if (automatic && ciUsed >= config.ciRetries) {
+    return {
+      ok: false,
+      outcome: { action: "ignored", reason: `ci_retries used up (${ciUsed} of ${config.ciRetries})` },
+    };
+  }
+  const modelRefusal = modelChoiceRefusal(config.model, deps.settings.allowedModels);
+  if (modelRefusal) return refuse(modelRefusal);
   const issueRefusal = budgetRefusal({ ...limits, issueRuns: state.runs, repoRunsToday: 0 });
   if (issueRefusal) return refuse(issueRefusal);
   // The run's model budget is reserved from the repository's daily spend, atomically across workers:
@@ -166,15 +204,17 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     statusCommentId: statusComment?.id ?? 0,
     run,
     maxRuns: config.maxRunsPerIssue,
-    trigger: retry
-      ? `started by @${sender} with \`/retry\``
-      : `started by @${sender} (label ${inlineCode(config.label, 100)})`,
+    trigger: triggerText(t, sender, retry, config, ciUsed + 1),
     maxCostUsd: budget,
     spend: { key: spendKey, reservedUsd: budget },
     ...(config.testCommand ? { testCommand: config.testCommand } : {}),
     ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
     ...(t.commentId ? { commandCommentId: t.commentId } : {}),
-    issueState: { ...state, runs: run },
+    ...(t.review ? { review: t.review } : {}),
+    ...(t.ci ? { ci: t.ci } : {}),
+    ...(config.model ? { model: config.model } : {}),
+    // Automatic runs after failing checks are counted until a person starts a run again.
+    issueState: { ...state, runs: run, ciRetries: automatic ? ciUsed + 1 : 0 },
     title,
   });
   // The repository's daily slot is counted and taken in one atomic step, shared by every worker.
@@ -184,6 +224,36 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     return refuse(budgetRefusal({ ...limits, issueRuns: 0, repoRunsToday: slot.count }) ?? "daily run limit");
   }
   return { ok: true, data };
+}
+
+/** How the status comment says who started the run. */
+function triggerText(
+  t: StoredTrigger,
+  sender: string,
+  retry: boolean,
+  config: EffectiveConfig,
+  ciRun: number,
+): string {
+  if (t.kind === "check" && t.ci) {
+    return `started automatically: checks failed on ${inlineCode(t.ci.sha.slice(0, 7), 20)} of #${t.ci.pull} (\`ci_retries: ${config.ciRetries}\`, run ${ciRun} of ${config.ciRetries})`;
+  }
+  if (t.kind === "review" && t.review) return `started by @${sender} with a review of #${t.review.pull}`;
+  if (t.command === "auto-fix") return `started by @${sender} with \`/auto-fix\``;
+  if (retry) return `started by @${sender} with \`/retry\``;
+  return `started by @${sender} (label ${inlineCode(config.label, 100)})`;
+}
+
+/**
+ * Why the repository's `model:` cannot be used: the operator allows no choice, or not this one. The
+ * message names the allowed models, so that the maintainer can pick one.
+ */
+export function modelChoiceRefusal(model: string | undefined, allowed: readonly string[]): string | null {
+  if (model === undefined || allowed.includes(model)) return null;
+  const asked = `\`.github/auto-fix.yml\` asks for the model ${inlineCode(model, 100)}`;
+  if (allowed.length === 0) {
+    return `${asked}, but the app's operator allows no per-repository model (\`AUTO_FIX_ALLOWED_MODELS\` is empty). Remove \`model:\` to use the app's model.`;
+  }
+  return `${asked}, which is not one the app's operator allows. Allowed models (\`AUTO_FIX_ALLOWED_MODELS\`): ${allowed.map((m) => inlineCode(m, 100)).join(", ")}.`;
 }
 
 /** Replies are serialised per (issue, person) in this process, so two quick refusals make one reply. */

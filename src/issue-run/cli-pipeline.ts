@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree } from "../core/kill-tree.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
@@ -82,13 +84,21 @@ export function createCliPipeline(options: {
       const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
       args.push("--out", req.outDir, "--json");
       if (req.testCommand) args.push("--test-cmd", req.testCommand);
-      if (req.guidance) args.push("--guidance", req.guidance);
+      if (req.maintainer) {
+        // Typed input goes as a file (validated again by the command); a file per attempt, beside its folder.
+        const file = `${req.outDir.replace(/\/+$/, "")}.maintainer.json`;
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(req.maintainer));
+        args.push("--guidance-file", file);
+      } else if (req.guidance) args.push("--guidance", req.guidance);
       // The run's spend limit (the operator's per-run limit, the repository's, or what is left of the
       // day's, already the lowest) is the pipeline's model budget, under its one name.
       const env = pipelineEnv(options.env);
       for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
       env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
       const startedAt = performance.now();
+      // The repository's model, already checked against the operator's list at admission.
+      if (req.model) env.AUTO_FIX_MODEL = req.model;
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
@@ -138,6 +148,7 @@ export function createCliPipeline(options: {
               reason: `timed out after ${limit}`,
               error: `the run timed out after ${limit} (AUTO_FIX_RUN_TIMEOUT_MINUTES) and was stopped with every process it started`,
               timedOutAfter: limit,
+              model: env.AUTO_FIX_MODEL ?? null,
               seconds,
             }),
           );
@@ -150,6 +161,7 @@ export function createCliPipeline(options: {
             out: req.outDir,
             reason: "the pipeline gave no usable result",
             error: `the pipeline exited with code ${code} without a usable result: ${read.message}${tail ? `\n${tail}` : ""}`,
+            model: env.AUTO_FIX_MODEL ?? null,
             seconds,
           }),
         );

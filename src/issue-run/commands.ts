@@ -2,21 +2,33 @@ import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 
 /** Commands in untrusted comment text, and the ref an issue names; both read after hidden text is removed. */
 
-export type Command = { kind: "retry"; guidance: string } | { kind: "cancel" };
+export type Command =
+  | { kind: "retry"; guidance: string }
+  | { kind: "auto-fix"; guidance: string }
+  | { kind: "cancel" };
 
 const MAX_GUIDANCE = 4000;
 
 /**
- * A comment is a command when its first non-empty line starts with `/retry` or `/cancel` (quoted lines
- * and text after an ordinary first line are not commands). `/retry` takes the rest of the comment as
- * guidance.
+ * A comment is a command when its first non-empty line starts with `/retry`, `/auto-fix` or `/cancel`
+ * (quoted lines and text after an ordinary first line are not commands). `/retry` and `/auto-fix` take
+ * the rest of the comment as guidance.
  */
 export function parseCommand(body: string): Command | null {
   const text = sanitizeUntrusted(body).trim();
-  const m = /^\/(retry|cancel)(?=\s|$)([\s\S]*)$/i.exec(text);
+  const m = /^\/(retry|auto-fix|cancel)(?=\s|$)([\s\S]*)$/i.exec(text);
   if (!m) return null;
-  if (m[1]!.toLowerCase() === "cancel") return { kind: "cancel" };
-  return { kind: "retry", guidance: m[2]!.trim().slice(0, MAX_GUIDANCE) };
+  const name = m[1]!.toLowerCase();
+  if (name === "cancel") return { kind: "cancel" };
+  return { kind: name === "auto-fix" ? "auto-fix" : "retry", guidance: m[2]!.trim().slice(0, MAX_GUIDANCE) };
+}
+
+/**
+ * True when a review body or a line comment asks for a run: a line of its own that starts with `/retry`
+ * (a review often says more around it). Read after hidden text is removed.
+ */
+export function asksForRetry(body: string): boolean {
+  return /^[ \t]*\/retry(?=\s|$)/im.test(sanitizeUntrusted(body));
 }
 
 /** A ref named in the issue (`ref: v1.2`, `branch: release-1`), when it looks like a safe git ref. */

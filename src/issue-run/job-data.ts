@@ -18,12 +18,19 @@ export const RunDataSchema = z.object({
   previousAdvice: z.string().optional(),
   /** The comment holding the command (retry), to react on. */
   commandCommentId: z.number().int().optional(),
+  /** The review that started the run: its comments are the run's guidance and get an answer each. */
+  review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
+  /** The failing head commit of the app's pull request that started an automatic run (`ci_retries`). */
+  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  /** The model the repository picked from the operator's list (`model:` in `.github/auto-fix.yml`). */
+  model: z.string().optional(),
   /** The issue's run history as the status comment's marker holds it. */
   issueState: z.object({
     runs: z.number().int(),
     advice: z.string().optional(),
     pull: z.number().int().optional(),
     delivery: z.string().optional(),
+    ciRetries: z.number().int().optional(),
   }),
   title: z.string(),
 });

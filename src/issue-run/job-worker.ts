@@ -4,6 +4,7 @@
  */
 import type { Probot } from "probot";
 import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { createOctokitPulls } from "../github/octokit-pulls.ts";
 import { JobFailure, JobShutdownError, LeaseLostError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext, JobHandler } from "../jobs/types.ts";
@@ -198,6 +199,7 @@ async function runAdmitted(
     now,
     limits: options.limits,
     log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+    pulls: createOctokitPulls(octokit, job.spec.owner, job.spec.repo),
   });
   return outcome;
 }

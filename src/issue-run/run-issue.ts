@@ -10,7 +10,7 @@ import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "../github/render/markers.ts";
-import type { Pipeline } from "../contract/app-result.ts";
+import type { FixResult, Pipeline } from "../contract/app-result.ts";
 import { renderPullBody } from "../github/render/pr-body.ts";
 import type { AppSettings } from "./settings.ts";
 import {
@@ -22,6 +22,24 @@ import {
   type StatusView,
 } from "../github/render/status-comment.ts";
 import { adviceOf, explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+import type { PullGitHub } from "../github/pull-port.ts";
+import { gatherMaintainerInput } from "./maintainer-input.ts";
+import { answersSection, type PointAnswer, replyToPoints } from "./review-answers.ts";
+
+/** What a run started by a review or by failing checks says in its comment on the pull request. */
+function startedBy(data: RunData): string | undefined {
+  if (data.review)
+    return "The run followed your review (its comments are answered below and in their threads).";
+  if (data.ci) {
+    return `The run followed the failing checks on \`${data.ci.sha.slice(0, 7)}\` (their names, annotations and log tails).`;
+  }
+  return undefined;
+}
+
+/** The pipeline's answers to the review's comments (`maintainer.points` in its result). */
+function pointAnswers(result: FixResult): PointAnswer[] {
+  return result.maintainer?.points ?? [];
+}
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -33,6 +51,8 @@ export interface RunDeps {
   /** The repository's daily spend, from which the run reserved its budget at admission. */
   limits: LimitStore;
   log: { info: (msg: string) => void; warn: (msg: string) => void };
+  /** Reviews, checks and files of the app's pull request (the maintainer's input); absent: none is read. */
+  pulls?: PullGitHub;
 }
 
 export type RunOutcome =
@@ -244,6 +264,17 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     const issueFile = join(workDir, "issue.md");
     await writeFile(issueFile, issueMarkdown(data, issue.body));
     const guidance = runGuidance(job.spec.guidance, data.previousAdvice);
+    // What the maintainer said on the pull request (a review, failing checks) and the repository's
+    // instructions: read before the clone, so that a review run sees the code as the reviewer saw it.
+    const gathered = deps.pulls
+      ? await gatherMaintainerInput(deps.pulls, data, {
+          text: job.spec.guidance,
+          advice: data.previousAdvice,
+          retry: job.spec.kind === "retry",
+        })
+      : null;
+    for (const n of gathered?.notes ?? []) deps.log.warn(n);
+    const points = gathered?.input.review?.points ?? [];
     status.stage("cloned", { status: "running" });
 
     token = await github.gitToken();
@@ -258,6 +289,8 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       repoDir,
       issueFile,
       ...(guidance ? { guidance } : {}),
+      ...(gathered ? { maintainer: gathered.input } : {}),
+      ...(data.model ? { model: data.model } : {}),
       outDir,
       ...(data.testCommand ? { testCommand: data.testCommand } : {}),
       maxCostUsd: data.maxCostUsd,
@@ -292,8 +325,13 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 
+    const answers = pointAnswers(result);
     if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
       status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
+      // A review's comments hear that this run changed nothing (the status comment says why).
+      if (deps.pulls && data.review && points.length > 0) {
+        await replyToPoints(deps.pulls, data.review.pull, points, [], data.run, null, deps.log.warn);
+      }
       const reason = result.status === "error" ? "failed" : "no-patch";
       return await finish(explainNoPatch(result, data), {
         status: reason,
@@ -322,7 +360,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       result,
       run: data.run,
       seconds,
-      model: result.model ?? deps.model,
+      model: result.model ?? data.model ?? deps.model,
       files: pushed.files,
       ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
       artifactsPath,
@@ -337,8 +375,14 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       await github.updatePull(pull, { title, body: rendered.body });
       await github.createComment(
         pull,
-        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit),
+        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit, startedBy(data)) +
+          answersSection(points, answers, data.run),
       );
+      // Each review comment gets its answer in its own thread too, when a person asked for the run (an
+      // automatic run after failing checks answers in the pull request's comment only).
+      if (deps.pulls && points.length > 0 && !data.ci) {
+        await replyToPoints(deps.pulls, pull, points, answers, data.run, pushed.commit, deps.log.warn);
+      }
       outcome = { status: "pull-updated", pull, commit: pushed.commit };
     } else {
       const created = await github.createPull({

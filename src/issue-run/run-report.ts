@@ -125,6 +125,8 @@ export function retryComment(
   r: FixResult,
   files: string[],
   commit: string,
+  /** What started the run when it was not a `/retry` (a review, failing checks). */
+  startedBy?: string,
 ): string {
   const v = r.review;
   const verdict =
@@ -140,7 +142,7 @@ export function retryComment(
     "",
     guidance?.trim()
       ? `Guidance: ${inertText(guidance)}`
-      : "No guidance was given; the run used the previous reviewer advice.",
+      : (startedBy ?? "No guidance was given; the run used the previous reviewer advice."),
     "",
     `Changed files: ${files.map((f) => inlineCode(f)).join(", ")}.`,
     `Reviewer verdict: ${verdict}.`,

@@ -26,6 +26,8 @@ export interface AppSettings {
   resumeHeldAfterMs: number;
   /** Deprecated setting names in use (printed at start; never fatal). */
   warnings: string[];
+  /** Models a repository may pick with `model:` in `.github/auto-fix.yml` (`AUTO_FIX_ALLOWED_MODELS`). */
+  allowedModels: string[];
 }
 
 const positive = (fallback: number) => z.coerce.number().positive().catch(fallback).default(fallback);
@@ -42,6 +44,7 @@ const EnvSchema = z.object({
   AUTO_FIX_CONCURRENCY: positive(1),
   AUTO_FIX_TEST_CMD: z.string().min(1).optional(),
   AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(120_000).default(120_000),
+  AUTO_FIX_ALLOWED_MODELS: z.string().default(""),
 });
 
 /**
@@ -75,6 +78,7 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
     testCommand: e.AUTO_FIX_TEST_CMD,
     resumeHeldAfterMs: Math.floor(e.AUTO_FIX_RESUME_HELD_AFTER_MS),
     warnings,
+    allowedModels: [...new Set(e.AUTO_FIX_ALLOWED_MODELS.split(/[\s,]+/).filter(Boolean))],
   };
 }
 
@@ -84,6 +88,10 @@ export interface EffectiveConfig {
   maxRunsPerRepoPerDay: number;
   maxCostUsdPerRun: number;
   testCommand: string | undefined;
+  /** The model the repository asks for (`model:`), checked against the operator's list at admission. */
+  model: string | undefined;
+  /** Automatic runs after a failing check on the app's pull request (`ci_retries:`, default 0). */
+  ciRetries: number;
 }
 
 /**
@@ -103,5 +111,7 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     maxCostUsdPerRun: lower(settings.maxCostUsdPerRun, c.budgets?.["cost-usd"]),
     // The repo's own `test` is read by the pipeline from the clone; the operator's default fills a gap.
     testCommand: c.test === undefined ? settings.testCommand : undefined,
+    model: c.model,
+    ciRetries: c.ci_retries ?? 0,
   };
 }

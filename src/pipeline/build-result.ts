@@ -4,6 +4,7 @@ import {
   type FixResult,
   FixResultSchema,
   type LocationReport,
+  type MaintainerReport,
   type ReproducerReport,
   type ReviewReport,
   type UsageReport,
@@ -145,6 +146,8 @@ export interface ResultInputs {
   out: string;
   model: string | null;
   seconds: number;
+  /** The maintainer input the run used and the answers to its review's comments, or null. */
+  maintainer: MaintainerReport | null;
 }
 
 /**
@@ -181,6 +184,8 @@ export function buildResult(i: ResultInputs): FixResult {
     })),
     selection: i.state.chosenWhy || null,
     seconds: i.seconds,
+    // Answers to review comments stand for a patch: without one there is nothing they describe.
+    maintainer: i.maintainer && !chosen ? { ...i.maintainer, points: [] } : i.maintainer,
   };
   return FixResultSchema.parse({ ...base, summary: summarize(base) });
 }

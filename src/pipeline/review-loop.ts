@@ -64,6 +64,8 @@ export interface ReviewLoopDeps {
   states: TreeStates;
   /** The issue, sanitised and fenced as data. */
   issue: string;
+  /** The maintainer's input, fenced as data (empty when there is none). */
+  maintainer?: string;
   /** Asks the patch writer for a new patch with this guidance; null when it could not write one. */
   rewritePatch: (guidance: string, round: number) => Promise<PatchProposal | null>;
   /** Runs the repository's tests on a patch; absent when the repository has no test command. */
@@ -161,6 +163,7 @@ export async function runReviewLoop(
         deps.model,
         {
           issue: deps.issue,
+          ...(deps.maintainer ? { maintainer: deps.maintainer } : {}),
           file: config.reproducer.file,
           script: repro.script!,
           before: repro.run!.exec,

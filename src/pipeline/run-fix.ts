@@ -1,4 +1,11 @@
 import { isEmptyIssue } from "../agents/issue-text.ts";
+import {
+  fenceMaintainerInput,
+  hasMaintainerInput,
+  MAX_INSTRUCTIONS_BYTES,
+  maintainerInputOf,
+} from "../core/maintainer-input.ts";
+import { answerPoints } from "../review/points.ts";
 import { runSearch } from "../agents/search-agent.ts";
 import type { SearchPort } from "../agents/search-port.ts";
 import type { ModelPort } from "../model/types.ts";
@@ -12,6 +19,7 @@ import {
 import { renderReport } from "../report/report.ts";
 import { linearStrategy } from "../strategies/linear.ts";
 import { silentProgress } from "../contract/progress.ts";
+import type { MaintainerReport } from "../contract/result.ts";
 import { buildResult } from "./build-result.ts";
 import { selectCandidate } from "./select.ts";
 import type {
@@ -230,6 +238,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
         runSearch(c.model, code.search, options.issue, {
           ...(options.roundLimit !== undefined ? { roundLimit: options.roundLimit } : {}),
           ...(state.reproduction?.lead ? { lead: state.reproduction.lead } : {}),
+          maintainer: fenceMaintainerInput(maintainerInputOf(options)),
           recorder,
           onRound: (n, limit) => progress.detail(`round ${n}/${limit}`),
         }),
@@ -263,6 +272,8 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     state.chosenWhy = sel.why;
   }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
+  const chosen = state.chosen?.applicable ? state.chosen : null;
+  const maintainer = await summarizeMaintainer(ctx, chosen, notes, timed);
   const result = buildResult({
     status: outcome.status,
     reason: outcome.reason,
@@ -271,6 +282,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     out: options.out,
     model: deps.modelName ?? null,
     seconds: Math.round((performance.now() - started) / 10) / 100,
+    maintainer,
   });
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);
@@ -301,6 +313,55 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   recorder.write("report.md", renderReport(run));
   progress.done();
   return result;
+}
+
+/**
+ * What the maintainer's input was, and, after a run driven by a review, how the chosen patch answers
+ * each of its comments (one model call; a failure there costs the answers, never the patch).
+ */
+async function summarizeMaintainer(
+  ctx: FixContext | null,
+  chosen: PatchCandidate | null,
+  notes: string[],
+  timed: <T>(stage: string, fn: () => Promise<T>) => Promise<T>,
+): Promise<MaintainerReport | null> {
+  const input = ctx ? maintainerInputOf(ctx.options) : undefined;
+  if (!ctx || !hasMaintainerInput(input)) return null;
+  const ins = input.instructions;
+  const summary: MaintainerReport = {
+    instructions: ins
+      ? { source: ins.source, ref: ins.ref, bytes: ins.bytes, truncated: ins.truncated }
+      : null,
+    guidance: Boolean(input.text?.trim()),
+    review: input.review ? { id: input.review.id, points: input.review.points.length } : null,
+    checks: (input.checks ?? []).map((c) => c.name),
+    points: [],
+  };
+  if (ins) {
+    notes.push(
+      `The repository's instructions (${ins.source}${ins.ref ? ` on ${ins.ref}` : ""}, ${ins.bytes} bytes${ins.truncated ? `, cut to the first ${MAX_INSTRUCTIONS_BYTES}` : ""}) were given to the search, patch and review prompts as the maintainer's conventions.`,
+    );
+  }
+  const ids = input.review?.points.map((p) => p.id) ?? [];
+  if (chosen && ids.length > 0 && !ctx.options.signal?.aborted && !ctx.meter.exceeded()) {
+    try {
+      summary.points = await timed("review-points", () =>
+        answerPoints(
+          ctx.model,
+          { maintainer: fenceMaintainerInput(input), ids, patch: chosen.result.diff },
+          {
+            ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
+            record: (name, text) => ctx.recorder.write(name, text),
+          },
+        ),
+      );
+    } catch (err) {
+      notes.push(
+        `How the patch answers each review comment could not be asked: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+  return summary;
 }
 
 async function reviewAndValidate(

@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import { fenceIssue } from "../agents/issue-text.ts";
+import { fenceMaintainerInput, maintainerInputOf } from "../core/maintainer-input.ts";
 import { runPatchWriter } from "../agents/patch-agent.ts";
 import type {
   FixContext,
@@ -183,6 +184,7 @@ export function createReproduceReviewHooks(
           config: r.config,
           states: r.states,
           issue: fenceIssue(ctx.options.issue),
+          maintainer: fenceMaintainerInput(maintainerInputOf(ctx.options)),
           record: (name, text) => ctx.recorder.write(`${candidate.id}/${name}`, text),
           onRound: (n, max) => ctx.progress.detail(`${candidate.id}: round ${n}/${max}`),
           ...(r.config.test.command ? { validate: async (p: PatchProposal) => validateDiff(r, p.diff) } : {}),
@@ -195,6 +197,7 @@ export function createReproduceReviewHooks(
                 locations: ctx.state.locationsText,
                 history: ctx.state.search?.results ?? [],
                 guidance,
+                maintainer: fenceMaintainerInput(maintainerInputOf(ctx.options)),
               },
               {
                 ...(ctx.options.patchAttempts !== undefined

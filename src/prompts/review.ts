@@ -17,6 +17,7 @@ export interface ReviewPromptInputs {
   "review-system": Record<string, never>;
   "review-user": {
     issue: string;
+    maintainer: string;
     file: string;
     script: string;
     before: string;
@@ -24,6 +25,9 @@ export interface ReviewPromptInputs {
     after: string;
   };
   "review-retry": { problem: string };
+  "review-points-system": Record<string, never>;
+  "review-points": { maintainer: string; patch: string; ids: string };
+  "review-points-retry": { ids: string };
   "review-patch-feedback": { analysis: string; advice: string; file: string; script: string; after: string };
   "review-validation-feedback": { command: string; summary: string; regressions: string; output: string };
 }

@@ -1,4 +1,5 @@
 export { type ReviewPromptInputs, type ReviewPromptName, renderReviewPrompt } from "../prompts/review.ts";
+export { answerPoints, type PointAnswer, PointAnswerSchema } from "./points.ts";
 export {
   type ReviewInput,
   ReviewUnavailable,

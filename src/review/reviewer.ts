@@ -32,6 +32,8 @@ export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
 export interface ReviewInput {
   /** The issue, already sanitised and fenced as data. */
   issue: string;
+  /** The maintainer's input (conventions, review, CI evidence), already fenced as data; may be empty. */
+  maintainer?: string;
   file: string;
   script: string;
   before: ExecResult;
@@ -54,6 +56,7 @@ export function reviewMessages(input: ReviewInput): ChatMessage[] {
       role: "user",
       content: renderReviewPrompt("review-user", {
         issue: input.issue,
+        maintainer: input.maintainer ?? "",
         file: input.file,
         script: input.script.trimEnd(),
         before: formatExecForModel(input.before),

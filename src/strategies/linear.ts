@@ -1,4 +1,5 @@
 import { runPatchWriter } from "../agents/patch-agent.ts";
+import { fenceMaintainerInput, maintainerInputOf } from "../core/maintainer-input.ts";
 import type { FixContext, PatchCandidate, PatchStrategy } from "../contract/pipeline.ts";
 
 /** The linear strategy: one conversation, each inapplicable attempt sent back with the engine's message. */
@@ -23,7 +24,7 @@ export function linearStrategy(opts: { maxAttempts?: number } = {}): PatchStrate
           issue: ctx.options.issue,
           locations: s.locationsText,
           history: s.search?.results ?? [],
-          ...(ctx.options.guidance ? { guidance: ctx.options.guidance } : {}),
+          maintainer: fenceMaintainerInput(maintainerInputOf(ctx.options)),
         },
         {
           ...(maxAttempts !== undefined ? { maxAttempts } : {}),

@@ -16,14 +16,24 @@ test("templates fill placeholders, drop empty sections and refuse drift", () => 
 
 test("the search prompt carries the fenced issue, the APIs and the reproducer lead only when present", () => {
   const issue = fenceIssue({ title: "Crash in save", body: "Calling save() raises KeyError" });
-  const without = renderPrompt("search-select", { issue, apis: "- search_class(class_name)", lead: "" });
+  const without = renderPrompt("search-select", {
+    issue,
+    maintainer: "",
+    apis: "- search_class(class_name)",
+    lead: "",
+  });
   assert.match(
     without,
     /<issue>\n<issue-title>Crash in save<\/issue-title>\n<issue-body>\nCalling save\(\) raises KeyError\n<\/issue-body>\n<\/issue>/,
   );
   assert.match(without, /- search_class\(class_name\)/);
   assert.doesNotMatch(without, /reproduces the issue/);
-  const withLead = renderPrompt("search-select", { issue, apis: "-", lead: "Traceback: KeyError 'x'" });
+  const withLead = renderPrompt("search-select", {
+    issue,
+    maintainer: "",
+    apis: "-",
+    lead: "Traceback: KeyError 'x'",
+  });
   assert.match(withLead, /reproduces the issue was run[\s\S]*Traceback: KeyError 'x'/);
   assert.equal(codeFence("a ```` b"), "`````\na ```` b\n`````");
   assert.match(

@@ -76,6 +76,22 @@ export async function startHarness(options: {
   repo.permissions.set(MAINTAINER.login, "write");
   repo.permissions.set(STRANGER.login, "read");
   repo.files.set(".github/auto-fix.yml", FIXTURE_FILES[".github/auto-fix.yml"]!);
+  // Pull requests' heads and files at a commit come from the git server, as GitHub's would.
+  repo.resolveRef = (ref) => {
+    try {
+      return git.git(`${OWNER}/${REPO}`, ["rev-parse", ref]).trim();
+    } catch {
+      return null;
+    }
+  };
+  repo.diffOf = (base, head) => git.git(`${OWNER}/${REPO}`, ["diff", `${base}...${head}`]);
+  repo.readAt = (ref, path) => {
+    try {
+      return git.git(`${OWNER}/${REPO}`, ["show", `${ref}:${path}`]);
+    } catch {
+      return null;
+    }
+  };
   const workDir = mkdtempSync(join(tmpdir(), "auto-fix-app-"));
   const settings = readSettings({ AUTO_FIX_WORK_DIR: workDir, ...(options.env ?? {}) });
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });

@@ -32,9 +32,12 @@ test("npm start without credentials serves the setup page with the app's manifes
     assert.match(html, /"name":"auto-fix"/);
     assert.match(
       html,
-      /"default_permissions":\{"issues":"write","pull_requests":"write","contents":"write","metadata":"read"\}/,
+      /"default_permissions":\{"issues":"write","pull_requests":"write","contents":"write","metadata":"read","checks":"read","actions":"read"\}/,
     );
-    assert.match(html, /"default_events":\["issues","issue_comment"\]/);
+    assert.match(
+      html,
+      /"default_events":\["issues","issue_comment","pull_request_review","pull_request_review_comment","check_run","check_suite"\]/,
+    );
     assert.doesNotMatch(html, /workflows/);
   } finally {
     await stop(app);

@@ -96,6 +96,26 @@ export function createSigner(t: WebhookTarget) {
       labels: issue.labels.map((name) => ({ name })),
     };
   };
+  const pullJson = (ex: Record<string, unknown>, n: number) => {
+    const r = t.github.repo(t.owner, t.repo);
+    const p = r.pulls.get(n);
+    if (!p) throw new Error(`no pull request #${n}`);
+    const base = ex.pull_request as Record<string, unknown>;
+    return {
+      ...base,
+      number: n,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      locked: false,
+      user: { ...(base.user as object), login: p.user.login, type: p.user.type },
+      head: {
+        ...(base.head as object),
+        ref: p.head,
+        sha: r.resolveRef?.(p.head) ?? p.headSha ?? "0".repeat(40),
+      },
+    };
+  };
   const sender = (ex: Record<string, unknown>, u: FakeUser) => ({
     ...(ex.sender as object),
     login: u.login,
@@ -147,6 +167,115 @@ export function createSigner(t: WebhookTarget) {
         installation,
       };
       return { id, status: await postWebhook(t.url, t.secret, "issue_comment", id, payload) };
+    },
+    /** Delivers `pull_request_review.submitted` for a review already added to the fake. */
+    async review(
+      pullNumber: number,
+      reviewId: number,
+      opts: { id?: string } = {},
+    ): Promise<{ id: string; status: number }> {
+      const ex = exampleOf("pull_request_review", "submitted");
+      const r = t.github.repo(t.owner, t.repo);
+      const review = r.pullsState.reviews.get(reviewId);
+      if (!review) throw new Error(`no review ${reviewId}`);
+      const id = opts.id ?? newDeliveryId();
+      const payload = {
+        ...ex,
+        review: {
+          ...(ex.review as object),
+          id: review.id,
+          state: review.state.toLowerCase(),
+          body: review.body || null,
+          commit_id: review.commitId,
+          user: { login: review.user.login, type: review.user.type },
+        },
+        pull_request: pullJson(ex, pullNumber),
+        repository: repository(ex),
+        sender: sender(ex, review.user),
+        installation,
+      };
+      return { id, status: await postWebhook(t.url, t.secret, "pull_request_review", id, payload) };
+    },
+    /** Delivers `pull_request_review_comment.created` for a review comment already in the fake. */
+    async reviewComment(
+      pullNumber: number,
+      commentId: number,
+      opts: { id?: string } = {},
+    ): Promise<{ id: string; status: number }> {
+      const ex = exampleOf("pull_request_review_comment", "created");
+      const r = t.github.repo(t.owner, t.repo);
+      const c = r.pullsState.reviewComments.get(commentId);
+      if (!c) throw new Error(`no review comment ${commentId}`);
+      const id = opts.id ?? newDeliveryId();
+      const payload = {
+        ...ex,
+        comment: {
+          ...(ex.comment as object),
+          id: c.id,
+          pull_request_review_id: c.reviewId,
+          in_reply_to_id: c.inReplyTo ?? undefined,
+          body: c.body,
+          path: c.path,
+          line: c.line,
+          user: { login: c.user.login, type: c.user.type },
+        },
+        pull_request: pullJson(ex, pullNumber),
+        repository: repository(ex),
+        sender: sender(ex, c.user),
+        installation,
+      };
+      return { id, status: await postWebhook(t.url, t.secret, "pull_request_review_comment", id, payload) };
+    },
+    /** Delivers `check_run.completed` (or `check_suite.completed`) for a check run in the fake. */
+    async checkCompleted(
+      checkRunId: number,
+      opts: { event?: "check_run" | "check_suite"; id?: string; branch?: string; pulls?: number[] } = {},
+    ): Promise<{ id: string; status: number }> {
+      const event = opts.event ?? "check_run";
+      const ex = exampleOf(event, "completed");
+      const r = t.github.repo(t.owner, t.repo);
+      const run = r.pullsState.checkRuns.get(checkRunId);
+      if (!run) throw new Error(`no check run ${checkRunId}`);
+      const pull = [...r.pulls.values()].find((p) => (r.resolveRef?.(p.head) ?? p.headSha) === run.headSha);
+      const branch = opts.branch ?? pull?.head ?? "unknown";
+      const pulls = (opts.pulls ?? (pull ? [pull.number] : [])).map((n) => ({
+        number: n,
+        head: { ref: branch, sha: run.headSha },
+      }));
+      const id = opts.id ?? newDeliveryId();
+      const exRun = (ex.check_run ?? {}) as Record<string, unknown>;
+      const exSuite = (ex.check_suite ?? {}) as Record<string, unknown>;
+      const payload =
+        event === "check_run"
+          ? {
+              ...ex,
+              check_run: {
+                ...exRun,
+                id: run.id,
+                name: run.name,
+                head_sha: run.headSha,
+                status: run.status,
+                conclusion: run.conclusion,
+                pull_requests: pulls,
+                check_suite: { ...(exRun.check_suite as object), head_branch: branch, head_sha: run.headSha },
+              },
+              repository: repository(ex),
+              installation,
+            }
+          : {
+              ...ex,
+              check_suite: {
+                ...exSuite,
+                head_branch: branch,
+                head_sha: run.headSha,
+                status: "completed",
+                conclusion: run.conclusion,
+                pull_requests: pulls,
+              },
+              repository: repository(ex),
+              installation,
+            };
+      return { id, status: await postWebhook(t.url, t.secret, event, id, payload) };
     },
     async labeled(issueNumber: number, who: FakeUser | string): Promise<string> {
       return (await this.labeledWithStatus(issueNumber, who)).id;

@@ -108,6 +108,7 @@ test("each command's --help lists every option it reads; search's lists the eigh
       "--rounds N",
       "--patch-attempts N",
       "--guidance TEXT",
+      "--guidance-file FILE",
       "--keep-workspace",
       "--json",
     ],

@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FixState, PatchCandidate } from "../../src/contract/pipeline.ts";
-import { checkFixResult, type FixResult, failedResult, parseFixResult } from "../../src/contract/result.ts";
+import {
+  checkFixResult,
+  type FixResult,
+  failedResult,
+  MAX_POINT_REPLY_CHARS,
+  type MaintainerReport,
+  parseFixResult,
+} from "../../src/contract/result.ts";
 import { decideOutcome } from "../../src/pipeline/run-fix.ts";
 import { buildResult, diffFiles, execReport } from "../../src/pipeline/build-result.ts";
 import { BudgetExceeded, ModelUnavailable } from "../../src/model/errors.ts";
@@ -143,7 +150,7 @@ const validation = {
   },
 };
 
-function resultOf(s: FixState, error: unknown = null): FixResult {
+function resultOf(s: FixState, error: unknown = null, maintainer: MaintainerReport | null = null): FixResult {
   const outcome = decideOutcome(s, error);
   return buildResult({
     status: outcome.status,
@@ -153,8 +160,21 @@ function resultOf(s: FixState, error: unknown = null): FixResult {
     out: "/runs/1",
     model: "gpt-4o-mini",
     seconds: 12.5,
+    maintainer,
   });
 }
+
+/** A review-driven run's maintainer report: instructions read, a review of two comments, both answered. */
+const REVIEWED: MaintainerReport = {
+  instructions: { source: ".github/auto-fix.md", ref: "main", bytes: 20_000, truncated: true },
+  guidance: true,
+  review: { id: 41, points: 2 },
+  checks: ["tests (3.12)"],
+  points: [
+    { id: 7, status: "addressed", reply: "add() now adds; the test from your comment passes." },
+    { id: 8, status: "not-addressed", reply: "sub() is left as it is, as the issue asks." },
+  ],
+};
 
 const OUTCOMES: Record<string, () => FixResult> = {
   fixed: () => resultOf(state(candidate({ review: approvedReview, validation }), true)),
@@ -169,6 +189,8 @@ const OUTCOMES: Record<string, () => FixResult> = {
         true,
       ),
     ),
+  "fixed after a review": () =>
+    resultOf(state(candidate({ review: approvedReview, validation }), true), null, REVIEWED),
   error: () => resultOf(state(null, false), new ModelUnavailable("connection refused", null, 3)),
   "timed out": () =>
     failedResult({
@@ -188,6 +210,25 @@ for (const [name, make] of Object.entries(OUTCOMES)) {
     assert.deepEqual(back.result, result);
   });
 }
+
+test("the maintainer report is carried typed; without a patch it keeps what was read and answers nothing", () => {
+  const reviewed = OUTCOMES["fixed after a review"]!();
+  assert.deepEqual(reviewed.maintainer, REVIEWED);
+  assert.equal(OUTCOMES.fixed!().maintainer, null);
+  const unpatched = resultOf(
+    state(
+      candidate({
+        applicable: false,
+        result: { status: "RAW_PATCH_BUT_UNMATCHED", diff: "", edits: [], feedback: "no match" },
+      }),
+      true,
+    ),
+    null,
+    REVIEWED,
+  );
+  assert.equal(unpatched.status, "no-patch");
+  assert.deepEqual(unpatched.maintainer, { ...REVIEWED, points: [] });
+});
 
 test("each outcome says what it is, in the fields the contract fixes and in its summary", () => {
   const fixed = OUTCOMES.fixed!();
@@ -285,7 +326,7 @@ const REFUSED: [string, unknown, RegExp][] = [
   [
     "a partial result (status and patch only)",
     { status: "patched", patch: DIFF },
-    /: missing reproduced, review, validation, reproducer, usage, out, reason, error, timed_out_after, summary, model, locations, selection, seconds$/,
+    /: missing reproduced, review, validation, reproducer, usage, out, reason, error, timed_out_after, summary, model, locations, selection, seconds, maintainer$/,
   ],
   ["not an object", ["fixed"], /\(the result\): .*expected object/i],
 ];
@@ -370,6 +411,63 @@ const HOSTILE: [string, (r: Record<string, unknown>) => void, RegExp][] = [
       r.patch = null;
     },
     /error: an "error" result says what went wrong/,
+  ],
+  [
+    "answers to review comments without a patch",
+    (r) => {
+      Object.assign(r, { status: "no-patch", patch: null, maintainer: structuredClone(REVIEWED) });
+    },
+    /maintainer: answers review comments without a patch/,
+  ],
+  [
+    "answers to review comments without a review",
+    (r) => {
+      r.maintainer = { ...structuredClone(REVIEWED), review: null };
+    },
+    /maintainer: answers review comments without a review/,
+  ],
+  [
+    "more answers than the review had comments",
+    (r) => {
+      r.maintainer = { ...structuredClone(REVIEWED), review: { id: 41, points: 1 } };
+    },
+    /maintainer: answers 2 review comments of 1/,
+  ],
+  [
+    "the same review comment answered twice",
+    (r) => {
+      const m = structuredClone(REVIEWED);
+      m.points[1]!.id = 7;
+      r.maintainer = m;
+    },
+    /maintainer: answers a review comment twice/,
+  ],
+  [
+    "an answer to a review comment past its cap (the model's words, posted in the thread)",
+    (r) => {
+      const m = structuredClone(REVIEWED);
+      m.points[0]!.reply = "x".repeat(MAX_POINT_REPLY_CHARS + 1);
+      r.maintainer = m;
+    },
+    /maintainer\.points\.0\.reply: .*<=1500/i,
+  ],
+  [
+    "an answer status the contract does not know",
+    (r) => {
+      const m = structuredClone(REVIEWED);
+      (m.points[0] as Record<string, unknown>).status = "approved @mona";
+      r.maintainer = m;
+    },
+    /maintainer\.points\.0\.status/,
+  ],
+  [
+    "the instructions' text smuggled into the report (only names and counts belong there)",
+    (r) => {
+      const m = structuredClone(REVIEWED);
+      Object.assign(m.instructions!, { text: "ignore the issue" });
+      r.maintainer = m;
+    },
+    /maintainer\.instructions: unrecognized key.*text/i,
   ],
   [
     "a reproduced flag that disagrees with the reproducer",

@@ -80,6 +80,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
   assert.match(write, /finish in seconds\.\n- note\n\nAnswer with the complete script/);
   const review = renderReviewPrompt("review-user", {
     issue: "I",
+    maintainer: "",
     file: "r.py",
     script: "S",
     before: "B",

@@ -1,6 +1,17 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  answerGraphql,
+  type FakeCheckRun,
+  type FakeReview,
+  type FakeReviewComment,
+  logDownload,
+  logRedirect,
+  newPullsState,
+  type PullsState,
+  routePulls,
+} from "./fake-github-pulls.ts";
 
 /** One REST call the fake answered, in order. */
 export interface RecordedCall {
@@ -49,6 +60,8 @@ export interface FakePull {
   draft: boolean;
   state: "open" | "closed";
   user: FakeUser;
+  /** The head commit when the repo has no `resolveRef` (default: forty zeros). */
+  headSha?: string;
 }
 
 export interface FakeRepo {
@@ -64,6 +77,14 @@ export interface FakeRepo {
   files: Map<string, string>;
   reactions: { target: string; content: string }[];
   nextNumber: number;
+  /** Reviews, review comments, check runs (`fake-github-pulls.ts`). */
+  pullsState: PullsState;
+  /** The commit a branch points at (e.g. from the git server); pull requests' `head.sha` use it. */
+  resolveRef?: (ref: string) => string | null;
+  /** A file at a ref other than the default branch (the contents API with `ref`). */
+  readAt?: (ref: string, path: string) => string | null;
+  /** The diff between two refs (a pull request with `Accept: application/vnd.github.diff`). */
+  diffOf?: (base: string, head: string) => string;
 }
 
 export interface FakeGitHub {
@@ -83,6 +104,31 @@ export interface FakeGitHub {
   /** Adds a comment written by someone else (a human or the app's bot). */
   addComment(owner: string, name: string, issueNumber: number, body: string, user: FakeUser): FakeComment;
   commentsOn(owner: string, name: string, issueNumber: number): FakeComment[];
+  /** Adds a submitted review with its line comments (as GitHub stores them before the webhooks). */
+  addReview(
+    owner: string,
+    name: string,
+    pull: number,
+    review: {
+      user: FakeUser;
+      state: FakeReview["state"];
+      body: string;
+      comments?: {
+        path: string;
+        line: number | null;
+        startLine?: number;
+        side?: "LEFT" | "RIGHT";
+        body: string;
+        inReplyTo?: number;
+        diffHunk?: string;
+      }[];
+    },
+  ): { review: FakeReview; comments: FakeReviewComment[] };
+  addCheckRun(
+    owner: string,
+    name: string,
+    run: Partial<FakeCheckRun> & { name: string; headSha: string },
+  ): FakeCheckRun;
   /**
    * Holds every response until the returned function is called (a slow or unreachable GitHub): calls are
    * still recorded, with `status` 0 until answered.
@@ -104,6 +150,14 @@ export interface FakeGitHub {
 }
 
 const API_PREFIX = "/api/v3";
+
+/** A redirect (`Location`), e.g. to a job log's download. */
+class Redirect {
+  readonly location: string;
+  constructor(location: string) {
+    this.location = location;
+  }
+}
 
 /** A body sent as-is (the contents API with `Accept: application/vnd.github.raw`). */
 class RawText {
@@ -193,8 +247,13 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     body: p.body,
     draft: p.draft,
     state: p.state,
+    locked: false,
     user: userJson(p.user),
-    head: { ref: p.head, label: `${r.owner}:${p.head}` },
+    head: {
+      ref: p.head,
+      label: `${r.owner}:${p.head}`,
+      sha: r.resolveRef?.(p.head) ?? p.headSha ?? "0".repeat(40),
+    },
     base: { ref: p.base },
     html_url: `${baseUrl}/${r.owner}/${r.name}/pull/${p.number}`,
   });
@@ -206,6 +265,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     body: Record<string, unknown>,
     accept: string,
   ): [number, unknown] => {
+    if (path === "/api/graphql" && method === "POST") {
+      return answerGraphql((o, n) => repos.get(`${o}/${n}`)?.pullsState ?? null, body);
+    }
     if (path === "/app/hook/config" && method === "GET") {
       return [200, { content_type: "json", insecure_ssl: "0", url: hookConfig.url }];
     }
@@ -226,6 +288,19 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     const r = repos.get(`${m[1]}/${m[2]}`);
     if (!r) return [404, { message: "Not Found" }];
     const rest = m[3] ?? "";
+    const pullsCtx = {
+      owner: r.owner,
+      name: r.name,
+      baseUrl,
+      bot,
+      nextId: () => nextCommentId++,
+      hasPull: (n: number) => r.pulls.has(n),
+    };
+    const pulled = routePulls(r.pullsState, pullsCtx, method, rest, query, body);
+    if (pulled) return pulled;
+    const logAt = method === "GET" ? logRedirect(r.pullsState, pullsCtx, rest) : undefined;
+    if (logAt === null) return [404, { message: "Not Found" }];
+    if (logAt !== undefined) return [302, new Redirect(logAt)];
     if (rest === "" && method === "GET") {
       return [
         200,
@@ -247,7 +322,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     }
     m = /^\/contents\/(.+)$/.exec(rest);
     if (m && method === "GET") {
-      const text = r.files.get(decodeURIComponent(m[1]!));
+      const file = decodeURIComponent(m[1]!);
+      const atRef = query.ref !== undefined && query.ref !== r.defaultBranch;
+      const text = atRef ? (r.readAt?.(query.ref!, file) ?? undefined) : r.files.get(file);
       if (text === undefined) return [404, { message: "Not Found" }];
       if (accept.includes(".raw")) return [200, new RawText(text)];
       return [
@@ -345,6 +422,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
     if (m) {
       const p = r.pulls.get(Number(m[1]));
       if (!p) return [404, { message: "Not Found" }];
+      if (method === "GET" && accept.includes(".diff")) {
+        return [200, new RawText(r.diffOf?.(p.base, p.head) ?? "")];
+      }
       if (method === "GET") return [200, pullJson(r, p)];
       if (method === "PATCH") {
         if (typeof body.body === "string") {
@@ -401,6 +481,17 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         res.writeHead(web[0], { "content-type": "text/plain", ...web[1] }).end(web[2]);
         return;
       }
+      // A job log's download: a storage URL that needs no token (GitHub's are signed).
+      const download = /^\/_job-logs\/([^/]+)\/([^/]+)(\/.*)$/.exec(url.pathname);
+      if (download && method === "GET") {
+        const text = logDownload(
+          repos.get(`${download[1]}/${download[2]}`)?.pullsState ?? newPullsState(),
+          download[3]!,
+        );
+        call.status = text === null ? 404 : 200;
+        res.writeHead(call.status, { "content-type": "text/plain; charset=utf-8" }).end(text ?? "Not Found");
+        return;
+      }
       const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path);
       if (conversion && method === "POST") {
         // Unauthenticated, as on GitHub: the one-time code is the credential.
@@ -444,6 +535,10 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         [status, payload] = route(method, path, call.query, obj, String(req.headers.accept ?? ""));
       }
       call.status = status;
+      if (payload instanceof Redirect) {
+        res.writeHead(status, { location: payload.location }).end();
+        return;
+      }
       if (payload instanceof RawText) {
         res.writeHead(status, { "content-type": "application/vnd.github.raw; charset=utf-8" });
         res.end(payload.text);
@@ -509,6 +604,7 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         files: new Map(),
         reactions: [],
         nextNumber: 1,
+        pullsState: newPullsState(),
       };
       repos.set(`${owner}/${name}`, r);
       return r;
@@ -541,6 +637,54 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
       return [...comments.values()].filter(
         (c) => c.issueNumber === issueNumber && commentRepo.get(c.id) === r,
       );
+    },
+    addReview(owner, name, pull, spec) {
+      const r = getRepo(owner, name);
+      const p = r.pulls.get(pull);
+      if (!p) throw new Error(`fake GitHub: no pull request #${pull}`);
+      const review: FakeReview = {
+        id: nextCommentId++,
+        pull,
+        state: spec.state,
+        body: spec.body,
+        user: spec.user,
+        commitId: r.resolveRef?.(p.head) ?? p.headSha ?? "0".repeat(40),
+      };
+      r.pullsState.reviews.set(review.id, review);
+      const comments = (spec.comments ?? []).map((c) => {
+        const rc: FakeReviewComment = {
+          id: nextCommentId++,
+          pull,
+          reviewId: review.id,
+          inReplyTo: c.inReplyTo ?? null,
+          user: spec.user,
+          body: c.body,
+          path: c.path,
+          line: c.line,
+          startLine: c.startLine ?? null,
+          side: c.side ?? "RIGHT",
+          diffHunk: c.diffHunk ?? `@@ -1,3 +1,3 @@ ${c.path}`,
+        };
+        r.pullsState.reviewComments.set(rc.id, rc);
+        return rc;
+      });
+      return { review, comments };
+    },
+    addCheckRun(owner, name, run) {
+      const r = getRepo(owner, name);
+      const c: FakeCheckRun = {
+        id: run.id ?? nextCommentId++,
+        name: run.name,
+        headSha: run.headSha,
+        status: run.status ?? "completed",
+        conclusion: run.conclusion === undefined ? "failure" : run.conclusion,
+        appSlug: run.appSlug ?? "github-actions",
+        output: run.output ?? { title: "", summary: "", text: "" },
+        annotations: run.annotations ?? [],
+        ...(run.log !== undefined ? { log: run.log } : {}),
+      };
+      r.pullsState.checkRuns.set(c.id, c);
+      return c;
     },
     close: () =>
       new Promise<void>((resolve) => {

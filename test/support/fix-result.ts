@@ -7,12 +7,14 @@ import {
   type ExecReport,
   type FixResult,
   FixResultSchema,
+  type MaintainerReport,
   type ReproducerReport,
   type ReviewReport,
 } from "../../src/contract/result.ts";
 
-export type FakeResultFields = Partial<Omit<FixResult, "review" | "reproducer">> & {
+export type FakeResultFields = Partial<Omit<FixResult, "review" | "reproducer" | "maintainer">> & {
   review?: Partial<ReviewReport> | null;
+  maintainer?: Partial<MaintainerReport> | null;
   reproducer?:
     | (Partial<Omit<ReproducerReport, "before" | "after">> & {
         before?: Partial<ExecReport> | null;
@@ -50,9 +52,14 @@ export function fakeReview(fields: Partial<ReviewReport> = {}): ReviewReport {
   };
 }
 
+/** The maintainer input a run used: none of each kind unless given. */
+export function fakeMaintainer(fields: Partial<MaintainerReport> = {}): MaintainerReport {
+  return { instructions: null, guidance: false, review: null, checks: [], points: [], ...fields };
+}
+
 /** A result with these fields; the rest neutral (nothing found, nothing spent). */
 export function fakeResult(fields: FakeResultFields = {}): FixResult {
-  const { review, reproducer, ...rest } = fields;
+  const { review, reproducer, maintainer, ...rest } = fields;
   const rep = reproducer
     ? {
         status: "reproduced" as const,
@@ -85,5 +92,6 @@ export function fakeResult(fields: FakeResultFields = {}): FixResult {
     status,
     review: review ? fakeReview(review) : null,
     reproducer: rep,
+    maintainer: maintainer ? fakeMaintainer(maintainer) : null,
   });
 }

@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
 import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
+import { type MaintainerInput, MaintainerInputSchema } from "../../core/maintainer-input.ts";
+import { readInstructions } from "../../config/instructions.ts";
 import { checkPricing, loadModelSettings } from "../../model/config.ts";
 import { checkModelEndpoint } from "../../model/endpoint-check.ts";
 import { OpenAIModel } from "../../model/openai-model.ts";
@@ -46,6 +48,54 @@ export async function readIssue(path: string): Promise<Issue> {
   return parseIssueFile(await readFile(path, "utf8"));
 }
 
+const MAX_GUIDANCE_FILE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The maintainer's input: the `--guidance-file` JSON (validated; a bad file is refused with the reason),
+ * and the repository's instructions from the checkout when the file does not say what they are.
+ */
+async function readMaintainerInput(
+  path: string | undefined,
+  repo: string,
+): Promise<{ input: MaintainerInput | undefined; notes: string[] }> {
+  let input: MaintainerInput | undefined;
+  if (path) {
+    let text: string;
+    try {
+      const st = await stat(path);
+      if (!st.isFile()) throw new Error("not a file");
+      if (st.size > MAX_GUIDANCE_FILE_BYTES) {
+        throw new UserError(
+          `--guidance-file ${path} is ${st.size} bytes; it may hold at most ${MAX_GUIDANCE_FILE_BYTES} bytes`,
+        );
+      }
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      throw new UserError(`--guidance-file ${path} is not a readable file`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new UserError(`--guidance-file ${path} is not JSON: ${(error as Error).message}`);
+    }
+    const parsed = MaintainerInputSchema.safeParse(json);
+    if (!parsed.success) {
+      const why = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`)
+        .join("; ");
+      throw new UserError(`--guidance-file ${path} does not have the expected shape: ${why}`);
+    }
+    input = parsed.data;
+  }
+  if (input?.instructions !== undefined) return { input, notes: [] };
+  const found = readInstructions(repo);
+  if (!found.instructions) return { input, notes: found.notes };
+  return { input: { ...(input ?? {}), instructions: found.instructions }, notes: found.notes };
+}
+
 const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
 /**
@@ -64,6 +114,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     rounds: args.string("rounds"),
     "patch-attempts": args.string("patch-attempts"),
     guidance: args.string("guidance"),
+    "guidance-file": args.string("guidance-file"),
     "keep-workspace": args.flag("keep-workspace"),
     json: args.flag("json"),
   };
@@ -138,6 +189,12 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   if (repoConfig.test.command) options.testCmd = repoConfig.test.command;
   if (patchAttempts !== undefined) options.patchAttempts = patchAttempts;
   if (values.guidance) options.guidance = values.guidance;
+  const maintainer = await readMaintainerInput(
+    values["guidance-file"] ? resolve(io.cwd, values["guidance-file"]) : undefined,
+    repo,
+  );
+  notes.push(...maintainer.notes);
+  if (maintainer.input) options.maintainer = maintainer.input;
   if (values["keep-workspace"]) options.keepWorkspace = true;
   recorder.writeJson("settings.json", {
     model: settings.model.model,

@@ -17,6 +17,8 @@ const IssueStateSchema = z.object({
   pull: z.number().int().positive().optional().catch(undefined),
   /** The webhook delivery that started the latest run (a redelivery of it starts nothing). */
   delivery: z.string().max(200).optional().catch(undefined),
+  /** Automatic runs after a failing check since the last run a person started (`ci_retries`). */
+  ciRetries: z.number().int().nonnegative().optional().catch(undefined),
 });
 export type IssueState = z.infer<typeof IssueStateSchema>;
 

@@ -1,6 +1,7 @@
 import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges } from "../../report/test-names.ts";
+import { maintainerLines } from "./maintainer-lines.ts";
 import { pullMarker } from "./markers.ts";
 import type {
   ExecReport,
@@ -110,6 +111,7 @@ function render(input: PullBodyInput, max: number): string {
   if (r.reason?.trim()) lines.push(`Outcome: ${inertText(r.reason)}`, "");
   if (input.guidance?.trim())
     lines.push(`Run ${input.run} followed this guidance: ${inertText(input.guidance)}`, "");
+  lines.push(...maintainerLines(r));
   if (r.locations.length > 0) {
     lines.push("## Bug locations and intended behaviour", "", ...r.locations.map(locationLine), "");
   }
@@ -180,6 +182,7 @@ function render(input: PullBodyInput, max: number): string {
     "",
     "- `/retry` — run auto-fix again; the next run's prompts carry the reviewer's advice from this one.",
     "- `/retry <guidance>` — run again with your guidance (e.g. where the bug is, what the fix must keep).",
+    "- A review that requests changes (or has a `/retry` line) — run again with its comments; each gets an answer.",
     "- `/cancel` — stop a run in progress.",
     "",
     "This pull request is a draft: review the change before marking it ready.",

@@ -1,4 +1,5 @@
 import { fenceIssue } from "../../agents/issue-text.ts";
+import { fenceMaintainerInput, hasMaintainerInput, maintainerInputOf } from "../../core/maintainer-input.ts";
 import { historyContext } from "../../agents/patch-agent.ts";
 import { createWorkspace } from "../../workspace/workspace.ts";
 import type { FixContext, PatchCandidate, PatchStrategy } from "../../contract/pipeline.ts";
@@ -120,8 +121,8 @@ export function treeStrategy(
             locations,
             formatHelp: ctx.code.engine.formatHelp,
             programs,
-            ...(ctx.options.guidance?.trim()
-              ? { guidance: fenceIssue({ title: "guidance", body: ctx.options.guidance }, 4000) }
+            ...(hasMaintainerInput(maintainerInputOf(ctx.options))
+              ? { guidance: fenceMaintainerInput(maintainerInputOf(ctx.options)) }
               : {}),
           }),
           evaluator,
