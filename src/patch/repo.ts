@@ -3,7 +3,7 @@
  * file opened, reads capped) and an in-memory map.
  */
 import { resolve } from "node:path";
-import { SKIPPED_DIRS } from "../core/path-rules.ts";
+import { isVirtualEnvDir, isVirtualEnvListing, SKIPPED_DIRS } from "../core/path-rules.ts";
 import { openTree, TreeFsError, type TreeFs } from "../core/tree-fs.ts";
 import type { RepoFiles, RepoRead } from "./types.ts";
 
@@ -30,6 +30,8 @@ export function createDiskRepo(root: string): RepoFiles {
           } catch {
             return;
           }
+          // A virtual environment is known by what it holds (no link followed), not by its name.
+          if (rel !== "" && isVirtualEnvListing(entries)) return;
           for (const e of entries) {
             if (out.length >= MAX_LISTED_FILES) return;
             const r = rel ? `${rel}/${e.name}` : e.name;
@@ -42,6 +44,10 @@ export function createDiskRepo(root: string): RepoFiles {
         return out;
       })();
       return listing;
+    },
+    isVirtualEnvDir(dir: string): boolean {
+      const t = open();
+      return isVirtualEnvDir(dir, (p) => t.kind(p));
     },
     async readFile(path: string): Promise<RepoRead> {
       try {
@@ -74,6 +80,9 @@ export function createMemoryRepo(files: Record<string, string | Uint8Array>, roo
     async readFile(path) {
       const b = map.get(path);
       return b ? { kind: "file", bytes: b } : { kind: "missing" };
+    },
+    isVirtualEnvDir(dir) {
+      return map.has(`${dir}/pyvenv.cfg`) || [...map.keys()].some((k) => k.startsWith(`${dir}/conda-meta/`));
     },
   };
 }
