@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { workerEnv } from "../core/compile-cache.ts";
 import type { FileJob, FileOutcome } from "./process-file.ts";
 
 export interface ParseRequest {
@@ -66,10 +67,12 @@ export class ParsePool {
   private retired = false;
   private closed = false;
 
-  constructor(size: number) {
+  /** `compileCacheDir`: where the workers keep their compiled code (see core/compile-cache.ts). */
+  constructor(size: number, opts: { compileCacheDir?: string | null } = {}) {
     this.size = size;
+    const env = workerEnv(opts.compileCacheDir ?? null);
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
+      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), { env });
       const slot: Slot = { worker, batches: new Map() };
       worker.on("message", (msg: ParseReply) => this.onReply(slot, msg));
       worker.on("error", (err: unknown) =>
@@ -225,10 +228,10 @@ let nextSession = 1;
  * The process's parse pool with at least `size` live workers, started if need be. A pool too small
  * (or with dead workers) is replaced; the old one closes when its queued work is done.
  */
-export function sharedParsePool(size: number): ParsePool {
+export function sharedParsePool(size: number, opts: { compileCacheDir?: string | null } = {}): ParsePool {
   if (shared && shared.alive >= size) return shared;
   const old = shared;
-  shared = new ParsePool(Math.max(size, old?.alive ?? 0));
+  shared = new ParsePool(Math.max(size, old?.alive ?? 0), opts);
   old?.retire();
   return shared;
 }
