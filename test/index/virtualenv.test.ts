@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
 import { SearchApis } from "../../src/search/search-api.ts";
+import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { tempDir } from "./helpers.ts";
 
 function put(root: string, rel: string, content: string): void {
@@ -90,4 +91,28 @@ test("a pyvenv.cfg that is a link is never followed: what it points to outside c
   const repo = repoWithVenvNamedPackages();
   symlinkSync(outside, join(repo, "venv/conda-meta"));
   assert.ok((await index(repo)).paths.includes("venv/real_code.py"));
+});
+
+test("the private work tree the pipeline indexes keeps a venv/ package and leaves out real environments", async () => {
+  const repo = repoWithVenvNamedPackages();
+  put(repo, "envs/dev/pyvenv.cfg", "home = /usr/bin\n");
+  put(repo, "envs/dev/lib/python3.11/site-packages/dep.py", "def dep():\n    pass\n");
+  put(repo, "envs/dev/bin/helper.py", "def helper():\n    pass\n");
+  const outside = tempDir();
+  put(outside, "pyvenv.cfg", "home = /usr/bin\n");
+  symlinkSync(join(outside, "pyvenv.cfg"), join(repo, "venv/pyvenv.cfg"));
+  const ws = await createWorkspace(repo);
+  try {
+    const { paths } = await index(ws.root);
+    assert.ok(paths.includes("venv/real_code.py"), "venv/ is code: copied and indexed");
+    assert.ok(!existsSync(join(ws.root, "envs/dev")), "a real environment is not copied");
+    const withDeps = await createWorkspace(repo, [], { withDependencies: true });
+    try {
+      assert.ok(existsSync(join(withDeps.root, "envs/dev/bin/helper.py")), "copied when the code runs");
+    } finally {
+      await withDeps.dispose();
+    }
+  } finally {
+    await ws.dispose();
+  }
 });
