@@ -72,6 +72,8 @@ export function createDiskRepo(root: string): RepoFiles {
 export function createMemoryRepo(files: Record<string, string | Uint8Array>, root = "/repo"): RepoFiles {
   const map = new Map<string, Uint8Array>();
   for (const [k, v] of Object.entries(files)) map.set(k, typeof v === "string" ? Buffer.from(v, "utf8") : v);
+  /** Folders holding a `conda-meta/` folder (found once). */
+  let condaDirs: Set<string> | null = null;
   return {
     root,
     async listFiles() {
@@ -82,7 +84,14 @@ export function createMemoryRepo(files: Record<string, string | Uint8Array>, roo
       return b ? { kind: "file", bytes: b } : { kind: "missing" };
     },
     isVirtualEnvDir(dir) {
-      return map.has(`${dir}/pyvenv.cfg`) || [...map.keys()].some((k) => k.startsWith(`${dir}/conda-meta/`));
+      if (map.has(`${dir}/pyvenv.cfg`)) return true;
+      condaDirs ??= new Set(
+        [...map.keys()].flatMap((k) => {
+          const i = k.indexOf("/conda-meta/");
+          return i >= 0 ? [k.slice(0, i)] : k.startsWith("conda-meta/") ? [""] : [];
+        }),
+      );
+      return condaDirs.has(dir);
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   notVirtualEnv,
 } from "../../src/core/path-rules.ts";
 import { openTree } from "../../src/core/tree-fs.ts";
-import { computePatch, createDiskRepo, writePatch } from "../../src/patch/index.ts";
+import { computePatch, createDiskRepo, createMemoryRepo, writePatch } from "../../src/patch/index.ts";
 
 const made: string[] = [];
 after(() => {
@@ -131,4 +131,20 @@ test("a patch is written into a folder named venv that is code, and refused insi
   };
   await assert.rejects(writePatch(root, forged), /env311\/bin\/tool.py: env311\/bin\/tool.py is vendored/);
   assert.match(readFileSync(join(root, "env311/bin/tool.py"), "utf8"), /return 1/, "nothing written there");
+});
+
+test("an in-memory repository answers the same: its own pyvenv.cfg or conda-meta/ marks an environment", async () => {
+  const edit = (path: string) =>
+    `<file>${path}</file>\n<original>\n    return 1\n</original>\n<patched>\n    return 2\n</patched>`;
+  const body = "def f():\n    return 1\n";
+  const repo = createMemoryRepo({
+    "venv/real_code.py": body,
+    "py/pyvenv.cfg": "home = /usr/bin\n",
+    "py/bin/tool.py": body,
+    "conda/conda-meta/history": "",
+    "conda/lib/mod.py": body,
+  });
+  assert.equal((await computePatch(repo, edit("venv/real_code.py"))).status, "APPLICABLE_PATCH");
+  assert.equal((await computePatch(repo, edit("py/bin/tool.py"))).status, "RAW_PATCH_BUT_UNSAFE_PATH");
+  assert.equal((await computePatch(repo, edit("conda/lib/mod.py"))).status, "RAW_PATCH_BUT_UNSAFE_PATH");
 });
