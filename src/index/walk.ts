@@ -1,7 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { isNonSourceDir, isVirtualEnvMarker, type ListedKind } from "../core/path-rules.ts";
+import { isNonSourceDir, isVirtualEnvMarker, type ListedKind, VCS_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 
 /** Files larger than this are skipped (generated bundles, data dumps). */
@@ -147,7 +147,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
 
 /** Folders left out by name (core/path-rules); virtual environments are found by their marker instead. */
 function isSkippedDir(name: string, opts: WalkOptions): boolean {
-  if (opts.includeSkippedDirs) return name === ".git";
+  if (opts.includeSkippedDirs) return VCS_DIRS.has(name);
   return isNonSourceDir(name);
 }
 

@@ -15,7 +15,13 @@ import {
   sandboxKindFromEnv,
   truncateMiddle,
 } from "../sandbox/index.ts";
-import { compareRuns, TreeStates, type ValidationResult, validatePatched } from "../validate/index.ts";
+import {
+  compareRuns,
+  TreeStates,
+  testRunKey,
+  type ValidationResult,
+  validatePatched,
+} from "../validate/index.ts";
 import type { ReviewLoopOutcome } from "./review-loop.ts";
 
 export interface ReproduceReviewOptions {
@@ -97,7 +103,8 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
   if (sandbox) {
     ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
     try {
-      states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+      // The job's trees: the tree search, when it runs, gets the same ones (setup runs once per job).
+      states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
     } catch (err) {
       if (isFatal(err)) throw err;
       problem = `${problem ? `${problem}\n` : ""}could not prepare the work trees: ${(err as Error).message}`;
@@ -141,15 +148,26 @@ export function validateDiff(r: RunState, diff: string): Promise<ValidationResul
     p = (async () => {
       if (!r.states || !r.sandbox || !r.config.test.command) return compareRuns(null, null);
       try {
-        const baseline = await r.states.baseline();
-        const copy = await r.states.patched(diff);
-        try {
-          return (
-            await validatePatched(r.sandbox, copy.dir, r.config, baseline, undefined, r.states.pristineDir)
-          ).result;
-        } finally {
-          await copy.dispose();
-        }
+        const states = r.states;
+        const sandbox = r.sandbox;
+        const baseline = await states.baseline();
+        // The tree search may have run the tests on this very program already: its run is used.
+        const run = await states.once(testRunKey(diff), async () => {
+          const copy = await states.patched(diff);
+          try {
+            return await validatePatched(
+              sandbox,
+              copy.dir,
+              r.config,
+              baseline,
+              undefined,
+              states.pristineDir,
+            );
+          } finally {
+            await copy.dispose();
+          }
+        });
+        return run.result;
       } catch (err) {
         if (isFatal(err)) throw err;
         return {

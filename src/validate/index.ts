@@ -19,5 +19,5 @@ export {
 } from "./parsers.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
-export { DiffApplyError, TreeStates } from "./tree-states.ts";
+export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";
