@@ -1,5 +1,4 @@
 import { Worker } from "node:worker_threads";
-import { workerEnv } from "../core/compile-cache.ts";
 import type { FileJob, FileOutcome } from "./process-file.ts";
 
 export interface ParseRequest {
@@ -67,10 +66,10 @@ export class ParsePool {
   private retired = false;
   private closed = false;
 
-  /** `compileCacheDir`: where the workers keep their compiled code (see core/compile-cache.ts). */
-  constructor(size: number, opts: { compileCacheDir?: string | null } = {}) {
+  /** `env`: the workers' environment (core/compile-cache.ts gives them the compile cache through it). */
+  constructor(size: number, opts: { env?: NodeJS.ProcessEnv } = {}) {
     this.size = size;
-    const env = workerEnv(opts.compileCacheDir ?? null);
+    const env = opts.env ?? process.env;
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), { env });
       const slot: Slot = { worker, batches: new Map() };
@@ -228,7 +227,7 @@ let nextSession = 1;
  * The process's parse pool with at least `size` live workers, started if need be. A pool too small
  * (or with dead workers) is replaced; the old one closes when its queued work is done.
  */
-export function sharedParsePool(size: number, opts: { compileCacheDir?: string | null } = {}): ParsePool {
+export function sharedParsePool(size: number, opts: { env?: NodeJS.ProcessEnv } = {}): ParsePool {
   if (shared && shared.alive >= size) return shared;
   const old = shared;
   shared = new ParsePool(Math.max(size, old?.alive ?? 0), opts);
