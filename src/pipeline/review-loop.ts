@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../config/index.ts";
-import type { ChatModel } from "../reproduce/model.ts";
+import type { ModelPort } from "../model/types.ts";
 import { isFatal, type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import type { ValidationResult } from "../validate/compare.ts";
@@ -32,6 +32,9 @@ export interface ReviewRound {
   patchId: string;
   /** Which version of the reproducer was used (1 = the original). */
   scriptVersion: number;
+  /** That version of the reproducer, and its run on the unpatched code (what the reviewer saw). */
+  script: string;
+  before: ExecResult;
   after: ExecResult | null;
   verdict: ReviewVerdict | null;
   validation: ValidationResult | null;
@@ -55,7 +58,7 @@ export interface ReviewLoopOutcome {
 }
 
 export interface ReviewLoopDeps {
-  model: ChatModel;
+  model: ModelPort;
   sandbox: SandboxPort;
   config: RepoConfig;
   states: TreeStates;
@@ -111,6 +114,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict: null,
       validation: null,
@@ -179,6 +184,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict,
       validation: null,
