@@ -7,6 +7,7 @@ import type { ResolvedLocationLike, SearchPort } from "../agents/search-port.ts"
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ModelPort } from "../model/types.ts";
 import type { StageUsage, UsageMeter, UsageTotals } from "../model/usage.ts";
+import type { TreeStates } from "../validate/tree-states.ts";
 import type { Progress } from "./progress.ts";
 
 /** The `fix` command's JSON (field names fixed by the command-line contract). */
@@ -127,6 +128,11 @@ export interface FixContext {
   workdir: string;
   code: CodeTools;
   state: FixState;
+  /**
+   * What one stage prepares for the others of the same job: the set-up unpatched tree and its test
+   * results (computed once, shared by every candidate of both strategies).
+   */
+  job?: { trees?: TreeStates };
 }
 
 export interface FixState {

@@ -265,7 +265,11 @@ export function createReproduceReviewHooks(
   const validate = async (ctx: FixContext, candidate: PatchCandidate): Promise<ValidationOutcome | null> => {
     const r = await init(ctx);
     if (!r.config.test.command || !r.states) return null;
-    const v = await validateDiff(r, candidate.result.diff);
+    const v = await validateDiff(
+      r,
+      candidate.result.diff,
+      [ctx.state.locationsText ?? "", candidate.answer].join("\n"),
+    );
     ctx.recorder.writeJson(`${candidate.id}/validation.json`, v);
     return toOutcome(v);
   };

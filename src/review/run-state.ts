@@ -15,7 +15,13 @@ import {
   sandboxKindFromEnv,
   truncateMiddle,
 } from "../sandbox/index.ts";
-import { compareRuns, TreeStates, type ValidationResult, validatePatched } from "../validate/index.ts";
+import {
+  changedFilesOfDiff,
+  compareRuns,
+  TreeStates,
+  type ValidationResult,
+  validateCandidate,
+} from "../validate/index.ts";
 import type { ReviewLoopOutcome } from "./loop.ts";
 
 export interface ReproduceReviewOptions {
@@ -115,8 +121,13 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
         })),
       );
     }
-    // The baseline test run needs no model: it starts now and runs while the model searches.
-    if (states?.setupOk && config.test.command) states.baseline().catch(() => null);
+    // With `validation: full` the whole unpatched suite is needed anyway: it starts now and runs while the
+    // model searches. Targeted validation runs only what candidates select, once per job.
+    if (states?.setupOk && config.test.command && config.validation.mode === "full") {
+      states.baseline().catch(() => null);
+    }
+    // The tree search checks its candidates on the same set-up tree and the same unpatched results.
+    if (states?.setupOk) ctx.job = { ...ctx.job, trees: states };
     if (states && !states.setupOk) {
       const failed = states.setup.find((s) => !s.ok)!;
       problem = `${problem ? `${problem}\n` : ""}setup step failed: ${failed.command} (exit ${failed.exec.exitCode ?? failed.exec.limit})`;
@@ -134,18 +145,30 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
   };
 }
 
-/** Runs the repository's tests on a patch, once per distinct diff; a failure to run is an "error" result. */
-export function validateDiff(r: RunState, diff: string): Promise<ValidationResult> {
+/**
+ * Runs the repository's tests on a patch, once per distinct diff: the tests related to the change first
+ * (and those the reproducer or `modelText` names), the rest as the configuration and its budget allow;
+ * a failure to run is an "error" result.
+ */
+export function validateDiff(r: RunState, diff: string, modelText?: string): Promise<ValidationResult> {
   let p = r.validations.get(diff);
   if (!p) {
     p = (async () => {
       if (!r.states || !r.sandbox || !r.config.test.command) return compareRuns(null, null);
       try {
-        const baseline = await r.states.baseline();
         const copy = await r.states.patched(diff);
         try {
+          const script = r.reproduction?.script;
           return (
-            await validatePatched(r.sandbox, copy.dir, r.config, baseline, undefined, r.states.pristineDir)
+            await validateCandidate({
+              sandbox: r.sandbox,
+              config: r.config,
+              pristine: { dir: r.states.pristineDir, tests: r.states.tests },
+              workdir: copy.dir,
+              changed: changedFilesOfDiff(diff),
+              ...(script ? { reproducerText: script } : {}),
+              ...(modelText ? { modelText } : {}),
+            })
           ).result;
         } finally {
           await copy.dispose();

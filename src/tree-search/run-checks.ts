@@ -50,6 +50,19 @@ export async function treeChecksForRun(
   if (!reproducer && !config.test.command) {
     return "no reproducer reproduced the issue and the repository has no test command";
   }
+  // The job's set-up tree and unpatched test results, when the validation stage prepared them for the
+  // same test command: no second setup, and no test runs twice on the unpatched tree.
+  const shared = ctx.job?.trees;
+  if (shared && sameTests(shared.config, config)) {
+    const checks = sandboxChecks({
+      sandbox: shared.sandbox,
+      config,
+      reproducer,
+      pristine: shared.pristineDir,
+      tests: shared.tests,
+    });
+    return { ...checks, workTree: () => shared.pristine() };
+  }
   let sandbox = opts.sandbox;
   if (!sandbox) {
     const env = opts.env ?? process.env;
@@ -71,6 +84,20 @@ export async function treeChecksForRun(
     await states.dispose();
     return `the setup step \`${failed.command}\` failed, so no check can run`;
   }
-  const checks = sandboxChecks({ sandbox, config, reproducer, pristine: states.pristineDir });
+  const checks = sandboxChecks({
+    sandbox,
+    config,
+    reproducer,
+    pristine: states.pristineDir,
+    tests: states.tests,
+  });
   return { ...checks, workTree: () => states.pristine(), dispose: () => states.dispose() };
+}
+
+/** Whether two configurations set up and run the tests alike (then their unpatched results are the same). */
+function sameTests(a: RepoConfig, b: RepoConfig): boolean {
+  return (
+    JSON.stringify([a.setup, a.test, a.validation, a.timeouts.testMs]) ===
+    JSON.stringify([b.setup, b.test, b.validation, b.timeouts.testMs])
+  );
 }

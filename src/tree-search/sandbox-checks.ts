@@ -3,8 +3,10 @@ import { openTree } from "../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../sandbox/format.ts";
 import { makeWorkCopy } from "../sandbox/index.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/types.ts";
-import { compareRuns } from "../validate/compare.ts";
+import type { PristineTests } from "../validate/baseline.ts";
+import { compareRuns, type ValidationResult } from "../validate/compare.ts";
 import { runTestSuite, type TestRun } from "../validate/run-tests.ts";
+import { validateCandidate } from "../validate/targeted.ts";
 import type { TreeChecks } from "./strategy.ts";
 import type { CheckResult, RunRecord } from "./types.ts";
 
@@ -71,8 +73,13 @@ export function sandboxChecks(deps: {
    * into the work tree, where a candidate's reproducer or an earlier run may have changed it.
    */
   pristine?: string;
+  /**
+   * The job's unpatched test results (shared with the validation stage): with them each candidate runs
+   * the tests related to its change first, and no test runs twice on the unpatched tree.
+   */
+  tests?: PristineTests;
 }): TreeChecks {
-  const { sandbox, config, reproducer } = deps;
+  const { sandbox, config, reproducer, tests: store } = deps;
   const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
   /**
@@ -105,7 +112,13 @@ export function sandboxChecks(deps: {
     describe: parts.filter(Boolean).join(" + ") || "nothing",
     async baseline(dir) {
       const repro = await runReproducer(dir);
-      baselineTests = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      // With a reproducer to search against, targeted tests need no whole-suite run before the search.
+      const targetedOnly = store && reproducer && config.validation.mode === "targeted";
+      baselineTests = targetedOnly
+        ? null
+        : store
+          ? await store.full()
+          : await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const failure: string[] = [];
       const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
       if (repro && reproducer) {
@@ -122,7 +135,7 @@ export function sandboxChecks(deps: {
       out.failure = truncateMiddle(failure.join("\n\n"), MAX_FAILURE_CHARS);
       return out;
     },
-    async run(dir): Promise<CheckResult> {
+    async run(dir, change): Promise<CheckResult> {
       const repro = await runReproducer(dir);
       const reproRecord = repro && reproducer ? record(reproducer.command, repro, clean(repro)) : undefined;
       const runs = (extra: { tests?: RunRecord }) => ({
@@ -135,9 +148,25 @@ export function sandboxChecks(deps: {
           return { outcome: broken, message: `the reproducer was ${describeOutcome(repro)}`, ...runs({}) };
         }
       }
-      const after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      let after: TestRun | null;
+      let cmp: ValidationResult;
+      if (store && deps.pristine && change && config.test.command) {
+        const v = await validateCandidate({
+          sandbox,
+          config,
+          pristine: { dir: deps.pristine, tests: store },
+          workdir: dir,
+          changed: change.changedFiles,
+          ...(reproducer ? { reproducerText: reproducer.content } : {}),
+        });
+        after = v.run;
+        cmp = v.result;
+      } else {
+        after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+        cmp = compareRuns(baselineTests ?? (store && after ? await store.full() : null), after);
+      }
       const testsRecord = after ? record(after.command, after.exec, false) : undefined;
-      if (after && !baselineTests?.exec.limit) {
+      if (after && (cmp.before?.limit ?? null) === null) {
         const broken = brokenRun(after.exec);
         if (broken) {
           return {
@@ -147,7 +176,6 @@ export function sandboxChecks(deps: {
           };
         }
       }
-      const cmp = compareRuns(baselineTests, after);
       const testsOk = cmp.status === "passed" || cmp.status === "no-regressions" || cmp.status === "no-tests";
       if (testsRecord) testsRecord.passed = testsOk;
       const reproOk = !repro || clean(repro);
