@@ -27,9 +27,15 @@ export function moduleNames(listing: TreeListing, rel: string): string[] {
   return names;
 }
 
-/** The modules a Python file imports (dotted, relative ones resolved against its package). */
-export function pythonImports(text: string, ownName: string | null, isPackage: boolean): Set<string> {
-  const out = new Set<string>();
+/** One import statement's modules: `import a.b` → a.b; `from a import b, c` → a with b, c. */
+export interface PythonImport {
+  module: string;
+  names: string[];
+}
+
+/** The imports of a Python file (relative ones resolved against its package). */
+export function pythonImports(text: string, ownName: string | null, isPackage: boolean): PythonImport[] {
+  const out: PythonImport[] = [];
   const strip = (s: string) => s.replace(/#.*$/, "").replace(/[()\\]/g, " ");
   for (const line of lines(text)) {
     if (!line.includes("import")) continue;
@@ -46,21 +52,21 @@ export function pythonImports(text: string, ownName: string | null, isPackage: b
         base = [anchor, base].filter(Boolean).join(".");
       }
       if (!base) continue;
-      out.add(base);
-      for (const n of strip(from[3]!).split(",")) {
-        const name = n.trim().split(/\s+/)[0] ?? "";
-        if (IDENT.test(name)) out.add(`${base}.${name}`);
-      }
+      const names = strip(from[3]!)
+        .split(",")
+        .map((n) => n.trim().split(/\s+/)[0] ?? "")
+        .filter((n) => IDENT.test(n));
+      out.push({ module: base, names });
       continue;
     }
     const imp = IMPORT.exec(line);
     if (imp) {
       for (const n of strip(imp[1]!).split(",")) {
         const name = n.trim().split(/\s+/)[0] ?? "";
-        if (/^[\w.]+$/.test(name)) out.add(name);
+        if (/^[\w.]+$/.test(name)) out.push({ module: name, names: [] });
       }
     }
-    for (const m of line.matchAll(DYNAMIC)) out.add(m[1]!);
+    for (const m of line.matchAll(DYNAMIC)) out.push({ module: m[1]!, names: [] });
   }
   return out;
 }
@@ -91,12 +97,27 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
     fileTarget.set(rel, t);
   }
   const testSide = listing.files.filter((f) => f.endsWith(".py") && isTestPath(f));
+  const known = new Set<string>();
+  for (const rel of listing.files) for (const n of moduleNames(listing, rel)) known.add(n);
   const importsOf = new Map<string, Set<string>>();
+  /**
+   * The modules a file imports: `from a import b` imports the module a.b when there is one, else names
+   * from a's namespace (a itself).
+   */
   const imports = (rel: string): Set<string> => {
     let s = importsOf.get(rel);
     if (!s) {
+      s = new Set<string>();
       const text = listing.read(rel) ?? "";
-      s = pythonImports(text, moduleNames(listing, rel)[0] ?? null, rel.endsWith("__init__.py"));
+      for (const imp of pythonImports(
+        text,
+        moduleNames(listing, rel)[0] ?? null,
+        rel.endsWith("__init__.py"),
+      )) {
+        const subs = imp.names.filter((n) => known.has(`${imp.module}.${n}`));
+        for (const n of subs) s.add(`${imp.module}.${n}`);
+        if (subs.length < imp.names.length || imp.names.length === 0) s.add(imp.module);
+      }
       importsOf.set(rel, s);
     }
     return s;
@@ -114,8 +135,10 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
         if (!cur) out.set(t, { reasons: [reason], detail });
         else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
       };
-      // Names under which the change is imported: the modules, and packages whose __init__ imports them.
+      // Names under which the change is imported: the modules (and their submodules), and packages whose
+      // __init__ imports them (only an import of the package itself, not of its other submodules).
       const names = new Map<string, string>();
+      const exact = new Set<string>();
       for (const rel of changed) {
         if (!rel.endsWith(".py")) continue;
         for (const n of moduleNames(listing, rel)) names.set(n, rel);
@@ -125,7 +148,10 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
           if (init === rel || !listing.has(init)) break;
           const own = moduleNames(listing, rel);
           if ([...imports(init)].some((imp) => own.some((n) => covers(imp, n)))) {
-            for (const n of moduleNames(listing, init)) names.set(n, rel);
+            for (const n of moduleNames(listing, init)) {
+              if (!names.has(n)) exact.add(n);
+              names.set(n, rel);
+            }
           }
         }
       }
@@ -161,11 +187,12 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
         let grew = false;
         for (const rel of testSide) {
           if (reached.has(rel)) continue;
-          const hit = [...imports(rel)].find((imp) => [...related.keys()].some((n) => covers(imp, n)));
+          const match = (imp: string, n: string) => (exact.has(n) ? imp === n : covers(imp, n));
+          const hit = [...imports(rel)].find((imp) => [...related.keys()].some((n) => match(imp, n)));
           if (hit === undefined) continue;
           reached.add(rel);
           grew = true;
-          const via = [...related.entries()].find(([n]) => covers(hit, n))!;
+          const via = [...related.entries()].find(([n]) => match(hit, n))!;
           add(rel, "imports-changed", via[1]);
           const own = moduleNames(listing, rel);
           const importers = testSide.filter((f) =>
@@ -192,7 +219,7 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
     aliases(target) {
       const rel = targetFile.get(target);
       if (!rel) return [];
-      return [...new Set([target, rel, ...moduleNames(listing, rel)])];
+      return [...new Set([target, rel, baseOf(rel), ...moduleNames(listing, rel)])];
     },
   };
 }

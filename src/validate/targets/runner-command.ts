@@ -187,6 +187,11 @@ export function targetedCommand(
   targets: readonly string[],
 ): TargetedCommand | NotTargetable {
   const runner = config.validation.runner;
+  if (!runner && config.test.command && SHELL_SYNTAX.test(config.test.command)) {
+    return {
+      reason: `the test command \`${config.test.command}\` uses shell syntax, so its tests cannot be named; set \`validation.runner\` and \`validation.command\` (with {tests}) to target it`,
+    };
+  }
   if (!runner) {
     return {
       reason: config.test.command

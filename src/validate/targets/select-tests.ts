@@ -124,6 +124,8 @@ export function selectTests(input: SelectInput): TestSelection {
   if (input.reproducerText)
     for (const t of targetsNamedIn(suite, input.reproducerText)) add(t, "named-by-reproducer");
   if (input.modelText) for (const t of targetsNamedIn(suite, input.modelText)) add(t, "named-by-model");
+  const order = Object.keys(REASON_TEXT);
+  for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   const tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
   const total = suite.targets.size;
   if (tests.length > MAX_TARGETS) {
