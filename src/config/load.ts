@@ -234,16 +234,15 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
 /** Seconds a candidate may spend on the rest of the suite after its targeted tests, by default. */
 export const DEFAULT_VALIDATION_BUDGET_S = 120;
 
-const validationCommand = (v: RepoConfigFile["validation"]): string | null =>
-  typeof v === "object" ? (v.command ?? null) : null;
+const validationCommand = (v: RepoConfigFile["validation"]): string | null => v?.command ?? null;
 
 function validationSettings(
   v: RepoConfigFile["validation"],
   testCommand: string | null,
   framework: TestFramework,
 ): RepoConfig["validation"] {
-  const o = typeof v === "object" ? v : {};
-  const mode = typeof v === "string" ? v : (o.mode ?? "targeted");
+  const o = v ?? {};
+  const mode = o.mode ?? "targeted";
   const detected = testCommand ? runnerOfCommand(testCommand, framework) : null;
   const runner = o.runner ?? detected;
   return {

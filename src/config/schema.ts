@@ -117,9 +117,7 @@ export const repoConfigFileSchema = z
       .optional(),
     reproducer: reproducerSchema.optional(),
     /** How candidates are validated: `targeted` (default) or `full`, or the detailed settings. */
-    validation: z
-      .union([z.enum(["targeted", "full"], { error: "expected targeted or full" }), validationSchema])
-      .optional(),
+    validation: z.preprocess((v) => (typeof v === "string" ? { mode: v } : v), validationSchema).optional(),
     timeouts: z
       .object({ setup: seconds.optional(), test: seconds.optional(), reproducer: seconds.optional() })
       .strict()

@@ -109,6 +109,11 @@ function withoutPositionals(words: string[], from: number, runner: TestRunnerKin
   for (let i = from; i < words.length; i++) {
     const w = words[i]!;
     if (runner === "unittest" && w === "discover") continue;
+    // discover's own options (start folder, pattern, top level) mean nothing for named modules.
+    if (runner === "unittest" && (w === "-s" || w === "-p" || w === "-t")) {
+      i++;
+      continue;
+    }
     if (w.startsWith("-")) {
       out.push(w);
       if (values.has(w) && i + 1 < words.length) out.push(words[++i]!);
@@ -130,7 +135,7 @@ function plan(
         (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
       );
       if (at < 0) return { reason: "the test command does not start pytest" };
-      return { words: withoutPositionals(words, at + 1, runner), args: ["--", ...targets.map(asPathArg)] };
+      return { words: withoutPositionals(words, at + 1, runner), args: targets.map(asPathArg) };
     }
     case "unittest": {
       const at = idx((w, i) => w === "unittest" && words[i - 1] === "-m");
