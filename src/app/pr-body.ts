@@ -1,6 +1,6 @@
 import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../github/port.ts";
-import { testChangeLines, testChanges } from "../report/test-names.ts";
+import { testChangeLines, testChanges, testsRunLines } from "../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
 import { describeResult, type ExecView, type LocationView } from "./describe.ts";
 import type { FixResult } from "./pipeline.ts";
@@ -137,6 +137,7 @@ function render(input: PullBodyInput, max: number): string {
     if (val.summary) lines.push(inertText(val.summary, { max }), "");
     const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
     for (const line of testChangeLines(changes)) lines.push(line, "");
+    for (const line of testsRunLines(r.validation)) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(

@@ -114,11 +114,8 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   const restText =
     rest !== null ? `the other ${rest} test${rest === 1 ? "" : "s"} of the suite` : "the rest of the suite";
   if (first?.status === "regressions") {
-    first.tests = ran(
-      "targeted",
-      command,
-      `${restText}: not run, the selected tests already show a regression`,
-    );
+    const left = rest === 0 ? null : `${restText}: not run, the selected tests already show a regression`;
+    first.tests = ran("targeted", command, left);
     return { result: first, run, selection };
   }
   if (config.validation.mode === "full") return wholeSuite(first);
