@@ -2,6 +2,7 @@ import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
+import type { TestSuiteMap } from "./targets/types.ts";
 
 /** The test a test id of the runner's output belongs to; null when it cannot be told. */
 export type OwnerOf = (id: string) => string | null;
@@ -28,6 +29,8 @@ export class PristineTests {
   #fullDone: TestRun | null | undefined;
   /** Set when the whole suite did not finish within a budget it was given: it is not tried again. */
   #fullTooSlow: number | null = null;
+  /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
+  readonly suites = new Map<string, TestSuiteMap>();
   /** Sandbox runs made (targeted and whole), for the report and the benchmark. */
   runCount = 0;
 
@@ -109,8 +112,13 @@ export class PristineTests {
     return [...out];
   }
 
+  /** A whole-suite run answers for single tests only when it named them (per-test results, no limit). */
+  static #usableWhole(r: PristineRun): boolean {
+    return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
+  }
+
   #covered(target: string): boolean {
-    return this.#runs.some((r) => r.targets === null || r.targets.has(target));
+    return this.#runs.some((r) => PristineTests.#usableWhole(r) || r.targets?.has(target));
   }
 
   /**
@@ -150,7 +158,7 @@ export class PristineTests {
     const coveredByTargeted = targets.every((t) => targeted.some((r) => r.targets!.has(t)));
     const runs = coveredByTargeted
       ? targeted
-      : [...targeted, ...this.#runs.filter((r) => r.targets === null)];
+      : [...targeted, ...this.#runs.filter((r) => PristineTests.#usableWhole(r))];
     if (runs.length === 0) return null;
     const perTest = runs.every((r) => r.run.tests !== null);
     const tests = perTest ? new Map<string, "passed" | "failed" | "skipped">() : null;

@@ -7,6 +7,7 @@ import { targetedCommand } from "./targets/runner-command.ts";
 import { listTree } from "./targets/tree-listing.ts";
 import { REASON_TEXT } from "./targets/types.ts";
 import type { RepoConfig } from "../config/index.ts";
+import { TreeFsError } from "../core/tree-fs.ts";
 
 export interface CandidateInput {
   sandbox: SandboxPort;
@@ -54,7 +55,19 @@ function baselineLimit(result: ValidationResult, before: TestRun | null): void {
 export async function validateCandidate(input: CandidateInput): Promise<CandidateValidation> {
   const { sandbox, config, pristine, workdir, signal } = input;
   const store = pristine.tests;
+  const runner = config.validation.runner;
+  let suite = runner ? store.suites.get(runner) : undefined;
+  if (runner && !suite && config.test.command) {
+    try {
+      suite = suiteFor(listTree(pristine.dir), runner);
+      store.suites.set(runner, suite);
+    } catch (err) {
+      // A tree that cannot be listed: selectTests says so and the whole suite runs.
+      if (!(err instanceof TreeFsError)) throw err;
+    }
+  }
   const selection = selectTests({
+    ...(suite ? { suite } : {}),
     root: pristine.dir,
     config,
     changed: input.changed,
@@ -77,12 +90,25 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     notRun,
     pristineRuns: store.runCount - runsBefore,
   });
-  const wholeSuite = async (first: ValidationResult | null): Promise<CandidateValidation> => {
+  const wholeSuite = async (
+    first: ValidationResult | null,
+    firstRun: TestRun | null = null,
+  ): Promise<CandidateValidation> => {
     const before = await store.full(signal);
     const after = await runTestSuite(sandbox, workdir, config, signal, { pristine: pristine.dir });
     const result = compareRuns(before, after);
     addRestored(result, after);
     baselineLimit(result, before);
+    if (first?.perTest && (result.status === "error" || !result.perTest)) {
+      // The whole suite cannot name single tests (or could not judge at all): the selected tests'
+      // per-test comparison stays the result, and the whole suite's outcome is said.
+      first.tests = ran(
+        "targeted",
+        first.command,
+        `the whole suite ran but cannot judge single tests: ${result.summary}`,
+      );
+      return { result: first, run: firstRun, selection };
+    }
     if (first && first.status === "regressions" && result.status !== "regressions") {
       // The whole suite cannot undo what the selected tests showed.
       result.status = "regressions";
@@ -102,8 +128,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     const cmd = targetedCommand(config, targets);
     if ("reason" in cmd) return wholeSuite(null);
     command = cmd.display;
-    const suite = suiteFor(listTree(pristine.dir), selection.runner!);
-    const ownerOf = (id: string) => suite.targetOfId(id);
+    const ownerOf = (id: string) => suite?.targetOfId(id) ?? null;
     const before = await store.forTargets(targets, ownerOf, signal);
     run = await runTestSuite(sandbox, workdir, config, signal, { pristine: pristine.dir, targeted: cmd });
     first = compareRuns(before, run);
@@ -118,7 +143,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     first.tests = ran("targeted", command, left);
     return { result: first, run, selection };
   }
-  if (config.validation.mode === "full") return wholeSuite(first);
+  if (config.validation.mode === "full") return wholeSuite(first, run);
   if (rest === 0 && first) {
     first.tests = ran("targeted", command, null);
     return { result: first, run, selection };
@@ -165,5 +190,5 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
       );
     }
   }
-  return wholeSuite(first);
+  return wholeSuite(first, run);
 }

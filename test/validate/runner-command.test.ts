@@ -59,12 +59,19 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     runs("python3 -m pytest -rA -p no:cacheprovider tests/ -k fast", "pytest", ["t/test_a.py"]),
     ["python3", "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-k", "fast", "t/test_a.py"],
   );
-  assert.deepEqual(runs("python3 -m unittest discover -s tests -v", "unittest", ["tests.test_a"]), [
-    "python3",
-    "-m",
-    "unittest",
-    "-v",
+  // unittest: one process per module, so that a module failing to load fails alone.
+  const ut = targetedCommand(cfg("python3 -m unittest discover -s tests -v", "unittest"), [
     "tests.test_a",
+    "b",
+  ]);
+  assert.ok("argv" in ut);
+  assert.deepEqual(ut.argv, [
+    "/bin/sh",
+    "-c",
+    'rc=0; for t in "$@"; do python3 -m unittest -v "$t" || rc=1; done; exit $rc',
+    "auto-fix-tests",
+    "tests.test_a",
+    "b",
   ]);
   assert.deepEqual(runs("node --test --test-reporter spec test/", "node-test", ["test/a.test.js"]), [
     "node",

@@ -118,9 +118,11 @@ test("unittest: dotted module names, through the package that imports the change
     "lib/other.py": "def one():\n    return 1\n",
     "tests/__init__.py": "",
     "tests/test_core.py":
-      "import unittest\nfrom lib.core import double\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n",
+      'import unittest\nfrom lib.core import double\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        """Doubles."""\n        self.assertEqual(double(2), 4)\n',
     "tests/test_api.py":
       "import unittest\nimport lib\n\nclass A(unittest.TestCase):\n    def test_api(self):\n        self.assertEqual(lib.double(3), 6)\n",
+    "tests/test_skips.py":
+      "import unittest\nimport lib.core\n\nif True:\n    raise unittest.SkipTest('not on this platform')\n",
     "tests/test_other.py":
       "import unittest\nfrom lib.other import one\n\nclass O(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(one(), 1)\n",
     ".github/auto-fix.yml": "validation:\n  budget: 0\n",
@@ -129,8 +131,12 @@ test("unittest: dotted module names, through the package that imports the change
   jobs.push(job.states);
   assert.equal(job.config.validation.runner, "unittest");
   const v = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "x * 3"] });
-  assert.deepEqual(Object.keys(selected(v)), ["tests.test_api", "tests.test_core"]);
-  assert.match(v.run?.command ?? "", /python3 -m unittest -v tests\.test_api tests\.test_core$/);
+  assert.deepEqual(Object.keys(selected(v)), ["tests.test_api", "tests.test_core", "tests.test_skips"]);
+  assert.match(
+    v.run?.command ?? "",
+    /python3 -m unittest -v tests\.test_api tests\.test_core tests\.test_skips \(one process per module\)$/,
+  );
+  // The module that skips at import fails alone; the others' tests ran (a docstring line is read too).
   assert.deepEqual(ranIds(v), ["tests.test_api.A.test_api", "tests.test_core.T.test_double"]);
   assert.equal(v.result.status, "regressions");
 });
@@ -182,4 +188,26 @@ test("a test command that cannot be targeted runs the whole suite and says why",
   assert.equal(v.result.tests?.kind, "full");
   assert.match(v.result.tests?.why ?? "", /uses shell syntax.*whole suite runs/);
   assert.equal(v.run?.tests?.size, 6);
+});
+
+test("validation: full runs the whole suite after the selected tests, unless they already show a regression", async () => {
+  const repo = writeRepo({ ...SHOP, ".github/auto-fix.yml": "validation: full\n" });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.validation.mode, "full");
+  const good = await validateEdit(sandbox, job, { "pkg/tax.py": ["price * 2", "price * 1.2"] });
+  assert.equal(good.result.tests?.kind, "targeted+rest");
+  assert.equal(good.run?.tests?.size, 6);
+  assert.deepEqual(good.result.fixed, ["tests/test_tax.py::test_rate"]);
+  const bad = await validateEdit(sandbox, job, { "pkg/util.py": ["max(lo", "min(lo"] });
+  assert.equal(bad.result.status, "regressions");
+  assert.equal(bad.result.tests?.kind, "targeted");
+  assert.match(bad.result.tests?.notRun ?? "", /not run, the selected tests already show a regression/);
+  // The whole unpatched suite ran once for the job (the first candidate), never again.
+  assert.ok(job.states.tests.fullResult);
+  assert.equal(
+    bad.result.tests?.pristineRuns,
+    1,
+    "test_util's own unpatched run: the whole-suite run is not per-file",
+  );
 });

@@ -231,6 +231,20 @@ export function targetedCommand(
   }
   const p = plan(runner, command.trim().split(/\s+/), targets);
   if ("reason" in p) return p;
+  if (runner === "unittest") {
+    // One process per module: a module that cannot be loaded here (it skips at import on this platform,
+    // an optional dependency is missing) fails alone instead of stopping every other module's tests.
+    return {
+      argv: [
+        "/bin/sh",
+        "-c",
+        `rc=0; for t in "$@"; do ${p.words.join(" ")} "$t" || rc=1; done; exit $rc`,
+        "auto-fix-tests",
+        ...p.args,
+      ],
+      display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+    };
+  }
   return {
     argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "auto-fix-tests", ...p.args],
     display: [...p.words, ...p.args.map((a) => (targets.includes(a) ? quoted[targets.indexOf(a)]! : a))].join(

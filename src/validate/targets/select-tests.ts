@@ -79,6 +79,8 @@ export interface SelectInput {
   /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
   reproducerText?: string;
   modelText?: string;
+  /** The tests of `root` found earlier (the unpatched tree does not change during a job). */
+  suite?: TestSuiteMap;
 }
 
 /**
@@ -100,15 +102,18 @@ export function selectTests(input: SelectInput): TestSelection {
   if (!config.test.command) return full("there is no test command");
   const probe = targetedCommand(config, []);
   if ("reason" in probe) return full(`${probe.reason}: the whole suite runs`);
-  let listing: TreeListing;
-  try {
-    listing = listTree(input.root);
-  } catch (err) {
-    if (err instanceof TreeFsError)
-      return full(`the tree cannot be listed (${err.message}): the whole suite runs`);
-    throw err;
+  let suite = input.suite;
+  if (!suite) {
+    let listing: TreeListing;
+    try {
+      listing = listTree(input.root);
+    } catch (err) {
+      if (err instanceof TreeFsError)
+        return full(`the tree cannot be listed (${err.message}): the whole suite runs`);
+      throw err;
+    }
+    suite = suiteFor(listing, runner!);
   }
-  const suite = suiteFor(listing, runner!);
   const picked = new Map<string, SelectedTest>();
   const add = (target: string, reason: SelectReason, detail?: string) => {
     if (!suite.targets.has(target) || !validTarget(runner!, target)) return;
