@@ -27,7 +27,7 @@ import { parseAnswer } from "../src/patch/parse.ts";
 import { firstJsonObject } from "../src/reproduce/model.ts";
 import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
-import { extractReflection } from "../src/tree-search/answer.ts";
+import { extractReflection } from "../src/strategies/tree/answer.ts";
 import { MAX_JUNIT_CHARS } from "../src/validate/junit.ts";
 import { parseJUnitXml, parseTestOutput } from "../src/validate/parsers.ts";
 import { MAX_TEST_OUTPUT_CHARS } from "../src/validate/text-scan.ts";

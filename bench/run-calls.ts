@@ -5,7 +5,7 @@
  *
  *   npm run bench:calls
  */
-import { FixResultSchema } from "../src/app/pipeline.ts";
+import { FixResultSchema } from "../src/contract/app-result.ts";
 import { FIX_PATCH, OWNER, REPO, startHarness } from "../test/app/harness.ts";
 
 const h = await startHarness({

@@ -9,9 +9,9 @@
  */
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createReproduceReviewHooks } from "../src/review/pipeline-hooks.ts";
+import { createReproduceReviewHooks } from "../src/pipeline/stage-hooks.ts";
 import { createSandbox } from "../src/sandbox/index.ts";
-import { configuredStrategy } from "../src/tree-search/configured-strategy.ts";
+import { configuredStrategy } from "../src/strategies/configured.ts";
 import { bugs } from "../test/tree-search/support/bugs.ts";
 import {
   patchFixes,

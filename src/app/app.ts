@@ -7,15 +7,15 @@ import type { MetricsRegistry } from "../ops/metrics.ts";
 import type { Readiness } from "../ops/readiness.ts";
 import { checkRegisteredHook } from "../ops/webhook-check.ts";
 import type { WebhookSettings } from "../ops/webhook-url.ts";
-import type { RunLedger } from "./budgets.ts";
+import type { RunLedger } from "../issue-run/budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import { heldEventName, resumeHeldDeliveries } from "./held.ts";
-import { type AppOctokit, createWorker, loadRepoConfig } from "./job-worker.ts";
-import type { Pipeline } from "./pipeline.ts";
-import type { AppSettings } from "./settings.ts";
+import { type AppOctokit, createWorker, loadRepoConfig } from "../issue-run/job-worker.ts";
+import type { Pipeline } from "../contract/app-result.ts";
+import type { AppSettings } from "../issue-run/settings.ts";
 import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 
-export { createWorker } from "./job-worker.ts";
+export { createWorker } from "../issue-run/job-worker.ts";
 
 /** How often a webhook URL that is not right (or could not be read) is checked again. */
 const WEBHOOK_RECHECK_MS = 5 * 60_000;

@@ -1,9 +1,10 @@
 import type { RepoGitHub } from "../github/port.ts";
+import type { HandleOutcome } from "../issue-run/outcome.ts";
 import type { JobQueue, JobSpec } from "../jobs/types.ts";
-import { checkSender, type StoredTrigger } from "./admission.ts";
-import { parseCommand } from "./commands.ts";
-import { readPullMarker } from "./markers.ts";
-import type { AppSettings } from "./settings.ts";
+import { checkSender, type StoredTrigger } from "../issue-run/admission.ts";
+import { parseCommand } from "../issue-run/commands.ts";
+import { readPullMarker } from "../github/render/markers.ts";
+import type { AppSettings } from "../issue-run/settings.ts";
 import type { TriggerEvent } from "./trigger.ts";
 
 /** Everything one delivery needs; built per delivery, nothing kept between deliveries. */
@@ -23,22 +24,7 @@ export interface DeliveryDeps {
   defer: (work: () => Promise<HandleOutcome | undefined>) => Promise<void>;
 }
 
-export type HandleOutcome =
-  | { action: "ignored"; reason: string }
-  | { action: "denied" }
-  | { action: "refused"; reason: string }
-  | { action: "queued"; jobId: string }
-  | { action: "duplicate"; jobId: string }
-  | { action: "active"; jobId: string }
-  /** `/cancel` was acknowledged; the permission check and the cancel run right after the answer. */
-  | { action: "cancel-requested" }
-  /**
-   * Answered and held: the sender's access (and, for a label, the repo's configured label) is checked
-   * right after the answer, and the job stored only then.
-   */
-  | { action: "checking" }
-  | { action: "cancelled" }
-  | { action: "nothing-to-cancel" };
+export type { HandleOutcome };
 
 /**
  * Handles `issues.labeled` and `issue_comment.created`: what the payload alone decides is answered at

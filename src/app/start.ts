@@ -20,10 +20,10 @@ import {
   WebhookSettingsError,
 } from "../ops/webhook-url.ts";
 import { createAutoFixApp } from "./app.ts";
-import { createCliPipeline } from "./cli-pipeline.ts";
-import { createJobQueue } from "./queue-factory.ts";
+import { createCliPipeline } from "../issue-run/cli-pipeline.ts";
+import { createAppQueue } from "./queue.ts";
 import { githubBaseUrl } from "./server.ts";
-import { readSettings } from "./settings.ts";
+import { readSettings } from "../issue-run/settings.ts";
 import { createSetupHandler, updateDotEnv } from "./setup-page.ts";
 
 const fail = (message: string, code = 1): never => {
@@ -102,7 +102,7 @@ async function setup(): Promise<void> {
   );
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
-      server.stop().finally(() => process.exit(0));
+      void server.stop().finally(() => process.exit(0));
     });
   }
 }
@@ -134,7 +134,7 @@ async function createProxyChannel(): Promise<string | null> {
 /** Registered: webhooks, jobs, /health and /metrics, and a shutdown that fits in the grace period. */
 async function serve(): Promise<void> {
   const settings = startSettings;
-  const { queue, ledger, limits, runsJobsInProcess, registry, close } = createJobQueue(env);
+  const { queue, ledger, limits, runsJobsInProcess, registry, close } = createAppQueue(env);
   let stopping = false;
   const timers = new AbortController();
   let server: Server;
@@ -149,7 +149,12 @@ async function serve(): Promise<void> {
         model: env.AUTO_FIX_MODEL ?? "default",
         // With REDIS_URL the server only enqueues; `auto-fix worker` processes run the jobs.
         startWorkers: runsJobsInProcess,
-        ops: { registry, isStopping: () => stopping, readiness: createReadiness(env), webhook },
+        ops: {
+          registry,
+          isStopping: () => stopping,
+          readiness: createReadiness(env, { maxCostUsdPerRun: settings.maxCostUsdPerRun }),
+          webhook,
+        },
         signal: timers.signal,
       }),
       { log },

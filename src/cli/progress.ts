@@ -1,6 +1,6 @@
 import { inertForTerminal } from "../core/terminal-text.ts";
 import { formatUsd, type UsageMeter } from "../model/usage.ts";
-import { createProgress, type Progress } from "../pipeline/progress.ts";
+import { createProgress, type Progress } from "../contract/progress.ts";
 import type { CliIO } from "./main.ts";
 
 /** Redraws at most this often on a terminal. */

@@ -2,7 +2,7 @@ import { parseDocument } from "yaml";
 import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
-import { parseTreeSearchConfig, type TreeSearchConfig } from "../tree-search/config.ts";
+import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
 import {
   type Detection,
   detectProject,

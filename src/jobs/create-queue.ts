@@ -3,7 +3,7 @@
  * enqueues, `auto-fix worker` processes run jobs), else the embedded `node:sqlite` store in the data folder.
  */
 import { UserError } from "../core/errors.ts";
-import type { JobMetrics } from "../ops/job-metrics.ts";
+import type { JobMetrics } from "./metrics.ts";
 import type { Logger } from "./runner.ts";
 import { type LimitStore, SqliteLimitStore } from "./limits.ts";
 import { RedisLimitStore } from "./redis-limits.ts";

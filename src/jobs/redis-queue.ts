@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { DelayedError, type Job as BullJob, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { JobMetrics } from "../ops/job-metrics.ts";
-import { NO_METRICS } from "../ops/job-metrics.ts";
+import type { JobMetrics } from "./metrics.ts";
+import { NO_METRICS } from "./metrics.ts";
 import { RetryableError } from "../core/errors.ts";
 import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
 import { CANCEL, CLAIM, ENQUEUE, FINISH, FORCE_FAIL, RENEW, TAKE_HELD } from "./redis-scripts.ts";

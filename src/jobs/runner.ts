@@ -2,7 +2,7 @@
  * Runs one job's handler: abort signal, checkpoints, heartbeat, and the classification of how it ended.
  * Store-agnostic: the embedded and the Redis queue map the result to their own state transitions.
  */
-import type { JobMetrics } from "../ops/job-metrics.ts";
+import type { JobMetrics } from "./metrics.ts";
 import {
   errorText,
   failureReason,

@@ -8,8 +8,8 @@ import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import type { JobMetrics } from "../ops/job-metrics.ts";
-import { NO_METRICS } from "../ops/job-metrics.ts";
+import type { JobMetrics } from "./metrics.ts";
+import { NO_METRICS } from "./metrics.ts";
 import { errorText, JobCancelledError, JobShutdownError } from "./errors.ts";
 import { ownerId, ownerIsDeadLocal } from "./liveness.ts";
 import { type ActiveRun, type LeaseStatus, type Logger, type RunResult, runJob } from "./runner.ts";
@@ -295,7 +295,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   start(handler: JobHandler, options?: JobStartOptions): void {
-    if (this.#loop) throw new Error("the job queue is already started");
+    if (this.#loop !== null) throw new Error("the job queue is already started");
     this.#handler = handler;
     this.#cleanup = options?.cleanup ?? null;
     this.#concurrency = Math.max(1, Math.floor(options?.concurrency ?? 1));
@@ -536,7 +536,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.#loop) await this.stop(0);
+    if (this.#loop !== null) await this.stop(0);
     if (!this.#closed) {
       this.#closed = true;
       this.#db.close();

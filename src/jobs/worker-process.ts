@@ -4,7 +4,7 @@
  * Shared by `auto-fix worker`.
  */
 import type { Server } from "node:http";
-import { registerQueueGauge } from "../ops/job-metrics.ts";
+import { registerQueueGauge } from "./metrics.ts";
 import { stageWaitMs } from "./runner.ts";
 import { serverPort, startOpsServer } from "../ops/http.ts";
 import { MetricsRegistry } from "../ops/metrics.ts";

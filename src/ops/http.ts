@@ -6,13 +6,19 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { JobQueue } from "../jobs/types.ts";
 import { type MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
 import type { ModelCheck, Readiness, SandboxCheck } from "./readiness.ts";
 
+/** What the health page asks of the job store (any queue implementation). */
+export interface OpsQueue {
+  kind?: string;
+  health?(): Promise<{ ok: boolean; detail: string }>;
+  counts?(): Promise<Record<string, number>>;
+}
+
 export interface OpsDeps {
   registry: MetricsRegistry;
-  queue: JobQueue;
+  queue: OpsQueue;
   /** "app" (webhook server) or "worker". */
   role: string;
   startedAt?: number;

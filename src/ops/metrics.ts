@@ -168,7 +168,8 @@ export class MetricsRegistry {
     const lines: string[] = [];
     for (const m of this.#metrics.values()) {
       try {
-        lines.push(...(m instanceof Gauge ? await m.render() : m.render()));
+        const rendered: string[] = m instanceof Gauge ? await m.render() : m.render();
+        lines.push(...rendered);
       } catch {
         // A collector that fails (store unreachable) leaves its metric out; /health reports the cause.
       }

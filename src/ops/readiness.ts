@@ -2,7 +2,6 @@
  * What `/health` says about the parts a run needs besides the job store: the model settings and the
  * sandbox backend. A process that runs jobs cannot work without either, so its health is not "ok" then.
  */
-import { readSettings } from "../app/settings.ts";
 import { checkPricing, loadModelSettings } from "../model/config.ts";
 import { createSandbox, sandboxKindFromEnv } from "../sandbox/index.ts";
 
@@ -36,10 +35,10 @@ export function safeEndpoint(url: string): string {
  * The model settings as the pipeline will read them (environment over the config file in `cwd`), and
  * whether a run's dollar budget can be enforced for this model (a known price or a token budget).
  */
-export function checkModel(env: NodeJS.ProcessEnv, cwd: string): ModelCheck {
+export function checkModel(env: NodeJS.ProcessEnv, cwd: string, maxCostUsdPerRun: number): ModelCheck {
   try {
     const { model, budget, prices } = loadModelSettings(env, cwd);
-    checkPricing(model.model, { ...budget, usd: readSettings(env).maxCostUsdPerRun }, prices);
+    checkPricing(model.model, { ...budget, usd: maxCostUsdPerRun }, prices);
     return {
       ok: true,
       name: model.model,
@@ -83,14 +82,20 @@ export interface Readiness {
  */
 export function createReadiness(
   env: NodeJS.ProcessEnv,
-  options: { cwd?: string; ttlMs?: number; now?: () => number } = {},
+  options: {
+    /** The operator's per-run dollar limit: a model without a price can only run under a token budget. */
+    maxCostUsdPerRun: number;
+    cwd?: string;
+    ttlMs?: number;
+    now?: () => number;
+  },
 ): Readiness {
   const ttl = options.ttlMs ?? 60_000;
   const now = options.now ?? Date.now;
   const cwd = options.cwd ?? process.cwd();
   let sandbox: { at: number; check: Promise<SandboxCheck> } | null = null;
   return {
-    model: () => checkModel(env, cwd),
+    model: () => checkModel(env, cwd, options.maxCostUsdPerRun),
     sandbox: () => {
       if (!sandbox || now() - sandbox.at > ttl) sandbox = { at: now(), check: checkSandbox(env) };
       return sandbox.check;

@@ -11,7 +11,7 @@ import {
   writePatch,
 } from "../patch/index.ts";
 import { API_SPECS, SearchApis } from "../search/search-api.ts";
-import type { CodeTools } from "./types.ts";
+import type { CodeTools } from "../contract/pipeline.ts";
 
 export interface OpenCodeOptions {
   env?: NodeJS.ProcessEnv;

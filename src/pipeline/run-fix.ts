@@ -10,8 +10,8 @@ import {
   NonJsonAnswer,
 } from "../model/errors.ts";
 import { renderReport } from "../report/report.ts";
-import { linearStrategy } from "./linear-strategy.ts";
-import { silentProgress } from "./progress.ts";
+import { linearStrategy } from "../strategies/linear.ts";
+import { silentProgress } from "../contract/progress.ts";
 import { selectCandidate } from "./select.ts";
 import type {
   CodeTools,
@@ -23,8 +23,8 @@ import type {
   FixState,
   PatchCandidate,
   StageTiming,
-} from "./types.ts";
-import { createWorkspace, type Workspace } from "./workspace.ts";
+} from "../contract/pipeline.ts";
+import { createWorkspace, type Workspace } from "../workspace/workspace.ts";
 
 const asRecord = (v: unknown): Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

@@ -1,5 +1,5 @@
 import type { PatchEngine } from "../agents/patch-agent.ts";
-import type { PatchCandidate } from "./types.ts";
+import type { PatchCandidate } from "../contract/pipeline.ts";
 
 /**
  * Default selection (design stage 9): reviewer-approved and regression-free first, then regression-free,

@@ -1,4 +1,4 @@
-import type { FixRunRecord } from "../pipeline/types.ts";
+import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
 

@@ -2,7 +2,7 @@ import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
 import { openTree } from "../core/tree-fs.ts";
-import { renderReviewPrompt } from "../review/prompt-files.ts";
+import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
 import { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } from "./model.ts";
 

@@ -1,12 +1,4 @@
-export {
-  type PatchProposal,
-  type ReviewLoopDeps,
-  type ReviewLoopOutcome,
-  type ReviewRound,
-  type RoundAction,
-  runReviewLoop,
-} from "./loop.ts";
-export { type ReviewPromptInputs, type ReviewPromptName, renderReviewPrompt } from "./prompt-files.ts";
+export { type ReviewPromptInputs, type ReviewPromptName, renderReviewPrompt } from "../prompts/review.ts";
 export {
   type ReviewInput,
   ReviewUnavailable,

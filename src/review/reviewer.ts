@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type ChatMessageLike, type ChatModel, firstJsonObject } from "../reproduce/model.ts";
 import { type ExecResult, formatExecForModel } from "../sandbox/index.ts";
-import { renderReviewPrompt } from "./prompt-files.ts";
+import { renderReviewPrompt } from "../prompts/review.ts";
 
 const yesNo = z.preprocess(
   (v) => {

@@ -27,6 +27,7 @@ export class PristineTests {
   readonly #inflight = new Map<string, Promise<void>>();
   #full: Promise<TestRun | null> | undefined;
   #fullDone: TestRun | null | undefined;
+  #fullTrial: Promise<TestRun | null> | undefined;
   /** Set when the whole suite did not finish within a budget it was given: it is not tried again. */
   #fullTooSlow: number | null = null;
   /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
@@ -71,18 +72,22 @@ export class PristineTests {
    * The whole suite within `timeoutMs`: null (and never tried again) when it does not finish in time.
    * A run that finishes becomes the job's whole-suite baseline.
    */
-  async fullWithin(timeoutMs: number, signal?: AbortSignal): Promise<TestRun | null> {
-    if (this.#full) return this.#full;
-    if (this.#fullTooSlow !== null) return null;
-    const r = await this.#runOn({ timeoutMs }, signal);
-    if (r && r.exec.limit === "time") {
-      this.#fullTooSlow = timeoutMs;
-      return null;
-    }
-    this.#full = Promise.resolve(r);
-    this.#fullDone = r;
-    if (r) this.#runs.push({ targets: null, run: r });
-    return r;
+  fullWithin(timeoutMs: number, signal?: AbortSignal): Promise<TestRun | null> {
+    if (this.#full !== undefined) return this.#full;
+    if (this.#fullTooSlow !== null) return Promise.resolve(null);
+    // Candidates validated at the same time share one attempt.
+    this.#fullTrial ??= this.#runOn({ timeoutMs }, signal).then((r) => {
+      this.#fullTrial = undefined;
+      if (r && r.exec.limit === "time") {
+        this.#fullTooSlow = timeoutMs;
+        return null;
+      }
+      this.#full = Promise.resolve(r);
+      this.#fullDone = r;
+      if (r) this.#runs.push({ targets: null, run: r });
+      return r;
+    });
+    return this.#fullTrial;
   }
 
   /** Resolves once no run of this store is in progress (none is started). */

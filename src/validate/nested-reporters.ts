@@ -178,6 +178,7 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
           ? "skipped"
           : "failed";
     put(tests, stack.join(name), outcome);
+    return undefined;
   });
   return { parser, tests };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/app/pipeline.ts";
+import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
 import { FIX_PATCH, type Harness, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
 
 const pipeline: Pipeline = async () =>

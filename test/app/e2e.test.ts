@@ -10,10 +10,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { createCliPipeline } from "../../src/app/cli-pipeline.ts";
+import { createCliPipeline } from "../../src/issue-run/cli-pipeline.ts";
 import type { HandleOutcome } from "../../src/app/handler.ts";
 import { type AppServer, startAppServer } from "../../src/app/server.ts";
-import { readSettings } from "../../src/app/settings.ts";
+import { readSettings } from "../../src/issue-run/settings.ts";
 import { createJobQueue, createLimitStore, createRunLedger } from "../../src/jobs/create-queue.ts";
 import type { JobQueue } from "../../src/jobs/types.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";

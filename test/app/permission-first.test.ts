@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/app/pipeline.ts";
+import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
 import type { FakeUser } from "../support/fake-github.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
 

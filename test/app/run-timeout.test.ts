@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { createCliPipeline, describeLimit, runTimeoutMs } from "../../src/app/cli-pipeline.ts";
+import { createCliPipeline, describeLimit, runTimeoutMs } from "../../src/issue-run/cli-pipeline.ts";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.ts";
 
 // A pipeline that never finishes (a crafted repository's tests, a hung parser) must not hold a worker

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/app/pipeline.ts";
+import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
 import { type Harness, OWNER, REPO, startHarness } from "./harness.ts";
 
 /** What each run spends, in order, and the budget each run was given. */

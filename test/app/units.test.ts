@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { budgetRefusal } from "../../src/app/budgets.ts";
-import { pipelineEnv } from "../../src/app/cli-pipeline.ts";
+import { budgetRefusal } from "../../src/issue-run/budgets.ts";
+import { pipelineEnv } from "../../src/issue-run/cli-pipeline.ts";
 import { sanitizeIssueText } from "../../src/agents/issue-text.ts";
-import { parseCommand, refFromIssue } from "../../src/app/commands.ts";
+import { parseCommand, refFromIssue } from "../../src/issue-run/commands.ts";
 import { sanitizeUntrusted } from "../../src/core/untrusted-text.ts";
 import {
   deniedMarker,
@@ -11,13 +11,13 @@ import {
   readStatusMarker,
   statusMarker,
   pullMarker,
-} from "../../src/app/markers.ts";
-import { FixResultSchema } from "../../src/app/pipeline.ts";
-import { fence, renderPullBody, runCommand } from "../../src/app/pr-body.ts";
-import { adviceOf, describeResult } from "../../src/app/describe.ts";
-import { runGuidance } from "../../src/app/run-job.ts";
-import { effectiveConfig, readSettings } from "../../src/app/settings.ts";
-import { renderStatus } from "../../src/app/status-comment.ts";
+} from "../../src/github/render/markers.ts";
+import { FixResultSchema } from "../../src/contract/app-result.ts";
+import { fence, renderPullBody, runCommand } from "../../src/github/render/pr-body.ts";
+import { adviceOf, describeResult } from "../../src/github/render/describe.ts";
+import { runGuidance } from "../../src/issue-run/run-issue.ts";
+import { effectiveConfig, readSettings } from "../../src/issue-run/settings.ts";
+import { renderStatus } from "../../src/github/render/status-comment.ts";
 import { diffPaths, forbiddenPatchPath } from "../../src/github/git.ts";
 
 test("commands: only a leading /retry or /cancel counts; guidance is the rest", () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, beforeEach, test } from "node:test";
-import type { FixResult, Pipeline, PipelineRequest } from "../../src/app/pipeline.ts";
-import { FixResultSchema } from "../../src/app/pipeline.ts";
+import type { FixResult, Pipeline, PipelineRequest } from "../../src/contract/app-result.ts";
+import { FixResultSchema } from "../../src/contract/app-result.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
 
 const requests: { issueText: string; req: PipelineRequest }[] = [];

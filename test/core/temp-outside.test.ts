@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { UserError } from "../../src/core/errors.ts";
 import { tempParentOutside } from "../../src/core/temp-outside.ts";
-import { createWorkspace } from "../../src/pipeline/workspace.ts";
+import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { makeWorkCopy } from "../../src/sandbox/work-copy.ts";
 
 test("a tree that contains the temporary folder is refused with a message, not copied into itself", async () => {

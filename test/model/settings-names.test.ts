@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { readSettings } from "../../src/app/settings.ts";
+import { readSettings } from "../../src/issue-run/settings.ts";
 import { checkBaseURL, checkPricing, loadModelSettings } from "../../src/model/config.ts";
 import { ModelConfigError } from "../../src/model/errors.ts";
 import { formatUsd, UsageMeter } from "../../src/model/usage.ts";

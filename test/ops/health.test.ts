@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { SqliteJobQueue } from "../../src/jobs/sqlite-queue.ts";
 import { healthReport, type OpsDeps } from "../../src/ops/http.ts";
 import { MetricsRegistry } from "../../src/ops/metrics.ts";
+import { readSettings } from "../../src/issue-run/settings.ts";
 import { createReadiness } from "../../src/ops/readiness.ts";
 import { startFakeGitHub } from "../support/fake-github.ts";
 import { tempDir } from "../support/temp.ts";
@@ -27,7 +28,7 @@ async function report(env: NodeJS.ProcessEnv, over: Partial<OpsDeps> = {}) {
       queue,
       role: "worker",
       runsJobs: true,
-      readiness: createReadiness(env, { cwd }),
+      readiness: createReadiness(env, { cwd, maxCostUsdPerRun: readSettings(env).maxCostUsdPerRun }),
       ...over,
     });
   } finally {

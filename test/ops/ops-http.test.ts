@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { JobFailure } from "../../src/jobs/errors.ts";
 import { SqliteJobQueue } from "../../src/jobs/sqlite-queue.ts";
 import { runWorkerProcess } from "../../src/jobs/worker-process.ts";
-import { createJobMetrics } from "../../src/ops/job-metrics.ts";
+import { createJobMetrics } from "../../src/jobs/metrics.ts";
 import { MetricsRegistry } from "../../src/ops/metrics.ts";
 import { spec } from "../jobs/support/specs.ts";
 import { deferred, waitFor } from "../jobs/support/wait.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { selectCandidate } from "../../src/pipeline/select.ts";
-import type { FixHooks, FixState, PatchCandidate } from "../../src/pipeline/types.ts";
+import type { FixHooks, FixState, PatchCandidate } from "../../src/contract/pipeline.ts";
 import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
 import { existsSync } from "node:fs";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createWorkspace } from "../../src/pipeline/workspace.ts";
+import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { tmp, treeDigest } from "../support/fix-harness.ts";
 
 test("the private copy leaves out VCS internals, caches and our output; dependencies only on request", async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseIssueFile } from "../../src/agents/issue-text.ts";
 import { runFix } from "../../src/pipeline/run-fix.ts";
-import { createReproduceReviewHooks } from "../../src/review/pipeline-hooks.ts";
+import { createReproduceReviewHooks } from "../../src/pipeline/stage-hooks.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { agentScript, patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { makeTestModel } from "../support/model-harness.ts";

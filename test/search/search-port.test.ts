@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
-import { createSearchPort } from "../../src/search/search-port.ts";
+import { createSearchPort } from "../../src/pipeline/search-port.ts";
 import { fixturePath } from "../index/helpers.ts";
 
 test("the search port runs APIs, resolves locations and formats them for the patch writer", async () => {

@@ -23,7 +23,7 @@ import { loadRepoConfig, RepoConfigError } from "../../src/config/index.ts";
 import { createDiskRepo } from "../../src/patch/index.ts";
 import { reproduceIssue } from "../../src/reproduce/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { ProgramStore, WorkTreeSync } from "../../src/tree-search/programs.ts";
+import { ProgramStore, WorkTreeSync } from "../../src/strategies/tree/programs.ts";
 import { runTestSuite } from "../../src/validate/index.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
 import { chatModelFor, fence, promptKind } from "../review/helpers.ts";

@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { computePatch, createDiskRepo } from "../../src/patch/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { sandboxChecks } from "../../src/tree-search/sandbox-checks.ts";
+import { sandboxChecks } from "../../src/strategies/tree/sandbox-checks.ts";
 import { TreeStates } from "../../src/validate/tree-states.ts";
 import { validatePatched } from "../../src/validate/validate.ts";
 

@@ -7,7 +7,7 @@ import type { ModelConfig } from "../../src/model/config.ts";
 import type { Budget } from "../../src/model/usage.ts";
 import { openCode } from "../../src/pipeline/open-code.ts";
 import { runFix } from "../../src/pipeline/run-fix.ts";
-import type { FixOptions, FixResult } from "../../src/pipeline/types.ts";
+import type { FixOptions, FixResult } from "../../src/contract/pipeline.ts";
 import { type AgentScript, agentScript } from "./agent-script.ts";
 import { makeTestModel, type TestModel } from "./model-harness.ts";
 import { type ScriptedModel, type ScriptHandler, startScriptedModel } from "./scripted-model.ts";

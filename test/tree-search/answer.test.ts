@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { extractReflection, MAX_REFLECTION_CHARS } from "../../src/tree-search/answer.ts";
+import { extractReflection, MAX_REFLECTION_CHARS } from "../../src/strategies/tree/answer.ts";
 
 test("the reflection is the prose before the first edit block, heading removed", () => {
   const answer = [

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseRepoConfig, RepoConfigError } from "../../src/config/index.ts";
-import { DEFAULT_TREE_SEARCH_CONFIG, parseTreeSearchConfig } from "../../src/tree-search/config.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG, parseTreeSearchConfig } from "../../src/config/tree-search.ts";
 
 test("defaults: c 0.5, branch 4, max_expansion 3, max_rollout 16, value_mix 0.5", () => {
   const r = parseTreeSearchConfig(undefined);

@@ -3,9 +3,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { FixHooks } from "../../src/pipeline/types.ts";
+import type { FixHooks } from "../../src/contract/pipeline.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { configuredStrategy } from "../../src/tree-search/configured-strategy.ts";
+import { configuredStrategy } from "../../src/strategies/configured.ts";
 import { MEDIAN } from "./support/bugs.ts";
 import { runStrategy } from "./support/run-strategy.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { diffKey, normalizeFailure, sameFailure } from "../../src/tree-search/evaluate.ts";
+import { diffKey, normalizeFailure, sameFailure } from "../../src/strategies/tree/evaluate.ts";
 
 test("failures that differ only in run noise are the same failure", () => {
   assert.ok(

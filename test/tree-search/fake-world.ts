@@ -9,7 +9,7 @@ import type {
   Reward,
   RewardRequest,
   TreeNode,
-} from "../../src/tree-search/types.ts";
+} from "../../src/strategies/tree/types.ts";
 
 /**
  * A small deterministic world for the search core. A node's "program" is the chain of edits from the

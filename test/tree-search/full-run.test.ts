@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { FixContext } from "../../src/pipeline/types.ts";
-import { createReproduceReviewHooks } from "../../src/review/pipeline-hooks.ts";
+import type { FixContext } from "../../src/contract/pipeline.ts";
+import { createReproduceReviewHooks } from "../../src/pipeline/stage-hooks.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { configuredStrategy } from "../../src/tree-search/configured-strategy.ts";
+import { TreeStates } from "../../src/validate/index.ts";
+import { configuredStrategy } from "../../src/strategies/configured.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
 import type { ChatRequest } from "../support/scripted-model.ts";
 import { MEDIAN } from "./support/bugs.ts";
@@ -108,7 +109,7 @@ test("tree mode and the validation stage share one set-up tree and one set of un
   assert.equal(tree.result.status, "fixed", tree.result.reason);
   assert.equal(commands.filter((c) => c === "echo setup-ran").length, 1, "setup runs once per job");
   const states = job?.trees;
-  assert.ok(states, "the validation stage hands its prepared trees to the tree search");
+  assert.ok(states instanceof TreeStates, "the validation stage hands its prepared trees to the tree search");
   // Every candidate (checked by the search, then validated) changes stats/median.py: the same tests are
   // selected, so the unpatched tree ran them once for the whole job, and never the whole suite apart.
   assert.equal(states.tests.runCount, 1, commands.join("\n"));

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_TREE_SEARCH_CONFIG } from "../../src/tree-search/config.ts";
-import { diffKey } from "../../src/tree-search/evaluate.ts";
-import { runTreeSearch } from "../../src/tree-search/search.ts";
-import { isDead } from "../../src/tree-search/tree.ts";
-import type { CheckResult, Evaluator, Expander } from "../../src/tree-search/types.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG } from "../../src/config/tree-search.ts";
+import { diffKey } from "../../src/strategies/tree/evaluate.ts";
+import { runTreeSearch } from "../../src/strategies/tree/search.ts";
+import { isDead } from "../../src/strategies/tree/tree.ts";
+import type { CheckResult, Evaluator, Expander } from "../../src/strategies/tree/types.ts";
 
 /** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
 function rng(seed: number): () => number {

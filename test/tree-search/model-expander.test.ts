@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fenceIssue } from "../../src/agents/issue-text.ts";
 import { PATCH_FORMAT_HELP, createMemoryRepo } from "../../src/patch/index.ts";
-import { createModelExpander, expansionMessages } from "../../src/tree-search/model-expander.ts";
-import { createModelReward, rewardMessages } from "../../src/tree-search/model-reward.ts";
-import { ProgramStore } from "../../src/tree-search/programs.ts";
-import { addChild, createTree } from "../../src/tree-search/tree.ts";
-import type { ExpansionRequest } from "../../src/tree-search/types.ts";
+import { createModelExpander, expansionMessages } from "../../src/strategies/tree/model-expander.ts";
+import { createModelReward, rewardMessages } from "../../src/strategies/tree/model-reward.ts";
+import { ProgramStore } from "../../src/strategies/tree/programs.ts";
+import { addChild, createTree } from "../../src/strategies/tree/tree.ts";
+import type { ExpansionRequest } from "../../src/strategies/tree/types.ts";
 import { makeTestModel } from "../support/model-harness.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { parseTreeJson } from "../../src/tree-search/serialize.ts";
+import { parseTreeJson } from "../../src/strategies/tree/serialize.ts";
 import { MEDIAN, offsetBug } from "./support/bugs.ts";
 import { isExpansion, isReward, patchFixes, runStrategy } from "./support/run-strategy.ts";
 

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createDiskRepo, createMemoryRepo } from "../../src/patch/index.ts";
-import { changedRanges, renderCurrentCode } from "../../src/tree-search/current-code.ts";
-import { diffKey } from "../../src/tree-search/evaluate.ts";
-import { ProgramStore, WorkTreeSync } from "../../src/tree-search/programs.ts";
+import { changedRanges, renderCurrentCode } from "../../src/strategies/tree/current-code.ts";
+import { diffKey } from "../../src/strategies/tree/evaluate.ts";
+import { ProgramStore, WorkTreeSync } from "../../src/strategies/tree/programs.ts";
 
 const CALC = [
   "def total(items):",

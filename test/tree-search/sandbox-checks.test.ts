@@ -8,9 +8,9 @@ import { fileURLToPath } from "node:url";
 import { parseRepoConfig } from "../../src/config/index.ts";
 import { createDiskRepo } from "../../src/patch/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { sameFailure } from "../../src/tree-search/evaluate.ts";
-import { ProgramStore, WorkTreeSync } from "../../src/tree-search/programs.ts";
-import { type ReproducerScript, sandboxChecks } from "../../src/tree-search/sandbox-checks.ts";
+import { sameFailure } from "../../src/strategies/tree/evaluate.ts";
+import { ProgramStore, WorkTreeSync } from "../../src/strategies/tree/programs.ts";
+import { type ReproducerScript, sandboxChecks } from "../../src/strategies/tree/sandbox-checks.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/tree/median/", import.meta.url));
 const reproducer: ReproducerScript = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../src/tree-search/config.ts";
-import { runTreeSearch, type TreeSearchEvent } from "../../src/tree-search/search.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../src/config/tree-search.ts";
+import { runTreeSearch, type TreeSearchEvent } from "../../src/strategies/tree/search.ts";
 import { callBudget, makeWorld, unlimited } from "./fake-world.ts";
 
 const cfg: TreeSearchConfig = { ...DEFAULT_TREE_SEARCH_CONFIG };

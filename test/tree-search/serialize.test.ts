@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_TREE_SEARCH_CONFIG } from "../../src/tree-search/config.ts";
-import { runTreeSearch } from "../../src/tree-search/search.ts";
-import { diffStat, parseTreeJson, renderTreeOutline, treeToJson } from "../../src/tree-search/serialize.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG } from "../../src/config/tree-search.ts";
+import { runTreeSearch } from "../../src/strategies/tree/search.ts";
+import {
+  diffStat,
+  parseTreeJson,
+  renderTreeOutline,
+  treeToJson,
+} from "../../src/strategies/tree/serialize.ts";
 import { makeWorld, unlimited } from "./fake-world.ts";
 
 async function solvedSearch() {

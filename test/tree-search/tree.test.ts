@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../src/tree-search/config.ts";
+import { DEFAULT_TREE_SEARCH_CONFIG, type TreeSearchConfig } from "../../src/config/tree-search.ts";
 import {
   addChild,
   backPropagate,
@@ -12,8 +12,8 @@ import {
   selectChild,
   selectLeaf,
   ucb,
-} from "../../src/tree-search/tree.ts";
-import type { NodeEvaluation, NodeStatus } from "../../src/tree-search/types.ts";
+} from "../../src/strategies/tree/tree.ts";
+import type { NodeEvaluation, NodeStatus } from "../../src/strategies/tree/types.ts";
 
 const near = (actual: number, expected: number) =>
   assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);

@@ -1,8 +1,8 @@
-import { createCliPipeline } from "../../app/cli-pipeline.ts";
-import { readSettings } from "../../app/settings.ts";
+import { createCliPipeline } from "../../issue-run/cli-pipeline.ts";
+import { readSettings } from "../../issue-run/settings.ts";
 import { checkModelAtStart } from "../../model/endpoint-check.ts";
 import { UserError } from "../../core/errors.ts";
-import { runAppWorker } from "../../jobs/app-worker.ts";
+import { runAppWorker } from "../../app/worker.ts";
 import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
 

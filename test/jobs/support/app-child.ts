@@ -6,12 +6,12 @@
  * Usage: node app-child.ts '<json options>' (settings in the environment, as in production).
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import type { Pipeline } from "../../../src/app/pipeline.ts";
-import { FixResultSchema } from "../../../src/app/pipeline.ts";
-import { createJobQueue } from "../../../src/app/queue-factory.ts";
+import type { Pipeline } from "../../../src/contract/app-result.ts";
+import { FixResultSchema } from "../../../src/contract/app-result.ts";
+import { createAppQueue } from "../../../src/app/queue.ts";
 import { startAppServer } from "../../../src/app/server.ts";
-import { readSettings } from "../../../src/app/settings.ts";
-import { runAppWorker } from "../../../src/jobs/app-worker.ts";
+import { readSettings } from "../../../src/issue-run/settings.ts";
+import { runAppWorker } from "../../../src/app/worker.ts";
 import { signalled } from "../../../src/jobs/worker-process.ts";
 import { FIX_PATCH } from "../../app/harness.ts";
 
@@ -76,7 +76,7 @@ if (opts.role === "worker") {
     log: (line) => process.stderr.write(`${line}\n`),
   });
 } else {
-  const { queue, ledger, limits, registry, close } = createJobQueue(process.env);
+  const { queue, ledger, limits, registry, close } = createAppQueue(process.env);
   const app = await startAppServer({
     appId: Number(process.env.APP_ID),
     privateKey: process.env.PRIVATE_KEY ?? "",

@@ -1,0 +1,207 @@
+import type { Issue } from "../agents/issue-text.ts";
+import type { RepoConfig } from "../config/index.ts";
+import type { PatchApplyResult, PatchEngine } from "../agents/patch-agent.ts";
+import type { LocationRequest } from "../agents/proxy-agent.ts";
+import type { SearchOutcome } from "../agents/search-agent.ts";
+import type { ResolvedLocationLike, SearchPort } from "../agents/search-port.ts";
+import type { ArtifactRecorder } from "../model/recorder.ts";
+import type { ModelPort } from "../model/types.ts";
+import type { StageUsage, UsageMeter, UsageTotals } from "../model/usage.ts";
+import type { Progress } from "./progress.ts";
+
+/** The `fix` command's JSON (field names fixed by the command-line contract). */
+export interface FixResult {
+  status: "fixed" | "patched" | "no-patch" | "error";
+  /** The unified diff of the chosen patch, or null. */
+  patch: string | null;
+  /** Whether a reproducer failed before the patch (null without the reproduce stage). */
+  reproduced: boolean | null;
+  /** The reviewer's verdict on the chosen patch (null without the review stage). */
+  review: unknown;
+  /** The repository's tests before/after (null without `--test-cmd` / the validation stage). */
+  validation: unknown;
+  usage: UsageTotals;
+  /** The folder holding patch.diff, report.md and the artifacts. */
+  out: string;
+  /** One sentence on why the run ended as it did. */
+  reason: string;
+  /** Extra fields (beyond the command-line contract) that the GitHub App shows. */
+  locations: {
+    file: string;
+    class: string | null;
+    method: string | null;
+    start: number;
+    end: number;
+    intendedBehavior: string;
+  }[];
+  /** Why the chosen patch was chosen (null without candidates). */
+  selection: string | null;
+  seconds: number;
+  /** The reason again, when the status is "error". */
+  error?: string;
+  /** The reproducer (script, command, its output before any patch and after the chosen one). */
+  reproducer?: unknown;
+}
+
+export interface FixOptions {
+  /** The user's checkout; never modified. */
+  repo: string;
+  issue: Issue;
+  out: string;
+  testCmd?: string;
+  roundLimit?: number;
+  patchAttempts?: number;
+  /** `/retry <guidance>` or a reviewer's advice from an earlier run. */
+  guidance?: string;
+  /** Keep the private work tree after the run (its path is in the report). */
+  keepWorkspace?: boolean;
+  /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */
+  repoConfig?: RepoConfig;
+  /** Aborts the run (Ctrl-C, job cancellation): it ends as "error" with the report written. */
+  signal?: AbortSignal;
+  /** Things to tell the user in the report that were decided before the run started. */
+  notes?: string[];
+}
+
+/** The code-facing tools of one private work tree: search APIs + locate, and the patch engine. */
+export interface CodeTools<
+  L extends ResolvedLocationLike = ResolvedLocationLike,
+  R extends PatchApplyResult = PatchApplyResult,
+> {
+  search: SearchPort<L>;
+  engine: PatchEngine<R> & { write?: (result: R) => Promise<void> };
+  /** Index figures for the report (files, classes, ...). */
+  stats: Record<string, unknown>;
+  notes: string[];
+}
+
+/** A patch worth considering, with whatever evidence later stages gathered about it. */
+export interface PatchCandidate {
+  id: string;
+  /** Which strategy and attempt produced it, e.g. "linear attempt 2". */
+  source: string;
+  answer: string;
+  result: PatchApplyResult;
+  applicable: boolean;
+  review?: ReviewOutcome;
+  validation?: ValidationOutcome;
+}
+
+export interface ReproduceOutcome {
+  reproduced: boolean;
+  /** Output to show the search agent as a lead (stderr of the reproducer). */
+  lead: string | null;
+  summary: string;
+  data?: unknown;
+}
+
+export interface ReviewOutcome {
+  approved: boolean;
+  summary: string;
+  data?: unknown;
+  /** A patch rewritten during the review loop, replacing the reviewed one. */
+  revised?: PatchCandidate;
+}
+
+export interface ValidationOutcome {
+  /** No test that passed before the patch fails after it (a candidate may be chosen). */
+  passed: boolean;
+  /**
+   * The tests show the patch fixing something: a test that failed before passes after, or a suite that
+   * failed before passes after. A suite green before and after shows no regression, not a fix.
+   */
+  showsFix: boolean;
+  regressions: string[];
+  summary: string;
+  data?: unknown;
+}
+
+/** Everything a stage may use. Mutable run state lives in `state`. */
+export interface FixContext {
+  options: FixOptions;
+  model: ModelPort;
+  meter: UsageMeter;
+  recorder: ArtifactRecorder;
+  progress: Progress;
+  /** The private work tree. */
+  workdir: string;
+  code: CodeTools;
+  state: FixState;
+  /**
+   * What one stage prepares for the others of the same job: the set-up unpatched tree and its test
+   * results (computed once, shared by every candidate of both strategies).
+   */
+  job?: {
+    /**
+     * The validation stage's prepared trees (a `TreeStates` of `validate/`; opaque here so that the
+     * contract depends on no stage: a user checks it with `instanceof`).
+     */
+    trees?: unknown;
+  };
+}
+
+export interface FixState {
+  reproduction: ReproduceOutcome | null;
+  search: SearchOutcome | null;
+  candidates: PatchCandidate[];
+  chosen: PatchCandidate | null;
+  chosenWhy: string;
+  locationsText: string | null;
+  requested: LocationRequest[];
+  /** Notes a stage leaves for the report (e.g. why a strategy could not run as asked). */
+  notes?: string[];
+  /** Extra report sections a stage writes (e.g. the tree search's outline), shown after the patch. */
+  sections?: { title: string; markdown: string }[];
+}
+
+/** A way of producing patch candidates from the search outcome (linear writer, tree search, ...). */
+export interface PatchStrategy {
+  readonly name: string;
+  run(ctx: FixContext): Promise<PatchCandidate[]>;
+}
+
+/** Optional stages that plug into the orchestrator; each is skipped when absent. */
+export interface FixHooks {
+  reproduce?: (ctx: FixContext) => Promise<ReproduceOutcome | null>;
+  /** Null when there is nothing to review with (no reproducer): the candidate stays unreviewed. */
+  review?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ReviewOutcome | null>;
+  /** Null when the repository has no test command. */
+  validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome | null>;
+  /** Picks among candidates; the default prefers approved + regression-free, then regression-free, then status. */
+  select?: (ctx: FixContext, candidates: PatchCandidate[]) => { chosen: PatchCandidate | null; why: string };
+}
+
+export interface FixDeps {
+  model: ModelPort;
+  meter: UsageMeter;
+  recorder: ArtifactRecorder;
+  /** Indexes the work tree and builds its search port and patch engine. */
+  openCode: (workdir: string) => Promise<CodeTools>;
+  progress?: Progress;
+  strategy?: PatchStrategy;
+  hooks?: FixHooks;
+}
+
+export interface StageTiming {
+  stage: string;
+  ms: number;
+  ok: boolean;
+}
+
+/** What the report is written from. */
+export interface FixRunRecord {
+  result: FixResult;
+  issue: Issue;
+  options: FixOptions;
+  state: FixState;
+  timings: StageTiming[];
+  /** Time spent inside search API calls and patch application (not the model). */
+  toolMs: { search: number; apply: number };
+  usageByStage: Record<string, StageUsage>;
+  modelCalls: number;
+  indexStats: Record<string, unknown> | null;
+  notes: string[];
+  error: string | null;
+  workdir: string | null;
+  artifacts: string[];
+}

@@ -1,0 +1,100 @@
+import { inlineCode } from "../../core/inert-markdown.ts";
+import { type IssueState, statusMarker } from "./markers.ts";
+
+/** The stages the status comment shows, in order. */
+export const STAGES = [
+  "cloned",
+  "indexed",
+  "reproduced",
+  "located",
+  "patched",
+  "reviewed",
+  "validated",
+  "pull request",
+] as const;
+export type StageName = (typeof STAGES)[number];
+
+export type StageStatus = "pending" | "running" | "done" | "skipped" | "failed";
+
+export interface StageLine {
+  status: StageStatus;
+  /** Plain text, perhaps from the pipeline or the model: shown inert (as code). */
+  note?: string;
+  /** The pull request or issue the stage produced, shown as a live reference. */
+  ref?: number;
+}
+
+export interface FinalState {
+  ok: boolean;
+  /** One sentence in plain words: what happened (Markdown; untrusted parts made inert by the caller). */
+  headline: string;
+  /** Further facts (what was found, why no patch passed), Markdown with untrusted parts made inert. */
+  details: string[];
+  /** What the maintainer can do next. */
+  next: string[];
+}
+
+export interface StatusView {
+  state: IssueState;
+  run: number;
+  maxRuns: number;
+  /** How the run started, e.g. "labelled `auto-fix` by @alice". */
+  trigger: string;
+  guidance?: string;
+  phase: "running" | "finished";
+  stages: Partial<Record<StageName, StageLine>>;
+  final?: FinalState;
+}
+
+const ICONS: Record<StageStatus, string> = {
+  pending: "⬜",
+  running: "⏳",
+  done: "✅",
+  skipped: "➖",
+  failed: "❌",
+};
+
+const TITLES: Record<StageName, string> = {
+  cloned: "Cloned the repository",
+  indexed: "Indexed the code",
+  reproduced: "Reproduced the issue",
+  located: "Located the bug",
+  patched: "Wrote a patch",
+  reviewed: "Reviewed patch and reproducer",
+  validated: "Ran the repository's tests",
+  "pull request": "Pull request",
+};
+
+/** Renders the one status comment the app keeps per issue (edited in place as the run goes). */
+export function renderStatus(view: StatusView): string {
+  const lines: string[] = [statusMarker(view.state)];
+  const head =
+    view.phase === "running"
+      ? "👀 **auto-fix** is working on this issue."
+      : view.final?.ok
+        ? "🚀 **auto-fix** finished."
+        : "😕 **auto-fix** stopped without a pull request.";
+  lines.push(head, "");
+  lines.push(`Run ${view.run} of at most ${view.maxRuns} for this issue, ${view.trigger}.`);
+  if (view.guidance?.trim()) lines.push(`Guidance: ${inlineCode(view.guidance, 500)}`);
+  lines.push("");
+  for (const stage of STAGES) {
+    const s = view.stages[stage] ?? { status: "pending" };
+    const ref = s.ref ? ` — #${s.ref}` : "";
+    lines.push(
+      `- ${ICONS[s.status]} ${TITLES[stage]}${ref}${s.note?.trim() ? ` — ${inlineCode(s.note)}` : ""}`,
+    );
+  }
+  if (view.final) {
+    lines.push("", `${view.final.ok ? "🚀" : "😕"} **${view.final.headline}**`);
+    for (const d of view.final.details) lines.push("", d);
+    if (view.final.next.length > 0) {
+      lines.push("", "What you can do:");
+      for (const n of view.final.next) lines.push(`- ${n}`);
+    }
+  }
+  if (view.phase !== "finished") {
+    lines.push("", "Comment `/cancel` to stop this run.");
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { inlineCode } from "../core/inert-markdown.ts";
+import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
+import { type LimitStore, limitKeys } from "../jobs/limits.ts";
+import type { Job } from "../jobs/types.ts";
+import { budgetRefusal, DAY_MS, type RunLedger } from "./budgets.ts";
+import { refFromIssue } from "./commands.ts";
+import type { HandleOutcome } from "./outcome.ts";
+import { type RunData, RunDataSchema } from "./job-data.ts";
+import { deniedMarker, type IssueState, readStatusMarker } from "../github/render/markers.ts";
+import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./settings.ts";
+
+/**
+ * What the webhook handler stores with a job: facts read from the payload, stored once the sender's
+ * access was checked. The worker checks label and access again, then budgets and the issue's markers.
+ */
+export const StoredTriggerSchema = z.object({
+  kind: z.enum(["labeled", "comment"]),
+  label: z.string().optional(),
+  /** Where replies go: the issue, or the app's pull request the command was written on. */
+  replyTo: z.number().int().positive(),
+  /** True when the command came from the app's pull request: the target issue is checked by the worker. */
+  fromPull: z.boolean(),
+  commentId: z.number().int().optional(),
+  cloneUrl: z.string(),
+  defaultBranch: z.string(),
+  title: z.string(),
+  body: z.string(),
+});
+export type StoredTrigger = z.infer<typeof StoredTriggerSchema>;
+
+export interface AdmissionDeps {
+  github: RepoGitHub;
+  ledger: RunLedger;
+  /** Counters shared by every worker: the repository's daily model spend. */
+  limits: LimitStore;
+  settings: AppSettings;
+  /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. */
+  loadRepoConfig: () => Promise<unknown>;
+  now: () => number;
+}
+
+export type Admission = { ok: true; data: RunData } | { ok: false; outcome: HandleOutcome };
+
+/** Below this a run could not make one model call: the day's spend is used up. */
+const MIN_RUN_BUDGET_USD = 0.01;
+
+const ALLOWED = new Set<Permission>(["admin", "maintain", "write"]);
+
+const isStatusComment = (c: CommentInfo) => c.authorType === "Bot" && readStatusMarker(c.body) !== null;
+
+/**
+ * The sender checks: the configured label (label events) and write access. A sender without it gets one
+ * polite reply per issue, at most. The webhook handler runs them before a trigger is stored (so that a
+ * refused trigger never holds the issue's one active slot), and the worker again before a run starts
+ * (access may have changed while the job waited). A label other than the operator's is checked against
+ * the repo's config first, so that unrelated labels cost no permission lookup.
+ */
+export async function checkSender(
+  input: { kind: "labeled" | "comment"; label?: string | undefined; sender: string; replyTo: number },
+  deps: Pick<AdmissionDeps, "github" | "settings" | "loadRepoConfig">,
+): Promise<{ ok: true; config: EffectiveConfig } | { ok: false; outcome: HandleOutcome }> {
+  // Budgets and the test command come from the repo's config for commands too.
+  const repoConfig = deps.loadRepoConfig();
+  const likely = input.kind === "comment" || input.label === deps.settings.label;
+  const early = likely ? deps.github.permission(input.sender) : null;
+  early?.catch(() => {});
+  const config = effectiveConfig(deps.settings, await repoConfig);
+  if (input.kind === "labeled" && input.label !== config.label) {
+    return { ok: false, outcome: { action: "ignored", reason: `label is not ${config.label}` } };
+  }
+  const permission = await (early ?? deps.github.permission(input.sender));
+  if (!ALLOWED.has(permission)) {
+    await replyDeniedOnce(deps.github, input.replyTo, input.sender);
+    return { ok: false, outcome: { action: "denied" } };
+  }
+  return { ok: true, config };
+}
+
+/**
+ * The first step of a job, before any run work: everything the webhook handler left out because it
+ * needs GitHub. Ends the job as ignored, denied or refused (with the same single polite reply), or returns
+ * the run's data.
+ */
+export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission> {
+  const { github } = deps;
+  const t = StoredTriggerSchema.parse(job.spec.data?.trigger);
+  const issueNumber = job.spec.issueNumber;
+  let title = t.title;
+  let body = t.body;
+  if (t.fromPull) {
+    const issue = await github.getIssue(issueNumber);
+    if (issue.isPullRequest) {
+      return {
+        ok: false,
+        outcome: { action: "ignored", reason: "pull request marker names a pull request" },
+      };
+    }
+    if (issue.locked || issue.state !== "open") {
+      return { ok: false, outcome: { action: "ignored", reason: "issue is closed or locked" } };
+    }
+    title = issue.title;
+    body = issue.body;
+  }
+  const retry = job.spec.kind === "retry";
+  const sender = job.spec.sender;
+  const commentsAhead = github.listComments(issueNumber);
+  commentsAhead.catch(() => {});
+  const checked = await checkSender({ kind: t.kind, label: t.label, sender, replyTo: t.replyTo }, deps);
+  if (!checked.ok) return checked;
+  const { config } = checked;
+
+  const comments = await commentsAhead;
+  const statusComment = comments.find(isStatusComment);
+  const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
+  const repoKey = `${job.spec.owner}/${job.spec.repo}`.toLowerCase();
+  const limits = {
+    maxRunsPerIssue: config.maxRunsPerIssue,
+    maxRunsPerRepoPerDay: config.maxRunsPerRepoPerDay,
+  };
+  const refuse = async (refusal: string): Promise<Admission> => {
+    await github.createComment(t.replyTo, `@${sender} auto-fix did not start. ${refusal}`);
+    return { ok: false, outcome: { action: "refused", reason: refusal } };
+  };
+  const issueRefusal = budgetRefusal({ ...limits, issueRuns: state.runs, repoRunsToday: 0 });
+  if (issueRefusal) return refuse(issueRefusal);
+  // The run's model budget is reserved from the repository's daily spend, atomically across workers:
+  // the per-run limit, or what is left of the day's when that is less.
+  const now = deps.now();
+  const spendKey = limitKeys.repoSpendPerDay(job.spec.owner, job.spec.repo, now);
+  const dailySpend = deps.settings.maxCostUsdPerRepoPerDay;
+  const left = dailySpend - (await deps.limits.get(spendKey));
+  const budget = Math.min(config.maxCostUsdPerRun, left);
+  const spendRefusal =
+    `This repository's model spend today reached its daily limit ($${dailySpend.toFixed(2)} per repository ` +
+    "per UTC day, set by the operator with `AUTO_FIX_MAX_COST_USD_PER_REPO_PER_DAY`). Try again tomorrow.";
+  if (budget < MIN_RUN_BUDGET_USD) return refuse(spendRefusal);
+  if (!(await deps.limits.take(spendKey, budget, dailySpend, DAY_MS)).allowed) return refuse(spendRefusal);
+  const run = state.runs + 1;
+  const data = RunDataSchema.parse({
+    cloneUrl: t.cloneUrl,
+    defaultBranch: t.defaultBranch,
+    ref: refFromIssue(body) ?? t.defaultBranch,
+    statusCommentId: statusComment?.id ?? 0,
+    run,
+    maxRuns: config.maxRunsPerIssue,
+    trigger: retry
+      ? `started by @${sender} with \`/retry\``
+      : `started by @${sender} (label ${inlineCode(config.label, 100)})`,
+    maxCostUsd: budget,
+    spend: { key: spendKey, reservedUsd: budget },
+    ...(config.testCommand ? { testCommand: config.testCommand } : {}),
+    ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
+    ...(t.commentId ? { commandCommentId: t.commentId } : {}),
+    issueState: { ...state, runs: run },
+    title,
+  });
+  // The repository's daily slot is counted and taken in one atomic step, shared by every worker.
+  const slot = await deps.ledger.reserve(repoKey, now, DAY_MS, config.maxRunsPerRepoPerDay);
+  if (!slot.allowed) {
+    await deps.limits.give(spendKey, budget);
+    return refuse(budgetRefusal({ ...limits, issueRuns: 0, repoRunsToday: slot.count }) ?? "daily run limit");
+  }
+  return { ok: true, data };
+}
+
+/** Replies are serialised per (issue, person) in this process, so two quick refusals make one reply. */
+const denyChains = new Map<string, Promise<void>>();
+
+/** One polite reply per person and issue to a sender without write access; never a run. */
+export function replyDeniedOnce(github: RepoGitHub, issueNumber: number, login: string): Promise<void> {
+  const key = `${github.owner}/${github.repo}#${issueNumber}:${login}`.toLowerCase();
+  const next = (denyChains.get(key) ?? Promise.resolve()).then(async () => {
+    const marker = deniedMarker(login);
+    const comments = await github.listComments(issueNumber);
+    if (comments.some((c) => c.authorType === "Bot" && c.body.includes(marker))) return;
+    await github.createComment(
+      issueNumber,
+      `${marker}\n@${login} thanks for your interest! auto-fix runs only when someone with write access to ` +
+        "this repository asks for it (by adding the label or commenting `/retry`). A maintainer can start it.",
+    );
+  });
+  const settled = next.catch(() => {});
+  denyChains.set(key, settled);
+  void settled.then(() => {
+    if (denyChains.get(key) === settled) denyChains.delete(key);
+  });
+  return next;
+}

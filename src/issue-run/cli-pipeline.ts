@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { killTree } from "../core/kill-tree.ts";
+import { RENAMED_SETTINGS } from "../model/config.ts";
+import { type FixResult, FixResultSchema, type Pipeline } from "../contract/app-result.ts";
+
+const CLI = fileURLToPath(new URL("../../bin/auto-fix.js", import.meta.url));
+
+/** Environment the pipeline may see: model settings and basics, never the app's key, secret or tokens. */
+const PASS_ENV =
+  /^(PATH|HOME|LANG|LC_[A-Z]+|TMPDIR|TZ|OPENAI_[A-Z_]+|AZURE_OPENAI_[A-Z_]+|AUTO_FIX_[A-Z_]+|NODE_EXTRA_CA_CERTS)$/;
+
+export function pipelineEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && PASS_ENV.test(k)) out[k] = v;
+  return out;
+}
+
+/** A progress line `auto-fix fix` prints on stderr when it is not a terminal: `auto-fix: <stage>[ (detail)]`. */
+const STAGE_LINE = /^auto-fix: ([a-z][a-z-]*)(?: \((.*)\))?$/;
+
+function parseResult(stdout: string): FixResult | null {
+  const text = stdout.trim();
+  const candidates = [text, text.slice(text.lastIndexOf("\n{") + 1)];
+  for (const c of candidates) {
+    try {
+      const parsed = FixResultSchema.safeParse(JSON.parse(c));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // not JSON; try the next candidate
+    }
+  }
+  return null;
+}
+
+/**
+ * Adds what the pull request shows but the result JSON does not carry: the bug locations (resolved, with
+ * the intended behaviour the model gave) from the run's `search/outcome.json` artifact.
+ */
+export async function withArtifacts(result: FixResult, outDir: string): Promise<FixResult> {
+  if (result.locations !== undefined) return result;
+  try {
+    const outcome = JSON.parse(await readFile(join(outDir, "search", "outcome.json"), "utf8")) as {
+      locations?: unknown;
+      requested?: unknown;
+    };
+    const resolved = Array.isArray(outcome.locations) ? outcome.locations : [];
+    const requested = Array.isArray(outcome.requested) ? outcome.requested : [];
+    const locations = resolved.length > 0 ? resolved : requested;
+    return locations.length > 0 ? { ...result, locations } : result;
+  } catch {
+    return result;
+  }
+}
+
+/** Default wall-clock limit of one pipeline run, in minutes (`AUTO_FIX_RUN_TIMEOUT_MINUTES`). */
+export const DEFAULT_RUN_TIMEOUT_MINUTES = 30;
+/** Most of the child's stdout kept (the result JSON is its last line); the earlier part is dropped. */
+const MAX_STDOUT_CHARS = 32 * 1024 * 1024;
+/** Longest stderr line read for a progress line; a longer one is skipped. */
+const MAX_STAGE_LINE_CHARS = 4096;
+
+/** The run's wall-clock limit from `AUTO_FIX_RUN_TIMEOUT_MINUTES` (minutes, > 0; default 30). */
+export function runTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.AUTO_FIX_RUN_TIMEOUT_MINUTES?.trim();
+  const minutes = raw ? Number(raw) : Number.NaN;
+  return (Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_RUN_TIMEOUT_MINUTES) * 60_000;
+}
+
+/** `30 minutes`, `1 minute`, `90 seconds`: the limit as the status comment states it. */
+export function describeLimit(ms: number): string {
+  if (ms < 120_000) {
+    const s = Math.max(1, Math.round(ms / 1000));
+    return `${s} second${s === 1 ? "" : "s"}`;
+  }
+  const m = Math.round(ms / 60_000);
+  return `${m} minute${m === 1 ? "" : "s"}`;
+}
+
+/**
+ * The pipeline as the command line runs it (`auto-fix fix ... --json`), in a child process of its own:
+ * the same code path users run locally, killed with its whole process tree on cancel, and after the
+ * run's wall-clock limit (then the result says it timed out).
+ */
+export function createCliPipeline(options: {
+  env: NodeJS.ProcessEnv;
+  cliPath?: string;
+  /** Wall-clock limit of one run; default from `AUTO_FIX_RUN_TIMEOUT_MINUTES` in `env`. */
+  timeoutMs?: number;
+}): Pipeline {
+  const limitMs = options.timeoutMs ?? runTimeoutMs(options.env);
+  return (req) =>
+    new Promise((resolve, reject) => {
+      const args = [options.cliPath ?? CLI, "fix", "--repo", req.repoDir, "--issue", req.issueFile];
+      args.push("--out", req.outDir, "--json");
+      if (req.testCommand) args.push("--test-cmd", req.testCommand);
+      if (req.guidance) args.push("--guidance", req.guidance);
+      // The run's spend limit (the operator's per-run limit, the repository's, or what is left of the
+      // day's, already the lowest) is the pipeline's model budget, under its one name.
+      const env = pipelineEnv(options.env);
+      for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
+      env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
+      const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      let pending = "";
+      let timedOut = false;
+      child.stdout.setEncoding("utf8").on("data", (c: string) => {
+        stdout += c;
+        if (stdout.length > MAX_STDOUT_CHARS) stdout = stdout.slice(-MAX_STDOUT_CHARS);
+      });
+      child.stderr.setEncoding("utf8").on("data", (c: string) => {
+        stderr = (stderr + c).slice(-20_000);
+        pending += c;
+        const lines = pending.split("\n");
+        pending = lines.pop() ?? "";
+        if (pending.length > MAX_STAGE_LINE_CHARS) pending = "";
+        for (const line of lines) {
+          if (line.length > MAX_STAGE_LINE_CHARS) continue;
+          const m = STAGE_LINE.exec(line.trim());
+          if (m) req.onStage(m[1]!, m[2]);
+        }
+      });
+      const kill = () => {
+        if (child.pid) killTree(child.pid);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+        // A process that escaped the tree may still hold the pipes open: stop reading them.
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, limitMs);
+      req.signal.addEventListener("abort", kill, { once: true });
+      child.on("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        req.signal.removeEventListener("abort", kill);
+        if (req.signal.aborted) return reject(new Error("cancelled"));
+        if (timedOut) {
+          const limit = describeLimit(limitMs);
+          return resolve(
+            FixResultSchema.parse({
+              status: "error",
+              reason: `timed out after ${limit}`,
+              error: `the run timed out after ${limit} (AUTO_FIX_RUN_TIMEOUT_MINUTES) and was stopped with every process it started`,
+              timed_out_after: limit,
+            }),
+          );
+        }
+        const result = parseResult(stdout);
+        if (result) return resolve(withArtifacts(result, req.outDir));
+        const tail = stderr.trim().split("\n").slice(-5).join("\n");
+        resolve(
+          FixResultSchema.parse({
+            status: "error",
+            error: `the pipeline exited with code ${code} without a result${tail ? `: ${tail}` : ""}`,
+          }),
+        );
+      });
+    });
+}

@@ -1,0 +1,218 @@
+/**
+ * The job worker: authenticates as the job's installation, admits the job (the checks that need
+ * GitHub) and runs it, logging one structured line per stage.
+ */
+import type { Probot } from "probot";
+import { createOctokitGitHub } from "../github/octokit-github.ts";
+import { JobFailure, JobShutdownError, LeaseLostError } from "../jobs/errors.ts";
+import type { LimitStore } from "../jobs/limits.ts";
+import type { Job, JobContext, JobHandler } from "../jobs/types.ts";
+import { admitJob } from "./admission.ts";
+import type { RunLedger } from "./budgets.ts";
+import type { HandleOutcome } from "./outcome.ts";
+import { RunDataSchema } from "./job-data.ts";
+import type { Pipeline } from "../contract/app-result.ts";
+import { type RunOutcome, runIssue } from "./run-issue.ts";
+import type { AppSettings } from "./settings.ts";
+
+export type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
+type Log = Probot["log"];
+
+export interface WorkerOptions {
+  pipeline: Pipeline;
+  settings: AppSettings;
+  /** Model name shown in pull requests. */
+  model: string;
+  now?: (() => number) | undefined;
+  ledger: RunLedger;
+  limits: LimitStore;
+  onOutcome?: ((deliveryId: string, outcome: HandleOutcome) => void) | undefined;
+}
+
+/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
+export async function loadRepoConfig(
+  octokit: AppOctokit,
+  owner: string,
+  repo: string,
+  warn: (msg: string) => void,
+): Promise<unknown> {
+  try {
+    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
+    return files.some((f) => f.config !== null) ? config : null;
+  } catch (error) {
+    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
+function abortName(reason: unknown): string {
+  if (reason instanceof JobShutdownError) return "shutdown";
+  if (reason instanceof LeaseLostError) return "lease-lost";
+  return "cancelled";
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+type Ending = { status: string; reason?: string; pull?: number };
+
+/**
+ * One log line per stage, carrying the logger's bindings (delivery id, job id, repository, issue,
+ * attempt) and `stage`, `durationMs`, `outcome`: the admission, the checkpoints the run records
+ * (acknowledged, cloned, pipeline, pushed, pr-opened), the pipeline's own stages (index, reproduce,
+ * search, patch, review, validate) and the run as a whole (`stage: "run"`).
+ */
+export function stageLog(log: Pick<Log, "info">) {
+  const started = Date.now();
+  let mark = started;
+  let inPipeline: { name: string; at: number } | null = null;
+  const line = (stage: string, since: number, outcome: string, extra: Record<string, unknown> = {}) => {
+    const now = Date.now();
+    log.info({ stage, durationMs: now - since, outcome, ...extra }, `stage ${stage}: ${outcome}`);
+    return now;
+  };
+  return {
+    /** The job's context, logging each checkpoint as a stage done. */
+    context(ctx: JobContext): JobContext {
+      return {
+        ...ctx,
+        checkpoint: async (stage, data) => {
+          await ctx.checkpoint(stage, data);
+          mark = line(stage, mark, "done");
+        },
+      };
+    },
+    admission(outcome: string, since: number): void {
+      line("admission", since, outcome);
+      mark = Date.now();
+    },
+    /** A pipeline stage began: the one before it is done. */
+    pipelineStage(stage: string): void {
+      const now = Date.now();
+      if (inPipeline) line(inPipeline.name, inPipeline.at, "done");
+      inPipeline = { name: stage, at: now };
+    },
+    pipelineEnd(outcome: string): void {
+      if (inPipeline) line(inPipeline.name, inPipeline.at, outcome);
+      inPipeline = null;
+    },
+    end(ending: Ending, error?: unknown): void {
+      const extra: Record<string, unknown> = {};
+      if (ending.reason) extra.reason = ending.reason.slice(0, 300);
+      if (ending.pull) extra.pull = ending.pull;
+      if (error !== undefined) extra.error = message(error).slice(0, 300);
+      line("run", started, ending.status, extra);
+    },
+  };
+}
+
+/** The job worker: authenticates as the job's installation and runs it. */
+export function createWorker(app: Probot, options: WorkerOptions): JobHandler {
+  return async (job, jobCtx) => {
+    const log = app.log.child({
+      deliveryId: job.spec.deliveryId,
+      jobId: job.id,
+      repository: `${job.spec.owner}/${job.spec.repo}`,
+      issue: job.spec.issueNumber,
+      attempt: job.attempts,
+    });
+    const stages = stageLog(log);
+    // GitHub calls in flight are aborted when the process shuts down (the job resumes from its
+    // checkpoint, here or in another worker); a `/cancel` leaves them be, so that the run can still
+    // say on the issue that it was cancelled.
+    const calls = new AbortController();
+    const onAbort = () => {
+      const reason = jobCtx.signal.reason;
+      // An AbortError: Octokit's retry plugin gives up on it at once (any other reason is retried as a
+      // server error, with seconds of back-off).
+      if (reason instanceof JobShutdownError || reason instanceof LeaseLostError) {
+        calls.abort(new DOMException(`aborted: ${reason.message}`, "AbortError"));
+      }
+    };
+    jobCtx.signal.addEventListener("abort", onAbort, { once: true });
+    let ending: Ending;
+    try {
+      const octokit = await app.auth(job.spec.installationId);
+      octokit.hook.before("request", (request) => {
+        request.request = { ...request.request, signal: calls.signal };
+      });
+      ending = await runAdmitted(octokit, options, job, stages.context(jobCtx), log, stages);
+    } catch (error) {
+      stages.end({ status: jobCtx.signal.aborted ? abortName(jobCtx.signal.reason) : "error" }, error);
+      throw error;
+    } finally {
+      jobCtx.signal.removeEventListener("abort", onAbort);
+    }
+    stages.end(ending);
+    // The issue already says what went wrong; the queue records the job as failed, with a reason.
+    if (ending.status === "failed") throw new JobFailure("run-failed", ending.reason ?? "failed");
+  };
+}
+
+async function runAdmitted(
+  octokit: AppOctokit,
+  options: WorkerOptions,
+  job: Job,
+  ctx: JobContext,
+  log: Log,
+  stages: ReturnType<typeof stageLog>,
+): Promise<Ending> {
+  const github = createOctokitGitHub(octokit, job.spec.owner, job.spec.repo);
+  const now = options.now ?? Date.now;
+  // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
+  // (A job stored by an earlier version carries its run data in the spec: it was checked then.)
+  const saved = RunDataSchema.safeParse(job.checkpoint.runData ?? job.spec.data);
+  let data = saved.success ? saved.data : null;
+  if (!data) {
+    const since = Date.now();
+    const admission = await admitJob(job, {
+      github,
+      ledger: options.ledger,
+      limits: options.limits,
+      settings: options.settings,
+      loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
+      now,
+    }).catch((error: unknown) => {
+      // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.
+      const status = (error as { status?: unknown }).status;
+      const retryable = typeof status !== "number" || status >= 500 || status === 429 || status === 403;
+      throw new JobFailure("admission-failed", `checking the trigger failed: ${message(error)}`, {
+        retryable,
+      });
+    });
+    stages.admission(admission.ok ? "admitted" : admission.outcome.action, since);
+    if (!admission.ok) {
+      options.onOutcome?.(job.spec.deliveryId, admission.outcome);
+      const reason = "reason" in admission.outcome ? admission.outcome.reason : undefined;
+      return { status: `not run: ${admission.outcome.action}`, ...(reason ? { reason } : {}) };
+    }
+    data = admission.data;
+    await ctx.checkpoint("admitted", { runData: data });
+  }
+  const admitted: Job = { ...job, spec: { ...job.spec, data: { ...data } } };
+  const pipeline: Pipeline = async (req) => {
+    try {
+      const result = await options.pipeline({
+        ...req,
+        onStage: (stage, note) => {
+          stages.pipelineStage(stage);
+          req.onStage(stage, note);
+        },
+      });
+      stages.pipelineEnd(result.status);
+      return result;
+    } catch (error) {
+      stages.pipelineEnd(req.signal.aborted ? abortName(req.signal.reason) : "error");
+      throw error;
+    }
+  };
+  const outcome: RunOutcome = await runIssue(admitted, ctx, {
+    github,
+    pipeline,
+    settings: options.settings,
+    model: options.model,
+    now,
+    limits: options.limits,
+    log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+  });
+  return outcome;
+}

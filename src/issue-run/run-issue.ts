@@ -1,0 +1,388 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { RepoGitHub } from "../github/port.ts";
+import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
+import { JobShutdownError } from "../jobs/errors.ts";
+import type { LimitStore } from "../jobs/limits.ts";
+import type { Job, JobContext } from "../jobs/types.ts";
+import { inlineCode, plainInert } from "../core/inert-markdown.ts";
+import { sanitizeUntrusted } from "../core/untrusted-text.ts";
+import { DAY_MS } from "./budgets.ts";
+import { type RunData, RunDataSchema } from "./job-data.ts";
+import type { IssueState } from "../github/render/markers.ts";
+import { adviceOf, describeResult } from "../github/render/describe.ts";
+import type { Pipeline } from "../contract/app-result.ts";
+import { renderPullBody } from "../github/render/pr-body.ts";
+import type { AppSettings } from "./settings.ts";
+import {
+  type FinalState,
+  renderStatus,
+  STAGES,
+  type StageLine,
+  type StageName,
+  type StatusView,
+} from "../github/render/status-comment.ts";
+import { explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+
+export interface RunDeps {
+  github: RepoGitHub;
+  pipeline: Pipeline;
+  settings: AppSettings;
+  /** The model name shown in the pull request. */
+  model: string;
+  now: () => number;
+  /** The repository's daily spend, from which the run reserved its budget at admission. */
+  limits: LimitStore;
+  log: { info: (msg: string) => void; warn: (msg: string) => void };
+}
+
+export type RunOutcome =
+  | { status: "pull-opened" | "pull-updated"; pull: number; commit: string }
+  | { status: "no-patch" | "failed" | "cancelled"; reason: string };
+
+/** Turns the run's reserved budget into what it spent, in the shared daily counter. Never throws. */
+async function settleSpend(deps: RunDeps, data: RunData, spentUsd: number, first: boolean): Promise<void> {
+  if (!data.spend) return;
+  const { key, reservedUsd } = data.spend;
+  const spent = Number.isFinite(spentUsd) && spentUsd > 0 ? spentUsd : 0;
+  try {
+    if (!first) await deps.limits.add(key, spent, DAY_MS);
+    else if (spent < reservedUsd) await deps.limits.give(key, reservedUsd - spent);
+    else if (spent > reservedUsd) await deps.limits.add(key, spent - reservedUsd, DAY_MS);
+  } catch (error) {
+    deps.log.warn(
+      `could not record the run's spend: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+export function branchFor(issueNumber: number): string {
+  return `auto-fix/issue-${issueNumber}`;
+}
+
+/** Keeps the status comment in step with the run: edits are serialised and identical texts skipped. */
+class StatusUpdater {
+  readonly view: StatusView;
+  readonly #github: RepoGitHub;
+  readonly #issueNumber: number;
+  #commentId = 0;
+  #last = "";
+  #inFlight: Promise<void> | null = null;
+
+  constructor(github: RepoGitHub, issueNumber: number, view: StatusView) {
+    this.#github = github;
+    this.#issueNumber = issueNumber;
+    this.view = view;
+  }
+
+  /** Posts the status comment, or takes over the issue's existing one; returns its id. */
+  async open(existingId: number): Promise<number> {
+    const text = renderStatus(this.view);
+    this.#last = text;
+    if (existingId > 0) {
+      this.#commentId = existingId;
+      await this.#github.updateComment(existingId, text);
+    } else {
+      this.#commentId = (await this.#github.createComment(this.#issueNumber, text)).id;
+    }
+    return this.#commentId;
+  }
+
+  stage(name: StageName, line: StageLine): void {
+    this.view.stages[name] = line;
+    // flush() never rejects: a failed edit is retried with the next change.
+    void this.flush();
+  }
+
+  /**
+   * Writes the current view. Edits coalesce: while one write is in flight, later changes wait for it
+   * and go out together as one edit with the latest text (GitHub writes are spaced a second apart).
+   */
+  flush(): Promise<void> {
+    if (this.#commentId === 0) return Promise.resolve();
+    if (this.#inFlight !== null) return this.#inFlight;
+    const text = renderStatus(this.view);
+    if (text === this.#last) return Promise.resolve();
+    this.#last = text;
+    this.#inFlight = this.#github
+      .updateComment(this.#commentId, text)
+      .catch(() => {
+        this.#last = "";
+      })
+      .finally(() => {
+        this.#inFlight = null;
+      })
+      .then(() => this.flush());
+    return this.#inFlight;
+  }
+}
+
+function issueMarkdown(data: RunData, body: string): string {
+  return `# ${sanitizeUntrusted(data.title).trim()}\n\n${sanitizeUntrusted(body).trim()}\n`;
+}
+
+/** What the next run's prompts carry besides the issue: the maintainer's guidance and the reviewer's advice. */
+export function runGuidance(
+  guidance: string | undefined,
+  previousAdvice: string | undefined,
+): string | undefined {
+  const parts: string[] = [];
+  if (guidance?.trim()) parts.push(`Guidance from a maintainer: ${sanitizeUntrusted(guidance).trim()}`);
+  if (previousAdvice?.trim()) {
+    parts.push(`Reviewer advice from the previous run:\n${sanitizeUntrusted(previousAdvice).trim()}`);
+  }
+  return parts.length > 0 ? parts.join("\n\n") : undefined;
+}
+
+/** The pipeline's stage names (`auto-fix fix` progress) and the status comment's. */
+const PIPELINE_STAGES: Record<string, StageName> = {
+  index: "indexed",
+  reproduce: "reproduced",
+  search: "located",
+  patch: "patched",
+  review: "reviewed",
+  validate: "validated",
+};
+
+/**
+ * A pipeline stage began (`index`, `search`, ...): the stages running before it are done and it is
+ * running. A status-comment stage name (`located`) marks that stage done.
+ */
+function progress(status: StatusUpdater, stage: string, note: string | undefined): void {
+  const started = PIPELINE_STAGES[stage];
+  if (started) {
+    for (const s of STAGES) {
+      if (s !== started && status.view.stages[s]?.status === "running")
+        status.view.stages[s] = { status: "done" };
+    }
+    status.stage(started, { status: "running", ...(note ? { note } : {}) });
+  } else if (
+    (STAGES as readonly string[]).includes(stage) &&
+    stage !== "cloned" &&
+    stage !== "pull request"
+  ) {
+    status.stage(stage as StageName, { status: "done", ...(note ? { note } : {}) });
+  }
+}
+
+const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
+
+/**
+ * One run for one issue: clone → pipeline → commit/push → pull request, with the status comment edited
+ * as stages complete. Every failure ends in a final state that says what happened and what to do.
+ */
+export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promise<RunOutcome> {
+  const { github, settings } = deps;
+  const data = RunDataSchema.parse(job.spec.data ?? {});
+  const issueNumber = job.spec.issueNumber;
+  const started = deps.now();
+  const state: IssueState = { ...data.issueState };
+  const status = new StatusUpdater(github, issueNumber, {
+    state,
+    run: data.run,
+    maxRuns: data.maxRuns,
+    trigger: data.trigger,
+    ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
+    phase: "running",
+    stages: {},
+  });
+  const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
+  const repoDir = join(workDir, "repo");
+  // One artifacts folder per attempt: a resumed job never mixes its files with those of the run that died.
+  const outDir = join(workDir, "artifacts", new Date(started).toISOString().replace(/[:.]/g, "-"));
+  let token: string | null = null;
+
+  const finish = async (final: FinalState, outcome: RunOutcome): Promise<RunOutcome> => {
+    for (const s of STAGES) {
+      const line = status.view.stages[s];
+      if (line?.status === "running") status.view.stages[s] = { status: "failed" };
+    }
+    status.view.phase = "finished";
+    status.view.final = {
+      ...final,
+      headline: redact(final.headline, token),
+      details: final.details.map((d) => redact(d, token)),
+    };
+    await status.flush();
+    await rm(repoDir, { recursive: true, force: true }).catch(() => {});
+    return outcome;
+  };
+  const cancelled = () => {
+    // Shutdown is not a cancel: the job goes back to the queue and resumes from its checkpoint.
+    if (ctx.signal.reason instanceof JobShutdownError) throw ctx.signal.reason;
+    return finish(
+      {
+        ok: false,
+        headline: "The run was cancelled with `/cancel`.",
+        details: [],
+        next: ["Comment `/retry` to start again."],
+      },
+      { status: "cancelled", reason: "cancelled" },
+    );
+  };
+
+  try {
+    // 👀 on what triggered the run, then the status comment (a resumed job reuses the one it posted).
+    const saved = job.checkpoint.statusCommentId;
+    if (typeof saved !== "number") {
+      if (data.commandCommentId) await github.reactToComment(data.commandCommentId, "eyes");
+      else await github.reactToIssue(issueNumber, "eyes");
+    }
+    const commentId = await status.open(typeof saved === "number" ? saved : data.statusCommentId);
+    await ctx.checkpoint("acknowledged", { statusCommentId: commentId });
+    const donePull = job.checkpoint.pull;
+    if (typeof donePull === "number") {
+      // Resumed after its pull request was already opened or updated: only the final state is missing.
+      state.pull = donePull;
+      status.view.stages["pull request"] = { status: "done", ref: donePull };
+      return await finish(
+        { ok: true, headline: `Draft pull request #${donePull} is up to date.`, details: [], next: [] },
+        { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
+      );
+    }
+    await mkdir(workDir, { recursive: true });
+    const issue = await github.getIssue(issueNumber);
+    const issueFile = join(workDir, "issue.md");
+    await writeFile(issueFile, issueMarkdown(data, issue.body));
+    const guidance = runGuidance(job.spec.guidance, data.previousAdvice);
+    status.stage("cloned", { status: "running" });
+
+    token = await github.gitToken();
+    // A resumed job finds the clone of the run that died: start from a clean one.
+    await rm(repoDir, { recursive: true, force: true });
+    const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
+    status.stage("cloned", { status: "done", note: `${data.ref} at ${clone.commit.slice(0, 7)}` });
+    await ctx.checkpoint("cloned", { commit: clone.commit });
+    if (ctx.signal.aborted) return await cancelled();
+
+    const result = await deps.pipeline({
+      repoDir,
+      issueFile,
+      ...(guidance ? { guidance } : {}),
+      outDir,
+      ...(data.testCommand ? { testCommand: data.testCommand } : {}),
+      maxCostUsd: data.maxCostUsd,
+      signal: ctx.signal,
+      onStage: (stage, note) => progress(status, stage, note),
+    });
+    // The result has the last word on every pipeline stage (a stage may have run and failed).
+    for (const [name, line] of pipelineStages(result)) {
+      const shown = status.view.stages[name];
+      // Indexing that visibly ran stays done even when a later stage failed.
+      const ran = name === "indexed" && (shown?.status === "running" || shown?.status === "done");
+      status.view.stages[name] = ran
+        ? { status: "done", ...(shown?.note ? { note: shown.note } : {}) }
+        : line;
+    }
+    await mkdir(outDir, { recursive: true });
+    // The pipeline's own result.json stays as written; this is what the app read from it.
+    await writeFile(join(outDir, "app-result.json"), `${JSON.stringify(result, null, 2)}\n`);
+    // The run's reservation becomes what it spent: once per job (checkpointed first, so that a crash
+    // can leave the reservation standing, never count a refund twice); a run after that adds its spend.
+    const firstSettle = job.checkpoint.spendSettled !== true;
+    await ctx.checkpoint("pipeline", { status: result.status, spendSettled: true });
+    // An unknown cost (a model without a price, bounded by a token budget) keeps the whole reservation.
+    const spentUsd = result.usage.cost_usd ?? data.spend?.reservedUsd ?? data.maxCostUsd;
+    await settleSpend(deps, data, spentUsd, firstSettle);
+    ctx.recordUsage?.({
+      promptTokens: result.usage.prompt_tokens,
+      completionTokens: result.usage.completion_tokens,
+      costUsd: result.usage.cost_usd ?? 0,
+    });
+    const advice = adviceOf(describeResult(result));
+    if (advice) state.advice = advice;
+    if (ctx.signal.aborted) return await cancelled();
+
+    if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
+      status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
+      const reason = result.status === "error" ? "failed" : "no-patch";
+      return await finish(explainNoPatch(result, data), {
+        status: reason,
+        reason: result.reason ?? result.status,
+      });
+    }
+
+    status.stage("pull request", { status: "running" });
+    await applyPatch(repoDir, result.patch);
+    const branch = branchFor(issueNumber);
+    const pushed = await commitAndPush({
+      dir: repoDir,
+      url: data.cloneUrl,
+      token,
+      branch,
+      message: `Fix #${issueNumber}: ${plainInert(data.title)}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
+      author: settings.gitAuthor,
+      force: true,
+    });
+    await ctx.checkpoint("pushed", { commit: pushed.commit, branch });
+    const seconds = (deps.now() - started) / 1000;
+    const artifactsPath = join(outDir, "pull-request.md");
+    const rendered = renderPullBody({
+      issueNumber,
+      issueTitle: data.title,
+      result,
+      run: data.run,
+      seconds,
+      model: result.model ?? deps.model,
+      files: pushed.files,
+      ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
+      artifactsPath,
+    });
+    await writeFile(artifactsPath, rendered.full);
+    const title = `Fix #${issueNumber}: ${plainInert(data.title)}`.slice(0, 256);
+    const existing = await github.findOpenPull(branch);
+    let pull: number;
+    let outcome: RunOutcome;
+    if (existing) {
+      pull = existing.number;
+      await github.updatePull(pull, { title, body: rendered.body });
+      await github.createComment(
+        pull,
+        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit),
+      );
+      outcome = { status: "pull-updated", pull, commit: pushed.commit };
+    } else {
+      const created = await github.createPull({
+        title,
+        body: rendered.body,
+        head: branch,
+        base: clone.branch ?? data.defaultBranch,
+        draft: true,
+      });
+      pull = created.number;
+      outcome = { status: "pull-opened", pull, commit: pushed.commit };
+    }
+    state.pull = pull;
+    await ctx.checkpoint("pr-opened", { pull });
+    status.view.stages["pull request"] = { status: "done", ref: pull };
+    const verdict =
+      result.status === "fixed"
+        ? "The reviewer judged the patch and the reproducer correct."
+        : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
+    return await finish(
+      {
+        ok: true,
+        headline: `${existing ? "Updated" : "Opened"} draft pull request #${pull} on \`${branch}\`.`,
+        details: [verdict],
+        next: [
+          `Review #${pull} and mark it ready when it is right.`,
+          "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
+        ],
+      },
+      outcome,
+    );
+  } catch (error) {
+    if (ctx.signal.aborted) return await cancelled();
+    const message = redact(error instanceof Error ? error.message : String(error), token);
+    deps.log.warn(`auto-fix run for ${job.spec.owner}/${job.spec.repo}#${issueNumber} failed: ${message}`);
+    return await finish(
+      {
+        ok: false,
+        headline: "The run failed before it could finish.",
+        details: [`Reason: ${inlineCode(message.split("\n").filter(Boolean).slice(0, 3).join(" — "), 600)}`],
+        next: ["Comment `/retry` to try again; if it keeps failing, the app's operator can check the logs."],
+      },
+      { status: "failed", reason: message },
+    );
+  }
+}

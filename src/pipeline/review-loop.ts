@@ -1,0 +1,297 @@
+import type { RepoConfig } from "../config/index.ts";
+import type { ChatModel } from "../reproduce/model.ts";
+import { isFatal, type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
+import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
+import type { ValidationResult } from "../validate/compare.ts";
+import { DiffApplyError, type TreeStates } from "../validate/tree-states.ts";
+import { renderReviewPrompt } from "../prompts/review.ts";
+import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "../review/reviewer.ts";
+
+/** A patch as the review loop sees it (the pipeline's candidate maps onto it). */
+export interface PatchProposal {
+  id: string;
+  diff: string;
+  applicable: boolean;
+  status: string;
+  /** Whatever the caller needs to turn it back into its own candidate. */
+  payload?: unknown;
+}
+
+export type RoundAction =
+  | "accepted"
+  | "validation-failed"
+  | "rewrite-patch"
+  | "rewrite-test"
+  | "rewrite-both"
+  /** The closing round's reviewer or validation rejected the last rewrite; no rounds were left to rewrite it. */
+  | "rejected"
+  | "stopped";
+
+export interface ReviewRound {
+  round: number;
+  patchId: string;
+  /** Which version of the reproducer was used (1 = the original). */
+  scriptVersion: number;
+  after: ExecResult | null;
+  verdict: ReviewVerdict | null;
+  validation: ValidationResult | null;
+  action: RoundAction;
+  note: string;
+}
+
+export interface ReviewLoopOutcome {
+  /** The reviewer accepted patch and test, and validation (when there is a test suite) found no regression. */
+  approved: boolean;
+  /** The last patch reviewed (the accepted one when approved). */
+  final: PatchProposal;
+  verdict: ReviewVerdict | null;
+  reproduction: Reproduction;
+  rounds: ReviewRound[];
+  proposals: PatchProposal[];
+  validation: ValidationResult | null;
+  /** The reproducer exited 0 after the final patch. */
+  reproducerPasses: boolean | null;
+  summary: string;
+}
+
+export interface ReviewLoopDeps {
+  model: ChatModel;
+  sandbox: SandboxPort;
+  config: RepoConfig;
+  states: TreeStates;
+  /** The issue, sanitised and fenced as data. */
+  issue: string;
+  /** Asks the patch writer for a new patch with this guidance; null when it could not write one. */
+  rewritePatch: (guidance: string, round: number) => Promise<PatchProposal | null>;
+  /** Runs the repository's tests on a patch; absent when the repository has no test command. */
+  validate?: (proposal: PatchProposal) => Promise<ValidationResult>;
+  record?: (name: string, text: string) => void;
+  /** Called as each round starts (progress display). */
+  onRound?: (round: number, max: number) => void;
+  signal?: AbortSignal;
+}
+
+const validationFailed = (v: ValidationResult): boolean => v.status === "regressions" || v.status === "error";
+
+/**
+ * Stage 7 (seed 000): run the reproducer after the patch, let the reviewer judge patch and test together,
+ * rewrite whichever is wrong with the reviewer's advice, and send an accepted patch to validation, whose
+ * failure comes back as feedback. Up to `config.budgets.reviewRounds` rounds, each of which may rewrite the
+ * patch or the test; every rewrite is evaluated like the first candidate, so a rewrite asked for in the last
+ * round gets one closing round (reproducer, review, validation) that asks for nothing more. Model trouble
+ * ends the loop with what it has (a budget or abort still stops the run).
+ */
+export async function runReviewLoop(
+  deps: ReviewLoopDeps,
+  initial: PatchProposal,
+  reproduction: Reproduction,
+): Promise<ReviewLoopOutcome> {
+  const { config } = deps;
+  const rounds: ReviewRound[] = [];
+  const proposals: PatchProposal[] = [initial];
+  let proposal = initial;
+  let repro = reproduction;
+  let scriptVersion = 1;
+  let verdict: ReviewVerdict | null = null;
+  let validation: ValidationResult | null = null;
+  let passes: boolean | null = null;
+  const done = (approved: boolean, summary: string): ReviewLoopOutcome => ({
+    approved,
+    final: proposal,
+    verdict,
+    reproduction: repro,
+    rounds,
+    proposals,
+    validation,
+    reproducerPasses: passes,
+    summary,
+  });
+  const stop = (round: number, note: string, after: ExecResult | null = null): ReviewLoopOutcome => {
+    rounds.push({
+      round,
+      patchId: proposal.id,
+      scriptVersion,
+      after,
+      verdict: null,
+      validation: null,
+      action: "stopped",
+      note,
+    });
+    return done(false, `review stopped in round ${round}: ${note}`);
+  };
+  const maxRounds = config.budgets.reviewRounds;
+  if (repro.status !== "reproduced" || !repro.script || !repro.run) {
+    return done(false, "not reviewed: no reproducer");
+  }
+
+  // True when the previous round left something unevaluated (a rewritten patch or test).
+  let changed = true;
+  for (let round = 1; round <= maxRounds || changed; round++) {
+    const closing = round > maxRounds;
+    changed = false;
+    deps.onRound?.(round, closing ? round : maxRounds);
+    if (!proposal.applicable) return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
+    let after: ExecResult;
+    try {
+      const patched = await deps.states.patched(proposal.diff);
+      try {
+        after = (await runReproducer(deps.sandbox, patched.dir, config, repro.script!, deps.signal)).exec;
+      } finally {
+        await patched.dispose();
+      }
+    } catch (err) {
+      if (err instanceof DiffApplyError) return stop(round, err.message);
+      throw err;
+    }
+    passes = after.exitCode === 0 && after.limit === null;
+    validation = null;
+    try {
+      verdict = await reviewCandidate(
+        deps.model,
+        {
+          issue: deps.issue,
+          file: config.reproducer.file,
+          script: repro.script!,
+          before: repro.run!.exec,
+          patch: proposal.diff,
+          after,
+        },
+        { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
+      );
+    } catch (err) {
+      if (isFatal(err)) throw err;
+      if (err instanceof ReviewUnavailable) return stop(round, err.message, after);
+      return stop(round, `the reviewer failed: ${(err as Error).message}`, after);
+    }
+    deps.record?.(
+      `review/round-${round}.json`,
+      JSON.stringify({ patch: proposal.id, scriptVersion, verdict }, null, 2),
+    );
+    const patchOk = verdict["patch-correct"] === "yes";
+    const testOk = verdict["test-correct"] === "yes";
+    const entry: ReviewRound = {
+      round,
+      patchId: proposal.id,
+      scriptVersion,
+      after,
+      verdict,
+      validation: null,
+      action: "accepted",
+      note: "",
+    };
+    rounds.push(entry);
+
+    if (patchOk && testOk) {
+      if (!deps.validate) {
+        entry.note = "accepted by the reviewer (no test suite to validate with)";
+        return done(true, `accepted in round ${round}; no test suite`);
+      }
+      validation = await deps.validate(proposal);
+      entry.validation = validation;
+      if (!validationFailed(validation)) {
+        entry.note = `accepted by the reviewer; validation: ${validation.summary}`;
+        return done(true, `accepted in round ${round}; ${validation.summary}`);
+      }
+      entry.action = "validation-failed";
+      entry.note = validation.summary;
+      if (closing) {
+        entry.note = `${validation.summary}; no review rounds left to rewrite it`;
+        return done(
+          false,
+          `round ${round}: validation failed (${validation.summary}); no review rounds left`,
+        );
+      }
+      const guidance = renderReviewPrompt("review-validation-feedback", {
+        command: validation.command ?? "",
+        summary: validation.summary,
+        regressions: validation.regressions.map((r) => `- ${r}`).join("\n"),
+        output: "",
+      });
+      const next = await rewrite(deps, guidance, round);
+      if (!next)
+        return done(
+          false,
+          `round ${round}: validation failed (${validation.summary}) and no new patch was written`,
+        );
+      proposal = next;
+      proposals.push(next);
+      changed = true;
+      continue;
+    }
+
+    if (closing) {
+      entry.action = "rejected";
+      entry.note = "the reviewer rejected the last rewrite; no review rounds left to rewrite it";
+      return done(false, `not accepted within ${maxRounds} review round(s) and the closing review`);
+    }
+    entry.action = !patchOk && !testOk ? "rewrite-both" : patchOk ? "rewrite-test" : "rewrite-patch";
+    const notes: string[] = [];
+    if (!testOk) {
+      const pristine = await deps.states.pristine();
+      try {
+        const next = await rewriteReproducer(
+          {
+            model: deps.model,
+            sandbox: deps.sandbox,
+            config,
+            ...(deps.record ? { record: deps.record } : {}),
+          },
+          repro,
+          { analysis: verdict["test-analysis"] || "(none)", advice: verdict["test-advice"] || "(none)" },
+          pristine.dir,
+          round,
+        );
+        if (next.status === "reproduced") {
+          repro = next;
+          scriptVersion++;
+          changed = true;
+          notes.push(`test rewritten (version ${scriptVersion})`);
+        } else {
+          repro = { ...repro, messages: next.messages };
+          notes.push(
+            `the rewritten test did not reproduce the issue (${next.summary}); the previous one is kept`,
+          );
+        }
+      } catch (err) {
+        if (isFatal(err)) throw err;
+        notes.push(`rewriting the test failed: ${(err as Error).message}`);
+      } finally {
+        await pristine.dispose();
+      }
+    }
+    if (!patchOk) {
+      const guidance = renderReviewPrompt("review-patch-feedback", {
+        analysis: verdict["patch-analysis"] || "(none)",
+        advice: verdict["patch-advice"] || "(none)",
+        file: config.reproducer.file,
+        script: repro.script!.trimEnd(),
+        after: formatExecForModel(after),
+      });
+      const next = await rewrite(deps, guidance, round);
+      if (!next) {
+        entry.note = [...notes, "no new patch was written"].join("; ");
+        return done(false, `round ${round}: the reviewer rejected the patch and no new patch was written`);
+      }
+      proposal = next;
+      proposals.push(next);
+      changed = true;
+      notes.push(`patch rewritten (${next.id}, ${next.status})`);
+    }
+    entry.note = notes.join("; ");
+  }
+  return done(false, `not accepted within ${maxRounds} review round(s)`);
+}
+
+async function rewrite(deps: ReviewLoopDeps, guidance: string, round: number): Promise<PatchProposal | null> {
+  deps.record?.(`review/round-${round}-guidance.md`, guidance);
+  try {
+    return await deps.rewritePatch(guidance, round);
+  } catch (err) {
+    if (isFatal(err)) throw err;
+    deps.record?.(
+      `review/round-${round}-rewrite-error.txt`,
+      truncateMiddle(String((err as Error).stack ?? err), 4000),
+    );
+    return null;
+  }
+}

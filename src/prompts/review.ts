@@ -1,0 +1,39 @@
+import { renderPromptFile } from "./render.ts";
+
+/** The typed inputs of the reproducer and reviewer prompts in `prompts/` (file name without `.md`). */
+export interface ReviewPromptInputs {
+  "reproducer-system": Record<string, never>;
+  "reproducer-has-example": { issue: string };
+  "reproducer-write": {
+    issue: string;
+    language: string;
+    file: string;
+    command: string;
+    language_notes: string;
+    layout: string;
+  };
+  "reproducer-feedback": { attempt: number; max: number; reason: string; output: string };
+  "reproducer-rewrite": { analysis: string; advice: string };
+  "review-system": Record<string, never>;
+  "review-user": {
+    issue: string;
+    file: string;
+    script: string;
+    before: string;
+    patch: string;
+    after: string;
+  };
+  "review-retry": { problem: string };
+  "review-patch-feedback": { analysis: string; advice: string; file: string; script: string; after: string };
+  "review-validation-feedback": { command: string; summary: string; regressions: string; output: string };
+}
+
+export type ReviewPromptName = keyof ReviewPromptInputs;
+
+/** Fills `prompts/<name>.md` (see `renderTemplate` for the placeholder rules). */
+export function renderReviewPrompt<K extends ReviewPromptName>(
+  name: K,
+  inputs: ReviewPromptInputs[K],
+): string {
+  return renderPromptFile(name, inputs);
+}

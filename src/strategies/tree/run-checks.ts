@@ -1,0 +1,103 @@
+import { z } from "zod";
+import type { RepoConfig } from "../../config/index.ts";
+import type { FixContext } from "../../contract/pipeline.ts";
+import {
+  createSandbox,
+  type SandboxPort,
+  SandboxUnavailableError,
+  sandboxKindFromEnv,
+} from "../../sandbox/index.ts";
+import { TreeStates } from "../../validate/index.ts";
+import { type ReproducerScript, sandboxChecks } from "./sandbox-checks.ts";
+import type { TreeChecks } from "./strategy.ts";
+
+/** What the reproduce stage leaves in `state.reproduction.data` when it reproduced the issue. */
+const ReproducedData = z.object({
+  status: z.literal("reproduced"),
+  /** The script's path in the work tree (`file` in older records). */
+  path: z.string().min(1).optional(),
+  file: z.string().min(1).optional(),
+  command: z.string().min(1),
+  script: z.string().min(1),
+});
+
+/** The reproducing script of this run, when the reproduce stage wrote one that fails on the bug. */
+export function reproducerFromRun(ctx: FixContext, config: RepoConfig): ReproducerScript | null {
+  const parsed = ReproducedData.safeParse(ctx.state.reproduction?.data);
+  if (!parsed.success) return null;
+  const d = parsed.data;
+  const file = d.path ?? d.file;
+  if (!file) return null;
+  return { file, content: d.script, command: d.command, timeoutMs: config.timeouts.reproducerMs };
+}
+
+export interface RunChecksOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A ready sandbox (tests, the app's worker); default: the one the configuration asks for. */
+  sandbox?: SandboxPort;
+}
+
+/**
+ * The tree search's checks for one pipeline run: the reproduce stage's script and the repository's test
+ * command, run in the sandbox on a set-up copy of the work tree. A string says why there are none.
+ */
+export async function treeChecksForRun(
+  ctx: FixContext,
+  config: RepoConfig,
+  opts: RunChecksOptions = {},
+): Promise<TreeChecks | string> {
+  const reproducer = reproducerFromRun(ctx, config);
+  if (!reproducer && !config.test.command) {
+    return "no reproducer reproduced the issue and the repository has no test command";
+  }
+  // The job's set-up tree and unpatched test results, when the validation stage prepared them for the
+  // same test command: no second setup, and no test runs twice on the unpatched tree.
+  const shared = ctx.job?.trees instanceof TreeStates ? ctx.job.trees : null;
+  if (shared && sameTests(shared.config, config)) {
+    const checks = sandboxChecks({
+      sandbox: shared.sandbox,
+      config,
+      reproducer,
+      pristine: shared.pristineDir,
+      tests: shared.tests,
+    });
+    return { ...checks, workTree: () => shared.pristine() };
+  }
+  let sandbox = opts.sandbox;
+  if (!sandbox) {
+    const env = opts.env ?? process.env;
+    const kind = sandboxKindFromEnv(env);
+    try {
+      sandbox = await createSandbox(kind !== "auto" ? kind : config.sandbox.backend, {
+        image: env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
+        allowUnsandboxed: env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
+        warn: (m) => ctx.progress.detail(m),
+      });
+    } catch (err) {
+      if (err instanceof SandboxUnavailableError) return `no sandbox to run the checks in: ${err.message}`;
+      throw err;
+    }
+  }
+  const states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+  if (!states.setupOk) {
+    const failed = states.setup.find((s) => !s.ok)!;
+    await states.dispose();
+    return `the setup step \`${failed.command}\` failed, so no check can run`;
+  }
+  const checks = sandboxChecks({
+    sandbox,
+    config,
+    reproducer,
+    pristine: states.pristineDir,
+    tests: states.tests,
+  });
+  return { ...checks, workTree: () => states.pristine(), dispose: () => states.dispose() };
+}
+
+/** Whether two configurations set up and run the tests alike (then their unpatched results are the same). */
+function sameTests(a: RepoConfig, b: RepoConfig): boolean {
+  return (
+    JSON.stringify([a.setup, a.test, a.validation, a.timeouts.testMs]) ===
+    JSON.stringify([b.setup, b.test, b.validation, b.timeouts.testMs])
+  );
+}

@@ -1,0 +1,199 @@
+import type { RepoConfig } from "../../config/index.ts";
+import { openTree } from "../../core/tree-fs.ts";
+import { describeOutcome, formatExecForModel, truncateMiddle } from "../../sandbox/format.ts";
+import { makeWorkCopy } from "../../sandbox/index.ts";
+import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
+import type { PristineTests } from "../../validate/baseline.ts";
+import { compareRuns, type ValidationResult } from "../../validate/compare.ts";
+import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
+import { validateCandidate } from "../../validate/targeted.ts";
+import type { TreeChecks } from "./strategy.ts";
+import type { CheckResult, RunRecord } from "./types.ts";
+
+/** The reproducer the search checks against: a script written into the work tree and its command. */
+export interface ReproducerScript {
+  /** Path relative to the work tree root. */
+  file: string;
+  content: string;
+  /** The command line that runs it (exit 0 = fixed). */
+  command: string;
+  timeoutMs: number;
+}
+
+const MAX_FAILURE_CHARS = 4_000;
+
+function record(command: string, exec: ExecResult, passed: boolean): RunRecord {
+  const r: RunRecord = {
+    command,
+    exitCode: exec.exitCode,
+    output: truncateMiddle(`${exec.stdout}${exec.stdout && exec.stderr ? "\n" : ""}${exec.stderr}`, 3_000),
+    passed,
+  };
+  if (exec.limit === "time") r.timedOut = true;
+  return r;
+}
+
+const clean = (e: ExecResult) => e.exitCode === 0 && e.limit === null;
+
+/**
+ * A failing test run as prompts show it. The same shape before and after a patch, so that an unchanged
+ * failure compares equal to the parent's.
+ */
+function testFailure(run: TestRun, regressions: readonly string[]): string {
+  const head = `Tests (${run.command}): ${describeOutcome(run.exec)}, ${run.failed} failed`;
+  const reg =
+    regressions.length > 0
+      ? `\nPassed before the patch, fail now: ${regressions.slice(0, 10).join(", ")}`
+      : "";
+  return `${head}${reg}\n${truncateMiddle(run.exec.stdout + run.exec.stderr, 1_500)}`;
+}
+
+/** Exit statuses a shell reports for a child killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV. */
+const CRASH_EXITS = new Set([132, 134, 135, 136, 137, 139]);
+
+/** A limit or a fatal signal ended the run: the patch made the program hang or crash. */
+function brokenRun(e: ExecResult): "timeout" | "crash" | null {
+  if (e.limit === "time") return "timeout";
+  if (e.limit !== null || (e.exitCode === null && e.signal !== null)) return "crash";
+  if (e.exitCode !== null && CRASH_EXITS.has(e.exitCode)) return "crash";
+  return null;
+}
+
+/**
+ * The tree search's checks on the real sandbox: the reproducer (exit 0 = fixed) and the repository's
+ * test command (no test that passed before may fail after). Each run is told apart as passed, failing,
+ * crashed (killed by a signal or a memory/process/output limit) or timed out.
+ */
+export function sandboxChecks(deps: {
+  sandbox: SandboxPort;
+  config: RepoConfig;
+  reproducer: ReproducerScript | null;
+  /**
+   * The unpatched tree (set up, never run in): before each test run its test configuration is put back
+   * into the work tree, where a candidate's reproducer or an earlier run may have changed it.
+   */
+  pristine?: string;
+  /**
+   * The job's unpatched test results (shared with the validation stage): with them each candidate runs
+   * the tests related to its change first, and no test runs twice on the unpatched tree.
+   */
+  tests?: PristineTests;
+}): TreeChecks {
+  const { sandbox, config, reproducer, tests: store } = deps;
+  const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
+  let baselineTests: TestRun | null = null;
+  /**
+   * The reproducer runs in a copy of `dir`, made before anything runs there: the script is the model's,
+   * and whatever it does (rewrite a test, plant a cache or a configuration file) stays out of the tree
+   * the tests then run in.
+   */
+  const runReproducer = async (dir: string): Promise<ExecResult | null> => {
+    if (!reproducer) return null;
+    const copy = await makeWorkCopy(dir);
+    try {
+      // Written through tree-fs: a link committed at the script's path is replaced, never written through.
+      openTree(copy.dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
+      return await sandbox.run({
+        workdir: copy.dir,
+        command: reproducer.command,
+        timeoutMs: reproducer.timeoutMs,
+        memoryMb: config.sandbox.memoryMb,
+        maxProcesses: config.sandbox.maxProcesses,
+      });
+    } finally {
+      await copy.dispose();
+    }
+  };
+  const parts = [
+    reproducer ? `reproducer \`${reproducer.command}\`` : null,
+    config.test.command ? `tests \`${config.test.command}\`` : null,
+  ];
+  return {
+    describe: parts.filter(Boolean).join(" + ") || "nothing",
+    async baseline(dir) {
+      const repro = await runReproducer(dir);
+      // With a reproducer to search against, targeted tests need no whole-suite run before the search.
+      const targetedOnly = store && reproducer && config.validation.mode === "targeted";
+      baselineTests = targetedOnly
+        ? null
+        : store
+          ? await store.full()
+          : await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      const failure: string[] = [];
+      const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
+      if (repro && reproducer) {
+        out.reproducer = record(reproducer.command, repro, clean(repro));
+        if (!clean(repro))
+          failure.push(`Reproducer (${reproducer.command}):\n${formatExecForModel(repro, 2_000)}`);
+      }
+      if (baselineTests) {
+        out.tests = record(baselineTests.command, baselineTests.exec, clean(baselineTests.exec));
+        if (!clean(baselineTests.exec)) {
+          failure.push(testFailure(baselineTests, []));
+        }
+      }
+      out.failure = truncateMiddle(failure.join("\n\n"), MAX_FAILURE_CHARS);
+      return out;
+    },
+    async run(dir, change): Promise<CheckResult> {
+      const repro = await runReproducer(dir);
+      const reproRecord = repro && reproducer ? record(reproducer.command, repro, clean(repro)) : undefined;
+      const runs = (extra: { tests?: RunRecord }) => ({
+        ...(reproRecord ? { reproducer: reproRecord } : {}),
+        ...extra,
+      });
+      if (repro && reproducer) {
+        const broken = brokenRun(repro);
+        if (broken) {
+          return { outcome: broken, message: `the reproducer was ${describeOutcome(repro)}`, ...runs({}) };
+        }
+      }
+      let after: TestRun | null;
+      let cmp: ValidationResult;
+      if (store && deps.pristine && change && config.test.command) {
+        const v = await validateCandidate({
+          sandbox,
+          config,
+          pristine: { dir: deps.pristine, tests: store },
+          workdir: dir,
+          changed: change.changedFiles,
+          ...(reproducer ? { reproducerText: reproducer.content } : {}),
+        });
+        after = v.run;
+        cmp = v.result;
+      } else {
+        after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+        cmp = compareRuns(baselineTests ?? (store && after ? await store.full() : null), after);
+      }
+      const testsRecord = after ? record(after.command, after.exec, false) : undefined;
+      if (after && (cmp.before?.limit ?? null) === null) {
+        const broken = brokenRun(after.exec);
+        if (broken) {
+          return {
+            outcome: broken,
+            message: `the test suite was ${describeOutcome(after.exec)}`,
+            ...runs(testsRecord ? { tests: testsRecord } : {}),
+          };
+        }
+      }
+      const testsOk = cmp.status === "passed" || cmp.status === "no-regressions" || cmp.status === "no-tests";
+      if (testsRecord) testsRecord.passed = testsOk;
+      const reproOk = !repro || clean(repro);
+      // Without a reproducer the suite itself must turn green.
+      const fixed = reproducer ? reproOk && testsOk : cmp.status === "passed";
+      if (fixed) return { outcome: "passed", ...runs(testsRecord ? { tests: testsRecord } : {}) };
+      const failure: string[] = [];
+      if (repro && reproducer && !reproOk) {
+        failure.push(`Reproducer (${reproducer.command}):\n${formatExecForModel(repro, 2_000)}`);
+      }
+      if (after && (!testsOk || (!reproducer && cmp.status !== "passed"))) {
+        failure.push(testFailure(after, cmp.regressions));
+      }
+      return {
+        outcome: "failed",
+        failure: truncateMiddle(failure.join("\n\n"), MAX_FAILURE_CHARS),
+        ...runs(testsRecord ? { tests: testsRecord } : {}),
+      };
+    },
+  };
+}
