@@ -21,6 +21,8 @@ export interface CandidateInput {
   reproducerText?: string;
   modelText?: string;
   signal?: AbortSignal;
+  /** Time the patched run of the selected tests gets beyond SLOWDOWN_FACTOR × their unpatched time. */
+  slowdownGraceMs?: number;
 }
 
 export interface CandidateValidation {
@@ -29,6 +31,10 @@ export interface CandidateValidation {
   run: TestRun | null;
   selection: TestSelection;
 }
+
+/** The selected tests may take this many times as long after the patch as before it, plus the grace. */
+export const SLOWDOWN_FACTOR = 4;
+export const SLOWDOWN_GRACE_MS = 60_000;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
@@ -130,8 +136,23 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     command = cmd.display;
     const ownerOf = (id: string) => suite?.targetOfId(id) ?? null;
     const before = await store.forTargets(targets, ownerOf, signal);
-    run = await runTestSuite(sandbox, workdir, config, signal, { pristine: pristine.dir, targeted: cmd });
+    // A patch that makes the selected tests hang is a regression, found without waiting for the whole
+    // test time limit: the patched run gets a few times what the same tests took unpatched.
+    const grace = input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS;
+    const relative =
+      before && before.exec.limit === null
+        ? SLOWDOWN_FACTOR * before.exec.durationMs + grace
+        : config.timeouts.testMs;
+    const timeoutMs = Math.min(config.timeouts.testMs, relative);
+    run = await runTestSuite(sandbox, workdir, config, signal, {
+      pristine: pristine.dir,
+      targeted: cmd,
+      timeoutMs,
+    });
     first = compareRuns(before, run);
+    if (run?.exec.limit === "time" && timeoutMs < config.timeouts.testMs) {
+      first.summary += ` (limit: ${SLOWDOWN_FACTOR}× the ${seconds(before?.exec.durationMs ?? 0)} the same tests took before the patch, plus ${seconds(grace)})`;
+    }
     addRestored(first, run);
     baselineLimit(first, before);
   }

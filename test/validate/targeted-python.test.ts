@@ -208,3 +208,22 @@ test("validation: full runs the whole suite after the selected tests, unless the
   assert.equal(bad.result.tests?.pristineRuns, 0, "the job's whole unpatched run answers for test_util");
   assert.equal(job.states.tests.runCount, 2, "the tax tests once, the whole suite once");
 });
+
+test("a patch that makes the selected tests hang is a regression, found long before the test time limit", async () => {
+  const repo = writeRepo({ ...SHOP, ".github/auto-fix.yml": "validation:\n  budget: 0\n" });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.timeouts.testMs, 600_000);
+  const v = await validateEdit(
+    sandbox,
+    job,
+    { "pkg/util.py": ["return max(lo", "import time; time.sleep(3600); return max(lo"] },
+    { slowdownGraceMs: 2_000 },
+  );
+  assert.equal(v.run?.exec.limit, "time");
+  assert.equal(v.result.status, "regressions");
+  assert.match(
+    v.result.summary,
+    /time limit after the patch but not before \(limit: 4× the .* plus 2\.0 s\)/,
+  );
+});

@@ -32,7 +32,7 @@ export async function validateEdit(
   sandbox: SandboxPort,
   job: { states: TreeStates; config: RepoConfig },
   edits: Record<string, [string, string]>,
-  texts: { reproducerText?: string; modelText?: string } = {},
+  texts: { reproducerText?: string; modelText?: string; slowdownGraceMs?: number } = {},
 ): Promise<CandidateValidation> {
   const copy = await job.states.pristine();
   try {
