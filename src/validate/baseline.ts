@@ -122,8 +122,16 @@ export class PristineTests {
     return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
   }
 
-  #covered(target: string): boolean {
-    return this.#runs.some((r) => PristineTests.#usableWhole(r) || r.targets?.has(target));
+  /** A run covered a target when it ran it, or ran the file or module a single test belongs to. */
+  static #ran(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
+    if (r.targets === null) return PristineTests.#usableWhole(r);
+    if (r.targets.has(target)) return true;
+    const owner = ownerOf(target);
+    return owner !== null && owner !== target && r.targets.has(owner);
+  }
+
+  #covered(target: string, ownerOf: OwnerOf): boolean {
+    return this.#runs.some((r) => PristineTests.#ran(r, target, ownerOf));
   }
 
   /**
@@ -136,7 +144,7 @@ export class PristineTests {
     ownerOf: OwnerOf,
     signal?: AbortSignal,
   ): Promise<TestRun | null> {
-    const missing = targets.filter((t) => !this.#covered(t) && !this.#inflight.has(t));
+    const missing = targets.filter((t) => !this.#covered(t, ownerOf) && !this.#inflight.has(t));
     const waits = targets.flatMap((t) => this.#inflight.get(t) ?? []);
     if (missing.length > 0) {
       const cmd = targetedCommand(this.#config, missing);
@@ -159,8 +167,10 @@ export class PristineTests {
   view(targets: readonly string[], ownerOf: OwnerOf): TestRun | null {
     const want = new Set(targets);
     // Targeted runs first: they ran exactly these tests; the whole suite only for what they lack.
-    const targeted = this.#runs.filter((r) => r.targets !== null && [...r.targets].some((t) => want.has(t)));
-    const coveredByTargeted = targets.every((t) => targeted.some((r) => r.targets!.has(t)));
+    const targeted = this.#runs.filter(
+      (r) => r.targets !== null && targets.some((t) => PristineTests.#ran(r, t, ownerOf)),
+    );
+    const coveredByTargeted = targets.every((t) => targeted.some((r) => PristineTests.#ran(r, t, ownerOf)));
     const runs = coveredByTargeted
       ? targeted
       : [...targeted, ...this.#runs.filter((r) => PristineTests.#usableWhole(r))];
@@ -180,8 +190,10 @@ export class PristineTests {
       if (!tests || !run.tests) continue;
       for (const [id, o] of run.tests) {
         const owner = ownerOf(id);
-        // An id that names no target is kept from a targeted run (it ran for these tests), not from the whole suite.
-        if (owner === null ? covered === null : !want.has(owner)) continue;
+        // An id that names no target is kept from a targeted run (it ran for these tests), not from the
+        // whole suite; a single test asked for by its id is kept from the run of its whole file or module.
+        const wanted = want.has(id) || (owner === null ? covered !== null : want.has(owner));
+        if (!wanted) continue;
         const prev = tests.get(id);
         if (prev !== "failed") tests.set(id, o === "failed" || prev === undefined ? o : prev);
         if (o === "failed" && exitCode === 0) exitCode = 1;

@@ -156,7 +156,9 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     addRestored(first, run);
     baselineLimit(first, before);
   }
-  const rest = selection.total !== null ? selection.total - targets.length : null;
+  // Single tests (a failed-before test id) do not count against the suite's files or modules.
+  const wholeTargets = suite ? targets.filter((t) => suite.targets.has(t)).length : targets.length;
+  const rest = selection.total !== null ? selection.total - wholeTargets : null;
   const restText =
     rest !== null ? `the other ${rest} test${rest === 1 ? "" : "s"} of the suite` : "the rest of the suite";
   if (first?.status === "regressions") {

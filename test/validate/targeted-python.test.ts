@@ -86,10 +86,12 @@ test("pytest: the unpatched results are computed once per job; a later candidate
   // A test that failed before the patch is selected for every later candidate, whatever it changes.
   const other = await validateEdit(sandbox, job, { "pkg/util.py": ["max(lo", "max( lo"] });
   assert.deepEqual(selected(other), {
-    "tests/test_tax.py": ["failed before the patch"],
+    "tests/test_tax.py::test_rate": ["failed before the patch"],
     "tests/test_util.py": ["imports a changed module", "named after a changed module"],
   });
-  assert.equal(other.result.tests?.pristineRuns, 1, "test_util only: test_tax's unpatched result is known");
+  assert.equal(other.result.tests?.pristineRuns, 1, "test_util only: test_rate's unpatched result is known");
+  // The failed test runs by itself on the candidate, not its whole file.
+  assert.deepEqual(ranIds(other), ["tests/test_tax.py::test_rate", "tests/test_util.py::test_clamp"]);
   assert.equal(job.states.tests.runCount, 3);
 });
 

@@ -50,6 +50,18 @@ export function suiteFor(listing: TreeListing, runner: TestRunnerKind): TestSuit
   }
 }
 
+/**
+ * Whether `id` names one test the runner can run by itself: a pytest node id (`file::name`) or a unittest
+ * dotted test id, whose file or module is one of the tree's tests.
+ */
+export function singleTest(runner: TestRunnerKind, suite: TestSuiteMap, id: string): boolean {
+  if (suite.targets.has(id)) return false;
+  if (runner === "pytest") return id.includes("::") && suite.targetOfId(id) !== null && !/[\n\r\0]/.test(id);
+  if (runner === "unittest")
+    return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(id) && suite.targetOfId(id) !== null;
+  return false;
+}
+
 /** Targets a text mentions by path, dotted name or class name (tokens looked up, never searched for). */
 export function targetsNamedIn(suite: TestSuiteMap, text: string): string[] {
   const byAlias = new Map<string, string[]>();
@@ -116,19 +128,30 @@ export function selectTests(input: SelectInput): TestSelection {
   }
   const picked = new Map<string, SelectedTest>();
   const add = (target: string, reason: SelectReason, detail?: string) => {
-    if (!suite.targets.has(target) || !validTarget(runner!, target)) return;
+    if (!validTarget(runner!, target)) return;
+    if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
     const cur = picked.get(target);
     if (!cur) picked.set(target, { target, reasons: [reason], ...(detail ? { detail } : {}) });
     else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
   };
+  // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
+  // unittest dotted ids), else with its file, module, package or class.
   for (const id of input.failedBefore ?? []) {
-    const t = suite.targetOfId(id);
+    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id);
     if (t) add(t, "failed-before");
   }
   for (const [t, r] of suite.related(input.changed)) for (const reason of r.reasons) add(t, reason, r.detail);
   if (input.reproducerText)
     for (const t of targetsNamedIn(suite, input.reproducerText)) add(t, "named-by-reproducer");
   if (input.modelText) for (const t of targetsNamedIn(suite, input.modelText)) add(t, "named-by-model");
+  // A single test whose whole file or module is selected anyway runs with it.
+  for (const [t, sel] of picked) {
+    const owner = suite.targets.has(t) ? null : suite.targetOfId(t);
+    const whole = owner ? picked.get(owner) : undefined;
+    if (!whole) continue;
+    for (const r of sel.reasons) if (!whole.reasons.includes(r)) whole.reasons.push(r);
+    picked.delete(t);
+  }
   const order = Object.keys(REASON_TEXT);
   for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   const tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
