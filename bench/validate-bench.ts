@@ -101,6 +101,15 @@ const config = parseRepoConfig(
 const sandbox = await createSandbox("bwrap");
 let t = performance.now();
 const states = await TreeStates.prepare({ sandbox, config, source: repo });
+// Stopped early (Ctrl-C): the sandbox runs are stopped and the copies removed.
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.once(sig, () => {
+    void states.dispose().finally(() => {
+      rmSync(scratch, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
+}
 const prepareMs = performance.now() - t;
 const suite = suiteFor(listTree(states.pristineDir), "unittest");
 const modules = [...suite.targets.keys()].filter((m) => m.startsWith("test."));
