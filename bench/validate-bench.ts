@@ -150,6 +150,7 @@ interface Row {
   pristineRuns: number;
   status: string;
   caught: boolean;
+  regressions: string;
   notRun: string | null;
 }
 const rows: Row[] = [];
@@ -173,7 +174,16 @@ for (const m of mutants) {
       ranTests: v.run?.tests?.size ?? 0,
       pristineRuns: r.tests?.pristineRuns ?? 0,
       status: r.status,
-      caught: r.status === "regressions",
+      // Caught by a test selected for its relation to the change (not only as one that failed before:
+      // those can flake between runs on a loaded machine).
+      caught:
+        r.status === "regressions" &&
+        r.regressions.some((id) => {
+          const owner = suite.targetOfId(id.replace(/ \(no longer runs\)$/, ""));
+          const sel = (r.tests?.selected ?? []).find((x) => x.target === owner || x.target === id);
+          return sel?.reasons.some((why) => why !== "failed before the patch") ?? false;
+        }),
+      regressions: r.regressions.slice(0, 3).join(", "),
       notRun: r.tests?.notRun ?? null,
     };
     if (!row.caught)
@@ -185,7 +195,7 @@ for (const m of mutants) {
   console.log(
     `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} modules ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
   );
-  if (!row.caught) console.log(`        ${row.notRun}`);
+  console.log(`        ${row.caught ? `regressions: ${row.regressions}` : row.notRun}`);
 }
 
 // The same candidates again: the job's unpatched results exist, only the candidate's tests run.
