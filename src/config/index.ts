@@ -10,6 +10,7 @@ export {
   ALWAYS_PROTECTED,
   DEFAULT_VALIDATION_BUDGET_S,
   loadRepoConfig,
+  MAX_CONFIG_BYTES,
   parseRepoConfig,
   parseRepoConfigFile,
   type RepoConfig,

@@ -11,6 +11,7 @@ import { admitJob } from "./admission.ts";
 import type { RunLedger } from "./budgets.ts";
 import type { HandleOutcome } from "./outcome.ts";
 import { RunDataSchema } from "./job-data.ts";
+import { readRepoConfig } from "./repo-config.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { type RunOutcome, runIssue } from "./run-issue.ts";
 import type { AppSettings } from "./settings.ts";
@@ -27,22 +28,6 @@ export interface WorkerOptions {
   ledger: RunLedger;
   limits: LimitStore;
   onOutcome?: ((deliveryId: string, outcome: HandleOutcome) => void) | undefined;
-}
-
-/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
-export async function loadRepoConfig(
-  octokit: AppOctokit,
-  owner: string,
-  repo: string,
-  warn: (msg: string) => void,
-): Promise<unknown> {
-  try {
-    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
-    return files.some((f) => f.config !== null) ? config : null;
-  } catch (error) {
-    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
-  }
 }
 
 function abortName(reason: unknown): string {
@@ -169,7 +154,7 @@ async function runAdmitted(
       ledger: options.ledger,
       limits: options.limits,
       settings: options.settings,
-      loadRepoConfig: () => loadRepoConfig(octokit, job.spec.owner, job.spec.repo, (m) => log.warn(m)),
+      loadRepoConfig: () => readRepoConfig(github),
       now,
     }).catch((error: unknown) => {
       // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.

@@ -19,6 +19,7 @@ import {
   changedFilesOfDiff,
   compareRuns,
   TreeStates,
+  testRunKey,
   type ValidationResult,
   validateCandidate,
 } from "../validate/index.ts";
@@ -103,7 +104,8 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
   if (sandbox) {
     ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
     try {
-      states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+      // The job's trees: the tree search, when it runs, gets the same ones (setup runs once per job).
+      states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
     } catch (err) {
       if (isFatal(err)) throw err;
       problem = `${problem ? `${problem}\n` : ""}could not prepare the work trees: ${(err as Error).message}`;
@@ -156,23 +158,27 @@ export function validateDiff(r: RunState, diff: string, modelText?: string): Pro
     p = (async () => {
       if (!r.states || !r.sandbox || !r.config.test.command) return compareRuns(null, null);
       try {
-        const copy = await r.states.patched(diff);
-        try {
-          const script = r.reproduction?.script;
-          return (
-            await validateCandidate({
-              sandbox: r.sandbox,
+        const states = r.states;
+        const sandbox = r.sandbox;
+        const script = r.reproduction?.script;
+        // The tree search may have run the tests on this very program already: its run is used.
+        const run = await states.once(testRunKey(diff), async () => {
+          const copy = await states.patched(diff);
+          try {
+            return await validateCandidate({
+              sandbox,
               config: r.config,
-              pristine: { dir: r.states.pristineDir, tests: r.states.tests },
+              pristine: { dir: states.pristineDir, tests: states.tests },
               workdir: copy.dir,
               changed: changedFilesOfDiff(diff),
               ...(script ? { reproducerText: script } : {}),
               ...(modelText ? { modelText } : {}),
-            })
-          ).result;
-        } finally {
-          await copy.dispose();
-        }
+            });
+          } finally {
+            await copy.dispose();
+          }
+        });
+        return run.result;
       } catch (err) {
         if (isFatal(err)) throw err;
         return {

@@ -6,10 +6,12 @@ import type {
   FixHooks,
   PatchCandidate,
   ReproduceOutcome,
+  ReviewDetail,
   ReviewOutcome,
   ValidationOutcome,
 } from "../contract/pipeline.ts";
-import { isFatal, reproduceIssue } from "../reproduce/index.ts";
+import type { ReproducerReport } from "../contract/result.ts";
+import { isFatal, type Reproduction, reproduceIssue } from "../reproduce/index.ts";
 import { relativizeSandboxPaths, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import {
   type Candidate,
@@ -20,6 +22,7 @@ import {
   type TreeStates,
   type ValidationResult,
 } from "../validate/index.ts";
+import { execReport } from "./build-result.ts";
 import { type PatchProposal, runReviewLoop } from "./review-loop.ts";
 import { reproducerSection, reviewSection, selectionSection } from "./report-sections.ts";
 
@@ -56,25 +59,49 @@ export function createReproduceReviewHooks(
     showsFix: showsFix(v),
     regressions: v.regressions,
     summary: v.summary,
-    data: v,
+    data: {
+      status: v.status,
+      command: v.command,
+      regressions: v.regressions,
+      fixed: v.fixed,
+      perTest: v.perTest,
+      before: v.before ? { ...v.before, notes: v.before.notes ?? [] } : null,
+      after: v.after ? { ...v.after, notes: v.after.notes ?? [] } : null,
+      summary: v.summary,
+    },
+  });
+
+  /** The reproduce stage as the result reports it, before any patch ran against the script. */
+  const reproducerReport = (
+    r: RunState,
+    status: ReproducerReport["status"],
+    summary: string,
+    rep: Reproduction | null,
+  ): ReproducerReport => ({
+    status,
+    summary,
+    path: r.config.reproducer.file,
+    command: r.config.reproducer.command,
+    script: rep?.script ?? null,
+    attempts: rep?.attempts.length ?? 0,
+    before: rep?.run ? execReport(rep.run.exec) : null,
+    after: null,
   });
 
   const reproduce = async (ctx: FixContext): Promise<ReproduceOutcome | null> => {
     const r = await init(ctx);
     if (opts.reproduce === false) return null;
     if (!r.states || !r.sandbox) {
-      return { reproduced: false, lead: null, summary: r.problem ?? "no sandbox", data: { status: "error" } };
+      const summary = r.problem ?? "no sandbox";
+      return { reproduced: false, lead: null, summary, data: reproducerReport(r, "error", summary, null) };
     }
     try {
       return await reproduceOn(ctx, r, r.states, r.sandbox);
     } catch (err) {
       if (isFatal(err)) throw err;
       ctx.recorder.write("reproduce/error.txt", String((err as Error).stack ?? err));
-      return {
-        reproduced: false,
-        lead: null,
-        summary: `the reproduce stage failed: ${(err as Error).message}`,
-      };
+      const summary = `the reproduce stage failed: ${(err as Error).message}`;
+      return { reproduced: false, lead: null, summary, data: reproducerReport(r, "error", summary, null) };
     }
   };
 
@@ -108,26 +135,13 @@ export function createReproduceReviewHooks(
       await pristine.dispose();
     }
     const rep = r.reproduction;
-    const data = {
-      status: rep.status,
-      path: r.config.reproducer.file,
-      command: r.config.reproducer.command,
-      script: rep.script,
-      attempts: rep.attempts.length,
-      before: rep.run
-        ? {
-            exitCode: rep.run.exec.exitCode,
-            limit: rep.run.exec.limit,
-            stdout: truncateMiddle(rep.run.exec.stdout, 4000),
-            stderr: truncateMiddle(rep.run.exec.stderr, 4000),
-          }
-        : null,
-    };
-    ctx.recorder.writeJson("reproduce/result.json", { ...data, summary: rep.summary });
+    const summary = r.problem ? `${rep.summary} (${r.problem})` : rep.summary;
+    const data = reproducerReport(r, rep.status, summary, rep);
+    ctx.recorder.writeJson("reproduce/result.json", data);
     return {
       reproduced: rep.status === "reproduced",
       lead: rep.lead ? truncateMiddle(relativizeSandboxPaths(rep.lead), REPRO_LEAD_CHARS) : null,
-      summary: r.problem ? `${rep.summary} (${r.problem})` : rep.summary,
+      summary,
       data,
     };
   };
@@ -141,7 +155,7 @@ export function createReproduceReviewHooks(
       return {
         approved: same.approved,
         summary: `${same.summary} (same patch as an earlier candidate)`,
-        data: same.data,
+        ...(same.data ? { data: same.data } : {}),
       };
     const outcome = await reviewOne(ctx, r, candidate);
     if (outcome) r.reviewedDiffs.set(candidate.result.diff, outcome);
@@ -217,21 +231,35 @@ export function createReproduceReviewHooks(
           after: x.after ? { exitCode: x.after.exitCode, limit: x.after.limit } : null,
         })),
       });
-      const dataFor = (id: string) => {
-        const last = [...outcome.rounds].reverse().find((x) => x.patchId === id && x.verdict);
+      const history = outcome.rounds.map((x) => ({
+        round: x.round,
+        patchId: x.patchId,
+        scriptVersion: x.scriptVersion,
+        action: x.action,
+        note: x.note,
+      }));
+      // The candidate's last round with a verdict (else its last round): the verdict, and the reproducer
+      // version it was judged with, that script's run before any patch and its run after this patch.
+      const dataFor = (id: string): ReviewDetail => {
+        const mine = outcome.rounds.filter((x) => x.patchId === id);
+        const last = [...mine].reverse().find((x) => x.verdict) ?? mine.at(-1);
+        const v = last?.verdict ?? null;
         return {
-          ...(last?.verdict ?? {}),
           rounds: outcome.rounds.length,
-          reproducer: {
-            file: r.config.reproducer.file,
-            script: outcome.reproduction.script,
-            before: outcome.reproduction.run?.exec.stderr
-              ? truncateMiddle(outcome.reproduction.run.exec.stderr, 4000)
-              : "",
-            after: last?.after
-              ? { exitCode: last.after.exitCode, stderr: truncateMiddle(last.after.stderr, 4000) }
-              : null,
-          },
+          "patch-correct": v?.["patch-correct"] ?? null,
+          "test-correct": v?.["test-correct"] ?? null,
+          "patch-analysis": v?.["patch-analysis"] ?? null,
+          "patch-advice": v?.["patch-advice"] ?? null,
+          "test-analysis": v?.["test-analysis"] ?? null,
+          "test-advice": v?.["test-advice"] ?? null,
+          history,
+          reproducer: last
+            ? {
+                script: last.script,
+                before: execReport(last.before),
+                after: last.after ? execReport(last.after) : null,
+              }
+            : null,
         };
       };
       const verdictFor = (id: string): boolean =>
@@ -258,7 +286,7 @@ export function createReproduceReviewHooks(
     } catch (err) {
       if (isFatal(err)) throw err;
       ctx.recorder.write(`${candidate.id}/review/error.txt`, String((err as Error).stack ?? err));
-      return { approved: false, summary: `the review stage failed: ${(err as Error).message}`, data: null };
+      return { approved: false, summary: `the review stage failed: ${(err as Error).message}` };
     }
   };
 
@@ -284,9 +312,7 @@ export function createReproduceReviewHooks(
       status: c.result.status,
       reviewApproved: c.review ? c.review.approved : null,
       reproducerPasses: run?.reviews.get(c.id)?.reproducerPasses ?? null,
-      validation:
-        (c.validation?.data as ValidationResult | undefined) ??
-        (noTests && c.applicable ? compareRuns(null, null) : null),
+      validation: c.validation?.data ?? (noTests && c.applicable ? compareRuns(null, null) : null),
     }));
     const sel = selectCandidate(mapped);
     ctx.recorder.writeJson("selection.json", sel);

@@ -109,7 +109,11 @@ export function renderReport(run: FixRunRecord): string {
       v.summary,
       "",
     );
-    const changes = testChanges(v.data) ?? { fixed: [], regressions: v.regressions, perTest: false };
+    const changes = testChanges({
+      fixed: v.data?.fixed ?? [],
+      regressions: v.regressions,
+      perTest: v.data?.perTest ?? false,
+    });
     for (const line of testChangeLines(changes)) out.push(line, "");
     for (const line of testsRunLines(v.data)) out.push(line, "");
   }

@@ -19,6 +19,7 @@ import {
   type ResolveCache,
   refusedNetwork,
 } from "./network.ts";
+import { markOwned, overlayCopiesAvailable, ownOverlayCopy } from "./overlay.ts";
 import { chownTree } from "./ownership.ts";
 import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
@@ -278,6 +279,10 @@ export class BwrapSandbox implements SandboxPort {
         notes.push(
           "disk and file-count limits not enforced: work copies need root to be made on a sized tmpfs",
         );
+      else if (!overlayCopiesAvailable())
+        notes.push(
+          "every candidate's work tree is a full copy of the prepared tree: overlayfs cannot be mounted here",
+        );
       const refusal = this.networkRefusal();
       if (refusal) notes.push(refusal);
       return {
@@ -291,6 +296,18 @@ export class BwrapSandbox implements SandboxPort {
       };
     })();
     return this.#probe;
+  }
+
+  /**
+   * Gives a tree to the sandbox's unprivileged uid once (when auto-fix runs as root), before it is frozen
+   * and copied: copies of it then need no ownership change per run, and none of its files is copied up
+   * into a copy only to change its owner.
+   */
+  async adoptTree(dir: string): Promise<void> {
+    if (this.#uid === null) return;
+    const root = resolve(dir);
+    await chownTree(root, this.#uid);
+    markOwned(root, this.#uid);
   }
 
   async run(req: RunRequest): Promise<ExecResult> {
@@ -307,7 +324,8 @@ export class BwrapSandbox implements SandboxPort {
     }
     const workdir = resolve(req.workdir);
     if (this.#uid !== null) {
-      await chownTree(workdir, this.#uid);
+      // An overlay copy: only what changed in it (and layers no sandbox adopted) is walked.
+      if (!(await ownOverlayCopy(workdir, this.#uid))) await chownTree(workdir, this.#uid);
       if (this.#homeDir) await chownTree(this.#homeDir, this.#uid);
     }
     // Made only when a run needs it (a folder the sandbox uid cannot reach, a network run's /etc files).

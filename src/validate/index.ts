@@ -20,7 +20,7 @@ export {
 } from "./parsers.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
-export { DiffApplyError, TreeStates } from "./tree-states.ts";
+export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";
 export { type OwnerOf, PristineTests } from "./baseline.ts";
 export { type CandidateInput, type CandidateValidation, validateCandidate } from "./targeted.ts";

@@ -7,6 +7,7 @@ import {
   SandboxUnavailableError,
   sandboxKindFromEnv,
 } from "../../sandbox/index.ts";
+import type { ExecResult } from "../../sandbox/types.ts";
 import { TreeStates } from "../../validate/index.ts";
 import { type ReproducerScript, sandboxChecks } from "./sandbox-checks.ts";
 import type { TreeChecks } from "./strategy.ts";
@@ -19,6 +20,16 @@ const ReproducedData = z.object({
   file: z.string().min(1).optional(),
   command: z.string().min(1),
   script: z.string().min(1),
+  /** Its run on the unpatched tree (output cut to a few thousand characters). */
+  before: z
+    .object({
+      exitCode: z.number().int().nullable(),
+      limit: z.enum(["time", "memory", "processes", "output", "disk", "files"]).nullable(),
+      stdout: z.string(),
+      stderr: z.string(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** The reproducing script of this run, when the reproduce stage wrote one that fails on the bug. */
@@ -29,6 +40,14 @@ export function reproducerFromRun(ctx: FixContext, config: RepoConfig): Reproduc
   const file = d.path ?? d.file;
   if (!file) return null;
   return { file, content: d.script, command: d.command, timeoutMs: config.timeouts.reproducerMs };
+}
+
+/** The reproduce stage's run of its script on the unpatched tree, when it left one. */
+function reproducerRunBefore(ctx: FixContext, kind: SandboxPort["kind"]): ExecResult | null {
+  const parsed = ReproducedData.safeParse(ctx.state.reproduction?.data);
+  const b = parsed.success ? parsed.data.before : null;
+  if (!b) return null;
+  return { ...b, signal: null, truncated: false, durationMs: 0, backend: kind };
 }
 
 export interface RunChecksOptions {
@@ -50,19 +69,6 @@ export async function treeChecksForRun(
   if (!reproducer && !config.test.command) {
     return "no reproducer reproduced the issue and the repository has no test command";
   }
-  // The job's set-up tree and unpatched test results, when the validation stage prepared them for the
-  // same test command: no second setup, and no test runs twice on the unpatched tree.
-  const shared = ctx.job?.trees instanceof TreeStates ? ctx.job.trees : null;
-  if (shared && sameTests(shared.config, config)) {
-    const checks = sandboxChecks({
-      sandbox: shared.sandbox,
-      config,
-      reproducer,
-      pristine: shared.pristineDir,
-      tests: shared.tests,
-    });
-    return { ...checks, workTree: () => shared.pristine() };
-  }
   let sandbox = opts.sandbox;
   if (!sandbox) {
     const env = opts.env ?? process.env;
@@ -78,26 +84,24 @@ export async function treeChecksForRun(
       throw err;
     }
   }
-  const states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+  // The job's trees: when the validation stage prepared them, setup is not run again, the unpatched
+  // test run is shared, and so are the runs of a program both check.
+  const states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
   if (!states.setupOk) {
     const failed = states.setup.find((s) => !s.ok)!;
     await states.dispose();
     return `the setup step \`${failed.command}\` failed, so no check can run`;
   }
+  const before = reproducer ? reproducerRunBefore(ctx, sandbox.kind) : null;
   const checks = sandboxChecks({
     sandbox,
     config,
     reproducer,
     pristine: states.pristineDir,
     tests: states.tests,
+    baselineTests: () => states.baseline(),
+    memo: states,
+    ...(before ? { reproducerBefore: before } : {}),
   });
   return { ...checks, workTree: () => states.pristine(), dispose: () => states.dispose() };
-}
-
-/** Whether two configurations set up and run the tests alike (then their unpatched results are the same). */
-function sameTests(a: RepoConfig, b: RepoConfig): boolean {
-  return (
-    JSON.stringify([a.setup, a.test, a.validation, a.timeouts.testMs]) ===
-    JSON.stringify([b.setup, b.test, b.validation, b.timeouts.testMs])
-  );
 }

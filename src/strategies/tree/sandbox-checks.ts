@@ -7,6 +7,8 @@ import type { PristineTests } from "../../validate/baseline.ts";
 import { compareRuns, type ValidationResult } from "../../validate/compare.ts";
 import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
 import { validateCandidate } from "../../validate/targeted.ts";
+import { reproducerRunKey, testRunKey, type TreeStates } from "../../validate/tree-states.ts";
+import { validatePatched } from "../../validate/validate.ts";
 import type { TreeChecks } from "./strategy.ts";
 import type { CheckResult, RunRecord } from "./types.ts";
 
@@ -73,13 +75,22 @@ export function sandboxChecks(deps: {
    * into the work tree, where a candidate's reproducer or an earlier run may have changed it.
    */
   pristine?: string;
+  /** The job's unpatched test run (shared with the validation stage); default: run here. */
+  baselineTests?: () => Promise<TestRun | null>;
+  /** The reproduce stage's run of the same script on the unpatched tree; default: run here. */
+  reproducerBefore?: ExecResult;
   /**
-   * The job's unpatched test results (shared with the validation stage): with them each candidate runs
-   * the tests related to its change first, and no test runs twice on the unpatched tree.
+   * The job's shared results (the prepared trees' `once`): a candidate's reproducer and test runs are
+   * kept under the program's key, so the review and validation of the same patch do not run them again.
+   */
+  memo?: Pick<TreeStates, "once">;
+  /**
+   * The job's unpatched test results per test (shared with the validation stage): with them each
+   * candidate runs the tests related to its change first, and no test runs twice on the unpatched tree.
    */
   tests?: PristineTests;
 }): TreeChecks {
-  const { sandbox, config, reproducer, tests: store } = deps;
+  const { sandbox, config, reproducer, memo, tests: store } = deps;
   const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
   /**
@@ -87,22 +98,27 @@ export function sandboxChecks(deps: {
    * and whatever it does (rewrite a test, plant a cache or a configuration file) stays out of the tree
    * the tests then run in.
    */
-  const runReproducer = async (dir: string): Promise<ExecResult | null> => {
+  const runReproducer = async (dir: string, diff?: string): Promise<ExecResult | null> => {
     if (!reproducer) return null;
-    const copy = await makeWorkCopy(dir);
-    try {
-      // Written through tree-fs: a link committed at the script's path is replaced, never written through.
-      openTree(copy.dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
-      return await sandbox.run({
-        workdir: copy.dir,
-        command: reproducer.command,
-        timeoutMs: reproducer.timeoutMs,
-        memoryMb: config.sandbox.memoryMb,
-        maxProcesses: config.sandbox.maxProcesses,
-      });
-    } finally {
-      await copy.dispose();
-    }
+    const script = reproducer.content.endsWith("\n") ? reproducer.content : `${reproducer.content}\n`;
+    const run = async (): Promise<ExecResult> => {
+      const copy = await makeWorkCopy(dir);
+      try {
+        // Written through tree-fs: a link committed at the script's path is replaced, never written through.
+        openTree(copy.dir).write(reproducer.file, script, { onLink: "replace" });
+        return await sandbox.run({
+          workdir: copy.dir,
+          command: reproducer.command,
+          timeoutMs: reproducer.timeoutMs,
+          memoryMb: config.sandbox.memoryMb,
+          maxProcesses: config.sandbox.maxProcesses,
+        });
+      } finally {
+        await copy.dispose();
+      }
+    };
+    if (!memo || diff === undefined) return run();
+    return memo.once(reproducerRunKey(diff, reproducer.command, reproducer.file, script), run);
   };
   const parts = [
     reproducer ? `reproducer \`${reproducer.command}\`` : null,
@@ -111,14 +127,16 @@ export function sandboxChecks(deps: {
   return {
     describe: parts.filter(Boolean).join(" + ") || "nothing",
     async baseline(dir) {
-      const repro = await runReproducer(dir);
+      const repro = deps.reproducerBefore ?? (await runReproducer(dir));
       // With a reproducer to search against, targeted tests need no whole-suite run before the search.
       const targetedOnly = store && reproducer && config.validation.mode === "targeted";
       baselineTests = targetedOnly
         ? null
-        : store
-          ? await store.full()
-          : await runTestSuite(sandbox, dir, config, undefined, testOpts);
+        : deps.baselineTests
+          ? await deps.baselineTests()
+          : store
+            ? await store.full()
+            : await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const failure: string[] = [];
       const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
       if (repro && reproducer) {
@@ -136,7 +154,7 @@ export function sandboxChecks(deps: {
       return out;
     },
     async run(dir, change): Promise<CheckResult> {
-      const repro = await runReproducer(dir);
+      const repro = await runReproducer(dir, change?.diff);
       const reproRecord = repro && reproducer ? record(reproducer.command, repro, clean(repro)) : undefined;
       const runs = (extra: { tests?: RunRecord }) => ({
         ...(reproRecord ? { reproducer: reproRecord } : {}),
@@ -151,14 +169,26 @@ export function sandboxChecks(deps: {
       let after: TestRun | null;
       let cmp: ValidationResult;
       if (store && deps.pristine && change && config.test.command) {
-        const v = await validateCandidate({
-          sandbox,
-          config,
-          pristine: { dir: deps.pristine, tests: store },
-          workdir: dir,
-          changed: change.changedFiles,
-          ...(reproducer ? { reproducerText: reproducer.content } : {}),
-        });
+        // The tests related to the change, as the validation stage runs them, and kept for it.
+        const pristineDir = deps.pristine;
+        const validate = () =>
+          validateCandidate({
+            sandbox,
+            config,
+            pristine: { dir: pristineDir, tests: store },
+            workdir: dir,
+            changed: change.changedFiles,
+            ...(reproducer ? { reproducerText: reproducer.content } : {}),
+          });
+        const v = memo ? await memo.once(testRunKey(change.diff), validate) : await validate();
+        after = v.run;
+        cmp = v.result;
+      } else if (memo && change && baselineTests) {
+        // Run as the validation stage runs it, and kept for it.
+        const base = baselineTests;
+        const v = await memo.once(testRunKey(change.diff), () =>
+          validatePatched(sandbox, dir, config, base, undefined, deps.pristine),
+        );
         after = v.run;
         cmp = v.result;
       } else {
