@@ -68,6 +68,7 @@ export function createReproduceReviewHooks(
       before: v.before ? { ...v.before, notes: v.before.notes ?? [] } : null,
       after: v.after ? { ...v.after, notes: v.after.notes ?? [] } : null,
       summary: v.summary,
+      ...(v.tests ? { tests: v.tests } : {}),
     },
   });
 

@@ -24,7 +24,7 @@ export interface ValidationResult {
   after: RunSummary | null;
   summary: string;
   /** Which tests ran and why, and which did not (absent: the whole suite ran, as before targeting). */
-  tests?: TestsRan;
+  tests?: TestsRan | undefined;
 }
 
 /** What a candidate's validation ran, for the report. */
@@ -34,7 +34,7 @@ export interface TestsRan {
   runner: string | null;
   /** How the selection came out, or why the whole suite ran. */
   why: string;
-  selected: { target: string; reasons: string[]; detail?: string }[];
+  selected: { target: string; reasons: string[]; detail?: string | undefined }[];
   /** Test targets (files, modules, packages, classes) the tree holds, when known. */
   total: number | null;
   /** The command that ran the selected tests (or the whole suite). */
