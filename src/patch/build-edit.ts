@@ -73,6 +73,11 @@ export function buildEdit(
   const insertsBefore = new Map<number, number[]>();
   const replaces = new Map<number, number>();
   let placeholdersKept = 0;
+  // A placeholder that stands where <original> has no line keeps nothing; when the answer also drops
+  // original lines without replacing them, the placeholder may have meant those lines (the diff paired
+  // a repeated line such as "}" with the wrong occurrence), so the edit is not applied.
+  let strayPlaceholder: string | null = null;
+  let deletedOnly: string | null = null;
   let k = 0;
   let oPos = 0;
   while (k < ops.length) {
@@ -121,6 +126,7 @@ export function buildEdit(
       placeholdersKept += ph.length;
       continue;
     }
+    if (ph.length > 0 && dels.length === 0) strayPlaceholder ??= patched[ph[0]!]!.trim();
     const delSet = new Set(dels);
     // A file line <original> left out is deleted only inside a block of deleted lines: the nearest
     // lines <original> does have, on both sides, are deleted too.
@@ -163,10 +169,19 @@ export function buildEdit(
     insertsBefore.set(at, list);
     // The lines of a hunk replace its deleted lines in order: a changed line keeps its identity.
     const gone = dels.filter((a) => oOp[a] === "delete" && entries[a]!.origIdx >= 0);
+    if (real.length === 0 && ph.length === 0 && gone.length > 0)
+      deletedOnly ??= orig[entries[gone[0]!]!.origIdx]!;
     real.forEach((b, i) => {
       if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
     });
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
+  }
+  if (strayPlaceholder !== null && deletedOnly !== null) {
+    return {
+      ok: false,
+      kind: "placeholder",
+      message: `the placeholder line "${strayPlaceholder}" in <patched> keeps no line of <original>, while the edit drops "${deletedOnly.trim()}" and the lines with it without replacing them, so it is unclear which original lines the placeholder keeps. Write out the code in full instead of the placeholder.`,
+    };
   }
   for (const nd of loc.near) {
     const a = entries.findIndex((e) => e.origIdx === nd.origIndex);

@@ -77,3 +77,32 @@ for (const c of cases) {
     assert.equal(after(r, c.path), c.expected);
   });
 }
+
+test("a trailing placeholder the diff pairs past a repeated '}' is refused, never applied as a deletion", async () => {
+  const file = [
+    "export interface Batch {",
+    "  results: FileOutcome[];",
+    "}",
+    "",
+    "/** What one index build asks of the pool. */",
+    "export interface ParseSession {",
+    "  files: string[];",
+    "}",
+    "",
+  ].join("\n");
+  const original = file.trimEnd();
+  const patched = "  results: FileOutcome[];\n\n}\n// ... rest of the code unchanged ...";
+  const r = await apply(
+    { "pool.ts": file },
+    edit("pool.ts", original.split("\n").slice(1).join("\n"), patched),
+  );
+  if (r.status === "APPLICABLE_PATCH") {
+    // Applied only as the answer means it: a blank line before the brace, everything after it kept.
+    assert.equal(
+      after(r, "pool.ts"),
+      file.replace("  results: FileOutcome[];\n}", "  results: FileOutcome[];\n\n}"),
+    );
+  } else {
+    assert.match(r.feedback, /placeholder/);
+  }
+});
