@@ -26,6 +26,12 @@ command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# Real test runners for the targeted-validation tests: pytest for the sandbox's (Debian) python3, Go,
+# and JUnit 4 with a JDK.
+/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
+command -v go >/dev/null 2>&1 || missing+=(golang-go)
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+[ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
 # GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
 command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,7 +1,7 @@
 import { extname } from "node:path";
 import { isNonSourceDir, notVirtualEnv } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
-import type { ReproducerRuntime } from "./schema.ts";
+import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 
 export type TestFramework =
   | "pytest"
@@ -243,4 +243,30 @@ export function frameworkOfCommand(cmd: string, fallback: TestFramework): TestFr
   if (/\bgradlew?\b/.test(cmd)) return "gradle";
   if (/\bgo\s+test\b/.test(cmd)) return "go";
   return fallback;
+}
+
+/**
+ * The runner a test command hands selected tests to, when it can be targeted: a plain command (no shell
+ * syntax) that starts the runner directly or through `npm test` / `npx`. Null = it cannot be targeted
+ * (a script, a Makefile, a pipeline): validation then runs the whole suite and says why.
+ */
+export function runnerOfCommand(cmd: string, framework: TestFramework): TestRunnerKind | null {
+  if (/[;&|<>$`'"\\(){}*?!#~\n]/.test(cmd)) return null;
+  const words = cmd.trim().split(/\s+/);
+  const has = (w: string) => words.includes(w);
+  if (has("pytest") || has("py.test") || /(^|\/)pytest(-3)?$/.test(words[0] ?? "")) return "pytest";
+  const m = words.indexOf("-m");
+  const module = m >= 0 ? words[m + 1] : undefined;
+  if (module === "pytest") return "pytest";
+  if (module === "unittest") return "unittest";
+  if (words[0] === "go" && words[1] === "test") return "go";
+  if (/(^|\/)mvnw?$/.test(words[0] ?? "") && has("test")) return "maven";
+  if (/(^|\/)gradlew?$/.test(words[0] ?? "") && has("test")) return "gradle";
+  if (/(^|\/)node$/.test(words[0] ?? "") && has("--test")) return "node-test";
+  const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
+  const tool = words.find((w) => /^(jest|vitest|mocha)$/.test(w));
+  if (tool) return tool as TestRunnerKind;
+  if (viaScript && (framework === "jest" || framework === "vitest" || framework === "mocha"))
+    return framework;
+  return null;
 }

@@ -3,10 +3,12 @@ export {
   detectProject,
   frameworkOfCommand,
   type ProjectLanguage,
+  runnerOfCommand,
   type TestFramework,
 } from "./detect.ts";
 export {
   ALWAYS_PROTECTED,
+  DEFAULT_VALIDATION_BUDGET_S,
   loadRepoConfig,
   MAX_CONFIG_BYTES,
   parseRepoConfig,
@@ -16,4 +18,10 @@ export {
   type ReproducerConfig,
 } from "./load.ts";
 export { compileGlob, isProtectedPath, matchGlob } from "../core/path-rules.ts";
-export { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime } from "./schema.ts";
+export {
+  CONFIG_PATH,
+  type RepoConfigFile,
+  type ReproducerRuntime,
+  TEST_RUNNERS,
+  type TestRunnerKind,
+} from "./schema.ts";

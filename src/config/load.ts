@@ -3,8 +3,20 @@ import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
-import { type Detection, detectProject, frameworkOfCommand, type TestFramework } from "./detect.ts";
-import { CONFIG_PATH, type RepoConfigFile, type ReproducerRuntime, repoConfigFileSchema } from "./schema.ts";
+import {
+  type Detection,
+  detectProject,
+  frameworkOfCommand,
+  runnerOfCommand,
+  type TestFramework,
+} from "./detect.ts";
+import {
+  CONFIG_PATH,
+  type RepoConfigFile,
+  type ReproducerRuntime,
+  repoConfigFileSchema,
+  type TestRunnerKind,
+} from "./schema.ts";
 
 export interface ReproducerConfig {
   runtime: ReproducerRuntime;
@@ -26,6 +38,22 @@ export interface RepoConfig {
     framework: TestFramework;
     source: "config" | "detected" | "cli" | "none";
     reports: string[];
+  };
+  /**
+   * How candidates are validated. `targeted`: the tests related to the change first (failed before,
+   * importing or named after a changed module, named by the reproducer or the model), then the rest of
+   * the suite when its estimated time fits `budgetMs`; `full`: the whole suite every time (after the
+   * targeted tests, which stop it early when they show a regression).
+   */
+  validation: {
+    mode: "targeted" | "full";
+    budgetMs: number;
+    /** How selected tests are passed to the runner; null = the test command cannot be targeted. */
+    runner: TestRunnerKind | null;
+    /** A command template from the configuration, `{tests}` standing for the selected tests. */
+    command: string | null;
+    /** How the runner was chosen, for the report. */
+    source: "config" | "detected" | "none";
   };
   reproducer: ReproducerConfig;
   timeouts: { setupMs: number; testMs: number; reproducerMs: number };
@@ -145,15 +173,17 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
   if (tree.value_mix !== undefined) params.value_mix = tree.value_mix;
   const treeParams = parseTreeSearchConfig(params);
   if (!treeParams.ok) throw new RepoConfigError([`strategy: ${treeParams.message}`]);
+  const framework = testCommand ? frameworkOfCommand(testCommand, det.framework) : "unknown";
   return {
     fromFile: text !== null,
     setup: file.setup ?? det.setup,
     test: {
       command: testCommand,
-      framework: testCommand ? frameworkOfCommand(testCommand, det.framework) : "unknown",
+      framework,
       source: file.test ? "config" : det.testCommand ? "detected" : "none",
       reports: file["test-reports"] ?? det.testReports,
     },
+    validation: validationSettings(file.validation, testCommand, framework),
     reproducer: {
       runtime,
       file: reproFile,
@@ -182,7 +212,12 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
     },
     // The files the test command names (a Makefile, a script) decide how tests run: protected like them.
     protectedPaths: [
-      ...new Set([...ALWAYS_PROTECTED, ...testCommandFiles(testCommand), ...(file["protected-paths"] ?? [])]),
+      ...new Set([
+        ...ALWAYS_PROTECTED,
+        ...testCommandFiles(testCommand),
+        ...testCommandFiles(validationCommand(file.validation)),
+        ...(file["protected-paths"] ?? []),
+      ]),
     ],
     label: file.label ?? "auto-fix",
     sandbox: {
@@ -193,6 +228,29 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
     },
     language: det.language,
     notes,
+  };
+}
+
+/** Seconds a candidate may spend on the rest of the suite after its targeted tests, by default. */
+export const DEFAULT_VALIDATION_BUDGET_S = 120;
+
+const validationCommand = (v: RepoConfigFile["validation"]): string | null => v?.command ?? null;
+
+function validationSettings(
+  v: RepoConfigFile["validation"],
+  testCommand: string | null,
+  framework: TestFramework,
+): RepoConfig["validation"] {
+  const o = v ?? {};
+  const mode = o.mode ?? "targeted";
+  const detected = testCommand ? runnerOfCommand(testCommand, framework) : null;
+  const runner = o.runner ?? detected;
+  return {
+    mode,
+    budgetMs: (o.budget ?? DEFAULT_VALIDATION_BUDGET_S) * 1000,
+    runner,
+    command: o.command ?? null,
+    source: o.runner ? "config" : runner ? "detected" : "none",
   };
 }
 
@@ -220,6 +278,10 @@ export function loadRepoConfig(root: string, overrides: { testCommand?: string }
       source: "cli",
       framework: frameworkOfCommand(cmd, config.test.framework),
     };
+    if (config.validation.source !== "config") {
+      const runner = runnerOfCommand(cmd, config.test.framework);
+      config.validation = { ...config.validation, runner, source: runner ? "detected" : "none" };
+    }
     config.protectedPaths = [...new Set([...config.protectedPaths, ...testCommandFiles(cmd)])];
   }
   return config;

@@ -65,6 +65,42 @@ const treeSchema = z
   })
   .strict();
 
+/** Test runners whose tests can be named one by one (what a targeted run passes them). */
+export const TEST_RUNNERS = [
+  "pytest",
+  "unittest",
+  "node-test",
+  "jest",
+  "vitest",
+  "mocha",
+  "go",
+  "maven",
+  "gradle",
+  "junit",
+] as const;
+export type TestRunnerKind = (typeof TEST_RUNNERS)[number];
+
+const validationSchema = z
+  .object({
+    /** targeted: the tests related to the change first, the rest when the budget allows; full: always all. */
+    mode: z.enum(["targeted", "full"], { error: "expected targeted or full" }).optional(),
+    /** Seconds a candidate's validation may spend on the rest of the suite after its targeted tests. */
+    budget: z
+      .number({ error: "expected a number of seconds" })
+      .min(0, { error: "must be at least 0 seconds" })
+      .max(24 * 3600, { error: "must be at most 86400 seconds (a day)" })
+      .optional(),
+    /** How the selected tests are named to the runner; detected from the test command otherwise. */
+    runner: z.enum(TEST_RUNNERS, { error: `expected one of ${TEST_RUNNERS.join(", ")}` }).optional(),
+    /** The command that runs only some tests; `{tests}` stands for the selected tests (as arguments). */
+    command: command
+      .refine((c) => c.includes("{tests}"), {
+        error: "must contain {tests} where the selected tests go, e.g. 'python3 -m pytest {tests}'",
+      })
+      .optional(),
+  })
+  .strict();
+
 export const repoConfigFileSchema = z
   .object({
     setup: commands.optional(),
@@ -80,6 +116,8 @@ export const repoConfigFileSchema = z
       ])
       .optional(),
     reproducer: reproducerSchema.optional(),
+    /** How candidates are validated: `targeted` (default) or `full`, or the detailed settings. */
+    validation: z.preprocess((v) => (typeof v === "string" ? { mode: v } : v), validationSchema).optional(),
     timeouts: z
       .object({ setup: seconds.optional(), test: seconds.optional(), reproducer: seconds.optional() })
       .strict()

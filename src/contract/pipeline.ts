@@ -115,6 +115,17 @@ export interface FixContext {
   workdir: string;
   code: CodeTools;
   state: FixState;
+  /**
+   * What one stage prepares for the others of the same job: the set-up unpatched tree and its test
+   * results (computed once, shared by every candidate of both strategies).
+   */
+  job?: {
+    /**
+     * The validation stage's prepared trees (a `TreeStates` of `validate/`; opaque here so that the
+     * contract depends on no stage: a user checks it with `instanceof`).
+     */
+    trees?: unknown;
+  };
 }
 
 export interface FixState {

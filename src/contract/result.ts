@@ -116,6 +116,20 @@ export type TestRunReport = z.infer<typeof TestRunReportSchema>;
 export const VALIDATION_STATUSES = ["passed", "no-regressions", "regressions", "no-tests", "error"] as const;
 
 /** The repository's tests before and after the chosen patch. */
+/** Which tests a validation ran and why, and what it did not run (validate/compare.ts `TestsRan`). */
+export const TestsRanSchema = z.strictObject({
+  kind: z.enum(["targeted", "targeted+rest", "full"]),
+  runner: z.string().nullable(),
+  why: z.string(),
+  selected: z.array(
+    z.strictObject({ target: z.string(), reasons: z.array(z.string()), detail: z.string().optional() }),
+  ),
+  total: z.number().nullable(),
+  command: z.string().nullable(),
+  notRun: z.string().nullable(),
+  pristineRuns: z.number(),
+});
+
 export const ValidationReportSchema = z.strictObject({
   /** No test that passed before the patch fails after it. */
   passed: z.boolean(),
@@ -133,6 +147,8 @@ export const ValidationReportSchema = z.strictObject({
   before: TestRunReportSchema.nullable(),
   after: TestRunReportSchema.nullable(),
   summary: z.string(),
+  /** Which tests ran and why, and which did not (absent when the whole suite ran as before targeting). */
+  tests: TestsRanSchema.optional(),
 });
 export type ValidationReport = z.infer<typeof ValidationReportSchema>;
 

@@ -246,7 +246,10 @@ export function readPatched(args: {
       new Set(pairs.map(([text, f]) => col(text) - fcol(f))).size === 1;
     const written = (text: string) => columns(text, unit);
     const rescaled = (text: string) => Math.round((columns(text, unit) * fUnit) / pUnit);
-    if (pairs.length > 1 && oneOffset(rescaled) && !oneOffset(written)) preferred = 1;
+    // Only an <original> written consistently in the answer's width says so: indentation noise (a line
+    // one column off) is not a width.
+    const inWidth = pUnit >= 2 && pairs.every(([text]) => columns(text, unit) % pUnit === 0);
+    if (inWidth && pairs.length > 1 && oneOffset(rescaled) && !oneOffset(written)) preferred = 1;
   }
   const best = frames[preferred]!;
   for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);

@@ -61,6 +61,7 @@ function validationOf(c: PatchCandidate): ValidationReport | null {
     before: v.data?.before ?? null,
     after: v.data?.after ?? null,
     summary: v.summary,
+    ...(v.data?.tests ? { tests: v.data.tests } : {}),
   };
 }
 

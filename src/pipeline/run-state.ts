@@ -16,11 +16,12 @@ import {
   truncateMiddle,
 } from "../sandbox/index.ts";
 import {
+  changedFilesOfDiff,
   compareRuns,
   TreeStates,
   testRunKey,
   type ValidationResult,
-  validatePatched,
+  validateCandidate,
 } from "../validate/index.ts";
 import type { ReviewLoopOutcome } from "./review-loop.ts";
 
@@ -122,8 +123,13 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
         })),
       );
     }
-    // The baseline test run needs no model: it starts now and runs while the model searches.
-    if (states?.setupOk && config.test.command) states.baseline().catch(() => null);
+    // With `validation: full` the whole unpatched suite is needed anyway: it starts now and runs while the
+    // model searches. Targeted validation runs only what candidates select, once per job.
+    if (states?.setupOk && config.test.command && config.validation.mode === "full") {
+      states.baseline().catch(() => null);
+    }
+    // The tree search checks its candidates on the same set-up tree and the same unpatched results.
+    if (states?.setupOk) ctx.job = { ...ctx.job, trees: states };
     if (states && !states.setupOk) {
       const failed = states.setup.find((s) => !s.ok)!;
       problem = `${problem ? `${problem}\n` : ""}setup step failed: ${failed.command} (exit ${failed.exec.exitCode ?? failed.exec.limit})`;
@@ -141,8 +147,12 @@ export async function prepareRunState(ctx: FixContext, opts: ReproduceReviewOpti
   };
 }
 
-/** Runs the repository's tests on a patch, once per distinct diff; a failure to run is an "error" result. */
-export function validateDiff(r: RunState, diff: string): Promise<ValidationResult> {
+/**
+ * Runs the repository's tests on a patch, once per distinct diff: the tests related to the change first
+ * (and those the reproducer or `modelText` names), the rest as the configuration and its budget allow;
+ * a failure to run is an "error" result.
+ */
+export function validateDiff(r: RunState, diff: string, modelText?: string): Promise<ValidationResult> {
   let p = r.validations.get(diff);
   if (!p) {
     p = (async () => {
@@ -150,19 +160,20 @@ export function validateDiff(r: RunState, diff: string): Promise<ValidationResul
       try {
         const states = r.states;
         const sandbox = r.sandbox;
-        const baseline = await states.baseline();
+        const script = r.reproduction?.script;
         // The tree search may have run the tests on this very program already: its run is used.
         const run = await states.once(testRunKey(diff), async () => {
           const copy = await states.patched(diff);
           try {
-            return await validatePatched(
+            return await validateCandidate({
               sandbox,
-              copy.dir,
-              r.config,
-              baseline,
-              undefined,
-              states.pristineDir,
-            );
+              config: r.config,
+              pristine: { dir: states.pristineDir, tests: states.tests },
+              workdir: copy.dir,
+              changed: changedFilesOfDiff(diff),
+              ...(script ? { reproducerText: script } : {}),
+              ...(modelText ? { modelText } : {}),
+            });
           } finally {
             await copy.dispose();
           }

@@ -69,6 +69,7 @@ export function createReproduceReviewHooks(
       before: v.before ? { ...v.before, notes: v.before.notes ?? [] } : null,
       after: v.after ? { ...v.after, notes: v.after.notes ?? [] } : null,
       summary: v.summary,
+      ...(v.tests ? { tests: v.tests } : {}),
     },
   });
 
@@ -296,7 +297,11 @@ export function createReproduceReviewHooks(
   const validate = async (ctx: FixContext, candidate: PatchCandidate): Promise<ValidationOutcome | null> => {
     const r = await init(ctx);
     if (!r.config.test.command || !r.states) return null;
-    const v = await validateDiff(r, candidate.result.diff);
+    const v = await validateDiff(
+      r,
+      candidate.result.diff,
+      [ctx.state.locationsText ?? "", candidate.answer].join("\n"),
+    );
     ctx.recorder.writeJson(`${candidate.id}/validation.json`, v);
     return toOutcome(v);
   };

@@ -1,6 +1,6 @@
 import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
-import { testChangeLines, testChanges } from "./test-names.ts";
+import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
 
 const fence = (text: string, lang = "") => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -115,6 +115,7 @@ export function renderReport(run: FixRunRecord): string {
       perTest: v.data?.perTest ?? false,
     });
     for (const line of testChangeLines(changes)) out.push(line, "");
+    for (const line of testsRunLines(v.data)) out.push(line, "");
   }
   for (const section of sections) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");
 

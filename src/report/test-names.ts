@@ -76,3 +76,55 @@ export function testChangeLines(changes: TestChanges | null, limit = NAMED_TESTS
   );
   return lines;
 }
+
+/** Selected tests named in full before the rest are counted. */
+export const NAMED_SELECTED_LIMIT = 20;
+
+/**
+ * Markdown lines saying which tests a validation ran and why, and which it did not (an empty list for a
+ * result without that record). Test names, the command and the texts that quote the repository's
+ * configuration are shown inert (code spans).
+ */
+export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT): string[] {
+  if (!validation || typeof validation !== "object" || Array.isArray(validation)) return [];
+  const t = (validation as Record<string, unknown>).tests;
+  if (!t || typeof t !== "object" || Array.isArray(t)) return [];
+  const r = t as Record<string, unknown>;
+  const str = (x: unknown): string | null => (typeof x === "string" && x.trim() !== "" ? x : null);
+  const kind = str(r.kind);
+  const why = str(r.why);
+  const lines: string[] = [];
+  const head =
+    kind === "full"
+      ? "Tests run: the whole suite"
+      : kind === "targeted+rest"
+        ? "Tests run: the tests related to the change first, then the whole suite"
+        : "Tests run: the tests related to the change";
+  lines.push(`${head}${why ? ` — ${codeSpan(why)}` : ""}`);
+  const command = str(r.command);
+  if (command) lines.push(`Command: ${codeSpan(command)}`);
+  const selected = Array.isArray(r.selected) ? r.selected : [];
+  const items: string[] = [];
+  for (const s of selected.slice(0, limit)) {
+    if (!s || typeof s !== "object") continue;
+    const o = s as Record<string, unknown>;
+    const target = str(o.target);
+    if (!target) continue;
+    const reasons = Array.isArray(o.reasons)
+      ? o.reasons.filter((x): x is string => typeof x === "string")
+      : [];
+    const detail = str(o.detail);
+    items.push(
+      `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}`,
+    );
+  }
+  if (items.length > 0) {
+    const more = selected.length - limit;
+    lines.push(
+      ["Selected tests and why:", ...items, ...(more > 0 ? [`- … and ${more} more`] : [])].join("\n"),
+    );
+  }
+  const notRun = str(r.notRun);
+  lines.push(notRun ? `Not run: ${codeSpan(notRun)}` : "Nothing of the suite was left out.");
+  return lines;
+}

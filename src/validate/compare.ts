@@ -23,6 +23,26 @@ export interface ValidationResult {
   before: RunSummary | null;
   after: RunSummary | null;
   summary: string;
+  /** Which tests ran and why, and which did not (absent: the whole suite ran, as before targeting). */
+  tests?: TestsRan | undefined;
+}
+
+/** What a candidate's validation ran, for the report. */
+export interface TestsRan {
+  /** targeted: only the selected tests; targeted+rest: then the whole suite; full: the whole suite only. */
+  kind: "targeted" | "targeted+rest" | "full";
+  runner: string | null;
+  /** How the selection came out, or why the whole suite ran. */
+  why: string;
+  selected: { target: string; reasons: string[]; detail?: string | undefined }[];
+  /** Test targets (files, modules, packages, classes) the tree holds, when known. */
+  total: number | null;
+  /** The command that ran the selected tests (or the whole suite). */
+  command: string | null;
+  /** What did not run and why; null when everything ran. */
+  notRun: string | null;
+  /** Runs on the unpatched tree this candidate needed (0 when the job had its results already). */
+  pristineRuns: number;
 }
 
 export interface RunSummary {

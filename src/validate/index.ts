@@ -1,6 +1,7 @@
 export {
   compareRuns,
   type RunSummary,
+  type TestsRan,
   showsFix,
   summarize,
   type ValidationResult,
@@ -21,3 +22,16 @@ export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests
 export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
 export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";
+export { type OwnerOf, PristineTests } from "./baseline.ts";
+export { type CandidateInput, type CandidateValidation, validateCandidate } from "./targeted.ts";
+export { type TargetedCommand, targetedCommand, validTarget } from "./targets/runner-command.ts";
+export {
+  describeSelected,
+  selectTests,
+  suiteFor,
+  type TestSelection,
+  targetsNamedIn,
+} from "./targets/select-tests.ts";
+export { listTree } from "./targets/tree-listing.ts";
+export { REASON_TEXT, type SelectedTest, type SelectReason } from "./targets/types.ts";
+export { changedFilesOfDiff } from "./targets/diff-files.ts";

@@ -170,10 +170,16 @@ export async function runTestSuite(
   workdir: string,
   config: RepoConfig,
   signal?: AbortSignal,
-  opts: { pristine?: string } = {},
+  opts: {
+    pristine?: string;
+    /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
+    targeted?: { argv: string[]; display: string };
+    /** A shorter time limit than the configuration's (a run that must fit a budget). */
+    timeoutMs?: number;
+  } = {},
 ): Promise<TestRun | null> {
-  const command = config.test.command;
-  if (!command) return null;
+  if (!config.test.command) return null;
+  const command = opts.targeted?.display ?? config.test.command;
   const tree = openTree(workdir);
   const restored = opts.pristine
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
@@ -181,8 +187,8 @@ export async function runTestSuite(
   for (const stale of findReports(tree, config.test.reports, true)) tree.remove(stale);
   const exec = await sandbox.run({
     workdir,
-    command,
-    timeoutMs: config.timeouts.testMs,
+    command: opts.targeted?.argv ?? config.test.command,
+    timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
     memoryMb: config.sandbox.memoryMb,
     maxProcesses: config.sandbox.maxProcesses,
     ...(signal ? { signal } : {}),

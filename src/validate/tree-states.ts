@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
 import { freezeTree, makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
-import { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
+import { PristineTests } from "./baseline.ts";
+import { runSetup, type SetupRun, type TestRun } from "./run-tests.ts";
 
 /** A unified diff that `git apply` refused in a fresh copy. */
 export class DiffApplyError extends Error {
@@ -57,7 +58,8 @@ export class TreeStates {
   readonly #base: string;
   readonly #copies: WorkCopy[] = [];
   readonly #abort = new AbortController();
-  #baseline: Promise<TestRun | null> | undefined;
+  /** The unpatched tree's test results, computed once for the job and shared by every candidate. */
+  readonly tests: PristineTests;
   /** Results of runs on a given program, shared by the stages and the patch strategy of the job. */
   readonly #results = new Map<string, Promise<unknown>>();
   /** Holders of a job's shared states (`forJob`); the last `dispose()` frees them. */
@@ -76,6 +78,22 @@ export class TreeStates {
     this.#scratch = scratch;
     this.#base = base;
     this.setup = setup;
+    this.tests = new PristineTests({
+      sandbox,
+      config,
+      pristine: () => this.pristine(),
+      stop: this.#abort.signal,
+    });
+  }
+
+  /** The repository configuration the trees were prepared with. */
+  get config(): RepoConfig {
+    return this.#config;
+  }
+
+  /** The sandbox the trees' commands run in. */
+  get sandbox(): SandboxPort {
+    return this.#sandbox;
   }
 
   static async prepare(opts: {
@@ -115,6 +133,7 @@ export class TreeStates {
       opts.sandbox.kind,
       c.setup,
       c.test,
+      c.validation,
       c.timeouts,
       c.sandbox,
       c.reproducer,
@@ -176,21 +195,12 @@ export class TreeStates {
   }
 
   /**
-   * The test suite on the unpatched tree, run once and shared by every candidate. It may be started early
-   * (while the model searches) and is stopped by `dispose()`.
+   * The whole test suite on the unpatched tree, run once and shared by every candidate. It may be started
+   * early (while the model searches) and is stopped by `dispose()`.
    */
   baseline(signal?: AbortSignal): Promise<TestRun | null> {
-    this.#baseline ??= (async () => {
-      if (!this.#config.test.command) return null;
-      const copy = await this.pristine();
-      const stop = signal ? AbortSignal.any([signal, this.#abort.signal]) : this.#abort.signal;
-      try {
-        return await runTestSuite(this.#sandbox, copy.dir, this.#config, stop);
-      } finally {
-        await copy.dispose();
-      }
-    })();
-    return this.#baseline;
+    if (!this.#config.test.command) return Promise.resolve(null);
+    return this.tests.full(signal);
   }
 
   /** Stops a baseline run still in progress and removes every copy (once the job's last holder is done). */
@@ -198,7 +208,7 @@ export class TreeStates {
     if (--this.#holders > 0) return;
     this.#forget?.();
     this.#abort.abort();
-    await this.#baseline?.catch(() => null);
+    await this.tests.idle();
     // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed,
     // the copies layered on the base before the base.
     const [base, ...copies] = this.#copies;

@@ -106,3 +106,32 @@ test("a trailing placeholder the diff pairs past a repeated '}' is refused, neve
     assert.match(r.feedback, /placeholder/);
   }
 });
+
+test("indentation noise in <original> is not read as another width: a new line keeps the file's columns", async () => {
+  const file = [
+    "function make() {",
+    "    const cancel = () => {",
+    "        cancellation.catch(() => undefined);",
+    "        return cancellation;",
+    "    };",
+    "    const abort = () => {",
+    "        controller.abort();",
+    "    };",
+    "}",
+    "",
+  ].join("\n");
+  const answer = edit(
+    "s.mjs",
+    "        return cancellation;\n     };\n     const abort = () => {",
+    "        // checked: return cancellation;\n        return cancellation;\n    };\n    const abort = () => {",
+  );
+  const r = await apply({ "s.mjs": file }, answer);
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "s.mjs"),
+    file.replace(
+      "        return cancellation;",
+      "        // checked: return cancellation;\n        return cancellation;",
+    ),
+  );
+});

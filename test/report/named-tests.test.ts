@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { FixResultSchema } from "../../src/contract/result.ts";
 import { renderPullBody } from "../../src/github/render/pr-body.ts";
 import { main } from "../../src/cli/main.ts";
-import { codeSpan } from "../../src/report/test-names.ts";
+import { codeSpan, testsRunLines } from "../../src/report/test-names.ts";
+import { liveEffects } from "../support/github-markdown.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, tmp } from "../support/fix-harness.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
@@ -97,6 +98,18 @@ test("report.md and the pull request body name the tests fixed and broken, cappe
         name,
       );
     }
+    // Which tests ran and why: the test file importing the changed module, with its reason.
+    for (const [name, text] of [
+      ["report.md", report],
+      ["pull request body", body],
+    ] as const) {
+      assert.match(text, /^Tests run: the tests related to the change/m, `${name}:\n${text}`);
+      assert.match(
+        text,
+        /^- `tests\.test_mean`: `imports a changed module` \(`stats\/summary\.py`\)$/m,
+        name,
+      );
+    }
     // Each subject once: no "Reproduction" beside "Reproducer", no "Reviewer" beside "Review".
     const headings = report.split("\n").filter((l) => l.startsWith("## "));
     assert.equal(new Set(headings).size, headings.length, headings.join("\n"));
@@ -112,6 +125,23 @@ test("report.md and the pull request body name the tests fixed and broken, cappe
 test("a hostile test id stays one inert code span", () => {
   const id = "tests/t.py::test_x`@octocat` fixes #1\n<img src=x onerror=alert(1)>\u202E[link](http://evil)";
   const span = codeSpan(id);
+  const lines = testsRunLines({
+    tests: {
+      kind: "targeted",
+      why: "1 of 9 pytest tests relate to the change @octocat",
+      command: "pytest `x` fixes #1",
+      selected: [{ target: id, reasons: ["named by the model"], detail: "<b>@org/team</b>" }],
+      notRun: "the other 8 tests: not run, Closes #7",
+    },
+  }).join("\n");
+  // Every piece of repository or model text sits inside a code span: nothing mentions, closes or links.
+  const live = liveEffects(lines);
+  assert.deepEqual(
+    [live.mentions, live.references, live.closing, live.links, live.images, live.html],
+    [[], [], [], [], [], []],
+    lines,
+  );
+  assert.match(lines, /^Selected tests and why:\n- ``tests\/t\.py::test_x`@octocat` fixes #1 <img/m);
   assert.ok(!span.includes("\n") && !span.includes("\u202E"));
   assert.ok(span.startsWith("``") && span.endsWith("``"), span);
   // The inner single backticks cannot close the double-backtick span.

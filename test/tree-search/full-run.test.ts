@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { FixContext } from "../../src/contract/pipeline.ts";
 import { createReproduceReviewHooks } from "../../src/pipeline/stage-hooks.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import { TreeStates } from "../../src/validate/index.ts";
 import { configuredStrategy } from "../../src/strategies/configured.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
 import type { ChatRequest } from "../support/scripted-model.ts";
@@ -69,4 +71,53 @@ test("with the reproduce and review stages: the tree search checks with the mode
   assert.equal(await patchFixes(MEDIAN, linear.result.patch, sandbox), false);
   assert.ok(linear.calls >= tree.calls, `linear ${linear.calls} calls, tree ${tree.calls}`);
   assert.equal(linear.requests.filter((r) => isExpansion(r) || isReward(r)).length, 0);
+});
+
+test("tree mode and the validation stage share one set-up tree and one set of unpatched test results", async () => {
+  const { cpSync, mkdirSync, writeFileSync } = await import("node:fs");
+  const { tempDir } = await import("../support/temp.ts");
+  const repo = join(tempDir("af-shared-"), "repo");
+  cpSync(MEDIAN.repo, repo, { recursive: true });
+  mkdirSync(join(repo, ".github"), { recursive: true });
+  writeFileSync(join(repo, ".github", "auto-fix.yml"), "setup: echo setup-ran\n");
+  // Every command the sandbox runs, for counting.
+  const commands: string[] = [];
+  const counting: SandboxPort = {
+    ...sandbox,
+    run: (req) => {
+      commands.push(Array.isArray(req.command) ? req.command.join(" ") : req.command);
+      return sandbox.run(req);
+    },
+  };
+  let job: FixContext["job"];
+  const strategy = configuredStrategy({ sandbox: counting, name: "tree" });
+  const h = createReproduceReviewHooks({ sandbox: counting });
+  hooksToDispose.push(h);
+  const tree = await runStrategy(MEDIAN, "tree", {
+    sandbox: counting,
+    repo,
+    use: {
+      name: "tree",
+      run: (ctx) => {
+        job = ctx.job;
+        return strategy.run(ctx);
+      },
+    },
+    hooks: h,
+    others,
+  });
+  assert.equal(tree.result.status, "fixed", tree.result.reason);
+  assert.equal(commands.filter((c) => c === "echo setup-ran").length, 1, "setup runs once per job");
+  const states = job?.trees;
+  assert.ok(states instanceof TreeStates, "the validation stage hands its prepared trees to the tree search");
+  // Every candidate (checked by the search, then validated) changes stats/median.py: the same tests are
+  // selected, so the unpatched tree ran them once for the whole job, and never the whole suite apart.
+  assert.equal(states.tests.runCount, 1, commands.join("\n"));
+  assert.equal(states.tests.fullResult, undefined);
+  const v = tree.result.validation as { tests?: { selected: { target: string }[]; pristineRuns: number } };
+  assert.deepEqual(
+    v.tests?.selected.map((s) => s.target),
+    ["tests.test_median"],
+  );
+  assert.equal(v.tests?.pristineRuns, 0, "validation reused the results the search computed");
 });

@@ -1,6 +1,6 @@
 import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
-import { testChangeLines, testChanges } from "../../report/test-names.ts";
+import { testChangeLines, testChanges, testsRunLines } from "../../report/test-names.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
 import { pullMarker } from "./markers.ts";
 import type {
@@ -169,6 +169,7 @@ function render(input: PullBodyInput, max: number): string {
     if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
     if (val.summary.trim()) lines.push(inertText(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
+    for (const line of testsRunLines(r.validation)) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(

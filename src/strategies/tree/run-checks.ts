@@ -98,6 +98,7 @@ export async function treeChecksForRun(
     config,
     reproducer,
     pristine: states.pristineDir,
+    tests: states.tests,
     baselineTests: () => states.baseline(),
     memo: states,
     ...(before ? { reproducerBefore: before } : {}),

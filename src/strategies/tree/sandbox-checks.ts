@@ -3,8 +3,10 @@ import { openTree } from "../../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../../sandbox/format.ts";
 import { makeWorkCopy } from "../../sandbox/index.ts";
 import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
+import type { PristineTests } from "../../validate/baseline.ts";
 import { compareRuns, type ValidationResult } from "../../validate/compare.ts";
 import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
+import { validateCandidate } from "../../validate/targeted.ts";
 import { reproducerRunKey, testRunKey, type TreeStates } from "../../validate/tree-states.ts";
 import { validatePatched } from "../../validate/validate.ts";
 import type { TreeChecks } from "./strategy.ts";
@@ -82,8 +84,13 @@ export function sandboxChecks(deps: {
    * kept under the program's key, so the review and validation of the same patch do not run them again.
    */
   memo?: Pick<TreeStates, "once">;
+  /**
+   * The job's unpatched test results per test (shared with the validation stage): with them each
+   * candidate runs the tests related to its change first, and no test runs twice on the unpatched tree.
+   */
+  tests?: PristineTests;
 }): TreeChecks {
-  const { sandbox, config, reproducer, memo } = deps;
+  const { sandbox, config, reproducer, memo, tests: store } = deps;
   const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
   /**
@@ -121,9 +128,15 @@ export function sandboxChecks(deps: {
     describe: parts.filter(Boolean).join(" + ") || "nothing",
     async baseline(dir) {
       const repro = deps.reproducerBefore ?? (await runReproducer(dir));
-      baselineTests = deps.baselineTests
-        ? await deps.baselineTests()
-        : await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      // With a reproducer to search against, targeted tests need no whole-suite run before the search.
+      const targetedOnly = store && reproducer && config.validation.mode === "targeted";
+      baselineTests = targetedOnly
+        ? null
+        : deps.baselineTests
+          ? await deps.baselineTests()
+          : store
+            ? await store.full()
+            : await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const failure: string[] = [];
       const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
       if (repro && reproducer) {
@@ -155,7 +168,22 @@ export function sandboxChecks(deps: {
       }
       let after: TestRun | null;
       let cmp: ValidationResult;
-      if (memo && change && baselineTests) {
+      if (store && deps.pristine && change && config.test.command) {
+        // The tests related to the change, as the validation stage runs them, and kept for it.
+        const pristineDir = deps.pristine;
+        const validate = () =>
+          validateCandidate({
+            sandbox,
+            config,
+            pristine: { dir: pristineDir, tests: store },
+            workdir: dir,
+            changed: change.changedFiles,
+            ...(reproducer ? { reproducerText: reproducer.content } : {}),
+          });
+        const v = memo ? await memo.once(testRunKey(change.diff), validate) : await validate();
+        after = v.run;
+        cmp = v.result;
+      } else if (memo && change && baselineTests) {
         // Run as the validation stage runs it, and kept for it.
         const base = baselineTests;
         const v = await memo.once(testRunKey(change.diff), () =>
@@ -165,10 +193,10 @@ export function sandboxChecks(deps: {
         cmp = v.result;
       } else {
         after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
-        cmp = compareRuns(baselineTests, after);
+        cmp = compareRuns(baselineTests ?? (store && after ? await store.full() : null), after);
       }
       const testsRecord = after ? record(after.command, after.exec, false) : undefined;
-      if (after && !baselineTests?.exec.limit) {
+      if (after && (cmp.before?.limit ?? null) === null) {
         const broken = brokenRun(after.exec);
         if (broken) {
           return {

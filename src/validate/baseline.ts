@@ -1,0 +1,215 @@
+import type { RepoConfig } from "../config/index.ts";
+import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
+import { runTestSuite, type TestRun } from "./run-tests.ts";
+import { targetedCommand } from "./targets/runner-command.ts";
+import type { TestSuiteMap } from "./targets/types.ts";
+
+/** The test a test id of the runner's output belongs to; null when it cannot be told. */
+export type OwnerOf = (id: string) => string | null;
+
+interface PristineRun {
+  /** The targets the run covered; null = the whole suite. */
+  targets: ReadonlySet<string> | null;
+  run: TestRun;
+}
+
+/**
+ * The unpatched tree's test results for one job, computed once and shared by every candidate of both
+ * strategies: the whole suite at most once, and each selected test at most once (a later candidate that
+ * selects more tests runs only the missing ones on a fresh copy of the pristine tree).
+ */
+export class PristineTests {
+  readonly #sandbox: SandboxPort;
+  readonly #config: RepoConfig;
+  readonly #pristine: () => Promise<WorkCopy>;
+  readonly #stop: AbortSignal;
+  readonly #runs: PristineRun[] = [];
+  readonly #inflight = new Map<string, Promise<void>>();
+  #full: Promise<TestRun | null> | undefined;
+  #fullDone: TestRun | null | undefined;
+  #fullTrial: Promise<TestRun | null> | undefined;
+  /** Set when the whole suite did not finish within a budget it was given: it is not tried again. */
+  #fullTooSlow: number | null = null;
+  /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
+  readonly suites = new Map<string, TestSuiteMap>();
+  /** Sandbox runs made (targeted and whole), for the report and the benchmark. */
+  runCount = 0;
+
+  constructor(deps: {
+    sandbox: SandboxPort;
+    config: RepoConfig;
+    pristine: () => Promise<WorkCopy>;
+    stop: AbortSignal;
+  }) {
+    this.#sandbox = deps.sandbox;
+    this.#config = deps.config;
+    this.#pristine = deps.pristine;
+    this.#stop = deps.stop;
+  }
+
+  async #runOn(opts: Parameters<typeof runTestSuite>[4], signal?: AbortSignal): Promise<TestRun | null> {
+    const copy = await this.#pristine();
+    const stop = signal ? AbortSignal.any([signal, this.#stop]) : this.#stop;
+    this.runCount++;
+    try {
+      return await runTestSuite(this.#sandbox, copy.dir, this.#config, stop, opts);
+    } finally {
+      await copy.dispose();
+    }
+  }
+
+  /** The whole suite on the unpatched tree, run once per job. */
+  full(signal?: AbortSignal): Promise<TestRun | null> {
+    this.#full ??= this.#runOn({}, signal).then((r) => {
+      this.#fullDone = r;
+      if (r) this.#runs.push({ targets: null, run: r });
+      return r;
+    });
+    return this.#full;
+  }
+
+  /**
+   * The whole suite within `timeoutMs`: null (and never tried again) when it does not finish in time.
+   * A run that finishes becomes the job's whole-suite baseline.
+   */
+  fullWithin(timeoutMs: number, signal?: AbortSignal): Promise<TestRun | null> {
+    if (this.#full !== undefined) return this.#full;
+    if (this.#fullTooSlow !== null) return Promise.resolve(null);
+    // Candidates validated at the same time share one attempt.
+    this.#fullTrial ??= this.#runOn({ timeoutMs }, signal).then((r) => {
+      this.#fullTrial = undefined;
+      if (r && r.exec.limit === "time") {
+        this.#fullTooSlow = timeoutMs;
+        return null;
+      }
+      this.#full = Promise.resolve(r);
+      this.#fullDone = r;
+      if (r) this.#runs.push({ targets: null, run: r });
+      return r;
+    });
+    return this.#fullTrial;
+  }
+
+  /** Resolves once no run of this store is in progress (none is started). */
+  async idle(): Promise<void> {
+    await Promise.all([
+      this.#full?.catch(() => null),
+      ...[...this.#inflight.values()].map((p) => p.catch(() => null)),
+    ]);
+  }
+
+  /** The whole suite's run when it has finished, else undefined. */
+  get fullResult(): TestRun | null | undefined {
+    return this.#fullDone;
+  }
+
+  /** The time limit the whole suite did not finish in, when it was tried within a budget. */
+  get fullTooSlowMs(): number | null {
+    return this.#fullTooSlow;
+  }
+
+  /** Test ids that failed on the unpatched tree in any run so far. */
+  knownFailures(): string[] {
+    const out = new Set<string>();
+    for (const { run } of this.#runs) {
+      for (const [id, o] of run.tests ?? []) if (o === "failed") out.add(id);
+    }
+    return [...out];
+  }
+
+  /** A whole-suite run answers for single tests only when it named them (per-test results, no limit). */
+  static #usableWhole(r: PristineRun): boolean {
+    return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
+  }
+
+  /** A run covered a target when it ran it, or ran the file or module a single test belongs to. */
+  static #ran(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
+    if (r.targets === null) return PristineTests.#usableWhole(r);
+    if (r.targets.has(target)) return true;
+    const owner = ownerOf(target);
+    return owner !== null && owner !== target && r.targets.has(owner);
+  }
+
+  #covered(target: string, ownerOf: OwnerOf): boolean {
+    return this.#runs.some((r) => PristineTests.#ran(r, target, ownerOf));
+  }
+
+  /**
+   * The unpatched tree's results for exactly `targets`: tests not run yet on it are run now (once, even
+   * when several candidates ask at the same time), then the results of every run that covered them are
+   * put together, each test id kept only when it belongs to one of the targets.
+   */
+  async forTargets(
+    targets: readonly string[],
+    ownerOf: OwnerOf,
+    signal?: AbortSignal,
+  ): Promise<TestRun | null> {
+    const missing = targets.filter((t) => !this.#covered(t, ownerOf) && !this.#inflight.has(t));
+    const waits = targets.flatMap((t) => this.#inflight.get(t) ?? []);
+    if (missing.length > 0) {
+      const cmd = targetedCommand(this.#config, missing);
+      if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
+      const p = this.#runOn({ targeted: cmd }, signal).then((run) => {
+        if (run) this.#runs.push({ targets: new Set(missing), run });
+      });
+      for (const t of missing) this.#inflight.set(t, p);
+      try {
+        await p;
+      } finally {
+        for (const t of missing) this.#inflight.delete(t);
+      }
+    }
+    await Promise.all(waits);
+    return this.view(targets, ownerOf);
+  }
+
+  /** The results for `targets` from the runs made so far (null when none covered them). */
+  view(targets: readonly string[], ownerOf: OwnerOf): TestRun | null {
+    const want = new Set(targets);
+    // Targeted runs first: they ran exactly these tests; the whole suite only for what they lack.
+    const targeted = this.#runs.filter(
+      (r) => r.targets !== null && targets.some((t) => PristineTests.#ran(r, t, ownerOf)),
+    );
+    const coveredByTargeted = targets.every((t) => targeted.some((r) => PristineTests.#ran(r, t, ownerOf)));
+    const runs = coveredByTargeted
+      ? targeted
+      : [...targeted, ...this.#runs.filter((r) => PristineTests.#usableWhole(r))];
+    if (runs.length === 0) return null;
+    const perTest = runs.every((r) => r.run.tests !== null);
+    const tests = perTest ? new Map<string, "passed" | "failed" | "skipped">() : null;
+    let limit: ExecResult["limit"] = null;
+    let exitCode = 0;
+    let durationMs = 0;
+    for (const { targets: covered, run } of runs) {
+      limit ??= run.exec.limit;
+      durationMs += run.exec.durationMs;
+      const exact = covered !== null && [...covered].every((t) => want.has(t));
+      if (exact || !perTest) {
+        if (run.exec.exitCode !== 0) exitCode = run.exec.exitCode ?? 1;
+      }
+      if (!tests || !run.tests) continue;
+      for (const [id, o] of run.tests) {
+        const owner = ownerOf(id);
+        // An id that names no target is kept from a targeted run (it ran for these tests), not from the
+        // whole suite; a single test asked for by its id is kept from the run of its whole file or module.
+        const wanted = want.has(id) || (owner === null ? covered !== null : want.has(owner));
+        if (!wanted) continue;
+        const prev = tests.get(id);
+        if (prev !== "failed") tests.set(id, o === "failed" || prev === undefined ? o : prev);
+        if (o === "failed" && exitCode === 0) exitCode = 1;
+      }
+    }
+    const first = runs[0]!.run;
+    const count = (o: string) => (tests ? [...tests.values()].filter((v) => v === o).length : 0);
+    return {
+      command: runs.map((r) => r.run.command).join(" + "),
+      exec: { ...first.exec, exitCode, limit, durationMs, stdout: "", stderr: "" },
+      tests,
+      parser: first.parser,
+      passed: count("passed"),
+      failed: count("failed"),
+      skipped: count("skipped"),
+      notes: runs.flatMap((r) => r.run.notes ?? []),
+    };
+  }
+}

@@ -1,0 +1,110 @@
+import { posix } from "node:path";
+import { isTestPath } from "../../core/test-files.ts";
+import { baseOf, dirOf, stemOf } from "./tree-listing.ts";
+import type { SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
+
+const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+/** `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`, `require("x")`. */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\n]{1,500})["']/g;
+const EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
+const HELPER_FAN_OUT = 25;
+
+/** The files of the tree a relative import specifier may mean (extension and index guesses). */
+export function resolveSpecifier(listing: TreeListing, from: string, spec: string): string | null {
+  if (!spec.startsWith("./") && !spec.startsWith("../")) return null;
+  const joined = posix.normalize(posix.join(dirOf(from), spec));
+  if (joined.startsWith("..")) return null;
+  const stripped = joined.replace(/\.(?:[cm]?js|jsx)$/, "");
+  const guesses = [
+    joined,
+    ...EXTENSIONS.map((e) => `${joined}${e}`),
+    ...EXTENSIONS.map((e) => `${stripped}${e}`),
+    ...EXTENSIONS.map((e) => `${joined}/index${e}`),
+  ];
+  return guesses.find((g) => listing.has(g)) ?? null;
+}
+
+export function jsImports(listing: TreeListing, rel: string): Set<string> {
+  const out = new Set<string>();
+  const text = listing.read(rel) ?? "";
+  for (const m of text.matchAll(SPECIFIER)) {
+    const target = resolveSpecifier(listing, rel, m[1]!);
+    if (target) out.add(target);
+  }
+  return out;
+}
+
+/**
+ * JavaScript/TypeScript tests (`node --test`, jest, vitest, mocha take files): a test relates to a
+ * change when it imports a changed file (directly or through a test helper that does) or is named
+ * after it (`x.test.ts`, `x.spec.js`, `test/x.js` for `src/x.ts`).
+ */
+export function javascriptSuite(
+  listing: TreeListing,
+  runner: "node-test" | "jest" | "vitest" | "mocha",
+): TestSuiteMap {
+  const isTarget = (rel: string): boolean =>
+    SOURCE.test(rel) &&
+    !rel.endsWith(".d.ts") &&
+    (/\.(test|spec)\.[^.]+$/.test(rel) ||
+      /^test[-_.]|[-_]test\.[^.]+$/.test(baseOf(rel)) ||
+      isTestPath(rel)) &&
+    !/(^|\/)(fixtures?|__mocks__|support|helpers?)\//.test(rel);
+  const targets = new Map<string, string[]>();
+  for (const rel of listing.files) if (isTarget(rel)) targets.set(rel, [rel]);
+  const testSide = listing.files.filter((f) => SOURCE.test(f) && isTestPath(f));
+  const importsOf = new Map<string, Set<string>>();
+  const imports = (rel: string): Set<string> => {
+    let s = importsOf.get(rel);
+    if (!s) {
+      s = jsImports(listing, rel);
+      importsOf.set(rel, s);
+    }
+    return s;
+  };
+  const testName = (rel: string): string =>
+    baseOf(rel)
+      .replace(/\.(test|spec)(?=\.)/, "")
+      .split(".")[0]!;
+  return {
+    runner,
+    targets,
+    related(changed) {
+      const out = new Map<string, { reasons: SelectReason[]; detail: string }>();
+      const add = (rel: string, reason: SelectReason, detail: string) => {
+        if (!targets.has(rel)) return;
+        const cur = out.get(rel);
+        if (!cur) out.set(rel, { reasons: [reason], detail });
+        else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+      };
+      const sources = changed.filter((c) => SOURCE.test(c));
+      const stems = new Map(sources.filter((c) => !isTestPath(c)).map((c) => [stemOf(c), c]));
+      for (const rel of targets.keys()) {
+        const n = testName(rel).replace(/^test[-_]|[-_]test$/g, "");
+        const hit = stems.get(n);
+        if (hit) add(rel, "named-after-changed", hit);
+      }
+      const related = new Map(sources.map((c) => [c, c]));
+      const reached = new Set<string>();
+      for (let round = 0; round < 5; round++) {
+        let grew = false;
+        for (const rel of testSide) {
+          if (reached.has(rel)) continue;
+          const hit = [...imports(rel)].find((i) => related.has(i));
+          if (hit === undefined) continue;
+          reached.add(rel);
+          grew = true;
+          add(rel, "imports-changed", related.get(hit)!);
+          if (!targets.has(rel)) {
+            const importers = testSide.filter((f) => imports(f).has(rel));
+            if (importers.length < HELPER_FAN_OUT) related.set(rel, related.get(hit)!);
+          }
+        }
+        if (!grew) break;
+      }
+      return out;
+    },
+    targetOfId: () => null,
+    aliases: (target) => [target, baseOf(target)],
+  };
+}

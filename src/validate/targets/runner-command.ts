@@ -1,0 +1,254 @@
+import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+
+/**
+ * A test command narrowed to some tests. The selected tests come from repository content and model
+ * output: they travel as positional arguments of `sh -c '<command> "$@"'`, never as shell text, and each
+ * is checked against its runner's form (a relative path, a dotted name, a package folder) first.
+ */
+export interface TargetedCommand {
+  /** argv for the sandbox. */
+  argv: string[];
+  /** How the report shows it (the tests quoted). */
+  display: string;
+}
+
+/** Why a test command cannot be narrowed (validation then runs the whole suite and says so). */
+export interface NotTargetable {
+  reason: string;
+}
+
+const SHELL_SYNTAX = /[;&|<>$`'"\\(){}*?!#~\n]/;
+const DOTTED = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+const REL_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[^\0\n\r]+$/;
+
+/** Whether `target` has the form the runner takes (the caller also checked it names a file in the tree). */
+export function validTarget(runner: TestRunnerKind, target: string): boolean {
+  if (target.length === 0 || target.length > 1000) return false;
+  switch (runner) {
+    case "unittest":
+    case "maven":
+    case "gradle":
+    case "junit":
+      return DOTTED.test(target);
+    case "go":
+      return target === "." || (target.startsWith("./") && REL_PATH.test(target.slice(2)));
+    default:
+      return REL_PATH.test(target);
+  }
+}
+
+/** A path argument that can never read as an option: `-x.py` becomes `./-x.py`. */
+const asPathArg = (p: string): string => (p.startsWith("-") ? `./${p}` : p);
+
+/** Options of each runner that take their value as the next word. */
+const VALUE_OPTIONS: Partial<Record<TestRunnerKind, ReadonlySet<string>>> = {
+  pytest: new Set([
+    "-p",
+    "-k",
+    "-m",
+    "-c",
+    "-o",
+    "-W",
+    "-n",
+    "--rootdir",
+    "--junitxml",
+    "--junit-xml",
+    "--tb",
+    "--maxfail",
+    "--durations",
+    "--ignore",
+    "--deselect",
+    "--confcutdir",
+    "--basetemp",
+    "--import-mode",
+    "--log-level",
+    "--cov",
+  ]),
+  unittest: new Set(["-k", "-s", "-p", "-t"]),
+  "node-test": new Set([
+    "--test-reporter",
+    "--test-reporter-destination",
+    "--test-name-pattern",
+    "--test-concurrency",
+    "--test-timeout",
+    "--test-shard",
+    "--import",
+    "--require",
+    "-r",
+    "--loader",
+    "--experimental-loader",
+  ]),
+  go: new Set([
+    "-run",
+    "-skip",
+    "-count",
+    "-timeout",
+    "-p",
+    "-parallel",
+    "-tags",
+    "-coverprofile",
+    "-covermode",
+    "-coverpkg",
+    "-bench",
+    "-benchtime",
+    "-cpu",
+    "-o",
+    "-exec",
+    "-mod",
+    "-shuffle",
+  ]),
+};
+
+/**
+ * The words of the command with the runner's own positional arguments (the scope it runs: `tests/`,
+ * `./...`, `discover -s tests`) dropped from `from` on: the selected tests replace them.
+ */
+function withoutPositionals(words: string[], from: number, runner: TestRunnerKind): string[] {
+  const values = VALUE_OPTIONS[runner] ?? new Set<string>();
+  const out = words.slice(0, from);
+  for (let i = from; i < words.length; i++) {
+    const w = words[i]!;
+    if (runner === "unittest" && w === "discover") continue;
+    // discover's own options (start folder, pattern, top level) mean nothing for named modules.
+    if (runner === "unittest" && (w === "-s" || w === "-p" || w === "-t")) {
+      i++;
+      continue;
+    }
+    if (w.startsWith("-")) {
+      out.push(w);
+      if (values.has(w) && i + 1 < words.length) out.push(words[++i]!);
+    }
+  }
+  return out;
+}
+
+/** The base words and the arguments that name the targets, per runner; or why it cannot be done. */
+function plan(
+  runner: TestRunnerKind,
+  words: string[],
+  targets: readonly string[],
+): { words: string[]; args: string[] } | NotTargetable {
+  const idx = (pred: (w: string, i: number) => boolean): number => words.findIndex(pred);
+  switch (runner) {
+    case "pytest": {
+      const at = idx(
+        (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
+      );
+      if (at < 0) return { reason: "the test command does not start pytest" };
+      return { words: withoutPositionals(words, at + 1, runner), args: targets.map(asPathArg) };
+    }
+    case "unittest": {
+      const at = idx((w, i) => w === "unittest" && words[i - 1] === "-m");
+      if (at < 0) return { reason: "the test command does not run `python -m unittest`" };
+      return { words: withoutPositionals(words, at + 1, runner), args: [...targets] };
+    }
+    case "node-test": {
+      const at = idx((w) => w === "--test");
+      if (at < 0 || !/(^|\/)node$/.test(words[0] ?? ""))
+        return { reason: "the test command does not run `node --test`" };
+      return { words: withoutPositionals(words, at + 1, runner), args: targets.map(asPathArg) };
+    }
+    case "go": {
+      const at = idx((w, i) => w === "test" && words[i - 1] === "go");
+      if (at < 0) return { reason: "the test command does not run `go test`" };
+      return { words: withoutPositionals(words, at + 1, runner), args: [...targets] };
+    }
+    case "jest":
+    case "vitest":
+    case "mocha": {
+      const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
+      const paths = targets.map(asPathArg);
+      const flag = runner === "jest" ? ["--runTestsByPath"] : runner === "vitest" ? ["--"] : [];
+      if (viaScript) return { words, args: [...(words.includes("--") ? [] : ["--"]), ...flag, ...paths] };
+      if (!words.some((w) => w === runner || w.endsWith(`/${runner}`)))
+        return { reason: `the test command does not start ${runner}` };
+      return { words, args: [...flag, ...paths] };
+    }
+    case "maven":
+      return {
+        words: words.filter((w) => !w.startsWith("-Dtest=")),
+        args: [
+          `-Dtest=${targets.join(",")}`,
+          "-Dsurefire.failIfNoSpecifiedTests=false",
+          "-DfailIfNoTests=false",
+        ],
+      };
+    case "gradle":
+      return { words, args: targets.flatMap((t) => ["--tests", t]) };
+    case "junit":
+      return {
+        reason: "JUnit runs need a `validation.command` template naming where the classes go ({tests})",
+      };
+  }
+}
+
+/**
+ * The repository's test command narrowed to `targets`, or why it cannot be: a template from the
+ * configuration (`validation.command`, `{tests}` standing for the tests), else the test command itself
+ * when it starts a known runner without shell syntax.
+ */
+export function targetedCommand(
+  config: Pick<RepoConfig, "test" | "validation">,
+  targets: readonly string[],
+): TargetedCommand | NotTargetable {
+  const runner = config.validation.runner;
+  if (!runner && config.test.command && SHELL_SYNTAX.test(config.test.command)) {
+    return {
+      reason: `the test command \`${config.test.command}\` uses shell syntax, so its tests cannot be named; set \`validation.runner\` and \`validation.command\` (with {tests}) to target it`,
+    };
+  }
+  if (!runner) {
+    return {
+      reason: config.test.command
+        ? `the test command \`${config.test.command}\` does not start a runner whose tests can be named (pytest, unittest, node --test, jest, vitest, mocha, go test, Maven, Gradle); set \`validation.runner\` and \`validation.command\` to target it`
+        : "there is no test command",
+    };
+  }
+  const bad = targets.find((t) => !validTarget(runner, t));
+  if (bad !== undefined) return { reason: `\`${bad.slice(0, 200)}\` is not a ${runner} test name` };
+  const quoted = targets.map((t) => (/^[\w./:,=@+-]+$/.test(t) ? t : `'${t.replaceAll("'", "'\\''")}'`));
+  if (config.validation.command) {
+    const template = config.validation.command;
+    const args =
+      runner === "pytest" ||
+      runner === "node-test" ||
+      runner === "jest" ||
+      runner === "vitest" ||
+      runner === "mocha"
+        ? targets.map(asPathArg)
+        : [...targets];
+    return {
+      argv: ["/bin/sh", "-c", template.replaceAll("{tests}", '"$@"'), "auto-fix-tests", ...args],
+      display: template.replaceAll("{tests}", quoted.join(" ")),
+    };
+  }
+  const command = config.test.command;
+  if (!command) return { reason: "there is no test command" };
+  if (SHELL_SYNTAX.test(command)) {
+    return {
+      reason: `the test command \`${command}\` uses shell syntax, so its tests cannot be named; set \`validation.command\` (with {tests}) to target it`,
+    };
+  }
+  const p = plan(runner, command.trim().split(/\s+/), targets);
+  if ("reason" in p) return p;
+  if (runner === "unittest") {
+    // One process per module: a module that cannot be loaded here (it skips at import on this platform,
+    // an optional dependency is missing) fails alone instead of stopping every other module's tests.
+    return {
+      argv: [
+        "/bin/sh",
+        "-c",
+        `rc=0; for t in "$@"; do ${p.words.join(" ")} "$t" || rc=1; done; exit $rc`,
+        "auto-fix-tests",
+        ...p.args,
+      ],
+      display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+    };
+  }
+  return {
+    argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "auto-fix-tests", ...p.args],
+    display: [...p.words, ...p.args.map((a) => (targets.includes(a) ? quoted[targets.indexOf(a)]! : a))].join(
+      " ",
+    ),
+  };
+}

@@ -1,0 +1,191 @@
+import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+import { TreeFsError } from "../../core/tree-fs.ts";
+import { goSuite } from "./go.ts";
+import { javaSuite } from "./java.ts";
+import { javascriptSuite } from "./javascript.ts";
+import { pythonSuite } from "./python.ts";
+import { type NotTargetable, type TargetedCommand, targetedCommand, validTarget } from "./runner-command.ts";
+import { listTree } from "./tree-listing.ts";
+import {
+  REASON_TEXT,
+  type SelectedTest,
+  type SelectReason,
+  type TestSuiteMap,
+  type TreeListing,
+} from "./types.ts";
+
+/** More selected tests than this: the selection is the suite (its whole command runs). */
+export const MAX_TARGETS = 2000;
+/** Text read from a reproducer or a model answer for test names. */
+const MAX_TEXT_CHARS = 256 * 1024;
+
+/** Which tests a candidate's validation runs first, and why. */
+export interface TestSelection {
+  /** targeted: only `tests`; full: the whole test command (with why in `why`). */
+  kind: "targeted" | "full";
+  runner: TestRunnerKind | null;
+  tests: SelectedTest[];
+  /** How many test targets the tree holds (files, modules, packages or classes), when known. */
+  total: number | null;
+  /** One sentence for the report. */
+  why: string;
+}
+
+export function suiteFor(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
+  switch (runner) {
+    case "pytest":
+    case "unittest":
+      return pythonSuite(listing, runner);
+    case "node-test":
+    case "jest":
+    case "vitest":
+    case "mocha":
+      return javascriptSuite(listing, runner);
+    case "go":
+      return goSuite(listing);
+    case "maven":
+    case "gradle":
+    case "junit":
+      return javaSuite(listing, runner);
+  }
+}
+
+/**
+ * Whether `id` names one test the runner can run by itself: a pytest node id (`file::name`) or a unittest
+ * dotted test id, whose file or module is one of the tree's tests.
+ */
+export function singleTest(runner: TestRunnerKind, suite: TestSuiteMap, id: string): boolean {
+  if (suite.targets.has(id)) return false;
+  if (runner === "pytest") return id.includes("::") && suite.targetOfId(id) !== null && !/[\n\r\0]/.test(id);
+  if (runner === "unittest")
+    return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(id) && suite.targetOfId(id) !== null;
+  return false;
+}
+
+/** Targets a text mentions by path, dotted name or class name (tokens looked up, never searched for). */
+export function targetsNamedIn(suite: TestSuiteMap, text: string): string[] {
+  const byAlias = new Map<string, string[]>();
+  for (const t of suite.targets.keys()) {
+    for (const a of suite.aliases(t)) byAlias.set(a, [...(byAlias.get(a) ?? []), t]);
+  }
+  const found = new Set<string>();
+  for (const m of text.slice(0, MAX_TEXT_CHARS).matchAll(/[\w$][\w$./:-]*/g)) {
+    const token = m[0].replace(/[.:]+$/, "").replace(/^\.\//, "");
+    for (const key of [token, token.split("::")[0]!]) {
+      const hits = byAlias.get(key);
+      // A bare file name shared by many tests names none of them in particular.
+      if (hits && hits.length <= 3) for (const h of hits) found.add(h);
+    }
+  }
+  return [...found];
+}
+
+export interface SelectInput {
+  /** The unpatched tree (set up): tests are found there, never in a candidate's tree. */
+  root: string;
+  config: Pick<RepoConfig, "test" | "validation">;
+  /** Files the candidate changes (repository-relative). */
+  changed: readonly string[];
+  /** Test ids that failed on the unpatched tree, as far as the job has run them. */
+  failedBefore?: readonly string[];
+  /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
+  reproducerText?: string;
+  modelText?: string;
+  /** The tests of `root` found earlier (the unpatched tree does not change during a job). */
+  suite?: TestSuiteMap;
+}
+
+/**
+ * The tests a candidate's validation runs first: those that failed before the patch, that import or are
+ * named after a changed module, and that the reproducer or the model names. Every target is a test the
+ * tree holds as a regular file (no link), in its runner's form; a configuration whose tests cannot be
+ * named gives a full selection that says why.
+ */
+export function selectTests(input: SelectInput): TestSelection {
+  const { config } = input;
+  const runner = config.validation.runner;
+  const full = (why: string, total: number | null = null): TestSelection => ({
+    kind: "full",
+    runner,
+    tests: [],
+    total,
+    why,
+  });
+  if (!config.test.command) return full("there is no test command");
+  const probe = targetedCommand(config, []);
+  if ("reason" in probe) return full(`${probe.reason}: the whole suite runs`);
+  let suite = input.suite;
+  if (!suite) {
+    let listing: TreeListing;
+    try {
+      listing = listTree(input.root);
+    } catch (err) {
+      if (err instanceof TreeFsError)
+        return full(`the tree cannot be listed (${err.message}): the whole suite runs`);
+      throw err;
+    }
+    suite = suiteFor(listing, runner!);
+  }
+  const picked = new Map<string, SelectedTest>();
+  const add = (target: string, reason: SelectReason, detail?: string) => {
+    if (!validTarget(runner!, target)) return;
+    if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
+    const cur = picked.get(target);
+    if (!cur) picked.set(target, { target, reasons: [reason], ...(detail ? { detail } : {}) });
+    else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+  };
+  // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
+  // unittest dotted ids), else with its file, module, package or class.
+  for (const id of input.failedBefore ?? []) {
+    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id);
+    if (t) add(t, "failed-before");
+  }
+  for (const [t, r] of suite.related(input.changed)) for (const reason of r.reasons) add(t, reason, r.detail);
+  if (input.reproducerText)
+    for (const t of targetsNamedIn(suite, input.reproducerText)) add(t, "named-by-reproducer");
+  if (input.modelText) for (const t of targetsNamedIn(suite, input.modelText)) add(t, "named-by-model");
+  // A single test whose whole file or module is selected anyway runs with it.
+  for (const [t, sel] of picked) {
+    const owner = suite.targets.has(t) ? null : suite.targetOfId(t);
+    const whole = owner ? picked.get(owner) : undefined;
+    if (!whole) continue;
+    for (const r of sel.reasons) if (!whole.reasons.includes(r)) whole.reasons.push(r);
+    picked.delete(t);
+  }
+  const order = Object.keys(REASON_TEXT);
+  for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  const total = suite.targets.size;
+  if (tests.length > MAX_TARGETS) {
+    return full(
+      `${tests.length} of ${total} tests relate to the change (over ${MAX_TARGETS}): the whole suite runs`,
+      total,
+    );
+  }
+  return {
+    kind: "targeted",
+    runner,
+    tests,
+    total,
+    why:
+      tests.length === 0
+        ? `no test of the ${total} found relates to the change`
+        : `${tests.length} of ${total} ${runner} tests relate to the change`,
+  };
+}
+
+/** The command that runs the selected tests (the selection must be targeted). */
+export function commandFor(
+  config: Pick<RepoConfig, "test" | "validation">,
+  targets: readonly string[],
+): TargetedCommand | NotTargetable {
+  return targetedCommand(config, targets);
+}
+
+/** Report lines: each selected test with its reasons. */
+export function describeSelected(tests: readonly SelectedTest[]): string[] {
+  return tests.map(
+    (t) =>
+      `${t.target}: ${t.reasons.map((r) => REASON_TEXT[r]).join(", ")}${t.detail ? ` (${t.detail})` : ""}`,
+  );
+}

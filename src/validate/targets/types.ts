@@ -1,0 +1,48 @@
+import type { TestRunnerKind } from "../../config/index.ts";
+
+/** Why a test was selected for a candidate, for the report. */
+export type SelectReason =
+  | "failed-before"
+  | "imports-changed"
+  | "named-after-changed"
+  | "same-package"
+  | "named-by-reproducer"
+  | "named-by-model";
+
+export const REASON_TEXT: Record<SelectReason, string> = {
+  "failed-before": "failed before the patch",
+  "imports-changed": "imports a changed module",
+  "named-after-changed": "named after a changed module",
+  "same-package": "in a changed package",
+  "named-by-reproducer": "named by the reproducer",
+  "named-by-model": "named by the model",
+};
+
+/** One selected test (a file, a module, a package or a class, as its runner takes it). */
+export interface SelectedTest {
+  target: string;
+  reasons: SelectReason[];
+  /** e.g. which changed module it imports. */
+  detail?: string;
+}
+
+/** The regular files of a work tree (no link followed) and a bounded reader. */
+export interface TreeListing {
+  files: readonly string[];
+  has(rel: string): boolean;
+  /** The file's text (capped), or null when it cannot be read as a regular file. */
+  read(rel: string): string | null;
+}
+
+/** What a language knows about a tree's tests: the targets, and how a change, an id or a text names them. */
+export interface TestSuiteMap {
+  runner: TestRunnerKind;
+  /** Every test target of the tree, each with the files behind it. */
+  targets: ReadonlyMap<string, readonly string[]>;
+  /** The tests related to the changed files, with why. */
+  related(changed: readonly string[]): Map<string, { reasons: SelectReason[]; detail: string }>;
+  /** The target a test id of the runner's output belongs to, when one can be told. */
+  targetOfId(id: string): string | null;
+  /** Names by which a text (a reproducer, the model's answer) may mention a target. */
+  aliases(target: string): string[];
+}

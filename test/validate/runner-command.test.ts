@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { test } from "node:test";
+import {
+  parseRepoConfig,
+  RepoConfigError,
+  runnerOfCommand,
+  type RepoConfig,
+  type TestRunnerKind,
+} from "../../src/config/index.ts";
+import { changedFilesOfDiff, targetedCommand } from "../../src/validate/index.ts";
+
+function cfg(command: string, runner: TestRunnerKind | null, template: string | null = null) {
+  const c = parseRepoConfig(`test: ${JSON.stringify(command)}\n`);
+  return { test: c.test, validation: { ...c.validation, runner, command: template } } satisfies Pick<
+    RepoConfig,
+    "test" | "validation"
+  >;
+}
+
+/** What the shell hands the runner: the argv after `sh -c` expands "$@" (run for real, with echo). */
+function argvOf(cmd: ReturnType<typeof targetedCommand>): string[] {
+  assert.ok("argv" in cmd, "reason" in cmd ? cmd.reason : "");
+  const [sh, flag, script, name, ...args] = cmd.argv;
+  assert.equal(sh, "/bin/sh");
+  assert.equal(flag, "-c");
+  // The same script with printf in front: each word the runner would get, NUL-separated.
+  const out = execFileSync("/bin/sh", ["-c", `printf '%s\\0' ${script!}`, name!, ...args], {
+    encoding: "utf8",
+  });
+  return out.split("\0").slice(0, -1);
+}
+
+test("runners are detected from plain test commands; scripts and shell syntax are not targetable", () => {
+  const cases: [string, string, TestRunnerKind | null][] = [
+    ["python3 -m pytest -rA", "unknown", "pytest"],
+    ["pytest -q tests/", "unknown", "pytest"],
+    ["python -m unittest discover -v", "unknown", "unittest"],
+    ["node --test test/", "unknown", "node-test"],
+    ["npx jest --ci", "unknown", "jest"],
+    ["npx vitest run", "unknown", "vitest"],
+    ["npm test", "jest", "jest"],
+    ["npm test", "npm", null],
+    ["go test -json ./...", "unknown", "go"],
+    ["mvn -B -o test", "unknown", "maven"],
+    ["./gradlew --offline test", "unknown", "gradle"],
+    ["make test", "unknown", null],
+    ["./run-tests.sh", "unknown", null],
+    ["pytest && echo ok", "unknown", null],
+    ["pytest $(cat args)", "unknown", null],
+  ];
+  for (const [cmd, fw, want] of cases) assert.equal(runnerOfCommand(cmd, fw as never), want, cmd);
+});
+
+test("each runner gets its tests in its own form; the command's own scope is replaced", () => {
+  const runs = (command: string, runner: TestRunnerKind, targets: string[]) =>
+    argvOf(targetedCommand(cfg(command, runner), targets));
+  assert.deepEqual(
+    runs("python3 -m pytest -rA -p no:cacheprovider tests/ -k fast", "pytest", ["t/test_a.py"]),
+    ["python3", "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-k", "fast", "t/test_a.py"],
+  );
+  // unittest: one process per module, so that a module failing to load fails alone.
+  const ut = targetedCommand(cfg("python3 -m unittest discover -s tests -v", "unittest"), [
+    "tests.test_a",
+    "b",
+  ]);
+  assert.ok("argv" in ut);
+  assert.deepEqual(ut.argv, [
+    "/bin/sh",
+    "-c",
+    'rc=0; for t in "$@"; do python3 -m unittest -v "$t" || rc=1; done; exit $rc',
+    "auto-fix-tests",
+    "tests.test_a",
+    "b",
+  ]);
+  assert.deepEqual(runs("node --test --test-reporter spec test/", "node-test", ["test/a.test.js"]), [
+    "node",
+    "--test",
+    "--test-reporter",
+    "spec",
+    "test/a.test.js",
+  ]);
+  assert.deepEqual(runs("go test -json -count 1 ./...", "go", ["./a", "."]), [
+    "go",
+    "test",
+    "-json",
+    "-count",
+    "1",
+    "./a",
+    ".",
+  ]);
+  assert.deepEqual(runs("npm test", "jest", ["src/a.test.ts"]), [
+    "npm",
+    "test",
+    "--",
+    "--runTestsByPath",
+    "src/a.test.ts",
+  ]);
+  assert.deepEqual(runs("npx jest --ci", "jest", ["src/[id].test.ts"]), [
+    "npx",
+    "jest",
+    "--ci",
+    "--runTestsByPath",
+    "src/[id].test.ts",
+  ]);
+  assert.deepEqual(runs("npx vitest run", "vitest", ["a.test.ts"]), [
+    "npx",
+    "vitest",
+    "run",
+    "--",
+    "a.test.ts",
+  ]);
+  assert.deepEqual(runs("npm run test -- --silent", "mocha", ["test/a.js"]), [
+    "npm",
+    "run",
+    "test",
+    "--",
+    "--silent",
+    "test/a.js",
+  ]);
+  assert.deepEqual(runs("mvn -B -o test -Dtest=Old", "maven", ["a.BTest", "a.CTest"]), [
+    "mvn",
+    "-B",
+    "-o",
+    "test",
+    "-Dtest=a.BTest,a.CTest",
+    "-Dsurefire.failIfNoSpecifiedTests=false",
+    "-DfailIfNoTests=false",
+  ]);
+  assert.deepEqual(runs("./gradlew --offline test", "gradle", ["a.BTest"]), [
+    "./gradlew",
+    "--offline",
+    "test",
+    "--tests",
+    "a.BTest",
+  ]);
+});
+
+test("hostile targets: option-like paths become ./paths, shell text stays one argument, bad names are refused", () => {
+  const pytest = cfg("python3 -m pytest", "pytest");
+  assert.deepEqual(argvOf(targetedCommand(pytest, ["-p/test_x.py", "tests/test_$(id);`id`.py"])), [
+    "python3",
+    "-m",
+    "pytest",
+    "./-p/test_x.py",
+    "tests/test_$(id);`id`.py",
+  ]);
+  for (const bad of ["/etc/passwd", "../x/test_a.py", "a/../../test_a.py", "", "x\ny"]) {
+    const r = targetedCommand(pytest, [bad]);
+    assert.ok("reason" in r, `${JSON.stringify(bad)} must be refused`);
+  }
+  const unittest = cfg("python3 -m unittest", "unittest");
+  for (const bad of ["-k", "a;b", "a b", "a.-b"])
+    assert.ok("reason" in targetedCommand(unittest, [bad]), bad);
+  const go = cfg("go test ./...", "go");
+  for (const bad of ["-exec=sh", "pkg", "./../x", "/abs"])
+    assert.ok("reason" in targetedCommand(go, [bad]), bad);
+  // A template gets the tests as "$@": its own shell syntax runs, the tests' never does.
+  const tpl = cfg("make test", "junit", "echo start && printf '<%s>' {tests}");
+  const cmd = targetedCommand(tpl, ["a.BTest", "c.DTest"]);
+  assert.ok("argv" in cmd);
+  const out = execFileSync(cmd.argv[0]!, cmd.argv.slice(1), { encoding: "utf8" });
+  assert.equal(out, "start\n<a.BTest><c.DTest>");
+});
+
+test("the configuration: validation mode, budget, runner and a template that must name {tests}", () => {
+  const d = parseRepoConfig("test: python3 -m pytest\n");
+  assert.deepEqual(d.validation, {
+    mode: "targeted",
+    budgetMs: 120_000,
+    runner: "pytest",
+    command: null,
+    source: "detected",
+  });
+  assert.equal(parseRepoConfig("test: make test\nvalidation: full\n").validation.mode, "full");
+  const t = parseRepoConfig(
+    "test: make test\nvalidation:\n  runner: junit\n  command: make test ONLY={tests}\n  budget: 30\n",
+  );
+  assert.deepEqual(t.validation, {
+    mode: "targeted",
+    budgetMs: 30_000,
+    runner: "junit",
+    command: "make test ONLY={tests}",
+    source: "config",
+  });
+  assert.throws(
+    () => parseRepoConfig("validation:\n  command: make test\n"),
+    (e: unknown) => {
+      assert.ok(e instanceof RepoConfigError);
+      assert.match(e.message, /validation\.command: must contain \{tests\}/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => parseRepoConfig("validation:\n  runner: rspec\n"),
+    /validation\.runner: expected one of/,
+  );
+  assert.throws(() => parseRepoConfig("validation: sometimes\n"), RepoConfigError);
+});
+
+test("changed files are read from a unified diff, quoted names too", () => {
+  const diff = [
+    "diff --git a/pkg/a.py b/pkg/a.py",
+    "--- a/pkg/a.py",
+    "+++ b/pkg/a.py",
+    "@@ -1 +1 @@",
+    "-x",
+    "+y",
+    "diff --git a/new.py b/new.py",
+    "--- /dev/null",
+    "+++ b/new.py",
+    'diff --git "a/sp ace\\tx.py" "b/sp ace\\tx.py"',
+    '--- "a/sp ace\\tx.py"',
+    '+++ "b/sp ace\\tx.py"',
+    "--- a/gone.py",
+    "+++ /dev/null",
+    "",
+  ].join("\n");
+  assert.deepEqual(changedFilesOfDiff(diff).sort(), ["gone.py", "new.py", "pkg/a.py", "sp ace\tx.py"]);
+});

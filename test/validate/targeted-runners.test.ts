@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { after, before, test } from "node:test";
+import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import type { TreeStates } from "../../src/validate/index.ts";
+import { prepareJob, ranIds, selected, validateEdit, writeRepo } from "./support/targeted-repo.ts";
+
+let sandbox: SandboxPort;
+const jobs: TreeStates[] = [];
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+});
+after(async () => {
+  for (const s of jobs) await s.dispose();
+});
+
+const has = (cmd: string, args: string[]): boolean => {
+  try {
+    execFileSync(cmd, args, { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test("node --test: the test files that import the changed file (directly or through a helper) run", async () => {
+  const repo = writeRepo({
+    "package.json": JSON.stringify({ type: "module", scripts: { test: "node --test test/" } }),
+    ".github/auto-fix.yml": "test: node --test test/\nvalidation:\n  budget: 0\n",
+    "src/slug.js": 'export const slug = (s) => s.toLowerCase().replace(" ", "-");\n',
+    "src/sum.js": "export const sum = (a, b) => a + b;\n",
+    "test/helpers/make.js":
+      'import { slug } from "../../src/slug.js";\nexport const title = (s) => slug(s);\n',
+    "test/slug.test.js":
+      'import { test } from "node:test";\nimport assert from "node:assert";\nimport { slug } from "../src/slug.js";\ntest("two words", () => assert.equal(slug("A B"), "a-b"));\n',
+    "test/title.test.js":
+      'import { test } from "node:test";\nimport assert from "node:assert";\nimport { title } from "./helpers/make.js";\ntest("title", () => assert.equal(title("X Y"), "x-y"));\n',
+    "test/sum.test.js":
+      'import { test } from "node:test";\nimport assert from "node:assert";\nimport { sum } from "../src/sum.js";\ntest("adds", () => assert.equal(sum(1, 2), 3));\n',
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.validation.runner, "node-test");
+  const v = await validateEdit(sandbox, job, { "src/slug.js": ['.replace(" ", "-")', '.replace(" ", "_")'] });
+  assert.deepEqual(selected(v), {
+    "test/slug.test.js": ["imports a changed module", "named after a changed module"],
+    "test/title.test.js": ["imports a changed module"],
+  });
+  assert.equal(v.result.status, "regressions");
+  assert.deepEqual(v.result.regressions.sort(), ["title", "two words"]);
+  assert.ok(!ranIds(v).includes("adds"), `sum.test.js must not run: ${ranIds(v).join(", ")}`);
+  assert.match(v.run?.command ?? "", /^node --test test\/slug\.test\.js test\/title\.test\.js$/);
+});
+
+test("go test: the changed package and the packages whose tests import it", {
+  skip: !has("go", ["version"]) && "go is not installed (Debian golang-go)",
+}, async () => {
+  const repo = writeRepo({
+    "go.mod": "module example.com/shop\n\ngo 1.19\n",
+    "price/price.go": "package price\n\nfunc Discount(p, pct int) int { return p - p*pct/100 }\n",
+    "price/price_test.go":
+      'package price\n\nimport "testing"\n\nfunc TestHalf(t *testing.T) {\n\tif Discount(10, 50) != 5 {\n\t\tt.Fatal("half")\n\t}\n}\n',
+    "cart/cart.go":
+      'package cart\n\nimport "example.com/shop/price"\n\nfunc Total(p int) int { return price.Discount(p, 10) }\n',
+    "cart/cart_test.go":
+      'package cart\n\nimport (\n\t"testing"\n\n\t"example.com/shop/price"\n)\n\nfunc TestTotal(t *testing.T) {\n\tif Total(100) != 90 || price.Discount(1, 0) != 1 {\n\t\tt.Fatal("total")\n\t}\n}\n',
+    "util/util.go": "package util\n\nfunc One() int { return 1 }\n",
+    "util/util_test.go":
+      'package util\n\nimport "testing"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal("one")\n\t}\n}\n',
+    ".github/auto-fix.yml": "validation:\n  budget: 0\n",
+  });
+  const job = await prepareJob(sandbox, repo, (c) => ({
+    ...c,
+    timeouts: { ...c.timeouts, testMs: 300_000 },
+  }));
+  jobs.push(job.states);
+  assert.equal(job.config.validation.runner, "go");
+  const v = await validateEdit(sandbox, job, { "price/price.go": ["p*pct/100", "p*pct/50"] });
+  assert.deepEqual(selected(v), {
+    "./cart": ["imports a changed module"],
+    "./price": ["in a changed package"],
+  });
+  assert.match(v.run?.command ?? "", /^go test -json \.\/cart \.\/price$/);
+  assert.equal(v.result.status, "regressions", `${v.result.summary}\n${v.run?.exec.stderr}`);
+  assert.deepEqual(v.result.regressions.filter((r) => !r.endsWith("<package>")).sort(), [
+    "example.com/shop/cart.TestTotal",
+    "example.com/shop/price.TestHalf",
+  ]);
+  assert.ok(!ranIds(v).some((id) => id.includes("util")), ranIds(v).join(", "));
+});
+
+test("JUnit 4: test classes of the changed class's package, importers and namesakes, through a {tests} template", {
+  skip: !has("javac", ["-version"]) && "javac is not installed",
+}, async () => {
+  const cp = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+  const build = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${cp} $(find src -name '*.java')`;
+  const repo = writeRepo({
+    "src/main/java/shop/Price.java":
+      "package shop;\n\npublic class Price {\n  public static int discount(int p, int pct) { return p - p * pct / 100; }\n}\n",
+    "src/main/java/util/Strings.java":
+      "package util;\n\npublic class Strings {\n  public static String twice(String s) { return s + s; }\n}\n",
+    "src/test/java/shop/PriceTest.java":
+      "package shop;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class PriceTest {\n  @Test public void half() { assertEquals(5, Price.discount(10, 50)); }\n}\n",
+    "src/test/java/cart/CartTest.java":
+      "package cart;\n\nimport org.junit.Test;\nimport shop.Price;\nimport static org.junit.Assert.assertEquals;\n\npublic class CartTest {\n  @Test public void total() { assertEquals(90, Price.discount(100, 10)); }\n}\n",
+    "src/test/java/util/StringsTest.java":
+      'package util;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class StringsTest {\n  @Test public void twice() { assertEquals("aa", Strings.twice("a")); }\n}\n',
+    ".github/auto-fix.yml": [
+      `test: ${build} && java -cp /tmp/af-out:${cp} org.junit.runner.JUnitCore shop.PriceTest cart.CartTest util.StringsTest`,
+      "validation:",
+      "  runner: junit",
+      `  command: ${build} && java -cp /tmp/af-out:${cp} org.junit.runner.JUnitCore {tests}`,
+      "  budget: 0",
+      "",
+    ].join("\n"),
+  });
+  const job = await prepareJob(sandbox, repo, (c) => ({
+    ...c,
+    timeouts: { ...c.timeouts, testMs: 300_000 },
+  }));
+  jobs.push(job.states);
+  const v = await validateEdit(sandbox, job, {
+    "src/main/java/shop/Price.java": ["p * pct / 100", "p * pct / 50"],
+  });
+  assert.deepEqual(selected(v), {
+    "cart.CartTest": ["imports a changed module"],
+    "shop.PriceTest": ["named after a changed module", "in a changed package"],
+  });
+  assert.match(v.run?.command ?? "", /JUnitCore cart\.CartTest shop\.PriceTest$/);
+  const out = v.run?.exec.stdout ?? "";
+  assert.match(out, /Tests run: 2,\s+Failures: 2/, out);
+  assert.doesNotMatch(out, /StringsTest/);
+  assert.equal(v.result.status, "regressions", v.result.summary);
+});
