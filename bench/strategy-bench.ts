@@ -41,12 +41,10 @@ for (const stages of [false, true]) {
       let last: StrategyRun | null = null;
       for (let i = 0; i < runs; i++) {
         const bug = bugs().find((b) => b.name === name)!;
-        const hooks = stages ? createReproduceReviewHooks({ sandbox }) : null;
+        const hooks = stages ? createReproduceReviewHooks() : null;
         const r = await runStrategy(bug, strategy, {
           sandbox,
-          ...(hooks
-            ? { hooks, others: stageAgents(bug), use: configuredStrategy({ sandbox, name: strategy }) }
-            : {}),
+          ...(hooks ? { hooks, others: stageAgents(bug), use: configuredStrategy({ name: strategy }) } : {}),
         });
         await hooks?.dispose();
         times.push(r.ms);

@@ -2,7 +2,6 @@ export { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } fro
 export {
   extractScript,
   hasReproducibleExample,
-  isFatal,
   judgeReproduction,
   type ReproducerDeps,
   type ReproRun,
@@ -12,3 +11,9 @@ export {
   runReproducer,
   writeUntilReproduced,
 } from "./reproducer.ts";
+export {
+  type ReproduceStageInput,
+  type ReproduceStageResult,
+  reproduceStage,
+  type TreeCopy,
+} from "./stage.ts";

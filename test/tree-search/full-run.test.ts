@@ -37,7 +37,7 @@ function others(req: ChatRequest): string | null {
 }
 
 function hooks() {
-  const h = createReproduceReviewHooks({ sandbox });
+  const h = createReproduceReviewHooks();
   hooksToDispose.push(h);
   return h;
 }
@@ -45,7 +45,7 @@ function hooks() {
 test("with the reproduce and review stages: the tree search checks with the model's reproducer and is approved", async () => {
   const tree = await runStrategy(MEDIAN, "tree", {
     sandbox,
-    use: configuredStrategy({ sandbox, name: "tree" }),
+    use: configuredStrategy({ name: "tree" }),
     hooks: hooks(),
     others,
   });
@@ -61,7 +61,7 @@ test("with the reproduce and review stages: the tree search checks with the mode
   // bring the writer past its first idea, although it spends more calls than the tree search.
   const linear = await runStrategy(MEDIAN, "linear", {
     sandbox,
-    use: configuredStrategy({ sandbox, name: "linear" }),
+    use: configuredStrategy({ name: "linear" }),
     hooks: hooks(),
     others,
   });

@@ -1,0 +1,77 @@
+import type { RepoConfig } from "../config/index.ts";
+import { stopsRun } from "../contract/failures.ts";
+import type { ValidationOutcome } from "../contract/pipeline.ts";
+import type { SandboxPort } from "../sandbox/index.ts";
+import { compareRuns, showsFix, type ValidationResult } from "./compare.ts";
+import type { TreeStates } from "./tree-states.ts";
+import { validatePatched } from "./validate.ts";
+
+/** What the validation stage runs on: the run's sandbox, configuration and prepared trees. */
+export interface ValidateStageInput {
+  sandbox: SandboxPort | null;
+  config: RepoConfig;
+  states: TreeStates | null;
+  /** One test run per distinct diff for the whole run (the review loop validates too). */
+  cache: Map<string, Promise<ValidationResult>>;
+}
+
+/**
+ * Runs the repository's tests on a patch, once per distinct diff: the baseline (started when the trees
+ * were prepared) against a patched copy. A failure to run is an "error" result; errors that stop the run
+ * go through.
+ */
+export function validateDiff(input: ValidateStageInput, diff: string): Promise<ValidationResult> {
+  let p = input.cache.get(diff);
+  if (!p) {
+    p = (async () => {
+      const { states, sandbox, config } = input;
+      if (!states || !sandbox || !config.test.command) return compareRuns(null, null);
+      try {
+        const baseline = await states.baseline();
+        const copy = await states.patched(diff);
+        try {
+          return (await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir))
+            .result;
+        } finally {
+          await copy.dispose();
+        }
+      } catch (err) {
+        if (stopsRun(err)) throw err;
+        return {
+          ...compareRuns(null, null),
+          status: "error",
+          command: config.test.command,
+          summary: `validation could not run: ${(err as Error).message}`,
+        };
+      }
+    })();
+    input.cache.set(diff, p);
+  }
+  return p;
+}
+
+/** A validation result as the pipeline's candidates carry it. */
+export function toValidationOutcome(v: ValidationResult): ValidationOutcome {
+  return {
+    passed: v.status === "passed" || v.status === "no-regressions",
+    showsFix: showsFix(v),
+    regressions: v.regressions,
+    summary: v.summary,
+    data: v,
+  };
+}
+
+/**
+ * The validate stage: the repository's tests before and after one candidate's patch. Null when the
+ * repository has no test command or no tree could be prepared (nothing to validate with).
+ */
+export async function validateStage(
+  input: ValidateStageInput,
+  candidate: { id: string; diff: string },
+  record: (name: string, value: unknown) => void,
+): Promise<ValidationOutcome | null> {
+  if (!input.config.test.command || !input.states) return null;
+  const v = await validateDiff(input, candidate.diff);
+  record(`${candidate.id}/validation.json`, v);
+  return toValidationOutcome(v);
+}
