@@ -5,6 +5,7 @@
  */
 import { createProbot } from "probot";
 import { createWorker } from "./app.ts";
+import { workerDeps } from "./installation.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { createAppQueue } from "./queue.ts";
 import { readSettings } from "../issue-run/settings.ts";
@@ -44,7 +45,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
       const h = await queue.health();
       if (!h.ok) throw new UserError(`the job store is not reachable: ${h.detail}`);
     }
-    const handler = createWorker(probot, {
+    const handler = createWorker(workerDeps(probot), {
       settings,
       ledger,
       limits,

@@ -1,0 +1,53 @@
+/**
+ * The Probot wiring of GitHub for the worker: an installation's octokit, the repository port on it, and
+ * `.github/auto-fix.yml` read through Probot's config loader. `src/issue-run/` sees only the port.
+ */
+import type { Probot } from "probot";
+import { toGitHubApiError } from "../github/errors.ts";
+import { createOctokitGitHub } from "../github/octokit-github.ts";
+import type { ConnectInstallation, WorkerLog } from "../issue-run/job-worker.ts";
+
+export type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
+
+/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
+export async function loadRepoConfig(
+  octokit: AppOctokit,
+  owner: string,
+  repo: string,
+  warn: (msg: string) => void,
+): Promise<unknown> {
+  try {
+    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
+    return files.some((f) => f.config !== null) ? config : null;
+  } catch (error) {
+    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
+/**
+ * How the worker reaches GitHub through this Probot app: authenticates as the job's installation (a
+ * failure is a `GitHubApiError`), and makes every request of that octokit carry the job's abort signal.
+ */
+export function connectInstallation(app: Probot): ConnectInstallation {
+  return async (installationId, owner, repo, signal) => {
+    let octokit: AppOctokit;
+    try {
+      octokit = await app.auth(installationId);
+    } catch (error) {
+      throw toGitHubApiError(error, "POST", "/app/installations/{installation_id}/access_tokens");
+    }
+    octokit.hook.before("request", (request) => {
+      request.request = { ...request.request, signal };
+    });
+    return {
+      github: createOctokitGitHub(octokit, owner, repo),
+      loadRepoConfig: (warn) => loadRepoConfig(octokit, owner, repo, warn),
+    };
+  };
+}
+
+/** The worker's dependencies from a Probot app: its GitHub access and its logger. */
+export function workerDeps(app: Probot): { connect: ConnectInstallation; log: WorkerLog } {
+  return { connect: connectInstallation(app), log: app.log };
+}
