@@ -58,7 +58,13 @@ export function selectStage(candidates: readonly PatchCandidate[], input: Select
   });
   const selection = selectCandidate(mapped);
   const winner = selection.winner ? (candidates.find((c) => c.id === selection.winner!.id) ?? null) : null;
-  if (winner?.applicable) return { chosen: winner, why: selection.reason, selection };
+  if (winner?.applicable) {
+    // Said with the candidate's source (which strategy and attempt), as the report names it.
+    const tier = selection.ranking.find((r) => r.id === winner.id)?.why ?? selection.reason;
+    const others = candidates.length - 1;
+    const over = others > 0 ? ` (over ${others} other candidate${others > 1 ? "s" : ""})` : "";
+    return { chosen: winner, why: `${winner.source}: ${tier}${over}`, selection };
+  }
   if (candidates.length === 0) return { chosen: null, why: "no patch was written", selection };
   // Nothing applicable: keep the closest attempt for the report.
   let best = winner ?? candidates[0]!;

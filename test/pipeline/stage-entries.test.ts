@@ -300,7 +300,8 @@ test("select: the full test runs break a tie; with nothing applicable the closes
     testRuns: (c) => run(c.id === "b" ? 9 : 3),
   });
   assert.equal(picked.chosen?.id, "b");
-  assert.match(picked.why, /candidate b won: regression-free \(tests: passed\), not reviewed/);
+  assert.equal(picked.why, "b: regression-free (tests: passed), not reviewed (over 1 other candidate)");
+  assert.match(picked.selection.reason, /^candidate b won: regression-free/);
   const order = ["NO_PATCH", "RAW_PATCH_BUT_UNPARSED", "RAW_PATCH_BUT_UNMATCHED"];
   const failed = (id: string, status: string): PatchCandidate => ({
     ...candidate(),
