@@ -13,6 +13,7 @@ import { after, before, test } from "node:test";
 import pino from "pino";
 import { Probot, ProbotOctokit } from "probot";
 import { connectInstallation } from "../../src/app/installation.ts";
+import { AutoFixOctokit } from "../../src/app/octokit.ts";
 import { createOctokitGitHub } from "../../src/github/octokit-github.ts";
 import { MemoryRunLedger } from "../../src/issue-run/budgets.ts";
 import { type ConnectInstallation, createWorker, type WorkerLog } from "../../src/issue-run/job-worker.ts";
@@ -295,4 +296,53 @@ test("GitHub unreachable when the installation token is asked for: retryable, an
   assert.equal(error.retryable, true);
   assert.match(error.message, /GitHub API GET \/repos\/\{owner\}\/\{repo\}\/[^ ]+ failed: no answer/);
   assert.equal(runLine(lines)?.fields.githubStatus, null);
+});
+
+/** The app's own Octokit (its rate-limit handling), as the server and the workers build it. */
+function appProbot(): Probot {
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return new Probot({
+    appId: 1,
+    privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+    baseUrl: github.apiUrl,
+    log: pino({ level: "silent" }),
+    // Server errors are the other tests' subject: no retries of those inside the octokit here.
+    Octokit: AutoFixOctokit.defaults({ retry: { enabled: false } }),
+  });
+}
+
+test("the app's octokit waits out a short rate limit inside the request, once; a long one is the queue's", async () => {
+  const app = appProbot();
+  github.failMatching(isComments, {
+    status: 429,
+    message: "You have exceeded a secondary rate limit",
+    headers: { "retry-after": "1" },
+  });
+  const before = github.calls.length;
+  const short = await attempt([], connectInstallation(app));
+  assert.deepEqual(
+    github.calls
+      .slice(before)
+      .filter(isComments)
+      .map((c) => c.status)
+      .slice(0, 2),
+    [429, 200],
+    "the request was repeated after a second",
+  );
+  // Past admission: the run started (its clone fails here, and the issue was told).
+  assert.ok(short instanceof JobFailure, String(short));
+  assert.equal(short.reason, "run-failed");
+
+  // An hour's wait is not sat through by a worker: the job fails now, retryable, with GitHub's reset.
+  const reset = Math.floor(Date.now() / 1000) + 3600;
+  github.failMatching(isComments, {
+    status: 403,
+    message: "API rate limit exceeded for installation ID 77.",
+    headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+  });
+  const long = await attempt([], connectInstallation(app));
+  assert.ok(long instanceof JobFailure, String(long));
+  assert.equal(long.reason, "admission-failed");
+  assert.equal(long.retryable, true);
+  assert.ok(long.retryAfterMs! > 3_500_000, String(long.retryAfterMs));
 });
