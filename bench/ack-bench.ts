@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { HandleOutcome } from "../src/app/handler.ts";
-import { FixResultSchema } from "../src/contract/app-result.ts";
 import { startAppServer } from "../src/app/server.ts";
 import { readSettings } from "../src/issue-run/settings.ts";
 import { createJobQueue, createLimitStore, createRunLedger } from "../src/jobs/create-queue.ts";
 import { startFakeGitHub } from "../test/support/fake-github.ts";
 import { createSigner } from "../test/app/webhook-client.ts";
+import { fakeResult } from "../test/support/fix-result.ts";
 
 const { values } = parseArgs({ options: { deliveries: { type: "string", default: "100" } } });
 const n = Math.max(1, Number(values.deliveries) || 100);
@@ -49,7 +49,7 @@ const app = await startAppServer({
       AUTO_FIX_WORK_DIR: join(work, "runs"),
       AUTO_FIX_MAX_RUNS_PER_REPO_PER_DAY: "1000000",
     }),
-    pipeline: async () => FixResultSchema.parse({ status: "no-patch" }),
+    pipeline: async () => fakeResult({ status: "no-patch" }),
     model: "none",
     startWorkers: false,
     onOutcome: (_id, o) => outcomes.push(o),

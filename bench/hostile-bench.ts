@@ -17,14 +17,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { z } from "zod";
 import { parseApiCall } from "../src/agents/api-call.ts";
 import { proxyAnswerSchema } from "../src/agents/proxy-agent.ts";
 import { buildIndex } from "../src/index/index.ts";
 import { extractJson, MAX_JSON_ANSWER_CHARS } from "../src/model/json.ts";
 import { computePatch, createMemoryRepo } from "../src/patch/index.ts";
 import { parseAnswer } from "../src/patch/parse.ts";
-import { firstJsonObject } from "../src/reproduce/model.ts";
+import { reviewVerdictSchema } from "../src/review/reviewer.ts";
 import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
 import { extractReflection } from "../src/strategies/tree/answer.ts";
@@ -101,8 +100,6 @@ testTargets.push({
   run: runner("unknown" as never),
 });
 
-const anySchema = z.object({ "patch-correct": z.enum(["yes", "no"]) });
-
 // search_code runs over a real index of crafted files (each at the indexer's 1 MB file cap).
 let apisMemo: SearchApis | null = null;
 let repo = "";
@@ -154,12 +151,10 @@ const targets: Target[] = [
     run: (s) => extractJson(s, proxyAnswerSchema),
   },
   {
-    name: "JSON answer (reviewer, reproducer)",
+    name: "JSON answer (reviewer schema)",
     cap: MAX_JSON_ANSWER_CHARS,
     cases: [...mutations(SAMPLES.json), ...JSON_ATTACKS],
-    run: (s) => {
-      anySchema.safeParse(firstJsonObject(s));
-    },
+    run: (s) => extractJson(s, reviewVerdictSchema),
   },
   {
     name: "API call text",

@@ -5,8 +5,8 @@
  *
  *   npm run bench:calls
  */
-import { FixResultSchema } from "../src/contract/app-result.ts";
 import { FIX_PATCH, OWNER, REPO, startHarness } from "../test/app/harness.ts";
+import { fakeResult } from "../test/support/fix-result.ts";
 
 const h = await startHarness({
   pipeline: async (req) => {
@@ -16,7 +16,7 @@ const h = await startHarness({
     req.onStage("patched");
     req.onStage("reviewed");
     req.onStage("validated");
-    return FixResultSchema.parse({
+    return fakeResult({
       status: "fixed",
       patch: FIX_PATCH,
       reproduced: true,

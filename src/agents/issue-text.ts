@@ -38,13 +38,6 @@ export function fenceIssue(issue: Issue, maxChars = MAX_ISSUE_CHARS): string {
   return `<issue>\n<issue-title>${title}</issue-title>\n<issue-body>\n${body || "(empty)"}\n</issue-body>\n</issue>`;
 }
 
-/** Text in a Markdown code fence longer than any backtick run inside it (so it cannot close early). */
-export function codeFence(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const f = "`".repeat(longest + 1);
-  return `${f}${lang}\n${text}\n${f}`;
-}
-
 const jsonIssueSchema = z.object({
   title: z.string().default(""),
   body: z.string().nullable().default(""),

@@ -1,7 +1,8 @@
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { describeApis, type ParsedCall } from "./api-call.ts";
-import { capText, codeFence, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
+import { codeFence } from "../core/inert-markdown.ts";
+import { capText, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
 import { renderPrompt } from "./prompts.ts";
 import { type LocationRequest, runProxy } from "./proxy-agent.ts";
 import type { ResolvedLocationLike, SearchPort } from "./search-port.ts";

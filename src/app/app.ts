@@ -11,7 +11,8 @@ import type { RunLedger } from "../issue-run/budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import { heldEventName, resumeHeldDeliveries } from "./held.ts";
 import { createWorker } from "../issue-run/job-worker.ts";
-import { type AppOctokit, loadRepoConfig, workerDeps } from "./installation.ts";
+import { readRepoConfig } from "../issue-run/repo-config.ts";
+import { type AppOctokit, workerDeps } from "./installation.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import type { AppSettings } from "../issue-run/settings.ts";
 import { parseTrigger, type TriggerEvent } from "./trigger.ts";
@@ -108,12 +109,15 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     let replies: Promise<void> = Promise.resolve();
     /** Deliveries this process holds and is still working on: never resumed here a second time. */
     const working = new Set<string>();
-    const depsFor = (octokit: AppOctokit, event: TriggerEvent, warn: (m: string) => void) => ({
-      github: createOctokitGitHub(octokit, event.owner, event.repo),
-      queue: options.queue,
-      settings: options.settings,
-      loadRepoConfig: () => loadRepoConfig(octokit, event.owner, event.repo, warn),
-    });
+    const depsFor = (octokit: AppOctokit, event: TriggerEvent) => {
+      const github = createOctokitGitHub(octokit, event.owner, event.repo);
+      return {
+        github,
+        queue: options.queue,
+        settings: options.settings,
+        loadRepoConfig: () => readRepoConfig(github),
+      };
+    };
     const handle = async (
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: TriggerEvent["kind"],
@@ -124,7 +128,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         outcome = { action: "ignored", reason: "payload lacks the fields a run needs" };
       } else {
         outcome = await handleTrigger(event, {
-          ...depsFor(context.octokit as AppOctokit, event, (m) => context.log.warn(m)),
+          ...depsFor(context.octokit as AppOctokit, event),
           defer: async (work) => {
             // Held before the answer: if this process dies before the work ends, another one resumes it.
             await options.queue.holdDelivery({
@@ -180,7 +184,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         await resumeHeldDeliveries(options.settings.resumeHeldAfterMs, {
           queue: options.queue,
           busy: (id) => working.has(id),
-          depsFor: async (event) => depsFor(await app.auth(event.installationId), event, warn),
+          depsFor: async (event) => depsFor(await app.auth(event.installationId), event),
           onOutcome: (id, outcome) => {
             app.log.info(`auto-fix resumed delivery ${id}: ${JSON.stringify(outcome)}`);
             options.onOutcome?.(id, outcome);

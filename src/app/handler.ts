@@ -2,6 +2,7 @@ import type { RepoGitHub } from "../github/port.ts";
 import type { HandleOutcome } from "../issue-run/outcome.ts";
 import type { JobQueue, JobSpec } from "../jobs/types.ts";
 import { checkSender, type StoredTrigger } from "../issue-run/admission.ts";
+import type { AppRepoConfig } from "../issue-run/repo-config.ts";
 import { parseCommand } from "../issue-run/commands.ts";
 import { readPullMarker } from "../github/render/markers.ts";
 import type { AppSettings } from "../issue-run/settings.ts";
@@ -13,8 +14,8 @@ export interface DeliveryDeps {
   github: RepoGitHub;
   queue: JobQueue;
   settings: AppSettings;
-  /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. After the answer only. */
-  loadRepoConfig: () => Promise<unknown>;
+  /** `.github/auto-fix.yml` of the repo, validated with the command line's schema. After the answer only. */
+  loadRepoConfig: () => Promise<AppRepoConfig>;
   /**
    * Runs work after the webhook is answered; its result may replace the delivery's outcome. Probot spaces
    * an installation's writes a second apart per process, so nothing GitHub-bound runs before the answer.
@@ -63,7 +64,7 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
     // A cancel is not a job (the issue's run holds the one active slot). It is checked and applied right
     // after the answer: only someone with write access may stop a run.
     await deps.defer(async () => {
-      const checked = await checkSender({ kind: "comment", sender, replyTo }, deps);
+      const checked = await checkSender({ kind: "comment", sender, replyTo, cancel: true }, deps);
       if (!checked.ok) return checked.outcome;
       if (await deps.queue.cancel(event.owner, event.repo, issueNumber)) {
         const commentId = event.comment?.id;

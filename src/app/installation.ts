@@ -1,6 +1,6 @@
 /**
- * The Probot wiring of GitHub for the worker: an installation's octokit, the repository port on it, and
- * `.github/auto-fix.yml` read through Probot's config loader. `src/issue-run/` sees only the port.
+ * The Probot wiring of GitHub for the worker: an installation's octokit and the repository port on it.
+ * `src/issue-run/` sees only the port.
  */
 import type { Probot } from "probot";
 import { toGitHubApiError } from "../github/errors.ts";
@@ -8,22 +8,6 @@ import { createOctokitGitHub } from "../github/octokit-github.ts";
 import type { ConnectInstallation, WorkerLog } from "../issue-run/job-worker.ts";
 
 export type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
-
-/** `.github/auto-fix.yml` (with Probot's fallback to the owner's `.github` repo); null when absent or bad. */
-export async function loadRepoConfig(
-  octokit: AppOctokit,
-  owner: string,
-  repo: string,
-  warn: (msg: string) => void,
-): Promise<unknown> {
-  try {
-    const { config, files } = await octokit.config.get({ owner, repo, path: ".github/auto-fix.yml" });
-    return files.some((f) => f.config !== null) ? config : null;
-  } catch (error) {
-    warn(`ignoring .github/auto-fix.yml: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
-  }
-}
 
 /**
  * How the worker reaches GitHub through this Probot app: authenticates as the job's installation (a
@@ -40,10 +24,7 @@ export function connectInstallation(app: Probot): ConnectInstallation {
     octokit.hook.before("request", (request) => {
       request.request = { ...request.request, signal };
     });
-    return {
-      github: createOctokitGitHub(octokit, owner, repo),
-      loadRepoConfig: (warn) => loadRepoConfig(octokit, owner, repo, warn),
-    };
+    return createOctokitGitHub(octokit, owner, repo);
   };
 }
 

@@ -144,6 +144,54 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       ].join("\n"),
   },
   {
+    name: "issue",
+    operands: "<repo-dir>",
+    summary:
+      "Run the GitHub App's whole issue run on a local checkout with no GitHub: what it would post is written to a folder.",
+    options: [
+      {
+        name: "issue",
+        type: "string",
+        value: "FILE",
+        help: "The issue: text/Markdown or JSON {title, body} (required; untrusted, as on GitHub).",
+      },
+      {
+        name: "dry-run",
+        type: "string",
+        value: "DIR",
+        help: "Where the pull request, comments, reactions and the pushed branch go (required).",
+      },
+      { name: "number", type: "string", value: "N", help: "The issue's number (default 1)." },
+      {
+        name: "sender",
+        type: "string",
+        value: "LOGIN",
+        help: "Who asks for the run (default: maintainer).",
+      },
+      {
+        name: "permission",
+        type: "string",
+        value: "LEVEL",
+        help: "The access assumed for the sender: admin, maintain, write (default), triage, read, none.",
+      },
+      { name: "guidance", type: "string", value: "TEXT", help: "Run as `/retry <TEXT>` would." },
+      { name: "test-cmd", type: "string", value: "CMD", help: "The operator's default test command." },
+      json('{"outcome","githubDir","remote","branch","pullBody","pullDiff","statusComment"}'),
+    ],
+    more: () =>
+      [
+        "The checkout is only read: its committed state is copied into DIR/remote.git, which the run",
+        "clones and pushes to over git's HTTP protocol on 127.0.0.1, as it does with GitHub.",
+        "DIR/github/ holds what would have been posted: pull-<n>.md (the pull request body), pull-<n>.diff,",
+        "issue-<n>/comment-<id>.md (the status comment and replies), events.jsonl (every call).",
+        "DIR/work/ holds each run's artifacts (report.md, result.json, the model calls).",
+        "A second run into the same DIR is a retry: the status comment and pull request are updated.",
+        "Model settings as for `auto-fix fix`; operator settings (AUTO_FIX_*) as for the app.",
+        "",
+        "Exit status: 0 a pull request was opened or updated, 1 otherwise, 2 bad input or settings.",
+      ].join("\n"),
+  },
+  {
     name: "worker",
     operands: "",
     summary: "Take repair jobs from the shared queue (REDIS_URL, else the embedded store) and run them.",

@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import { SKIPPED_DIRS } from "../core/path-rules.ts";
+import { isNonSourceDir } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ReproducerRuntime } from "./schema.ts";
 
@@ -31,8 +31,6 @@ export interface Detection {
   reasons: string[];
 }
 
-/** Folders detection does not count: dependencies, VCS data, caches, build output, vendored code. */
-const SKIP: ReadonlySet<string> = new Set([...SKIPPED_DIRS, "dist", "build", "target", "vendor"]);
 /** Largest project file read to detect settings. */
 const MAX_DETECT_BYTES = 1024 * 1024;
 const EXT_LANG: Record<string, ProjectLanguage> = {
@@ -51,7 +49,7 @@ const EXT_LANG: Record<string, ProjectLanguage> = {
 const DETECT_MAX_ENTRIES = 20_000;
 const DETECT_MAX_DEPTH = 32;
 
-const worthEntering = (_rel: string, name: string): boolean => !SKIP.has(name) && !name.startsWith(".");
+const worthEntering = (_rel: string, name: string): boolean => !isNonSourceDir(name) && !name.startsWith(".");
 
 function countLanguages(tree: TreeFs): Map<ProjectLanguage, number> {
   const counts = new Map<ProjectLanguage, number>();

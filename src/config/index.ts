@@ -8,6 +8,7 @@ export {
 export {
   ALWAYS_PROTECTED,
   loadRepoConfig,
+  MAX_CONFIG_BYTES,
   parseRepoConfig,
   parseRepoConfigFile,
   type RepoConfig,

@@ -65,8 +65,8 @@ export class RepoConfigError extends UserError {
 /** Globs every configuration protects (CI and repository configuration); the rules live in core/path-rules. */
 export const ALWAYS_PROTECTED: readonly string[] = ALWAYS_PROTECTED_GLOBS;
 
-/** Largest configuration file read. */
-const MAX_CONFIG_BYTES = 256 * 1024;
+/** Largest configuration file read (from a clone, or by the app through the GitHub API). */
+export const MAX_CONFIG_BYTES = 256 * 1024;
 
 const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: string; command: string }> = {
   python: { file: "reproducer.py", command: "python3 {file}" },

@@ -7,42 +7,11 @@ import type { ResolvedLocationLike, SearchPort } from "../agents/search-port.ts"
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { RunSandbox } from "../sandbox/index.ts";
 import type { ModelPort } from "../model/types.ts";
-import type { StageUsage, UsageMeter, UsageTotals } from "../model/usage.ts";
+import type { StageUsage, UsageMeter } from "../model/usage.ts";
 import type { Progress } from "./progress.ts";
+import type { FixResult, ReproducerReport, ReviewReport, ValidationReport } from "./result.ts";
 
-/** The `fix` command's JSON (field names fixed by the command-line contract). */
-export interface FixResult {
-  status: "fixed" | "patched" | "no-patch" | "error";
-  /** The unified diff of the chosen patch, or null. */
-  patch: string | null;
-  /** Whether a reproducer failed before the patch (null without the reproduce stage). */
-  reproduced: boolean | null;
-  /** The reviewer's verdict on the chosen patch (null without the review stage). */
-  review: unknown;
-  /** The repository's tests before/after (null without `--test-cmd` / the validation stage). */
-  validation: unknown;
-  usage: UsageTotals;
-  /** The folder holding patch.diff, report.md and the artifacts. */
-  out: string;
-  /** One sentence on why the run ended as it did. */
-  reason: string;
-  /** Extra fields (beyond the command-line contract) that the GitHub App shows. */
-  locations: {
-    file: string;
-    class: string | null;
-    method: string | null;
-    start: number;
-    end: number;
-    intendedBehavior: string;
-  }[];
-  /** Why the chosen patch was chosen (null without candidates). */
-  selection: string | null;
-  seconds: number;
-  /** The reason again, when the status is "error". */
-  error?: string;
-  /** The reproducer (script, command, its output before any patch and after the chosen one). */
-  reproducer?: unknown;
-}
+export type { FixResult } from "./result.ts";
 
 export interface FixOptions {
   /** The user's checkout; never modified. */
@@ -91,13 +60,21 @@ export interface ReproduceOutcome {
   /** Output to show the search agent as a lead (stderr of the reproducer). */
   lead: string | null;
   summary: string;
-  data?: unknown;
+  /** The reproducer as the result reports it (its `after` is filled from the chosen patch's review). */
+  data?: ReproducerReport;
 }
+
+/** What the review stage found for one candidate, before it is chosen or not. */
+export type ReviewDetail = Omit<ReviewReport, "approved" | "summary"> & {
+  /** The reproducer the verdict was given with: its script, its run before, its run after this patch. */
+  reproducer: Pick<ReproducerReport, "script" | "before" | "after"> | null;
+};
 
 export interface ReviewOutcome {
   approved: boolean;
   summary: string;
-  data?: unknown;
+  /** The verdict, the rounds and the reproducer behind it; absent when the reviewer said nothing usable. */
+  data?: ReviewDetail;
   /** A patch rewritten during the review loop, replacing the reviewed one. */
   revised?: PatchCandidate;
 }
@@ -112,7 +89,11 @@ export interface ValidationOutcome {
   showsFix: boolean;
   regressions: string[];
   summary: string;
-  data?: unknown;
+  /**
+   * The test runs behind the verdict (`passed`, `shows_fix`, `regressions` and `summary` come from the
+   * fields above); absent when the candidate was checked some other way (the tree search's own checks).
+   */
+  data?: Omit<ValidationReport, "passed" | "shows_fix">;
 }
 
 /** Everything a stage may use. Mutable run state lives in `state`. */
@@ -172,6 +153,8 @@ export interface FixDeps {
   config: RepoConfig;
   /** The sandbox every stage and strategy runs the repository's code in, made once by the caller. */
   sandbox: RunSandbox;
+  /** The model's name as configured (`AUTO_FIX_MODEL`), for the result; null when unknown. */
+  modelName?: string;
   meter: UsageMeter;
   recorder: ArtifactRecorder;
   /** Indexes the work tree and builds its search port and patch engine. */

@@ -360,14 +360,22 @@ export function testCommandFiles(command: string | null): string[] {
 
 export type PathVerdict = { ok: true } | { ok: false; message: string };
 
-/** Whether a repository-relative path matches one of the globs (the repository's protected paths). */
-export function isProtectedPath(path: string, globs: readonly string[]): boolean {
-  return protectedBy(path, globs) !== null || isCiPath(path);
+/** Why a path is protected: CI or repository configuration, or the first of `globs` it matches. */
+type Protection = { by: "ci" } | { by: "glob"; glob: string };
+
+/**
+ * The one answer to "is this path protected?", for the configuration (`isProtectedPath`) and the patch
+ * engine (`checkEditablePath`) alike.
+ */
+function protection(path: string, globs: readonly string[]): Protection | null {
+  if (isCiPath(path)) return { by: "ci" };
+  for (const g of globs) if (matchGlob(g, path)) return { by: "glob", glob: g };
+  return null;
 }
 
-function protectedBy(path: string, globs: readonly string[]): string | null {
-  for (const g of globs) if (matchGlob(g, path)) return g;
-  return null;
+/** Whether a repository-relative path is CI configuration or matches one of the repository's globs. */
+export function isProtectedPath(path: string, globs: readonly string[]): boolean {
+  return protection(path, globs) !== null;
 }
 
 /**
@@ -377,7 +385,8 @@ function protectedBy(path: string, globs: readonly string[]): string | null {
  */
 export function checkEditablePath(path: string, protectedGlobs: readonly string[]): PathVerdict {
   const p = normalisePath(path);
-  if (isCiPath(p)) {
+  const prot = protection(p, protectedGlobs);
+  if (prot?.by === "ci") {
     return {
       ok: false,
       message: `${p} is CI or repository configuration, which patches may not change. Fix the bug in the source code instead.`,
@@ -396,12 +405,46 @@ export function checkEditablePath(path: string, protectedGlobs: readonly string[
     };
   }
   if (isTestConfigFile(p)) return { ok: false, message: testConfigChange(p, "", null)! };
-  const g = protectedBy(p, protectedGlobs);
-  if (g !== null) {
+  if (prot?.by === "glob") {
     return {
       ok: false,
-      message: `${p} is protected by the repository's configuration (${g}); patches may not change it. Change another file.`,
+      message: `${p} is protected by the repository's configuration (${prot.glob}); patches may not change it. Change another file.`,
     };
   }
   return { ok: true };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Folders that hold no source of the project's own
+
+/**
+ * Build output, vendored code, other package managers' trees and editor settings: not the project's own
+ * source. The index and project detection leave them out (with SKIPPED_DIRS); the work copy keeps them,
+ * because the project's tests may need them.
+ */
+export const GENERATED_DIRS: ReadonlySet<string> = new Set([
+  "bower_components",
+  "jspm_packages",
+  "virtualenv",
+  ".virtualenv",
+  "site-packages",
+  "dist",
+  "build",
+  "target",
+  "vendor",
+  "third_party",
+  "third-party",
+  "thirdparty",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".yarn",
+  ".gradle",
+  ".idea",
+  "coverage",
+]);
+
+/** Folders a search for the project's own source never enters: SKIPPED_DIRS and GENERATED_DIRS. */
+export function isNonSourceDir(name: string): boolean {
+  return SKIPPED_DIRS.has(name) || GENERATED_DIRS.has(name) || name.endsWith(".egg-info");
 }

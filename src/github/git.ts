@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
+import { checkEditablePath } from "../core/path-rules.ts";
 
 /**
  * Git over HTTP(S) with an installation token, via isomorphic-git. The token is handed to isomorphic-git
@@ -53,13 +54,17 @@ export function diffPaths(patch: string): string[] {
   return [...paths];
 }
 
-/** Why a patch may not be committed by the app, or null when it may. */
+/**
+ * Why a patch may not be committed by the app, or null when it may: a path outside the repository, or
+ * one the patch engine refuses too (core/path-rules' `checkEditablePath`: CI and repository
+ * configuration, VCS and vendored data, tests, test configuration). The repository's own protected
+ * globs were applied by the pipeline; this second look needs no configuration.
+ */
 export function forbiddenPatchPath(patch: string): string | null {
   for (const p of diffPaths(patch)) {
     if (p.startsWith("/") || p.split("/").includes("..")) return `${p} lies outside the repository`;
-    if (p === ".github" || p.startsWith(".github/"))
-      return `${p} is under .github/, which auto-fix never changes`;
-    if (p.startsWith(".git/")) return `${p} is inside .git/`;
+    const verdict = checkEditablePath(p, []);
+    if (!verdict.ok) return verdict.message;
   }
   return null;
 }

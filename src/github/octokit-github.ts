@@ -1,6 +1,14 @@
 import type { ProbotOctokit } from "probot";
 import { GitHubApiError, toGitHubApiError } from "./errors.ts";
-import type { CommentInfo, IssueInfo, Permission, PullInfo, Reaction, RepoGitHub } from "./port.ts";
+import type {
+  CommentInfo,
+  IssueInfo,
+  Permission,
+  PullInfo,
+  Reaction,
+  RepoFileRead,
+  RepoGitHub,
+} from "./port.ts";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -126,6 +134,44 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
       await api("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}", () =>
         octokit.rest.pulls.update({ owner, repo, pull_number: pullNumber, ...changes }),
       );
+    },
+    async readFile(path, maxBytes): Promise<RepoFileRead> {
+      let data: unknown;
+      try {
+        ({ data } = await api("GET", "/repos/{owner}/{repo}/contents/{path}", () =>
+          octokit.rest.repos.getContent({ owner, repo, path }),
+        ));
+      } catch (error) {
+        if (error instanceof GitHubApiError && error.status === 404) return { kind: "missing" };
+        throw error;
+      }
+      if (Array.isArray(data)) return { kind: "unusable", reason: `${path} is a folder, not a file` };
+      const file = data as {
+        type?: string;
+        path?: string;
+        size?: number;
+        content?: string;
+        encoding?: string;
+      };
+      // The API answers a link to a file with the target's own entry (another path): not followed.
+      if (file.type !== "file" || file.path !== path) {
+        return {
+          kind: "unusable",
+          reason: `${path} is a ${file.type === "file" ? "link" : (file.type ?? "special entry")}, not a file`,
+        };
+      }
+      const size = Number(file.size ?? 0);
+      if (size > maxBytes) {
+        return { kind: "unusable", reason: `${path} is ${size} bytes, over the limit of ${maxBytes} bytes` };
+      }
+      if (file.encoding !== "base64" || typeof file.content !== "string") {
+        return { kind: "unusable", reason: `${path} could not be read through the contents API` };
+      }
+      const bytes = Buffer.from(file.content, "base64");
+      if (bytes.length > maxBytes) {
+        return { kind: "unusable", reason: `${path} is over the limit of ${maxBytes} bytes` };
+      }
+      return { kind: "file", text: bytes.toString("utf8") };
     },
     async gitToken() {
       const auth = (await api("POST", "/app/installations/{installation_id}/access_tokens", () =>

@@ -34,6 +34,12 @@ export interface PullInfo {
 
 export type Reaction = "eyes" | "rocket" | "confused" | "+1";
 
+/** A repository file read through the port: its text, absent, or not usable (with the reason). */
+export type RepoFileRead =
+  | { kind: "file"; text: string }
+  | { kind: "missing" }
+  | { kind: "unusable"; reason: string };
+
 export interface RepoGitHub {
   readonly owner: string;
   readonly repo: string;
@@ -54,6 +60,11 @@ export interface RepoGitHub {
     draft: boolean;
   }): Promise<PullInfo>;
   updatePull(pullNumber: number, changes: { title?: string; body?: string }): Promise<void>;
+  /**
+   * A file of the default branch as text. A link, a folder or a file over `maxBytes` is `unusable`
+   * (never the content of what a link points to), as the command line's own reading of the clone says.
+   */
+  readFile(path: string, maxBytes: number): Promise<RepoFileRead>;
   /** A short-lived token for git over HTTPS (the installation token). Never logged or persisted. */
   gitToken(): Promise<string>;
 }

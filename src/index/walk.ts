@@ -1,36 +1,11 @@
 import type { Dirent, Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { SKIPPED_DIRS as RULE_SKIPPED_DIRS } from "../core/path-rules.ts";
+import { isNonSourceDir, VCS_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 
 /** Files larger than this are skipped (generated bundles, data dumps). */
 export const MAX_FILE_BYTES = 1024 * 1024;
-
-/** Directory names never descended into: VCS data, dependencies, virtualenvs, build output, vendored code. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
-  // VCS data, dependencies and caches, as every walk of a repository skips them (core/path-rules) ...
-  ...RULE_SKIPPED_DIRS,
-  // ... and what an index has no use for: other package managers' trees, build output, vendored code.
-  "bower_components",
-  "jspm_packages",
-  "virtualenv",
-  ".virtualenv",
-  "site-packages",
-  "dist",
-  "build",
-  "vendor",
-  "third_party",
-  "third-party",
-  "thirdparty",
-  ".next",
-  ".nuxt",
-  ".turbo",
-  ".yarn",
-  ".gradle",
-  ".idea",
-  "coverage",
-]);
 
 /** A source file found by the walk, not yet read. */
 export interface SourceCandidate {
@@ -164,8 +139,8 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
 }
 
 function isSkippedDir(name: string, opts: WalkOptions): boolean {
-  if (opts.includeSkippedDirs) return name === ".git";
-  return SKIPPED_DIRS.has(name) || name.endsWith(".egg-info");
+  if (opts.includeSkippedDirs) return VCS_DIRS.has(name);
+  return isNonSourceDir(name);
 }
 
 async function isVirtualenv(dir: string): Promise<boolean> {

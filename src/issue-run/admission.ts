@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONFIG_PATH } from "../config/index.ts";
 import { inlineCode } from "../core/inert-markdown.ts";
 import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
 import { type LimitStore, limitKeys } from "../jobs/limits.ts";
@@ -8,6 +9,7 @@ import { refFromIssue } from "./commands.ts";
 import type { HandleOutcome } from "./outcome.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import { deniedMarker, type IssueState, readStatusMarker } from "../github/render/markers.ts";
+import { type AppRepoConfig, invalidConfigReply } from "./repo-config.ts";
 import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./settings.ts";
 
 /**
@@ -35,8 +37,8 @@ export interface AdmissionDeps {
   /** Counters shared by every worker: the repository's daily model spend. */
   limits: LimitStore;
   settings: AppSettings;
-  /** `.github/auto-fix.yml` of the repo (parsed YAML, untrusted), or null. */
-  loadRepoConfig: () => Promise<unknown>;
+  /** `.github/auto-fix.yml` of the repo, validated with the command line's schema (`readRepoConfig`). */
+  loadRepoConfig: () => Promise<AppRepoConfig>;
   now: () => number;
 }
 
@@ -57,7 +59,14 @@ const isStatusComment = (c: CommentInfo) => c.authorType === "Bot" && readStatus
  * the repo's config first, so that unrelated labels cost no permission lookup.
  */
 export async function checkSender(
-  input: { kind: "labeled" | "comment"; label?: string | undefined; sender: string; replyTo: number },
+  input: {
+    kind: "labeled" | "comment";
+    label?: string | undefined;
+    sender: string;
+    replyTo: number;
+    /** A `/cancel`: stopping a run needs no valid configuration. */
+    cancel?: boolean;
+  },
   deps: Pick<AdmissionDeps, "github" | "settings" | "loadRepoConfig">,
 ): Promise<{ ok: true; config: EffectiveConfig } | { ok: false; outcome: HandleOutcome }> {
   // Budgets and the test command come from the repo's config for commands too.
@@ -65,7 +74,9 @@ export async function checkSender(
   const likely = input.kind === "comment" || input.label === deps.settings.label;
   const early = likely ? deps.github.permission(input.sender) : null;
   early?.catch(() => {});
-  const config = effectiveConfig(deps.settings, await repoConfig);
+  const read = await repoConfig;
+  // An invalid file names no label the app could trust: the operator's label stands in for it.
+  const config = effectiveConfig(deps.settings, read.ok ? read.file : null);
   if (input.kind === "labeled" && input.label !== config.label) {
     return { ok: false, outcome: { action: "ignored", reason: `label is not ${config.label}` } };
   }
@@ -73,6 +84,17 @@ export async function checkSender(
   if (!ALLOWED.has(permission)) {
     await replyDeniedOnce(deps.github, input.replyTo, input.sender);
     return { ok: false, outcome: { action: "denied" } };
+  }
+  if (!read.ok && !input.cancel) {
+    // The pipeline would refuse the same file: say why now, to the maintainer who asked.
+    await deps.github.createComment(input.replyTo, invalidConfigReply(input.sender, read.problems));
+    return {
+      ok: false,
+      outcome: {
+        action: "refused",
+        reason: `${CONFIG_PATH} is not valid: ${read.problems.join("; ").slice(0, 500)}`,
+      },
+    };
   }
   return { ok: true, config };
 }

@@ -1,10 +1,9 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree } from "../core/kill-tree.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
-import { type FixResult, FixResultSchema, type Pipeline } from "../contract/app-result.ts";
+import type { Pipeline } from "../contract/app-result.ts";
+import { type FixResult, failedResult, parseFixResult } from "../contract/result.ts";
 
 const CLI = fileURLToPath(new URL("../../bin/auto-fix.js", import.meta.url));
 
@@ -21,38 +20,25 @@ export function pipelineEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** A progress line `auto-fix fix` prints on stderr when it is not a terminal: `auto-fix: <stage>[ (detail)]`. */
 const STAGE_LINE = /^auto-fix: ([a-z][a-z-]*)(?: \((.*)\))?$/;
 
-function parseResult(stdout: string): FixResult | null {
-  const text = stdout.trim();
-  const candidates = [text, text.slice(text.lastIndexOf("\n{") + 1)];
-  for (const c of candidates) {
-    try {
-      const parsed = FixResultSchema.safeParse(JSON.parse(c));
-      if (parsed.success) return parsed.data;
-    } catch {
-      // not JSON; try the next candidate
-    }
-  }
-  return null;
-}
-
 /**
- * Adds what the pull request shows but the result JSON does not carry: the bug locations (resolved, with
- * the intended behaviour the model gave) from the run's `search/outcome.json` artifact.
+ * The result the child printed: its stdout is the JSON document (pretty-printed), or ends with it after
+ * other output. Checked against the result contract; a refusal says what is wrong with it.
  */
-export async function withArtifacts(result: FixResult, outDir: string): Promise<FixResult> {
-  if (result.locations !== undefined) return result;
-  try {
-    const outcome = JSON.parse(await readFile(join(outDir, "search", "outcome.json"), "utf8")) as {
-      locations?: unknown;
-      requested?: unknown;
-    };
-    const resolved = Array.isArray(outcome.locations) ? outcome.locations : [];
-    const requested = Array.isArray(outcome.requested) ? outcome.requested : [];
-    const locations = resolved.length > 0 ? resolved : requested;
-    return locations.length > 0 ? { ...result, locations } : result;
-  } catch {
-    return result;
+export function readChildResult(
+  stdout: string,
+): { ok: true; result: FixResult } | { ok: false; message: string } {
+  const text = stdout.trim();
+  if (text === "") return { ok: false, message: "it printed no result" };
+  const whole = parseFixResult(text);
+  if (whole.ok) return whole;
+  const start = text.lastIndexOf("\n{");
+  if (start >= 0) {
+    const tail = parseFixResult(text.slice(start + 1));
+    if (tail.ok) return tail;
+    // The last JSON document decides what is reported (it is the result the child meant).
+    if (!tail.message.startsWith("the result is not JSON")) return tail;
   }
+  return whole;
 }
 
 /** Default wall-clock limit of one pipeline run, in minutes (`AUTO_FIX_RUN_TIMEOUT_MINUTES`). */
@@ -102,6 +88,7 @@ export function createCliPipeline(options: {
       const env = pipelineEnv(options.env);
       for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
       env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
+      const startedAt = performance.now();
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
@@ -142,24 +129,28 @@ export function createCliPipeline(options: {
         clearTimeout(timer);
         req.signal.removeEventListener("abort", kill);
         if (req.signal.aborted) return reject(new Error("cancelled"));
+        const seconds = Math.round(performance.now() - startedAt) / 1000;
         if (timedOut) {
           const limit = describeLimit(limitMs);
           return resolve(
-            FixResultSchema.parse({
-              status: "error",
+            failedResult({
+              out: req.outDir,
               reason: `timed out after ${limit}`,
               error: `the run timed out after ${limit} (AUTO_FIX_RUN_TIMEOUT_MINUTES) and was stopped with every process it started`,
-              timed_out_after: limit,
+              timedOutAfter: limit,
+              seconds,
             }),
           );
         }
-        const result = parseResult(stdout);
-        if (result) return resolve(withArtifacts(result, req.outDir));
+        const read = readChildResult(stdout);
+        if (read.ok) return resolve(read.result);
         const tail = stderr.trim().split("\n").slice(-5).join("\n");
         resolve(
-          FixResultSchema.parse({
-            status: "error",
-            error: `the pipeline exited with code ${code} without a result${tail ? `: ${tail}` : ""}`,
+          failedResult({
+            out: req.outDir,
+            reason: "the pipeline gave no usable result",
+            error: `the pipeline exited with code ${code} without a usable result: ${read.message}${tail ? `\n${tail}` : ""}`,
+            seconds,
           }),
         );
       });

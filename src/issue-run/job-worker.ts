@@ -11,27 +11,22 @@ import type { RunLedger } from "./budgets.ts";
 import { admissionFailure, failureLogFields, runEndedFailed, startFailure } from "./failures.ts";
 import type { HandleOutcome } from "./outcome.ts";
 import { RunDataSchema } from "./job-data.ts";
+import { readRepoConfig } from "./repo-config.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { type RunOutcome, runIssue } from "./run-issue.ts";
 import type { AppSettings } from "./settings.ts";
 
-/** GitHub for one job: the repository's port, authenticated as the job's installation. */
-export interface InstallationGitHub {
-  github: RepoGitHub;
-  /** `.github/auto-fix.yml` as the app reads it; null when absent or unreadable (said through `warn`). */
-  loadRepoConfig(warn: (message: string) => void): Promise<unknown>;
-}
-
 /**
- * Authenticates as an installation and binds the port to one repository; every GitHub call it makes is
- * aborted when `signal` fires. Throws a `GitHubApiError` when GitHub refuses or cannot be reached.
+ * The GitHub port of one job's repository, authenticated as the job's installation; every GitHub call it
+ * makes is aborted when `signal` fires. Throws a `GitHubApiError` when GitHub refuses or cannot be
+ * reached. (The repository's `.github/auto-fix.yml` is read through the port: `repo-config.ts`.)
  */
 export type ConnectInstallation = (
   installationId: number,
   owner: string,
   repo: string,
   signal: AbortSignal,
-) => Promise<InstallationGitHub>;
+) => Promise<RepoGitHub>;
 
 /** The structured logger a worker writes to (pino's shape: fields first, then the message). */
 export interface WorkerLog {
@@ -147,12 +142,12 @@ export function createWorker(
     jobCtx.signal.addEventListener("abort", onAbort, { once: true });
     let ending: Ending;
     try {
-      const installation = await deps
+      const github = await deps
         .connect(job.spec.installationId, job.spec.owner, job.spec.repo, calls.signal)
         .catch((error: unknown) => {
           throw startFailure(error);
         });
-      ending = await runAdmitted(installation, options, job, stages.context(jobCtx), log, stages);
+      ending = await runAdmitted(github, options, job, stages.context(jobCtx), log, stages);
     } catch (error) {
       stages.end({ status: jobCtx.signal.aborted ? abortName(jobCtx.signal.reason) : "error" }, error);
       throw error;
@@ -166,14 +161,13 @@ export function createWorker(
 }
 
 async function runAdmitted(
-  installation: InstallationGitHub,
+  github: RepoGitHub,
   options: WorkerOptions,
   job: Job,
   ctx: JobContext,
   log: Log,
   stages: ReturnType<typeof stageLog>,
 ): Promise<Ending> {
-  const { github } = installation;
   const now = options.now ?? Date.now;
   // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
   // (A job stored by an earlier version carries its run data in the spec: it was checked then.)
@@ -186,7 +180,7 @@ async function runAdmitted(
       ledger: options.ledger,
       limits: options.limits,
       settings: options.settings,
-      loadRepoConfig: () => installation.loadRepoConfig((m) => log.warn(m)),
+      loadRepoConfig: () => readRepoConfig(github),
       now,
     }).catch((error: unknown) => {
       // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.

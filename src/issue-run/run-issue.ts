@@ -5,12 +5,11 @@ import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
-import { plainInert } from "../core/inert-markdown.ts";
+import { inertText, plainInert } from "../core/inert-markdown.ts";
 import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "../github/render/markers.ts";
-import { adviceOf, describeResult } from "../github/render/describe.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { renderPullBody } from "../github/render/pr-body.ts";
 import type { AppSettings } from "./settings.ts";
@@ -23,7 +22,7 @@ import {
   type StatusView,
 } from "../github/render/status-comment.ts";
 import { runFailureState } from "./failures.ts";
-import { explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+import { adviceOf, explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -290,7 +289,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       completionTokens: result.usage.completion_tokens,
       costUsd: result.usage.cost_usd ?? 0,
     });
-    const advice = adviceOf(describeResult(result));
+    const advice = adviceOf(result);
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 
@@ -299,7 +298,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       const reason = result.status === "error" ? "failed" : "no-patch";
       return await finish(explainNoPatch(result, data), {
         status: reason,
-        reason: result.reason ?? result.status,
+        reason: result.reason || result.status,
       });
     }
 
@@ -356,15 +355,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     state.pull = pull;
     await ctx.checkpoint("pr-opened", { pull });
     status.view.stages["pull request"] = { status: "done", ref: pull };
-    const verdict =
-      result.status === "fixed"
-        ? "The reviewer judged the patch and the reproducer correct."
+    const verdict = result.review?.approved
+      ? "The reviewer judged the patch and the reproducer correct."
+      : result.status === "fixed"
+        ? "The repository's tests show the fix: tests that failed before the patch pass with it, and none broke."
         : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
     return await finish(
       {
         ok: true,
         headline: `${existing ? "Updated" : "Opened"} draft pull request #${pull} on \`${branch}\`.`,
-        details: [verdict],
+        details: result.summary.trim() ? [verdict, inertText(result.summary, { max: 1500 })] : [verdict],
         next: [
           `Review #${pull} and mark it ready when it is right.`,
           "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",

@@ -1,41 +1,60 @@
-import { describeResult } from "../github/render/describe.ts";
 import type { RunData } from "./job-data.ts";
-import type { FixResult } from "../contract/app-result.ts";
+import type { FixResult, ReviewReport } from "../contract/result.ts";
+import { unitOf } from "../github/render/pr-body.ts";
 import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { FinalState, StageLine, StageName } from "../github/render/status-comment.ts";
 
+/** The reviewer gave a verdict (rather than the stage ending without one). */
+const hasVerdict = (v: ReviewReport): boolean => v["patch-correct"] !== null || v["test-correct"] !== null;
+
+/** The reviewer's advice to carry into the next run's prompts. */
+export function adviceOf(r: FixResult): string {
+  const v = r.review;
+  if (!v) return "";
+  const parts: string[] = [];
+  if (v["patch-advice"]?.trim()) parts.push(`On the patch: ${v["patch-advice"].trim()}`);
+  if (v["test-advice"]?.trim()) parts.push(`On the reproducer: ${v["test-advice"].trim()}`);
+  if (parts.length === 0 && !v.approved && v.summary.trim()) parts.push(v.summary.trim());
+  return parts.join("\n\n").slice(0, 6000);
+}
+
 /** Stage lines implied by a pipeline result (for stages the pipeline did not report as it went). */
 export function pipelineStages(r: FixResult): [StageName, StageLine][] {
-  const facts = describeResult(r);
   const out: [StageName, StageLine][] = [];
   const failedEarly = r.status === "error" && !r.patch;
   out.push(["indexed", { status: failedEarly ? "skipped" : "done" }]);
   out.push([
     "reproduced",
-    r.reproduced === true ? { status: "done" } : { status: "skipped", note: "not reproduced" },
+    r.reproducer?.status === "reproduced" || r.reproduced === true
+      ? { status: "done" }
+      : { status: "skipped", note: r.reproducer ? "not reproduced" : "no reproducer was run" },
   ]);
   out.push([
     "located",
-    facts.locations.length > 0
-      ? { status: "done", note: facts.locations.map((l) => l.file).join(", ") }
-      : { status: r.patch ? "done" : "failed" },
+    r.locations.length > 0
+      ? { status: "done", note: [...new Set(r.locations.map((l) => l.file))].join(", ") }
+      : r.patch
+        ? { status: "done" }
+        : failedEarly
+          ? { status: "skipped", note: "the run stopped" }
+          : { status: "failed" },
   ]);
   out.push(["patched", r.patch ? { status: "done" } : { status: "failed", note: "no applicable patch" }]);
-  const v = facts.verdict;
+  const v = r.review;
   out.push([
     "reviewed",
-    facts.approved === null
+    v === null
       ? { status: "skipped", note: "no reproducer to review with" }
       : {
-          status: facts.approved ? "done" : "failed",
-          note: v
-            ? `patch correct: ${v.patchCorrect ?? "?"}, reproducer correct: ${v.testCorrect ?? "?"}`
-            : facts.approved
+          status: v.approved ? "done" : "failed",
+          note: hasVerdict(v)
+            ? `patch correct: ${v["patch-correct"] ?? "?"}, reproducer correct: ${v["test-correct"] ?? "?"}`
+            : v.approved
               ? "approved"
               : "not approved",
         },
   ]);
-  const val = facts.validation;
+  const val = r.validation;
   out.push([
     "validated",
     !val
@@ -49,11 +68,13 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
 
 /** The final state of a run that produced no pull request: what was found and why no patch passed. */
 export function explainNoPatch(r: FixResult, data: RunData): FinalState {
-  const facts = describeResult(r);
   const details: string[] = [];
-  if (facts.locations.length > 0) {
-    const where = facts.locations
-      .map((l) => `${inlineCode(l.file)}${l.unit ? ` › ${inlineCode(l.unit)}` : ""}`)
+  if (r.locations.length > 0) {
+    const where = r.locations
+      .map((l) => {
+        const unit = unitOf(l);
+        return `${inlineCode(l.file)}${unit ? ` › ${inlineCode(unit)}` : ""}`;
+      })
       .join(", ");
     details.push(`Suspected locations: ${where}.`);
   }
@@ -64,9 +85,9 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
         ? "The issue was not reproduced (no runnable example, or the script did not fail the way the issue says)."
         : "No reproducer was run.",
   );
-  if (r.reason?.trim()) details.push(`Why no patch passed: ${inertText(r.reason, { max: 1500 })}`);
+  if (r.reason.trim()) details.push(`Why no patch passed: ${inertText(r.reason, { max: 1500 })}`);
   if (r.error?.trim()) details.push(`Error: ${inlineCode(r.error.split("\n")[0] ?? "", 500)}`);
-  const analysis = facts.verdict?.patchAnalysis ?? (facts.approved === false ? facts.reviewSummary : null);
+  const analysis = r.review?.["patch-analysis"] ?? (r.review && !r.review.approved ? r.review.summary : null);
   if (analysis?.trim()) details.push(`Reviewer: ${inertText(analysis, { max: 1500 })}`);
   if (r.usage.cost_usd !== null && r.usage.cost_usd >= data.maxCostUsd) {
     details.push(
@@ -105,14 +126,15 @@ export function retryComment(
   files: string[],
   commit: string,
 ): string {
-  const facts = describeResult(r);
-  const verdict = facts.verdict
-    ? `patch correct: ${inlineCode(facts.verdict.patchCorrect ?? "not judged", 60)}, reproducer correct: ${inlineCode(facts.verdict.testCorrect ?? "not judged", 60)}`
-    : facts.approved === null
-      ? "not reviewed"
-      : facts.approved
-        ? "approved"
-        : "not approved";
+  const v = r.review;
+  const verdict =
+    v && hasVerdict(v)
+      ? `patch correct: ${inlineCode(v["patch-correct"] ?? "not judged", 60)}, reproducer correct: ${inlineCode(v["test-correct"] ?? "not judged", 60)}`
+      : v === null
+        ? "not reviewed"
+        : v.approved
+          ? "approved"
+          : "not approved";
   const lines = [
     `🔁 Run ${data.run} replaced this branch's commit with \`${commit.slice(0, 7)}\` (force-push).`,
     "",

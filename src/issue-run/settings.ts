@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RepoConfigFile } from "../config/index.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
 
 /** Operator settings from the environment (see `.env.example`). Repo config may lower budgets, never raise them. */
@@ -77,26 +78,6 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
   };
 }
 
-/**
- * What `.github/auto-fix.yml` may set for the app (the file's other keys belong to the pipeline, which
- * reads them from the clone). Read field by field: a bad value falls back to the operator's setting.
- */
-const count = z.coerce.number().positive().optional().catch(undefined);
-const RepoAppConfigSchema = z
-  .object({
-    label: z.string().trim().min(1).max(50).optional().catch(undefined),
-    test: z
-      .union([z.string(), z.array(z.string())])
-      .optional()
-      .catch(undefined),
-    budgets: z
-      .object({ "runs-per-issue": count, "runs-per-repo-per-day": count, "cost-usd": count })
-      .partial()
-      .optional()
-      .catch(undefined),
-  })
-  .loose();
-
 export interface EffectiveConfig {
   label: string;
   maxRunsPerIssue: number;
@@ -105,10 +86,12 @@ export interface EffectiveConfig {
   testCommand: string | undefined;
 }
 
-/** Merges the repo's config (untrusted, lenient: bad values fall back) under the operator's ceilings. */
-export function effectiveConfig(settings: AppSettings, repoConfig: unknown): EffectiveConfig {
-  const parsed = RepoAppConfigSchema.safeParse(repoConfig ?? {});
-  const c = parsed.success ? parsed.data : {};
+/**
+ * Merges the repository's `.github/auto-fix.yml` (validated with the schema the command line uses:
+ * config/schema.ts) under the operator's ceilings: it may lower budgets, never raise them.
+ */
+export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFile | null): EffectiveConfig {
+  const c: RepoConfigFile = repoConfig ?? {};
   const lower = (ceiling: number, value: number | undefined) =>
     value === undefined ? ceiling : Math.min(ceiling, value);
   return {

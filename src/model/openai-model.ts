@@ -58,6 +58,11 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** Reads `retry-after-ms` / `retry-after` (seconds or an HTTP date) from a response's headers. */
+/** A token count as reported, when it is one: a finite whole number, zero or more. */
+function tokenCount(x: unknown): number | null {
+  return typeof x === "number" && Number.isSafeInteger(x) && x >= 0 ? x : null;
+}
+
 export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | null {
   if (!headers) return null;
   const ms = headers.get("retry-after-ms");
@@ -159,9 +164,13 @@ export class OpenAIModel implements ModelPort {
       attempts++;
       try {
         const raw = await this.request(messages, opts, useJson);
-        const estimated = raw.promptTokens === null || raw.completionTokens === null;
-        const promptTokens = raw.promptTokens ?? approxTokens(messages.map((m) => m.content).join("\n"));
-        const completionTokens = raw.completionTokens ?? raw.texts.reduce((s, t) => s + approxTokens(t), 0);
+        // A count the endpoint reports that is not a whole number of tokens (negative, fractional, a
+        // string) would lower the run's spend and break its budget: it is estimated instead.
+        const reportedPrompt = tokenCount(raw.promptTokens);
+        const reportedCompletion = tokenCount(raw.completionTokens);
+        const estimated = reportedPrompt === null || reportedCompletion === null;
+        const promptTokens = reportedPrompt ?? approxTokens(messages.map((m) => m.content).join("\n"));
+        const completionTokens = reportedCompletion ?? raw.texts.reduce((s, t) => s + approxTokens(t), 0);
         const cost = this.deps.meter.cost(this.config.model, promptTokens, completionTokens);
         this.deps.meter.add(opts.stage, promptTokens, completionTokens, cost);
         const texts = raw.texts.length > 0 ? raw.texts : [""];

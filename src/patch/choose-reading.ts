@@ -45,6 +45,7 @@ export async function chooseReading(
     plan: built.plan,
     patched: built.patched,
     origBlock: orig,
+    origMap: found.map,
     style,
     python,
   });

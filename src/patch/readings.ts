@@ -96,6 +96,8 @@ export function readPatched(args: {
   plan: readonly PlanLine[];
   patched: readonly string[];
   origBlock: readonly string[];
+  /** The file line each <original> line matched (null for a line that matched none). */
+  origMap?: readonly (number | null)[];
   style: IndentStyle;
   python: boolean;
 }): ReadingSet {
@@ -223,6 +225,28 @@ export function readPatched(args: {
     const scaled = frames[1]!;
     const own = frames[0]!;
     if (scaled.frame.includes(0) && !own.frame.includes(0)) preferred = 1;
+  }
+  // <original> itself says which width it was written in: its lines sit at one offset from the file
+  // lines they matched once rescaled, where as written they do not (a changed line whose <original>
+  // sits a level deeper than its file line, in an edit whose other lines are at the top level).
+  if (preferred === 0 && frames.length > 1 && fUnit && pUnit && args.origMap) {
+    const pairs: [string, number][] = [];
+    args.origMap.forEach((f, i) => {
+      const text = args.origBlock[i];
+      if (
+        f !== null &&
+        f !== undefined &&
+        text !== undefined &&
+        text.trim() !== "" &&
+        !isCommentLine(text, python)
+      )
+        pairs.push([text, f]);
+    });
+    const oneOffset = (col: (text: string) => number) =>
+      new Set(pairs.map(([text, f]) => col(text) - fcol(f))).size === 1;
+    const written = (text: string) => columns(text, unit);
+    const rescaled = (text: string) => Math.round((columns(text, unit) * fUnit) / pUnit);
+    if (pairs.length > 1 && oneOffset(rescaled) && !oneOffset(written)) preferred = 1;
   }
   const best = frames[preferred]!;
   for (const k of aligned) if (best.frame.includes(best.d(k))) unchanged.add(k);

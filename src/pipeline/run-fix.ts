@@ -7,6 +7,7 @@ import { linearStrategy } from "../strategies/linear.ts";
 import { silentProgress } from "../contract/progress.ts";
 import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
 import { selectStage } from "../select/index.ts";
+import { buildResult } from "./build-result.ts";
 import type {
   CodeTools,
   FixContext,
@@ -19,20 +20,6 @@ import type {
   StageTiming,
 } from "../contract/pipeline.ts";
 import { createWorkspace, type Workspace } from "../workspace/workspace.ts";
-
-const asRecord = (v: unknown): Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-
-/** The reproducer for the result: the script and its run before any patch, and after the chosen one. */
-function reproducerOf(reproduction: unknown, review: unknown): Record<string, unknown> {
-  const rep = asRecord(reproduction);
-  const reviewed = asRecord(asRecord(review).reproducer);
-  return {
-    ...rep,
-    ...(reviewed.script ? { script: reviewed.script } : {}),
-    ...(reviewed.after ? { after: reviewed.after } : {}),
-  };
-}
 
 /** Wraps the code tools so that time spent in search APIs and patch application is measured. */
 function instrument(code: CodeTools, toolMs: { search: number; apply: number }): CodeTools {
@@ -219,43 +206,15 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     state.chosenWhy = sel.why;
   }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
-  const chosen = state.chosen?.applicable ? state.chosen : null;
-  const result: FixResult = {
+  const result = buildResult({
     status: outcome.status,
-    patch: chosen ? chosen.result.diff : null,
-    reproduced: state.reproduction ? state.reproduction.reproduced : null,
-    // The stage's details (the reviewer's fixed JSON keys, the test runs) sit beside the summary, the
-    // shape the app renders.
-    review: chosen?.review
-      ? { approved: chosen.review.approved, summary: chosen.review.summary, ...asRecord(chosen.review.data) }
-      : null,
-    validation: chosen?.validation
-      ? {
-          ...asRecord(chosen.validation.data),
-          passed: chosen.validation.passed,
-          shows_fix: chosen.validation.showsFix,
-          regressions: chosen.validation.regressions,
-          summary: chosen.validation.summary,
-        }
-      : null,
-    ...(state.reproduction
-      ? { reproducer: reproducerOf(state.reproduction.data, chosen?.review?.data) }
-      : {}),
+    reason: outcome.reason,
+    state,
     usage: deps.meter.totals(),
     out: options.out,
-    reason: outcome.reason,
-    locations: (state.search?.locations ?? []).map((l) => ({
-      file: l.file,
-      class: l.class ?? null,
-      method: l.method ?? null,
-      start: l.start,
-      end: l.end,
-      intendedBehavior: l.intendedBehavior ?? "",
-    })),
-    selection: state.chosenWhy || null,
+    model: deps.modelName ?? null,
     seconds: Math.round((performance.now() - started) / 10) / 100,
-  };
-  if (outcome.status === "error") result.error = outcome.reason;
+  });
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);
   if (workspace && !options.keepWorkspace) {

@@ -56,7 +56,8 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
   if (sandbox) {
     ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
     try {
-      states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+      // The job's trees: the tree search, when it runs, gets the same ones (setup runs once per job).
+      states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
     } catch (err) {
       if (stopsRun(err)) throw err;
       problem = joinProblem(problem, `could not prepare the work trees: ${(err as Error).message}`);

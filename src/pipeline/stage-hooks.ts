@@ -66,7 +66,7 @@ export function createReproduceReviewHooks(
       return {
         approved: same.approved,
         summary: `${same.summary} (same patch as an earlier candidate)`,
-        data: same.data,
+        ...(same.data ? { data: same.data } : {}),
       };
     const { outcome, loop } = await reviewStage(
       ctx,
@@ -104,7 +104,7 @@ export function createReproduceReviewHooks(
       compare: ctx.code.engine.compare,
       noTests: !run?.config.test.command,
       reproducerPasses: (c) => run?.reviews.get(c.id)?.reproducerPasses ?? null,
-      testRuns: (c) => (c.validation?.data as ValidationResult | undefined) ?? null,
+      testRuns: (c) => c.validation?.data ?? null,
     });
     ctx.recorder.writeJson("selection.json", sel.selection);
     addSections(ctx, sel.selection.winner ? sel.chosen : null, sel.selection);

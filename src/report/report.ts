@@ -109,7 +109,11 @@ export function renderReport(run: FixRunRecord): string {
       v.summary,
       "",
     );
-    const changes = testChanges(v.data) ?? { fixed: [], regressions: v.regressions, perTest: false };
+    const changes = testChanges({
+      fixed: v.data?.fixed ?? [],
+      regressions: v.regressions,
+      perTest: v.data?.perTest ?? false,
+    });
     for (const line of testChangeLines(changes)) out.push(line, "");
   }
   for (const section of sections) out.push(`## ${section.title}`, "", section.markdown.trimEnd(), "");

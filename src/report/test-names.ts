@@ -1,3 +1,5 @@
+import type { ValidationReport } from "../contract/result.ts";
+
 /**
  * The tests a patch fixed (failed before it, pass after) and broke (passed before, fail after), named in
  * `report.md` and the pull request body. Test ids come from the repository's test output: they are
@@ -19,17 +21,19 @@ export interface TestChanges {
   perTest: boolean;
 }
 
-const strings = (x: unknown): string[] =>
-  Array.isArray(x) ? x.filter((t): t is string => typeof t === "string" && t.trim() !== "") : [];
+const named = (names: readonly string[]): string[] => names.filter((t) => t.trim() !== "");
 
-/** Read leniently from a validation result (the pipeline's, or its JSON in `result.json`). */
-export function testChanges(validation: unknown): TestChanges | null {
-  if (!validation || typeof validation !== "object" || Array.isArray(validation)) return null;
-  const v = validation as Record<string, unknown>;
-  const fixed = strings(v.fixed);
-  const regressions = strings(v.regressions);
-  const perTest = v.perTest === true || v.per_test === true || fixed.length > 0;
-  return { fixed, regressions, perTest };
+/** The fixed tests and the regressions of a validation (the result's, or a stage's outcome). */
+export function testChanges(
+  validation: Pick<ValidationReport, "fixed" | "regressions" | "perTest"> | null | undefined,
+): TestChanges | null {
+  if (!validation) return null;
+  const fixed = named(validation.fixed);
+  return {
+    fixed,
+    regressions: named(validation.regressions),
+    perTest: validation.perTest || fixed.length > 0,
+  };
 }
 
 /** One test id as an inert, single-line code span. */

@@ -1,4 +1,3 @@
-export { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } from "./model.ts";
 export {
   extractScript,
   hasReproducibleExample,

@@ -5,7 +5,8 @@ import { stopsRun } from "../contract/failures.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
-import { type ChatMessageLike, type ChatModel, codeBlocks, firstJsonObject } from "./model.ts";
+import { extractJson, fencedBlocks } from "../model/json.ts";
+import type { ChatMessage, ModelPort } from "../model/types.ts";
 
 /** One run of a reproducer script. */
 export interface ReproRun {
@@ -26,11 +27,11 @@ export interface Reproduction {
   lead: string | null;
   summary: string;
   /** The conversation that wrote the script (continued when the reviewer asks for a new one). */
-  messages: ChatMessageLike[];
+  messages: ChatMessage[];
 }
 
 export interface ReproducerDeps {
-  model: ChatModel;
+  model: ModelPort;
   sandbox: SandboxPort;
   config: RepoConfig;
   /** Artifact sink (file name relative to the run's folder). */
@@ -125,7 +126,7 @@ const LANGUAGE: Record<string, { name: string; tags: string[]; notes: string }> 
 
 /** The script in a model's answer: the longest fenced block in the runtime's language, else the longest. */
 export function extractScript(answer: string, runtime: string): string | null {
-  const blocks = codeBlocks(answer).filter((b) => b.code.trim() !== "");
+  const blocks = fencedBlocks(answer).filter((b) => b.code.trim() !== "");
   if (blocks.length === 0) return null;
   const tags = LANGUAGE[runtime]?.tags ?? [];
   const tagged = blocks.filter((b) => tags.includes(b.lang));
@@ -142,11 +143,11 @@ const hasExampleSchema = z.object({
 
 /** Asks whether the issue has a reproducible example; null when the model gave no usable answer twice. */
 export async function hasReproducibleExample(
-  model: ChatModel,
+  model: ModelPort,
   issue: string,
   signal?: AbortSignal,
 ): Promise<boolean | null> {
-  const messages: ChatMessageLike[] = [
+  const messages: ChatMessage[] = [
     { role: "system", content: renderReviewPrompt("reproducer-system", {}) },
     { role: "user", content: renderReviewPrompt("reproducer-has-example", { issue }) },
   ];
@@ -157,8 +158,8 @@ export async function hasReproducibleExample(
       label: `has-example-${attempt}`,
       ...(signal ? { signal } : {}),
     });
-    const parsed = hasExampleSchema.safeParse(firstJsonObject(answer.content));
-    if (parsed.success) return parsed.data["has-reproducible-example"];
+    const parsed = extractJson(answer.content, hasExampleSchema);
+    if (parsed.ok) return parsed.value["has-reproducible-example"];
     messages.push(
       { role: "assistant", content: answer.content },
       {
@@ -179,7 +180,7 @@ export async function hasReproducibleExample(
 export async function writeUntilReproduced(
   deps: ReproducerDeps,
   workdir: string,
-  messages: ChatMessageLike[],
+  messages: ChatMessage[],
   tag: string,
 ): Promise<Reproduction> {
   const { config } = deps;
@@ -266,7 +267,7 @@ export async function reproduceIssue(
     const has = await hasReproducibleExample(deps.model, input.issue, deps.signal);
     if (has === false) return empty("no-example", "the issue has no reproducible example");
     const lang = LANGUAGE[deps.config.reproducer.runtime] ?? LANGUAGE.command!;
-    const messages: ChatMessageLike[] = [
+    const messages: ChatMessage[] = [
       { role: "system", content: renderReviewPrompt("reproducer-system", {}) },
       {
         role: "user",
@@ -300,7 +301,7 @@ export async function rewriteReproducer(
   workdir: string,
   round: number,
 ): Promise<Reproduction> {
-  const messages: ChatMessageLike[] = [
+  const messages: ChatMessage[] = [
     ...previous.messages,
     { role: "user", content: renderReviewPrompt("reproducer-rewrite", advice) },
   ];

@@ -1,9 +1,11 @@
 import { readdirSync } from "node:fs";
 import type { RepoConfig } from "../config/index.ts";
+import { execReport } from "../contract/exec-report.ts";
 import { stopsRun } from "../contract/failures.ts";
 import type { ReproduceOutcome } from "../contract/pipeline.ts";
+import type { ReproducerReport } from "../contract/result.ts";
+import type { ModelPort } from "../model/types.ts";
 import { relativizeSandboxPaths, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
-import type { ChatModel } from "./model.ts";
 import { type Reproduction, reproduceIssue } from "./reproducer.ts";
 
 /** How much of the reproducer's stderr the search agent is shown as a lead. */
@@ -16,7 +18,7 @@ export interface TreeCopy {
 }
 
 export interface ReproduceStageInput {
-  model: ChatModel;
+  model: ModelPort;
   /** The run's sandbox; null when none could be made (nothing from the repository runs). */
   sandbox: SandboxPort | null;
   config: RepoConfig;
@@ -53,15 +55,26 @@ const topLevelOf = (dir: string): string[] => {
  * stage trouble (it ends in an outcome that says what happened); errors that stop the run go through.
  */
 export async function reproduceStage(input: ReproduceStageInput): Promise<ReproduceStageResult> {
-  const { sandbox, pristine } = input;
+  const { sandbox, pristine, config } = input;
+  /** The stage as the result reports it, before any patch ran against the script. */
+  const report = (
+    status: ReproducerReport["status"],
+    summary: string,
+    rep: Reproduction | null,
+  ): ReproducerReport => ({
+    status,
+    summary,
+    path: config.reproducer.file,
+    command: config.reproducer.command,
+    script: rep?.script ?? null,
+    attempts: rep?.attempts.length ?? 0,
+    before: rep?.run ? execReport(rep.run.exec) : null,
+    after: null,
+  });
   if (!sandbox || !pristine) {
+    const summary = input.problem ?? "no sandbox";
     return {
-      outcome: {
-        reproduced: false,
-        lead: null,
-        summary: input.problem ?? "no sandbox",
-        data: { status: "error" },
-      },
+      outcome: { reproduced: false, lead: null, summary, data: report("error", summary, null) },
       reproduction: null,
     };
   }
@@ -70,33 +83,20 @@ export async function reproduceStage(input: ReproduceStageInput): Promise<Reprod
     let rep: Reproduction;
     try {
       rep = await reproduceIssue(
-        { model: input.model, sandbox, config: input.config, record: input.record },
+        { model: input.model, sandbox, config, record: input.record },
         { issue: input.issue, workdir: tree.dir, topLevel: topLevelOf(tree.dir) },
       );
     } finally {
       await tree.dispose();
     }
-    const data = {
-      status: rep.status,
-      path: input.config.reproducer.file,
-      command: input.config.reproducer.command,
-      script: rep.script,
-      attempts: rep.attempts.length,
-      before: rep.run
-        ? {
-            exitCode: rep.run.exec.exitCode,
-            limit: rep.run.exec.limit,
-            stdout: truncateMiddle(rep.run.exec.stdout, 4000),
-            stderr: truncateMiddle(rep.run.exec.stderr, 4000),
-          }
-        : null,
-    };
-    input.recordJson("reproduce/result.json", { ...data, summary: rep.summary });
+    const summary = input.problem ? `${rep.summary} (${input.problem})` : rep.summary;
+    const data = report(rep.status, summary, rep);
+    input.recordJson("reproduce/result.json", data);
     return {
       outcome: {
         reproduced: rep.status === "reproduced",
         lead: rep.lead ? truncateMiddle(relativizeSandboxPaths(rep.lead), REPRO_LEAD_CHARS) : null,
-        summary: input.problem ? `${rep.summary} (${input.problem})` : rep.summary,
+        summary,
         data,
       },
       reproduction: rep,
@@ -104,12 +104,9 @@ export async function reproduceStage(input: ReproduceStageInput): Promise<Reprod
   } catch (err) {
     if (stopsRun(err)) throw err;
     input.record("reproduce/error.txt", String((err as Error).stack ?? err));
+    const summary = `the reproduce stage failed: ${(err as Error).message}`;
     return {
-      outcome: {
-        reproduced: false,
-        lead: null,
-        summary: `the reproduce stage failed: ${(err as Error).message}`,
-      },
+      outcome: { reproduced: false, lead: null, summary, data: report("error", summary, null) },
       reproduction: null,
     };
   }

@@ -1,10 +1,10 @@
 import type { RepoConfig } from "../config/index.ts";
-import type { ChatModel } from "../reproduce/model.ts";
+import type { ModelPort } from "../model/types.ts";
 import { stopsRun } from "../contract/failures.ts";
 import { type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import type { ValidationResult } from "../validate/compare.ts";
-import { DiffApplyError, type TreeStates } from "../validate/tree-states.ts";
+import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
 
@@ -33,6 +33,9 @@ export interface ReviewRound {
   patchId: string;
   /** Which version of the reproducer was used (1 = the original). */
   scriptVersion: number;
+  /** That version of the reproducer, and its run on the unpatched code (what the reviewer saw). */
+  script: string;
+  before: ExecResult;
   after: ExecResult | null;
   verdict: ReviewVerdict | null;
   validation: ValidationResult | null;
@@ -56,7 +59,7 @@ export interface ReviewLoopOutcome {
 }
 
 export interface ReviewLoopDeps {
-  model: ChatModel;
+  model: ModelPort;
   sandbox: SandboxPort;
   config: RepoConfig;
   states: TreeStates;
@@ -112,6 +115,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict: null,
       validation: null,
@@ -134,12 +139,18 @@ export async function runReviewLoop(
     if (!proposal.applicable) return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
     let after: ExecResult;
     try {
-      const patched = await deps.states.patched(proposal.diff);
-      try {
-        after = (await runReproducer(deps.sandbox, patched.dir, config, repro.script!, deps.signal)).exec;
-      } finally {
-        await patched.dispose();
-      }
+      const script = repro.script!;
+      const diff = proposal.diff;
+      // The tree search may have run this script on this very program already: its run is used.
+      const key = reproducerRunKey(diff, config.reproducer.command, config.reproducer.file, script);
+      after = await deps.states.once(key, async () => {
+        const patched = await deps.states.patched(diff);
+        try {
+          return (await runReproducer(deps.sandbox, patched.dir, config, script, deps.signal)).exec;
+        } finally {
+          await patched.dispose();
+        }
+      });
     } catch (err) {
       if (err instanceof DiffApplyError) return stop(round, err.message);
       throw err;
@@ -174,6 +185,8 @@ export async function runReviewLoop(
       round,
       patchId: proposal.id,
       scriptVersion,
+      script: repro.script!,
+      before: repro.run!.exec,
       after,
       verdict,
       validation: null,

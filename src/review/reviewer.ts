@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type ChatMessageLike, type ChatModel, firstJsonObject } from "../reproduce/model.ts";
+import { extractJson } from "../model/json.ts";
+import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { type ExecResult, formatExecForModel } from "../sandbox/index.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 
@@ -46,7 +47,7 @@ export class ReviewUnavailable extends Error {
   }
 }
 
-export function reviewMessages(input: ReviewInput): ChatMessageLike[] {
+export function reviewMessages(input: ReviewInput): ChatMessage[] {
   return [
     { role: "system", content: renderReviewPrompt("review-system", {}) },
     {
@@ -68,7 +69,7 @@ export function reviewMessages(input: ReviewInput): ChatMessageLike[] {
  * output after, and answers the fixed JSON. A malformed answer goes back with the precise problem.
  */
 export async function reviewCandidate(
-  model: ChatModel,
+  model: ModelPort,
   input: ReviewInput,
   opts: { retries?: number; label?: string; signal?: AbortSignal } = {},
 ): Promise<ReviewVerdict> {
@@ -82,13 +83,9 @@ export async function reviewCandidate(
       label: `${opts.label ?? "review"}-${attempt}`,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    const obj = firstJsonObject(answer.content);
-    if (obj === undefined) problem = "no JSON object was found in your answer";
-    else {
-      const parsed = reviewVerdictSchema.safeParse(obj);
-      if (parsed.success) return parsed.data;
-      problem = parsed.error.issues.map((i) => `"${i.path.join(".")}" ${i.message}`).join("; ");
-    }
+    const parsed = extractJson(answer.content, reviewVerdictSchema);
+    if (parsed.ok) return parsed.value;
+    problem = parsed.message;
     messages.push(
       { role: "assistant", content: answer.content },
       { role: "user", content: renderReviewPrompt("review-retry", { problem }) },

@@ -2,9 +2,10 @@ import { fenceIssue } from "../agents/issue-text.ts";
 import { runPatchWriter } from "../agents/patch-agent.ts";
 import type { RepoConfig } from "../config/index.ts";
 import { stopsRun } from "../contract/failures.ts";
-import type { FixContext, PatchCandidate, ReviewOutcome } from "../contract/pipeline.ts";
+import { execReport } from "../contract/exec-report.ts";
+import type { FixContext, PatchCandidate, ReviewDetail, ReviewOutcome } from "../contract/pipeline.ts";
 import type { Reproduction } from "../reproduce/index.ts";
-import { type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
+import type { SandboxPort } from "../sandbox/index.ts";
 import type { TreeStates, ValidationResult } from "../validate/index.ts";
 import { type PatchProposal, type ReviewLoopOutcome, runReviewLoop } from "./loop.ts";
 
@@ -97,21 +98,35 @@ export async function reviewStage(
         after: x.after ? { exitCode: x.after.exitCode, limit: x.after.limit } : null,
       })),
     });
-    const dataFor = (id: string) => {
-      const last = [...loop.rounds].reverse().find((x) => x.patchId === id && x.verdict);
+    const history = loop.rounds.map((x) => ({
+      round: x.round,
+      patchId: x.patchId,
+      scriptVersion: x.scriptVersion,
+      action: x.action,
+      note: x.note,
+    }));
+    // The candidate's last round with a verdict (else its last round): the verdict, and the reproducer
+    // version it was judged with, that script's run before any patch and its run after this patch.
+    const dataFor = (id: string): ReviewDetail => {
+      const mine = loop.rounds.filter((x) => x.patchId === id);
+      const last = [...mine].reverse().find((x) => x.verdict) ?? mine.at(-1);
+      const v = last?.verdict ?? null;
       return {
-        ...(last?.verdict ?? {}),
         rounds: loop.rounds.length,
-        reproducer: {
-          file: config.reproducer.file,
-          script: loop.reproduction.script,
-          before: loop.reproduction.run?.exec.stderr
-            ? truncateMiddle(loop.reproduction.run.exec.stderr, 4000)
-            : "",
-          after: last?.after
-            ? { exitCode: last.after.exitCode, stderr: truncateMiddle(last.after.stderr, 4000) }
-            : null,
-        },
+        "patch-correct": v?.["patch-correct"] ?? null,
+        "test-correct": v?.["test-correct"] ?? null,
+        "patch-analysis": v?.["patch-analysis"] ?? null,
+        "patch-advice": v?.["patch-advice"] ?? null,
+        "test-analysis": v?.["test-analysis"] ?? null,
+        "test-advice": v?.["test-advice"] ?? null,
+        history,
+        reproducer: last
+          ? {
+              script: last.script,
+              before: execReport(last.before),
+              after: last.after ? execReport(last.after) : null,
+            }
+          : null,
       };
     };
     const verdictFor = (id: string): boolean =>
@@ -142,7 +157,7 @@ export async function reviewStage(
     if (stopsRun(err)) throw err;
     ctx.recorder.write(`${candidate.id}/review/error.txt`, String((err as Error).stack ?? err));
     return {
-      outcome: { approved: false, summary: `the review stage failed: ${(err as Error).message}`, data: null },
+      outcome: { approved: false, summary: `the review stage failed: ${(err as Error).message}` },
       loop: null,
     };
   }

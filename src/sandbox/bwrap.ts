@@ -19,6 +19,7 @@ import {
   type ResolveCache,
   refusedNetwork,
 } from "./network.ts";
+import { markOwned, ownOverlayCopy } from "./overlay.ts";
 import { chownTree } from "./ownership.ts";
 import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
@@ -293,6 +294,18 @@ export class BwrapSandbox implements SandboxPort {
     return this.#probe;
   }
 
+  /**
+   * Gives a tree to the sandbox's unprivileged uid once (when auto-fix runs as root), before it is frozen
+   * and copied: copies of it then need no ownership change per run, and none of its files is copied up
+   * into a copy only to change its owner.
+   */
+  async adoptTree(dir: string): Promise<void> {
+    if (this.#uid === null) return;
+    const root = resolve(dir);
+    await chownTree(root, this.#uid);
+    markOwned(root, this.#uid);
+  }
+
   async run(req: RunRequest): Promise<ExecResult> {
     const limits = {
       timeoutMs: req.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
@@ -307,7 +320,8 @@ export class BwrapSandbox implements SandboxPort {
     }
     const workdir = resolve(req.workdir);
     if (this.#uid !== null) {
-      await chownTree(workdir, this.#uid);
+      // An overlay copy: only what changed in it (and layers no sandbox adopted) is walked.
+      if (!(await ownOverlayCopy(workdir, this.#uid))) await chownTree(workdir, this.#uid);
       if (this.#homeDir) await chownTree(this.#homeDir, this.#uid);
     }
     // Made only when a run needs it (a folder the sandbox uid cannot reach, a network run's /etc files).

@@ -66,6 +66,7 @@ export async function mountSizedTmpfs(dir: string, bytes: number, inodes: number
   remember(dir);
 }
 
+/** Unmounts a copy's mount (its tmpfs, or its overlay), lazily when it is busy. */
 export async function unmountTmpfs(dir: string): Promise<void> {
   await sh("umount", [dir]).catch(() => sh("umount", ["-l", dir]));
   mounted.delete(dir);
@@ -113,10 +114,16 @@ export function readMounts(): { source: string; target: string; type: string }[]
 export async function sweepStaleMounts(): Promise<void> {
   if (swept) return;
   swept = true;
-  for (const { source, target: path, type } of readMounts()) {
-    if (type !== "tmpfs" || !source.startsWith(SOURCE_PREFIX)) continue;
+  const stale = readMounts().filter(({ source, type }) => {
+    if ((type !== "tmpfs" && type !== "overlay") || !source.startsWith(SOURCE_PREFIX)) return false;
     const pid = Number(source.slice(SOURCE_PREFIX.length));
-    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    return Number.isInteger(pid) && pid !== process.pid && !processAlive(pid);
+  });
+  // Overlay copies sit on their tmpfs: unmounted first.
+  for (const { target: path } of stale.filter((m) => m.type === "overlay")) {
+    await unmountTmpfs(path).catch(() => {});
+  }
+  for (const { target: path } of stale.filter((m) => m.type === "tmpfs")) {
     try {
       await unmountTmpfs(path);
       rmdirSync(path);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { statfsSync } from "node:fs";
 import type { CgroupHandle } from "./cgroup.ts";
+import { overlayCopy } from "./overlay.ts";
 import { countDescendants } from "./proc-tree.ts";
 import type { ExecResult, LimitKind, SandboxKind } from "./types.ts";
 
@@ -182,7 +183,8 @@ const TMPFS_MAGIC = 0x01021994;
 /** "disk" or "files" when `path` is on a tmpfs that has no room left, else null. */
 export function tmpfsFull(path: string): LimitKind | null {
   try {
-    const st = statfsSync(path);
+    // An overlay copy's changes go to its own tmpfs: that is the one that fills.
+    const st = statfsSync(overlayCopy(path)?.base ?? path);
     if (st.type !== TMPFS_MAGIC) return null;
     if (st.bavail * st.bsize < 64 * 1024) return "disk";
     if (st.files > 0 && st.ffree < 2) return "files";

@@ -25,8 +25,10 @@ export type {
   SandboxPort,
 } from "./types.ts";
 export { DEFAULT_LIMITS, DEFAULT_SANDBOX_UID, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
+export { overlayCopiesAvailable } from "./overlay.ts";
 export {
   DEFAULT_COPY_LIMITS,
+  freezeTree,
   makeWorkCopy,
   type WorkCopy,
   type WorkCopyOptions,

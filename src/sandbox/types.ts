@@ -82,6 +82,11 @@ export interface SandboxPort {
   readonly kind: SandboxKind;
   run(req: RunRequest): Promise<ExecResult>;
   capabilities(): Promise<SandboxCapabilities>;
+  /**
+   * Makes a tree ready for sandboxed runs once, before copies of it are made (bubblewrap as root: gives
+   * it to the unprivileged uid). Backends that need nothing leave it out.
+   */
+  adoptTree?(dir: string): Promise<void>;
 }
 
 /** The backend cannot run on this machine (no bwrap, no docker daemon, no image, no opt-in). */

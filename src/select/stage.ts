@@ -1,5 +1,5 @@
 import type { PatchCandidate, ValidationOutcome } from "../contract/pipeline.ts";
-import { compareRuns, type ValidationResult } from "../validate/index.ts";
+import { compareRuns } from "../validate/index.ts";
 import { type Candidate, type Selection, selectCandidate, type ValidationEvidence } from "./select.ts";
 
 export interface SelectInput {
@@ -10,7 +10,7 @@ export interface SelectInput {
   /** Whether the reproducer passed after this candidate (null: no reproducer ran on it). */
   reproducerPasses?: (candidate: PatchCandidate) => boolean | null;
   /** The full test runs of a validated candidate, when the validation stage kept them. */
-  testRuns?: (candidate: PatchCandidate) => ValidationResult | null;
+  testRuns?: (candidate: PatchCandidate) => ValidationEvidence | null;
 }
 
 export interface SelectOutcome {

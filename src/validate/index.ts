@@ -18,6 +18,6 @@ export {
   type TestOutcome,
 } from "./parsers.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
-export { DiffApplyError, TreeStates } from "./tree-states.ts";
+export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";
 export { toValidationOutcome, type ValidateStageInput, validateDiff, validateStage } from "./stage.ts";

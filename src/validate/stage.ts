@@ -3,7 +3,7 @@ import { stopsRun } from "../contract/failures.ts";
 import type { ValidationOutcome } from "../contract/pipeline.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import { compareRuns, showsFix, type ValidationResult } from "./compare.ts";
-import type { TreeStates } from "./tree-states.ts";
+import { type TreeStates, testRunKey } from "./tree-states.ts";
 import { validatePatched } from "./validate.ts";
 
 /** What the validation stage runs on: the run's sandbox, configuration and prepared trees. */
@@ -28,13 +28,16 @@ export function validateDiff(input: ValidateStageInput, diff: string): Promise<V
       if (!states || !sandbox || !config.test.command) return compareRuns(null, null);
       try {
         const baseline = await states.baseline();
-        const copy = await states.patched(diff);
-        try {
-          return (await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir))
-            .result;
-        } finally {
-          await copy.dispose();
-        }
+        // The tree search may have run the tests on this very program already: its run is used.
+        const run = await states.once(testRunKey(diff), async () => {
+          const copy = await states.patched(diff);
+          try {
+            return await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir);
+          } finally {
+            await copy.dispose();
+          }
+        });
+        return run.result;
       } catch (err) {
         if (stopsRun(err)) throw err;
         return {
@@ -57,7 +60,16 @@ export function toValidationOutcome(v: ValidationResult): ValidationOutcome {
     showsFix: showsFix(v),
     regressions: v.regressions,
     summary: v.summary,
-    data: v,
+    data: {
+      status: v.status,
+      command: v.command,
+      regressions: v.regressions,
+      fixed: v.fixed,
+      perTest: v.perTest,
+      before: v.before ? { ...v.before, notes: v.before.notes ?? [] } : null,
+      after: v.after ? { ...v.after, notes: v.after.notes ?? [] } : null,
+      summary: v.summary,
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
-import { makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
+import { freezeTree, makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
 import { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 
 /** A unified diff that `git apply` refused in a fresh copy. */
@@ -27,6 +28,21 @@ function gitApply(dir: string, diff: string): Promise<void> {
   });
 }
 
+const digest = (parts: unknown[]): string => createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+
+/** `once` key of a reproducer's run on the program `diff` stands for (the script as it is written). */
+export function reproducerRunKey(diff: string, command: string, file: string, script: string): string {
+  return `reproducer:${digest([diff, command, file, script.endsWith("\n") ? script : `${script}\n`])}`;
+}
+
+/** `once` key of the test suite's run (compared with the unpatched run) on the program `diff` stands for. */
+export function testRunKey(diff: string): string {
+  return `tests:${digest([diff])}`;
+}
+
+/** Shared trees of the jobs running in this process, by work tree and settings (see `forJob`). */
+const JOBS = new Map<string, Promise<TreeStates>>();
+
 /**
  * The tree states a run needs, each a private copy of one prepared base: the base is the work tree after
  * the setup step (dependencies installed), copied fresh for every pristine run (reproducer before any
@@ -42,6 +58,11 @@ export class TreeStates {
   readonly #copies: WorkCopy[] = [];
   readonly #abort = new AbortController();
   #baseline: Promise<TestRun | null> | undefined;
+  /** Results of runs on a given program, shared by the stages and the patch strategy of the job. */
+  readonly #results = new Map<string, Promise<unknown>>();
+  /** Holders of a job's shared states (`forJob`); the last `dispose()` frees them. */
+  #holders = 1;
+  #forget: (() => void) | null = null;
 
   private constructor(
     sandbox: SandboxPort,
@@ -69,6 +90,8 @@ export class TreeStates {
     try {
       base = await makeWorkCopy(opts.source, scratch);
       const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
+      // From now on the base is only read: every copy of it is an overlay that costs what changes in it.
+      if (await freezeTree(base.dir)) await opts.sandbox.adoptTree?.(base.dir);
       const states = new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
       states.#copies.push(base);
       return states;
@@ -77,6 +100,57 @@ export class TreeStates {
       await rm(scratch, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /**
+   * The job's prepared trees: the first caller for a work tree prepares them (copy, setup), every later
+   * caller with the same sandbox kind, setup and test settings gets the same ones while any holder has
+   * not disposed them. So the validation stage and the tree search run setup once per job, share the
+   * unpatched test run, and share the runs of a program both check (`once`). Each caller disposes.
+   */
+  static forJob(opts: { sandbox: SandboxPort; config: RepoConfig; source: string }): Promise<TreeStates> {
+    const c = opts.config;
+    const key = JSON.stringify([
+      resolve(opts.source),
+      opts.sandbox.kind,
+      c.setup,
+      c.test,
+      c.timeouts,
+      c.sandbox,
+      c.reproducer,
+    ]);
+    const held = JOBS.get(key);
+    if (held) {
+      return held.then((states) => {
+        states.#holders++;
+        return states;
+      });
+    }
+    const made = TreeStates.prepare(opts).then((states) => {
+      states.#forget = () => {
+        if (JOBS.get(key) === made) JOBS.delete(key);
+      };
+      return states;
+    });
+    JOBS.set(key, made);
+    made.catch(() => JOBS.delete(key));
+    return made;
+  }
+
+  /**
+   * The result of a run on one program (a reproducer or the tests after a patch), computed once per job
+   * under `key` (which names the program and what runs): the tree search's check of a candidate and the
+   * review and validation of the same patch share it.
+   */
+  once<T>(key: string, run: () => Promise<T>): Promise<T> {
+    let p = this.#results.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = run();
+      this.#results.set(key, p);
+      // A run that failed to run is not kept: the next asker tries again.
+      p.catch(() => this.#results.delete(key));
+    }
+    return p;
   }
 
   /** Whether every setup command succeeded (true when there were none). */
@@ -119,12 +193,17 @@ export class TreeStates {
     return this.#baseline;
   }
 
-  /** Stops a baseline run still in progress and removes every copy. */
+  /** Stops a baseline run still in progress and removes every copy (once the job's last holder is done). */
   async dispose(): Promise<void> {
+    if (--this.#holders > 0) return;
+    this.#forget?.();
     this.#abort.abort();
     await this.#baseline?.catch(() => null);
-    // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed.
-    await Promise.all(this.#copies.map((c) => c.dispose().catch(() => {})));
+    // Each copy may be its own (sized tmpfs) mount: released before the folder holding them is removed,
+    // the copies layered on the base before the base.
+    const [base, ...copies] = this.#copies;
+    await Promise.all(copies.map((c) => c.dispose().catch(() => {})));
+    await base?.dispose().catch(() => {});
     await rm(this.#scratch, { recursive: true, force: true });
   }
 }

@@ -2,17 +2,15 @@ import { cp, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
-import { CACHE_DIRS, DEPENDENCY_DIRS as RULE_DEPENDENCY_DIRS, VCS_DIRS } from "../core/path-rules.ts";
+import { CACHE_DIRS, DEPENDENCY_DIRS, VCS_DIRS } from "../core/path-rules.ts";
 import { tempParentOutside } from "../core/temp-outside.ts";
 
-/** Folders never copied into the private work tree: VCS internals, caches and our own output. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([...VCS_DIRS, ...CACHE_DIRS]);
-
 /**
- * Installed dependencies: copied only when a stage runs the repository's code (reproducer, tests, tree
- * search), because the search and the patch never need them and they can be large.
+ * Never copied into the private work tree: VCS internals, caches and our own output (core/path-rules).
+ * Installed dependencies (DEPENDENCY_DIRS) are copied only when a stage runs the repository's code
+ * (reproducer, tests, tree search): the search and the patch never need them and they can be large.
  */
-export const DEPENDENCY_DIRS: ReadonlySet<string> = RULE_DEPENDENCY_DIRS;
+const isNeverCopied = (name: string): boolean => VCS_DIRS.has(name) || CACHE_DIRS.has(name);
 
 export interface Workspace {
   /** The private copy the pipeline reads, patches and runs. */
@@ -49,7 +47,7 @@ export async function createWorkspace(
       if (rel === "") return true;
       if (excluded.some((e) => from === e || from.startsWith(e + sep))) return false;
       const name = basename(from);
-      return !SKIPPED_DIRS.has(name) && (opts.withDependencies === true || !DEPENDENCY_DIRS.has(name));
+      return !isNeverCopied(name) && (opts.withDependencies === true || !DEPENDENCY_DIRS.has(name));
     },
   });
   return { root, dispose: () => rm(parent, { recursive: true, force: true }) };

@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { test } from "node:test";
-import {
-  codeFence,
-  fenceIssue,
-  isEmptyIssue,
-  parseIssueFile,
-  sanitizeIssueText,
-} from "../../src/agents/issue-text.ts";
+import { fenceIssue, isEmptyIssue, parseIssueFile, sanitizeIssueText } from "../../src/agents/issue-text.ts";
+import { codeFence } from "../../src/core/inert-markdown.ts";
 import { PROMPTS_DIR, renderPrompt, renderTemplate } from "../../src/agents/prompts.ts";
 
 test("templates fill placeholders, drop empty sections and refuse drift", () => {

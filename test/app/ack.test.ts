@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
+import type { Pipeline } from "../../src/contract/app-result.ts";
 import { FIX_PATCH, type Harness, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
+import { fakeResult } from "../support/fix-result.ts";
 
 const pipeline: Pipeline = async () =>
-  FixResultSchema.parse({
+  fakeResult({
     status: "patched",
     patch: FIX_PATCH,
     usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.001 },

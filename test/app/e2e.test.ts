@@ -23,6 +23,7 @@ import type { ScriptHandler } from "../support/scripted-model.ts";
 import { type ScriptedModel, startScriptedModel } from "../support/scripted-model.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
 import { liveEffects } from "../support/github-markdown.ts";
+import { inertText } from "../../src/core/inert-markdown.ts";
 import { createSigner } from "./webhook-client.ts";
 
 const OWNER = "acme";
@@ -40,8 +41,9 @@ let script: ScriptHandler = () => "no script";
 const outcomes = new Map<string, HandleOutcome>();
 let deliver: ReturnType<typeof createSigner>;
 
+/** Prints a line on every run (before and after the patch), then asserts. */
 const REPRO =
-  "from stats.summary import mean\nresult = mean([2, 4])\nassert result == 3, f'expected 3, got {result}'\n";
+  "from stats.summary import mean\nresult = mean([2, 4])\nprint(f'mean([2, 4]) = {result}')\nassert result == 3, f'expected 3, got {result}'\n";
 
 /** Answers the reproducer and the reviewer (when the pipeline runs them); the agents' script the rest. */
 const withReview =
@@ -184,6 +186,26 @@ test("label → real pipeline → draft pull request with the fix; /retry update
   ]) {
     assert.ok(pr.body.includes(part), `PR body has ${part}:\n${pr.body}`);
   }
+  // What only the pipeline knows, carried by the result contract from the child to the body: its
+  // summary, the model it ran with, the reviewer's verdict, and the reproducer's output before the
+  // patch and after it (the line the script prints, then the failure; after the fix, the line alone).
+  const result = JSON.parse(
+    readFileSync(filesUnder(join(work, "runs")).find((f) => f.endsWith("app-result.json"))!, "utf8"),
+  ) as { summary: string; model: string };
+  assert.equal(result.model, "scripted-model");
+  assert.match(result.summary, /^The patch changes stats\/summary\.py\./);
+  assert.match(result.summary, /fails on the unpatched code \(exit 1\) and passes with the patch \(exit 0\)/);
+  assert.ok(pr.body.includes(`## Summary\n`), pr.body);
+  assert.ok(pr.body.includes(inertText(result.summary)), `PR body has the summary:\n${pr.body}`);
+  assert.match(pr.body, /Verdict: approved after 1 review round\./);
+  assert.match(pr.body, /\*\*Patch\*\* — correct: yes\n\n`patch looks right`/);
+  assert.match(pr.body, /\*\*Reproducer\*\* — correct: yes\n\n`test looks right`/);
+  assert.match(
+    pr.body,
+    /Before the patch \(exit code 1\):\n\n```\nmean\(\[2, 4\]\) = 6\.0\n[\s\S]*AssertionError: expected 3, got 6\.0\n```/,
+  );
+  assert.match(pr.body, /After the patch \(exit code 0\):\n\n```\nmean\(\[2, 4\]\) = 3\.0\n```/);
+  assert.ok(!pr.body.includes("(no output)"), pr.body);
   const status = github
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
@@ -193,6 +215,8 @@ test("label → real pipeline → draft pull request with the fix; /retry update
   assert.match(status.body, /✅ Located the bug — `stats\/summary.py`/);
   assert.match(status.body, /✅ Wrote a patch/);
   assert.match(status.body, new RegExp(`Opened draft pull request #${pr.number}`));
+  assert.match(status.body, /The reviewer judged the patch and the reproducer correct\./);
+  assert.ok(status.body.includes(inertText(result.summary, { max: 1500 })), status.body);
   // The pipeline saw the issue without the hidden comment, and nothing of the token went anywhere.
   assert.ok(model.requests.some((r) => r.messages.some((m) => String(m.content).includes("returns 6.0"))));
   assert.ok(

@@ -6,9 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
+import type { Pipeline } from "../../src/contract/app-result.ts";
 import type { FakeUser } from "../support/fake-github.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
+import { fakeResult } from "../support/fix-result.ts";
 
 /** Can label issues (triage) but has no write access. */
 const TRIAGER: FakeUser = { login: "labeller", type: "User" };
@@ -16,7 +17,7 @@ const ran: string[] = [];
 
 const pipeline: Pipeline = async (req) => {
   ran.push(req.issueFile);
-  return FixResultSchema.parse({
+  return fakeResult({
     status: "patched",
     patch: FIX_PATCH,
     usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.001 },

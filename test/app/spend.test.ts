@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FixResultSchema, type Pipeline } from "../../src/contract/app-result.ts";
+import type { Pipeline } from "../../src/contract/app-result.ts";
 import { type Harness, OWNER, REPO, startHarness } from "./harness.ts";
+import { fakeResult } from "../support/fix-result.ts";
 
 /** What each run spends, in order, and the budget each run was given. */
 const costs = [0.5, 1.5, 1.0];
@@ -10,7 +11,7 @@ const budgets: number[] = [];
 const pipeline: Pipeline = async (req) => {
   budgets.push(req.maxCostUsd);
   const cost = costs[budgets.length - 1] ?? 0;
-  return FixResultSchema.parse({
+  return fakeResult({
     status: "no-patch",
     reason: "nothing found",
     usage: { prompt_tokens: 100, completion_tokens: 10, cost_usd: cost },

@@ -12,11 +12,13 @@ import {
   statusMarker,
   pullMarker,
 } from "../../src/github/render/markers.ts";
-import { FixResultSchema } from "../../src/contract/app-result.ts";
-import { fence, renderPullBody, runCommand } from "../../src/github/render/pr-body.ts";
-import { adviceOf, describeResult } from "../../src/github/render/describe.ts";
+import { fence, renderPullBody } from "../../src/github/render/pr-body.ts";
+import { adviceOf, pipelineStages } from "../../src/issue-run/run-report.ts";
+import { fakeResult } from "../support/fix-result.ts";
 import { runGuidance } from "../../src/issue-run/run-issue.ts";
 import { effectiveConfig, readSettings } from "../../src/issue-run/settings.ts";
+import { readRepoConfig } from "../../src/issue-run/repo-config.ts";
+import { parseRepoConfigFile, type RepoConfigError } from "../../src/config/index.ts";
 import { renderStatus } from "../../src/github/render/status-comment.ts";
 import { diffPaths, forbiddenPatchPath } from "../../src/github/git.ts";
 
@@ -67,25 +69,77 @@ test("status marker round-trips and survives hostile text", () => {
   assert.equal(deniedMarker("Mona"), "<!-- auto-fix:denied mona -->");
 });
 
-test("repo config can lower the operator's budgets but never raise them; bad values fall back", () => {
+test("repo config can lower the operator's budgets but never raise them", () => {
   const settings = readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "4", AUTO_FIX_MAX_COST_USD_PER_RUN: "1.5" });
-  const c = effectiveConfig(settings, {
-    label: "fix-me",
-    budgets: { "runs-per-issue": 100, "cost-usd": 0.5, "runs-per-repo-per-day": "lots" },
-  });
+  const c = effectiveConfig(
+    settings,
+    parseRepoConfigFile("label: fix-me\nbudgets:\n  runs-per-issue: 100\n  cost-usd: 0.5\n"),
+  );
   assert.equal(c.label, "fix-me");
   assert.equal(c.maxRunsPerIssue, 4);
   assert.equal(c.maxCostUsdPerRun, 0.5);
   assert.equal(c.maxRunsPerRepoPerDay, 20);
-  assert.equal(effectiveConfig(settings, "not: [an object").label, "auto-fix");
+  assert.equal(effectiveConfig(settings, null).label, "auto-fix");
   const withTest = readSettings({ AUTO_FIX_TEST_CMD: "make test" });
   assert.equal(effectiveConfig(withTest, {}).testCommand, "make test");
   assert.equal(
-    effectiveConfig(withTest, { test: "pytest -q" }).testCommand,
+    effectiveConfig(withTest, parseRepoConfigFile("test: pytest -q\n")).testCommand,
     undefined,
     "the repo's own test wins",
   );
   assert.equal(readSettings({ AUTO_FIX_MAX_RUNS_PER_ISSUE: "-3" }).maxRunsPerIssue, 5);
+});
+
+test("the app refuses a config file the command line refuses, with the command line's messages", async () => {
+  const port = (text: string | null) => ({
+    readFile: async () => (text === null ? { kind: "missing" as const } : { kind: "file" as const, text }),
+  });
+  assert.deepEqual(await readRepoConfig(port(null)), { ok: true, file: null });
+  for (const text of [
+    "budgets:\n  runs-per-repo-per-day: lots\n",
+    "not: [an object",
+    "lable: fix-me\n",
+    "budgets:\n  cost-usd: 5000\n",
+    "- a\n- list\n",
+    "strategy:\n  branch: 999\n",
+  ]) {
+    const app = await readRepoConfig(port(text));
+    assert.equal(app.ok, false, text);
+    let cli: string[] = [];
+    try {
+      parseRepoConfigFile(text);
+    } catch (error) {
+      cli = (error as RepoConfigError).problems;
+    }
+    assert.ok(cli.length > 0, `the command line accepts ${JSON.stringify(text)}`);
+    assert.deepEqual(app.ok ? [] : app.problems, cli, text);
+  }
+  // Every setting the command line accepts is accepted by the app as well.
+  const full = [
+    "setup: pip install -e .",
+    "test: pytest -q",
+    "test-reports: reports/*.xml",
+    "reproducer: { runtime: python, attempts: 2 }",
+    "timeouts: { test: 300 }",
+    "strategy: { mode: tree, branch: 3 }",
+    "budgets: { cost-usd: 1, runs-per-issue: 2, review-rounds: 3 }",
+    "protected-paths: ['docs/**']",
+    "label: fix-me",
+    "sandbox: { backend: bwrap, memory-mb: 1024 }",
+  ].join("\n");
+  const ok = await readRepoConfig(port(full));
+  assert.deepEqual(ok, { ok: true, file: parseRepoConfigFile(full) });
+  // A link or an oversized file is named as such, never read.
+  const unusable = await readRepoConfig({
+    readFile: async () => ({
+      kind: "unusable" as const,
+      reason: ".github/auto-fix.yml is a link, not a file",
+    }),
+  });
+  assert.deepEqual(unusable, {
+    ok: false,
+    problems: ["the file cannot be used: .github/auto-fix.yml is a link, not a file"],
+  });
 });
 
 test("budget refusals name the limit", () => {
@@ -124,18 +178,20 @@ test("fences are longer than any backtick run inside", () => {
 });
 
 const bigResult = (n: number) =>
-  FixResultSchema.parse({
+  fakeResult({
     status: "fixed",
     patch: "diff",
-    reproduced: true,
     review: { "patch-correct": "yes", "test-correct": "yes", "patch-analysis": "A".repeat(n) },
     reproducer: {
       script: "assert add(1, 2) == 3\n",
       path: "reproduce.py",
-      before: { exit_code: 1, stderr: "E".repeat(n) },
-      after: { exit_code: 0, stdout: "" },
+      command: "python reproduce.py",
+      before: { exitCode: 1, stderr: "E".repeat(n) },
+      after: { exitCode: 0, stdout: "" },
     },
-    locations: [{ file: "calc.py", method: "add", start: 1, end: 2, intended_behavior: "return the sum" }],
+    locations: [
+      { file: "calc.py", class: null, method: "add", start: 1, end: 2, intendedBehavior: "return the sum" },
+    ],
     usage: { prompt_tokens: 100, completion_tokens: 20, cost_usd: 0.0123 },
   });
 
@@ -195,11 +251,11 @@ test("status comment shows every stage and the final state", () => {
   assert.doesNotMatch(text, /\/cancel/);
 });
 
-test("the pipeline's review, reproducer and validation are read as the pipeline reports them", () => {
-  const result = FixResultSchema.parse({
+test("the pull request, the stage lines and the next run's advice read the result's typed fields", () => {
+  const result = fakeResult({
     status: "fixed",
     patch: "diff",
-    reproduced: true,
+    summary: "The patch changes stats.py. A reproducer script fails on the unpatched code (exit 1).",
     review: {
       approved: true,
       rounds: 2,
@@ -209,23 +265,33 @@ test("the pipeline's review, reproducer and validation are read as the pipeline 
       "patch-advice": "",
       "test-analysis": "asserts the mean",
       "test-advice": "also test one element",
+      history: [
+        { round: 1, patchId: "linear-1", scriptVersion: 1, action: "rewrite-patch", note: "patch rewritten" },
+        { round: 2, patchId: "linear-1-r1", scriptVersion: 1, action: "accepted", note: "" },
+      ],
     },
     reproducer: {
       path: "reproducer.py",
+      command: "python3 reproducer.py",
       script: "assert mean([2, 4]) == 3\n",
-      before: { exitCode: 1, stdout: "", stderr: "AssertionError" },
-      after: { exitCode: 0, stdout: "", stderr: "" },
+      before: { exitCode: 1, stdout: "mean = 6.0", stderr: "AssertionError" },
+      after: { exitCode: 0, stdout: "mean = 3.0", stderr: "" },
     },
-    validation: { passed: true, status: "passed", regressions: [], summary: "3 passed before and after" },
+    validation: {
+      passed: true,
+      shows_fix: false,
+      status: "passed",
+      command: "pytest -q",
+      regressions: [],
+      fixed: [],
+      perTest: true,
+      before: null,
+      after: null,
+      summary: "3 passed before and after",
+    },
     usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 },
   });
-  const facts = describeResult(result);
-  assert.equal(facts.approved, true);
-  assert.equal(facts.verdict?.patchAnalysis, "divides by the count now");
-  assert.equal(facts.reproducer?.before?.exitCode, 1);
-  assert.equal(facts.reproducer?.before?.output, "AssertionError");
-  assert.equal(facts.validation?.summary, "3 passed before and after");
-  assert.equal(adviceOf(facts), "On the reproducer: also test one element");
+  assert.equal(adviceOf(result), "On the reproducer: also test one element");
   const { body } = renderPullBody({
     issueNumber: 3,
     issueTitle: "mean",
@@ -236,19 +302,49 @@ test("the pipeline's review, reproducer and validation are read as the pipeline 
     files: [],
     artifactsPath: "x",
   });
-  assert.match(body, /run it from the repository root: `python reproducer.py`/);
-  assert.match(body, /Before the patch \(exit code 1\):\n\n```\nAssertionError\n```/);
-  assert.match(body, /3 passed before and after/);
-  assert.equal(runCommand("repro.mjs"), "node repro.mjs");
-  // A review the pipeline could not finish still reads.
-  const failed = describeResult(
-    FixResultSchema.parse({
-      status: "patched",
-      review: { approved: false, summary: "the review stage failed" },
-    }),
+  assert.match(body, /## Summary\n\n.*\n\n`The patch changes stats.py. A reproducer script fails/);
+  assert.match(body, /Verdict: approved after 2 review rounds\./);
+  assert.match(
+    body,
+    /Review rounds:\n\n- Round 1: `linear-1` with reproducer version 1: patch rejected and rewritten \(`patch rewritten`\)\n- Round 2: `linear-1-r1` with reproducer version 1: accepted\n/,
   );
-  assert.equal(failed.verdict, null);
+  assert.match(body, /\*\*Patch\*\* — correct: yes\n\n`divides by the count now`/);
+  assert.match(body, /run it from the repository root: `python3 reproducer.py`/);
+  // Both streams, before and after the patch: the line the script prints is there after the fix too.
+  assert.match(body, /Before the patch \(exit code 1\):\n\n```\nmean = 6.0\nAssertionError\n```/);
+  assert.match(body, /After the patch \(exit code 0\):\n\n```\nmean = 3.0\n```/);
+  assert.match(body, /Command: `pytest -q`/);
+  assert.match(body, /3 passed before and after/);
+  assert.deepEqual(
+    pipelineStages(result).map(([stage, line]) => `${stage}:${line.status}:${line.note ?? ""}`),
+    [
+      "indexed:done:",
+      "reproduced:done:",
+      "located:done:",
+      "patched:done:",
+      "reviewed:done:patch correct: yes, reproducer correct: yes",
+      "validated:done:no regressions",
+    ],
+  );
+  // A review the pipeline could not finish still reads: no verdict, and its summary as the advice.
+  const failed = fakeResult({
+    status: "patched",
+    patch: "diff",
+    review: { approved: false, summary: "the review stage failed" },
+  });
+  assert.equal(failed.review?.["patch-correct"], null);
   assert.equal(adviceOf(failed), "the review stage failed");
+  const failedBody = renderPullBody({
+    issueNumber: 3,
+    issueTitle: "mean",
+    result: failed,
+    run: 1,
+    seconds: 1,
+    model: "m",
+    files: [],
+    artifactsPath: "x",
+  }).body;
+  assert.match(failedBody, /Verdict: not approved\. `the review stage failed`/);
 });
 
 test("guidance for the next run carries the maintainer's words and the reviewer's advice, sanitized", () => {

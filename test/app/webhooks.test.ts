@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, beforeEach, test } from "node:test";
 import type { FixResult, Pipeline, PipelineRequest } from "../../src/contract/app-result.ts";
-import { FixResultSchema } from "../../src/contract/app-result.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, STRANGER, startHarness } from "./harness.ts";
+import { fakeResult } from "../support/fix-result.ts";
 
 const requests: { issueText: string; req: PipelineRequest }[] = [];
 let nextResult: FixResult;
 
 const fixed = (): FixResult =>
-  FixResultSchema.parse({
+  fakeResult({
     status: "fixed",
     patch: FIX_PATCH,
     reproduced: true,
@@ -20,7 +20,6 @@ const fixed = (): FixResult =>
       "patch-advice": "keep sub",
     },
     usage: { prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 },
-    out: null,
   });
 
 /** When set, the pipeline reports a stage and then waits until the run is cancelled. */
@@ -201,7 +200,7 @@ test("/retry with guidance updates the same branch and pull request and says wha
   const firstHead = h.git.git(`${OWNER}/${REPO}`, ["rev-parse", `auto-fix/issue-${issue.number}`]).trim();
   const pullCount = h.repo.pulls.size;
 
-  nextResult = FixResultSchema.parse({
+  nextResult = fakeResult({
     ...fixed(),
     review: { "patch-correct": "yes", "test-correct": "yes" },
   });
@@ -226,7 +225,7 @@ test("/retry with guidance updates the same branch and pull request and says wha
 
 test("a run that finds no patch opens no pull request and says why", async () => {
   const issue = h.github.addIssue(OWNER, REPO, { title: "vague", body: "something is off" });
-  nextResult = FixResultSchema.parse({
+  nextResult = fakeResult({
     status: "no-patch",
     patch: null,
     reproduced: false,
@@ -265,6 +264,39 @@ test("maintainers only: read access is denied; budgets name the limit", async ()
     h.repo.files.set(".github/auto-fix.yml", "label: auto-fix\n");
   }
   assert.equal(MAINTAINER.login, "mona");
+});
+
+test("a config file the command line refuses is refused by the app too, with its messages, inert", async () => {
+  const issue = h.github.addIssue(OWNER, REPO, { title: "bad config", body: "b" });
+  const before = h.github.commentsOn(OWNER, REPO, issue.number).length;
+  h.repo.files.set(
+    ".github/auto-fix.yml",
+    "budgets:\n  cost-usd: lots\n'@octocat see https://evil.example/x': 1\n",
+  );
+  try {
+    await h.labeled(issue.number);
+    await h.idle();
+    const last = [...h.outcomes.values()].at(-1)!;
+    assert.equal(last.action, "refused");
+    assert.match("reason" in last ? last.reason : "", /auto-fix\.yml is not valid/);
+    const replies = h.github.commentsOn(OWNER, REPO, issue.number).slice(before);
+    assert.equal(replies.length, 1, "one reply, no status comment: no run started");
+    const reply = replies[0]!.body;
+    assert.match(reply, /budgets\.cost-usd: expected an amount in US dollars/);
+    assert.match(reply, /unknown setting/);
+    // The hostile key is shown in inline code: no mention, no link.
+    assert.match(reply, /`\(top level\): unknown setting\(s\) '@octocat see https:\/\/evil\.example\/x'`/);
+    // An oversized file is named as such.
+    h.repo.files.set(".github/auto-fix.yml", `# ${"x".repeat(300 * 1024)}\nlabel: auto-fix\n`);
+    await h.labeled(issue.number);
+    await h.idle();
+    assert.match(
+      h.github.commentsOn(OWNER, REPO, issue.number).at(-1)!.body,
+      /over the limit of 262144 bytes/,
+    );
+  } finally {
+    h.repo.files.set(".github/auto-fix.yml", "label: auto-fix\n");
+  }
 });
 
 test("/cancel stops a running job; a second trigger while it runs is told to wait", async () => {

@@ -112,6 +112,16 @@ test("each command's --help lists every option it reads; search's lists the eigh
       "--json",
     ],
     worker: ["--concurrency N", "--grace-seconds S", "--port P", "--host H"],
+    issue: [
+      "--issue FILE",
+      "--dry-run DIR",
+      "--number N",
+      "--sender LOGIN",
+      "--permission LEVEL",
+      "--guidance TEXT",
+      "--test-cmd CMD",
+      "--json",
+    ],
   };
   assert.deepEqual(COMMAND_SPECS.map((s) => s.name).sort(), Object.keys(expected).sort());
   for (const [name, options] of Object.entries(expected)) {

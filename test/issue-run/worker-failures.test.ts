@@ -106,7 +106,7 @@ const unthrottled: ConnectInstallation = async (_installationId, owner, repo, si
     retry: { enabled: false },
     throttle: { enabled: false },
   });
-  return { github: createOctokitGitHub(octokit, owner, repo), loadRepoConfig: async () => null };
+  return createOctokitGitHub(octokit, owner, repo);
 };
 
 function worker(lines: Line[], connect: ConnectInstallation = connectInstallation(probot)) {

@@ -403,6 +403,42 @@ const ROWS: Row[] = [
       "",
     ].join("\n"),
   },
+  {
+    // Only the changed line is indented: <patched>'s own lines say nothing of the width, but <original>
+    // puts that line one four-space level in where the file has it one two-space level in.
+    name: "typescript, 2-space file, 4-space answer changing the one indented line under top-level lines",
+    path: "src/tools.ts",
+    before: [
+      "/** The tools of one work tree. */",
+      "export interface CodeTools<",
+      "  L extends Location = Location,",
+      "  R extends Result = Result,",
+      "> {",
+      "  search: Search<L>;",
+      "}",
+      "",
+    ].join("\n"),
+    orig: [
+      "/** The tools of one work tree. */",
+      "export interface CodeTools<",
+      "    L extends Location = Location,",
+    ],
+    patched: [
+      "/** The tools of one work tree. */",
+      "export interface CodeTools<",
+      "    L extends ResolvedLocation = Location,",
+    ],
+    expected: [
+      "/** The tools of one work tree. */",
+      "export interface CodeTools<",
+      "  L extends ResolvedLocation = Location,",
+      "  R extends Result = Result,",
+      "> {",
+      "  search: Search<L>;",
+      "}",
+      "",
+    ].join("\n"),
+  },
 ];
 
 for (const row of ROWS) {

@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { describeResult } from "../../src/github/render/describe.ts";
-import { FixResultSchema } from "../../src/contract/app-result.ts";
+import { FixResultSchema } from "../../src/contract/result.ts";
 import { pipelineStages } from "../../src/issue-run/run-report.ts";
 import { main } from "../../src/cli/main.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
@@ -92,7 +91,7 @@ test("fix --json end to end through the real client (streaming): contract fields
     assert.ok(Array.isArray(result.locations) && typeof result.seconds === "number");
     const app = FixResultSchema.parse(result);
     assert.deepEqual(
-      describeResult(app).locations.map((l) => l.file),
+      app.locations.map((l) => l.file),
       ["stats/summary.py"],
     );
     assert.deepEqual(

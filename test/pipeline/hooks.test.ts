@@ -45,7 +45,17 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
       return {
         approved: true,
         summary: "The patch divides by the right count.",
-        data: { "patch-correct": "yes" },
+        data: {
+          rounds: 1,
+          "patch-correct": "yes",
+          "test-correct": "yes",
+          "patch-analysis": "Divides by len(values) now.",
+          "patch-advice": "",
+          "test-analysis": "Asserts the mean.",
+          "test-advice": "",
+          history: [{ round: 1, patchId: c.id, scriptVersion: 1, action: "accepted", note: "" }],
+          reproducer: null,
+        },
       };
     },
     validate: async (_ctx, c) => {
@@ -80,14 +90,28 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
     assert.equal(result.status, "fixed", result.reason);
     assert.equal(result.reproduced, true);
     assert.deepEqual(result.review, {
-      "patch-correct": "yes",
       approved: true,
       summary: "The patch divides by the right count.",
+      rounds: 1,
+      "patch-correct": "yes",
+      "test-correct": "yes",
+      "patch-analysis": "Divides by len(values) now.",
+      "patch-advice": "",
+      "test-analysis": "Asserts the mean.",
+      "test-advice": "",
+      history: [{ round: 1, patchId: "linear-1", scriptVersion: 1, action: "accepted", note: "" }],
     });
+    // A validation hook that reports no test runs: the verdict, and nothing invented about the runs.
     assert.deepEqual(result.validation, {
       passed: true,
       shows_fix: true,
+      status: "passed",
+      command: null,
       regressions: [],
+      fixed: [],
+      perTest: false,
+      before: null,
+      after: null,
       summary: "all tests pass",
     });
     assert.deepEqual(seen, [

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { FixResultSchema } from "../../src/contract/app-result.ts";
+import { FixResultSchema } from "../../src/contract/result.ts";
 import { renderPullBody } from "../../src/github/render/pr-body.ts";
 import { main } from "../../src/cli/main.ts";
 import { codeSpan } from "../../src/report/test-names.ts";

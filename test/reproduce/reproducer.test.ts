@@ -91,7 +91,7 @@ test("a reproducer that fails to reproduce gets its output back, then a good one
   }
 });
 
-test("no example, never reproduced, and a broken model all end the stage without a crash", async () => {
+test("no example, never reproduced and a failing stage end the stage without a crash; a refusing endpoint stops the run", async () => {
   const config = loadRepoConfig(copy.dir);
   const noExample = await startScriptedModel(['{"has-reproducible-example": false}']);
   try {
@@ -120,16 +120,33 @@ test("no example, never reproduced, and a broken model all end the stage without
   } finally {
     await passing.close();
   }
+  // An endpoint that refuses the request stops the run (the pipeline's model port types the refusal):
+  // the stage does not turn it into a quiet "not reproduced".
   const broken = await startScriptedModel([{ status: 400, body: { error: { message: "bad request" } } }]);
   try {
+    await assert.rejects(
+      reproduceIssue(
+        { model: chatModelFor(broken.baseURL), sandbox, config },
+        { issue: "x", workdir: copy.dir },
+      ),
+      (err: Error) => err.name === "ModelRequestRejected" && /400 bad request/.test(err.message),
+    );
+  } finally {
+    await broken.close();
+  }
+  // Any other failure inside the stage (here: the work tree vanished) ends the stage with an error.
+  const gone = await startScriptedModel((req) =>
+    promptKind(req) === "has-example" ? '{"has-reproducible-example": true}' : fence("python", "print(1)\n"),
+  );
+  try {
     const r = await reproduceIssue(
-      { model: chatModelFor(broken.baseURL), sandbox, config },
-      { issue: "x", workdir: copy.dir },
+      { model: chatModelFor(gone.baseURL), sandbox, config },
+      { issue: "x", workdir: join(copy.dir, "no-such-folder") },
     );
     assert.equal(r.status, "error");
     assert.match(r.summary, /reproduce stage failed/);
   } finally {
-    await broken.close();
+    await gone.close();
   }
 });
 

@@ -1,25 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import OpenAI from "openai";
-import type { ChatModel } from "../../src/reproduce/index.ts";
+import type { ModelPort } from "../../src/model/types.ts";
+import { makeTestModel } from "../support/model-harness.ts";
 import type { ChatRequest } from "../support/scripted-model.ts";
 
 export const FIXTURES = new URL("../fixtures/review-repos/", import.meta.url).pathname;
 
-/** The real OpenAI client pointed at the scripted model server. */
-export function chatModelFor(baseURL: string): ChatModel {
-  const client = new OpenAI({ baseURL, apiKey: "test-key", maxRetries: 0 });
-  return {
-    async chat(messages, opts) {
-      const r = await client.chat.completions.create({
-        model: "scripted",
-        messages,
-        ...(opts.json ? { response_format: { type: "json_object" as const } } : {}),
-      });
-      return { content: r.choices[0]?.message.content ?? "" };
-    },
-  };
+/** The pipeline's model port (the OpenAI client inside) pointed at the scripted model server. */
+export function chatModelFor(baseURL: string): ModelPort {
+  return makeTestModel(baseURL, { config: { maxRetries: 0 } }).model;
 }
 
 /** Which prompt a request is answering, from its messages. */

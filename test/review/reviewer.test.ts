@@ -45,8 +45,11 @@ test("a malformed verdict goes back with the exact problem; yes/no is read lenie
       "test-analysis": "ok",
       "test-advice": "",
     });
-    assert.match(model.requests[1]!.messages.at(-1)!.content!, /no JSON object was found/);
-    assert.match(model.requests[2]!.messages.at(-1)!.content!, /"patch-correct" must be "yes" or "no"/);
+    assert.match(model.requests[1]!.messages.at(-1)!.content!, /contains no valid JSON object/);
+    assert.match(
+      model.requests[2]!.messages.at(-1)!.content!,
+      /required shape: patch-correct: must be "yes" or "no"/,
+    );
     assert.equal(model.requests[0]!.response_format?.type, "json_object");
   } finally {
     await model.close();

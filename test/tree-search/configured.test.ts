@@ -41,9 +41,13 @@ const reproduced: FixHooks = {
     summary: "reproduced by the fixture's script",
     data: {
       status: "reproduced",
+      summary: "reproduced by the fixture's script",
       path: "reproducer.py",
       command: "python3 reproducer.py",
       script: MEDIAN.reproducer,
+      attempts: 1,
+      before: null,
+      after: null,
     },
   }),
 };

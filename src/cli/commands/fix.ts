@@ -29,7 +29,8 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return n;
 }
 
-async function readIssue(path: string): Promise<Issue> {
+/** Reads an issue file (at most 5 MB): a UserError naming the file when it cannot be used. */
+export async function readIssue(path: string): Promise<Issue> {
   let size: number;
   try {
     const st = await stat(path);
@@ -172,6 +173,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       model,
       config: repoConfig,
       sandbox,
+      modelName: settings.model.model,
       meter,
       recorder,
       openCode: (workdir) =>

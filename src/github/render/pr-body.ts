@@ -2,8 +2,13 @@ import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges } from "../../report/test-names.ts";
 import { pullMarker } from "./markers.ts";
-import { describeResult, type ExecView, type LocationView } from "./describe.ts";
-import type { FixResult } from "../../contract/app-result.ts";
+import type {
+  ExecReport,
+  FixResult,
+  LocationReport,
+  ReviewReport,
+  ReviewRoundReport,
+} from "../../contract/result.ts";
 import { formatUsd } from "../../model/usage.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
@@ -31,26 +36,57 @@ const clip = (text: string, max: number) =>
     ? text
     : `${text.slice(0, max)}\n… (${text.length - max} more characters in the artifacts)`;
 
-function execBlock(label: string, e: ExecView | null, max: number): string[] {
+/** Both streams of a run, stdout first (what a person running the script sees, in order of use). */
+export function execOutput(e: ExecReport): string {
+  return [e.stdout.trimEnd(), e.stderr.trimEnd()].filter((t) => t.trim() !== "").join("\n");
+}
+
+function execBlock(label: string, e: ExecReport | null, max: number): string[] {
   if (!e) return [];
+  const how =
+    e.exitCode !== null
+      ? `exit code ${e.exitCode}`
+      : e.signal
+        ? `killed by ${inlineCode(e.signal, 40)}`
+        : "no exit code";
   const limit = e.limit ? `, stopped by the ${e.limit} limit` : "";
+  const cut = e.truncated ? ", output shortened" : "";
+  return [`${label} (${how}${limit}${cut}):`, "", fence(clip(execOutput(e) || "(no output)", max)), ""];
+}
+
+/** `Class.method`, `method` or `Class`: the code unit a location names, or null for a whole file. */
+export const unitOf = (l: LocationReport): string | null =>
+  [l.class, l.method].filter((x) => x?.trim()).join(".") || null;
+
+function locationLine(l: LocationReport): string {
+  const unit = unitOf(l);
+  const intended = l.intendedBehavior.trim() ? `: ${inlineCode(l.intendedBehavior, 1000)}` : "";
+  return `- ${inlineCode(l.file)}${unit ? ` › ${inlineCode(unit)}` : ""} (lines ${l.start}–${l.end})${intended}`;
+}
+
+const judged = (v: "yes" | "no" | null) => v ?? "not judged";
+
+const ACTIONS: Record<ReviewRoundReport["action"], string> = {
+  accepted: "accepted",
+  "validation-failed": "accepted by the reviewer, but the tests failed",
+  "rewrite-patch": "patch rejected and rewritten",
+  "rewrite-test": "reproducer rejected and rewritten",
+  "rewrite-both": "patch and reproducer rejected and rewritten",
+  rejected: "rejected, no rounds left",
+  stopped: "stopped",
+};
+
+/** What each review round did, one line each (the notes are the pipeline's, with test ids in them). */
+function roundLines(v: ReviewReport): string[] {
   return [
-    `${label} (exit code ${e.exitCode ?? "none"}${limit}):`,
+    "Review rounds:",
     "",
-    fence(clip(e.output || "(no output)", max)),
-    "",
+    ...v.history.map(
+      (h) =>
+        `- Round ${h.round}: ${inlineCode(h.patchId, 80)} with reproducer version ${h.scriptVersion}: ${ACTIONS[h.action]}${h.note.trim() ? ` (${inlineCode(h.note, 300)})` : ""}`,
+    ),
   ];
 }
-
-function locationLine(l: LocationView): string {
-  const lines = l.start !== null ? ` (lines ${l.start}–${l.end ?? l.start})` : "";
-  const intended = l.intended?.trim() ? `: ${inlineCode(l.intended, 1000)}` : "";
-  return `- ${inlineCode(l.file)}${l.unit ? ` › ${inlineCode(l.unit)}` : ""}${lines}${intended}`;
-}
-
-/** The reviewer's yes/no, or what it said instead (as code). */
-const judged = (v: string | null) =>
-  v === null ? "not judged" : /^(yes|no)$/i.test(v) ? v : inlineCode(v, 60);
 
 function extName(path: string | null): string {
   const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
@@ -58,52 +94,47 @@ function extName(path: string | null): string {
   return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
 }
 
-/** How a reproducer is run, by its file type. */
-export function runCommand(path: string): string {
-  if (/\.py$/.test(path)) return `python ${path}`;
-  if (/\.[cm]?[jt]s$/.test(path)) return `node ${path}`;
-  if (/\.go$/.test(path)) return `go run ${path}`;
-  if (/\.java$/.test(path)) return `java ${path}`;
-  return `sh ${path}`;
-}
-
 function summaryText(input: PullBodyInput): string {
-  if (input.result.summary?.trim()) return inertText(input.result.summary);
   const verdict =
     input.result.status === "fixed"
-      ? "The reviewer judged the patch correct against a reproducer that fails before it and passes after."
-      : "The patch applies, but the reviewer did not confirm it with a reproducer; please review it carefully.";
+      ? "The evidence below supports it; review the change before marking this ready."
+      : "It applies, but nothing below confirms that it fixes the issue: review it carefully.";
   return `auto-fix wrote a patch for #${input.issueNumber} (${inlineCode(input.issueTitle)}). ${verdict}`;
 }
 
 function render(input: PullBodyInput, max: number): string {
   const r = input.result;
-  const facts = describeResult(r);
   const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
+  if (r.summary.trim()) lines.push(inertText(r.summary, { max }), "");
   lines.push(`Fixes #${input.issueNumber}`, "");
   if (r.reason?.trim()) lines.push(`Outcome: ${inertText(r.reason)}`, "");
   if (input.guidance?.trim())
     lines.push(`Run ${input.run} followed this guidance: ${inertText(input.guidance)}`, "");
-  if (facts.locations.length > 0) {
-    lines.push("## Bug locations and intended behaviour", "", ...facts.locations.map(locationLine), "");
+  if (r.locations.length > 0) {
+    lines.push("## Bug locations and intended behaviour", "", ...r.locations.map(locationLine), "");
   }
   if (input.files.length > 0)
     lines.push(`Changed files: ${input.files.map((f) => inlineCode(f)).join(", ")}`, "");
   lines.push("## Review", "");
-  const v = facts.verdict;
-  if (v) {
-    lines.push(`**Patch** — correct: ${judged(v.patchCorrect)}`, "");
-    if (v.patchAnalysis) lines.push(inertText(v.patchAnalysis, { max }), "");
-    lines.push(`**Reproducer** — correct: ${judged(v.testCorrect)}`, "");
-    if (v.testAnalysis) lines.push(inertText(v.testAnalysis, { max }), "");
-  } else if (facts.reviewSummary) {
-    lines.push(inertText(facts.reviewSummary, { max }), "");
+  const v = r.review;
+  if (v && (v["patch-correct"] !== null || v["test-correct"] !== null)) {
+    lines.push(
+      `Verdict: ${v.approved ? "approved" : "not approved"} after ${v.rounds} review round${v.rounds === 1 ? "" : "s"}.`,
+      "",
+    );
+    lines.push(`**Patch** — correct: ${judged(v["patch-correct"])}`, "");
+    if (v["patch-analysis"]?.trim()) lines.push(inertText(v["patch-analysis"], { max }), "");
+    lines.push(`**Reproducer** — correct: ${judged(v["test-correct"])}`, "");
+    if (v["test-analysis"]?.trim()) lines.push(inertText(v["test-analysis"], { max }), "");
+    if (v.history.length > 1) lines.push(...roundLines(v), "");
+  } else if (v) {
+    lines.push(`Verdict: ${v.approved ? "approved" : "not approved"}. ${inertText(v.summary, { max })}`, "");
   } else {
     lines.push("No review: without a reproducer the patch was only validated.", "");
   }
-  const rep = facts.reproducer;
-  if (rep) {
-    const path = rep.path ?? "reproduce.py";
+  const rep = r.reproducer;
+  if (rep?.script) {
+    const path = rep.path;
     lines.push(
       "## Reproducer",
       "",
@@ -111,7 +142,7 @@ function render(input: PullBodyInput, max: number): string {
       "",
     );
     lines.push(
-      `Save it as ${inlineCode(path)} and run it from the repository root: ${inlineCode(rep.command ?? runCommand(path))}`,
+      `Save it as ${inlineCode(path)} and run it from the repository root: ${inlineCode(rep.command)}`,
       "",
     );
     lines.push(fence(clip(rep.script, max), extName(path)), "");
@@ -124,19 +155,18 @@ function render(input: PullBodyInput, max: number): string {
     lines.push(
       "## Reproducer",
       "",
-      r.reproduced === false ? "The issue was not reproduced." : "No reproducer.",
+      rep ? `The issue was not reproduced: ${inertText(rep.summary, { max })}` : "No reproducer.",
       "",
     );
   }
   lines.push("## Validation", "");
-  const val = facts.validation;
+  const val = r.validation;
   if (!val) {
     lines.push("The repository's tests were not run (no test command configured or detected).", "");
   } else {
     if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
-    if (val.summary) lines.push(inertText(val.summary, { max }), "");
-    const changes = testChanges(r.validation) ?? { fixed: [], regressions: val.regressions, perTest: false };
-    for (const line of testChangeLines(changes)) lines.push(line, "");
+    if (val.summary.trim()) lines.push(inertText(val.summary, { max }), "");
+    for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
   }
   const u = r.usage;
   lines.push(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RepoConfig } from "../../config/index.ts";
 import type { FixContext } from "../../contract/pipeline.ts";
+import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
 import { TreeStates } from "../../validate/index.ts";
 import { type ReproducerScript, sandboxChecks } from "./sandbox-checks.ts";
 import type { TreeChecks } from "./strategy.ts";
@@ -13,6 +14,16 @@ const ReproducedData = z.object({
   file: z.string().min(1).optional(),
   command: z.string().min(1),
   script: z.string().min(1),
+  /** Its run on the unpatched tree (output cut to a few thousand characters). */
+  before: z
+    .object({
+      exitCode: z.number().int().nullable(),
+      limit: z.enum(["time", "memory", "processes", "output", "disk", "files"]).nullable(),
+      stdout: z.string(),
+      stderr: z.string(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** The reproducing script of this run, when the reproduce stage wrote one that fails on the bug. */
@@ -23,6 +34,14 @@ export function reproducerFromRun(ctx: FixContext, config: RepoConfig): Reproduc
   const file = d.path ?? d.file;
   if (!file) return null;
   return { file, content: d.script, command: d.command, timeoutMs: config.timeouts.reproducerMs };
+}
+
+/** The reproduce stage's run of its script on the unpatched tree, when it left one. */
+function reproducerRunBefore(ctx: FixContext, kind: SandboxPort["kind"]): ExecResult | null {
+  const parsed = ReproducedData.safeParse(ctx.state.reproduction?.data);
+  const b = parsed.success ? parsed.data.before : null;
+  if (!b) return null;
+  return { ...b, signal: null, truncated: false, durationMs: 0, backend: kind };
 }
 
 /**
@@ -38,12 +57,23 @@ export async function treeChecksForRun(ctx: FixContext): Promise<TreeChecks | st
   }
   const sandbox = ctx.sandbox.port;
   if (!sandbox) return `no sandbox to run the checks in: ${ctx.sandbox.problem}`;
-  const states = await TreeStates.prepare({ sandbox, config, source: ctx.workdir });
+  // The job's trees: when the validation stage prepared them, setup is not run again, the unpatched
+  // test run is shared, and so are the runs of a program both check.
+  const states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
   if (!states.setupOk) {
     const failed = states.setup.find((s) => !s.ok)!;
     await states.dispose();
     return `the setup step \`${failed.command}\` failed, so no check can run`;
   }
-  const checks = sandboxChecks({ sandbox, config, reproducer, pristine: states.pristineDir });
+  const before = reproducer ? reproducerRunBefore(ctx, sandbox.kind) : null;
+  const checks = sandboxChecks({
+    sandbox,
+    config,
+    reproducer,
+    pristine: states.pristineDir,
+    baselineTests: () => states.baseline(),
+    memo: states,
+    ...(before ? { reproducerBefore: before } : {}),
+  });
   return { ...checks, workTree: () => states.pristine(), dispose: () => states.dispose() };
 }

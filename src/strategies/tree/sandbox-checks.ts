@@ -3,8 +3,10 @@ import { openTree } from "../../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../../sandbox/format.ts";
 import { makeWorkCopy } from "../../sandbox/index.ts";
 import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
-import { compareRuns } from "../../validate/compare.ts";
+import { compareRuns, type ValidationResult } from "../../validate/compare.ts";
 import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
+import { reproducerRunKey, testRunKey, type TreeStates } from "../../validate/tree-states.ts";
+import { validatePatched } from "../../validate/validate.ts";
 import type { TreeChecks } from "./strategy.ts";
 import type { CheckResult, RunRecord } from "./types.ts";
 
@@ -71,8 +73,17 @@ export function sandboxChecks(deps: {
    * into the work tree, where a candidate's reproducer or an earlier run may have changed it.
    */
   pristine?: string;
+  /** The job's unpatched test run (shared with the validation stage); default: run here. */
+  baselineTests?: () => Promise<TestRun | null>;
+  /** The reproduce stage's run of the same script on the unpatched tree; default: run here. */
+  reproducerBefore?: ExecResult;
+  /**
+   * The job's shared results (the prepared trees' `once`): a candidate's reproducer and test runs are
+   * kept under the program's key, so the review and validation of the same patch do not run them again.
+   */
+  memo?: Pick<TreeStates, "once">;
 }): TreeChecks {
-  const { sandbox, config, reproducer } = deps;
+  const { sandbox, config, reproducer, memo } = deps;
   const testOpts = deps.pristine ? { pristine: deps.pristine } : {};
   let baselineTests: TestRun | null = null;
   /**
@@ -80,22 +91,27 @@ export function sandboxChecks(deps: {
    * and whatever it does (rewrite a test, plant a cache or a configuration file) stays out of the tree
    * the tests then run in.
    */
-  const runReproducer = async (dir: string): Promise<ExecResult | null> => {
+  const runReproducer = async (dir: string, diff?: string): Promise<ExecResult | null> => {
     if (!reproducer) return null;
-    const copy = await makeWorkCopy(dir);
-    try {
-      // Written through tree-fs: a link committed at the script's path is replaced, never written through.
-      openTree(copy.dir).write(reproducer.file, reproducer.content, { onLink: "replace" });
-      return await sandbox.run({
-        workdir: copy.dir,
-        command: reproducer.command,
-        timeoutMs: reproducer.timeoutMs,
-        memoryMb: config.sandbox.memoryMb,
-        maxProcesses: config.sandbox.maxProcesses,
-      });
-    } finally {
-      await copy.dispose();
-    }
+    const script = reproducer.content.endsWith("\n") ? reproducer.content : `${reproducer.content}\n`;
+    const run = async (): Promise<ExecResult> => {
+      const copy = await makeWorkCopy(dir);
+      try {
+        // Written through tree-fs: a link committed at the script's path is replaced, never written through.
+        openTree(copy.dir).write(reproducer.file, script, { onLink: "replace" });
+        return await sandbox.run({
+          workdir: copy.dir,
+          command: reproducer.command,
+          timeoutMs: reproducer.timeoutMs,
+          memoryMb: config.sandbox.memoryMb,
+          maxProcesses: config.sandbox.maxProcesses,
+        });
+      } finally {
+        await copy.dispose();
+      }
+    };
+    if (!memo || diff === undefined) return run();
+    return memo.once(reproducerRunKey(diff, reproducer.command, reproducer.file, script), run);
   };
   const parts = [
     reproducer ? `reproducer \`${reproducer.command}\`` : null,
@@ -104,8 +120,10 @@ export function sandboxChecks(deps: {
   return {
     describe: parts.filter(Boolean).join(" + ") || "nothing",
     async baseline(dir) {
-      const repro = await runReproducer(dir);
-      baselineTests = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      const repro = deps.reproducerBefore ?? (await runReproducer(dir));
+      baselineTests = deps.baselineTests
+        ? await deps.baselineTests()
+        : await runTestSuite(sandbox, dir, config, undefined, testOpts);
       const failure: string[] = [];
       const out: { failure: string; reproducer?: RunRecord; tests?: RunRecord } = { failure: "" };
       if (repro && reproducer) {
@@ -122,8 +140,8 @@ export function sandboxChecks(deps: {
       out.failure = truncateMiddle(failure.join("\n\n"), MAX_FAILURE_CHARS);
       return out;
     },
-    async run(dir): Promise<CheckResult> {
-      const repro = await runReproducer(dir);
+    async run(dir, change): Promise<CheckResult> {
+      const repro = await runReproducer(dir, change?.diff);
       const reproRecord = repro && reproducer ? record(reproducer.command, repro, clean(repro)) : undefined;
       const runs = (extra: { tests?: RunRecord }) => ({
         ...(reproRecord ? { reproducer: reproRecord } : {}),
@@ -135,7 +153,20 @@ export function sandboxChecks(deps: {
           return { outcome: broken, message: `the reproducer was ${describeOutcome(repro)}`, ...runs({}) };
         }
       }
-      const after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+      let after: TestRun | null;
+      let cmp: ValidationResult;
+      if (memo && change && baselineTests) {
+        // Run as the validation stage runs it, and kept for it.
+        const base = baselineTests;
+        const v = await memo.once(testRunKey(change.diff), () =>
+          validatePatched(sandbox, dir, config, base, undefined, deps.pristine),
+        );
+        after = v.run;
+        cmp = v.result;
+      } else {
+        after = await runTestSuite(sandbox, dir, config, undefined, testOpts);
+        cmp = compareRuns(baselineTests, after);
+      }
       const testsRecord = after ? record(after.command, after.exec, false) : undefined;
       if (after && !baselineTests?.exec.limit) {
         const broken = brokenRun(after.exec);
@@ -147,7 +178,6 @@ export function sandboxChecks(deps: {
           };
         }
       }
-      const cmp = compareRuns(baselineTests, after);
       const testsOk = cmp.status === "passed" || cmp.status === "no-regressions" || cmp.status === "no-tests";
       if (testsRecord) testsRecord.passed = testsOk;
       const reproOk = !repro || clean(repro);

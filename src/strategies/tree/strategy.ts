@@ -18,8 +18,11 @@ export interface TreeChecks {
   readonly describe: string;
   /** Runs the checks on the unpatched program in `dir`: the root's failing evidence. */
   baseline(dir: string): Promise<{ failure: string; reproducer?: RunRecord; tests?: RunRecord }>;
-  /** Runs the checks on the candidate program in `dir`. */
-  run(dir: string): Promise<CheckResult>;
+  /**
+   * Runs the checks on the candidate program in `dir`; `change` is that program (its diff against the
+   * original and the files it changes), for runs shared with the later stages.
+   */
+  run(dir: string, change?: { diff: string; changedFiles: readonly string[] }): Promise<CheckResult>;
   /**
    * A fresh private work tree to run the checks in (set up, when the repository needs it); default a
    * copy. Every check gets its own: nothing a candidate's run leaves behind (an edited test, a planted
@@ -99,7 +102,7 @@ export function treeStrategy(
             const tree = await freshTree();
             try {
               await new WorkTreeSync(tree.dir, programs).show(programs.programFor(applied.diff));
-              return await checks.run(tree.dir);
+              return await checks.run(tree.dir, { diff: applied.diff, changedFiles: applied.changedFiles });
             } finally {
               await tree.dispose().catch(() => undefined);
             }

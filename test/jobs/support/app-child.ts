@@ -7,13 +7,13 @@
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import type { Pipeline } from "../../../src/contract/app-result.ts";
-import { FixResultSchema } from "../../../src/contract/app-result.ts";
 import { createAppQueue } from "../../../src/app/queue.ts";
 import { startAppServer } from "../../../src/app/server.ts";
 import { readSettings } from "../../../src/issue-run/settings.ts";
 import { runAppWorker } from "../../../src/app/worker.ts";
 import { signalled } from "../../../src/jobs/worker-process.ts";
 import { FIX_PATCH } from "../../app/harness.ts";
+import { fakeResult } from "../../support/fix-result.ts";
 
 interface Options {
   role: "server" | "worker";
@@ -61,7 +61,7 @@ const pipeline: Pipeline = async (req) => {
     await until(() => existsSync(hold), req.signal);
   }
   req.onStage("patched");
-  return FixResultSchema.parse({
+  return fakeResult({
     status: "patched",
     patch: FIX_PATCH,
     usage: { prompt_tokens: 1000, completion_tokens: 200, cost_usd: 0.01 },

@@ -1,0 +1,186 @@
+import type { FixState, PatchCandidate } from "../contract/pipeline.ts";
+import {
+  type ExecReport,
+  type FixResult,
+  FixResultSchema,
+  type LocationReport,
+  type ReproducerReport,
+  type ReviewReport,
+  type UsageReport,
+  type ValidationReport,
+} from "../contract/result.ts";
+export { execReport, RESULT_STREAM_CHARS } from "../contract/exec-report.ts";
+
+/** The files a unified diff changes, in order. */
+export function diffFiles(diff: string): string[] {
+  const files: string[] = [];
+  for (const m of diff.matchAll(/^\+\+\+ (?:b\/)?(.+)$/gm)) {
+    const f = m[1]!.trim();
+    if (f !== "/dev/null" && !files.includes(f)) files.push(f);
+  }
+  for (const m of diff.matchAll(/^--- (?:a\/)?(.+)$/gm)) {
+    const f = m[1]!.trim();
+    if (f !== "/dev/null" && !files.includes(f)) files.push(f);
+  }
+  return files;
+}
+
+/** The reviewer's report on the chosen candidate, without the reproducer (that is the result's own field). */
+function reviewOf(c: PatchCandidate): ReviewReport | null {
+  const r = c.review;
+  if (!r) return null;
+  const d = r.data;
+  return {
+    approved: r.approved,
+    summary: r.summary,
+    rounds: d?.rounds ?? 0,
+    "patch-correct": d?.["patch-correct"] ?? null,
+    "test-correct": d?.["test-correct"] ?? null,
+    "patch-analysis": d?.["patch-analysis"] ?? null,
+    "patch-advice": d?.["patch-advice"] ?? null,
+    "test-analysis": d?.["test-analysis"] ?? null,
+    "test-advice": d?.["test-advice"] ?? null,
+    history: d?.history ?? [],
+  };
+}
+
+function validationOf(c: PatchCandidate): ValidationReport | null {
+  const v = c.validation;
+  if (!v) return null;
+  // Without test runs behind it (the tree search's own checks), only the verdict itself is known.
+  const status = v.data?.status ?? (v.passed ? "passed" : v.regressions.length > 0 ? "regressions" : "error");
+  return {
+    passed: v.passed,
+    shows_fix: v.showsFix,
+    status,
+    command: v.data?.command ?? null,
+    regressions: v.regressions,
+    fixed: v.data?.fixed ?? [],
+    perTest: v.data?.perTest ?? false,
+    before: v.data?.before ?? null,
+    after: v.data?.after ?? null,
+    summary: v.summary,
+  };
+}
+
+/**
+ * The reproducer as the reviewer saw it with the chosen patch: the script version it judged, that
+ * script's run before any patch and its run after the chosen patch. Without a review of the chosen patch,
+ * the reproduce stage's script and run, and no run after.
+ */
+function reproducerOf(state: FixState, chosen: PatchCandidate | null): ReproducerReport | null {
+  const base = state.reproduction?.data;
+  if (!base) return null;
+  const seen = chosen?.review?.data?.reproducer;
+  if (!seen) return { ...base, after: null };
+  return { ...base, script: seen.script, before: seen.before, after: seen.after };
+}
+
+const exitText = (e: ExecReport): string =>
+  e.limit
+    ? `stopped by the ${e.limit} limit`
+    : e.exitCode === null
+      ? `killed by ${e.signal}`
+      : `exit ${e.exitCode}`;
+
+/** The unit a location names: `Class.method`, `method`, `Class`, or the file alone. */
+const unitOf = (l: LocationReport): string => [l.class, l.method].filter(Boolean).join(".") || "the file";
+
+/** One paragraph for people: what the run found and did, from the result's own fields. */
+export function summarize(r: Omit<FixResult, "summary">): string {
+  const parts: string[] = [];
+  if (r.patch) {
+    const files = diffFiles(r.patch);
+    parts.push(`The patch changes ${files.length > 0 ? files.join(", ") : "the code"}.`);
+  } else {
+    parts.push(`No patch is proposed: ${r.reason}.`);
+  }
+  if (r.locations.length > 0) {
+    const shown = r.locations.slice(0, 3).map((l) => `${l.file} (${unitOf(l)})`);
+    const more = r.locations.length > 3 ? ` and ${r.locations.length - 3} more` : "";
+    parts.push(`The search located the bug in ${shown.join(", ")}${more}.`);
+  }
+  const rep = r.reproducer;
+  if (rep?.status === "reproduced" && rep.before) {
+    const after = rep.after
+      ? rep.after.exitCode === 0 && rep.after.limit === null
+        ? ` and passes with the patch (${exitText(rep.after)})`
+        : ` and still fails with the patch (${exitText(rep.after)})`
+      : "";
+    parts.push(`A reproducer script fails on the unpatched code (${exitText(rep.before)})${after}.`);
+  } else if (rep?.status === "no-example") {
+    parts.push("The issue has no reproducible example, so no reproducer was written.");
+  } else if (rep) {
+    parts.push(`The issue was not reproduced: ${rep.summary.replace(/\.$/, "")}.`);
+  }
+  const rv = r.review;
+  if (rv) {
+    if (rv["patch-correct"] !== null || rv["test-correct"] !== null) {
+      parts.push(
+        `The reviewer judged the patch ${rv["patch-correct"] === "yes" ? "correct" : "not correct"} and the reproducer ${rv["test-correct"] === "yes" ? "correct" : "not correct"} after ${rv.rounds} review round${rv.rounds === 1 ? "" : "s"}${rv.approved ? "" : "; the patch was not approved"}.`,
+      );
+    } else {
+      parts.push(`The review gave no verdict: ${rv.summary.replace(/\.$/, "")}.`);
+    }
+  } else if (r.patch) {
+    parts.push("No reviewer judged the patch (there was no reproducer to judge it with).");
+  }
+  const v = r.validation;
+  if (v) {
+    const regress =
+      v.regressions.length > 0
+        ? `${v.regressions.length} test(s) that passed before fail after it`
+        : "no test that passed before fails after it";
+    const fixed = v.fixed.length > 0 ? `, ${v.fixed.length} failing test(s) pass with it` : "";
+    parts.push(`The repository's tests ran before and after the patch: ${regress}${fixed}.`);
+  }
+  return parts.join(" ");
+}
+
+export interface ResultInputs {
+  status: FixResult["status"];
+  reason: string;
+  state: FixState;
+  usage: UsageReport;
+  out: string;
+  model: string | null;
+  seconds: number;
+}
+
+/**
+ * The run's result, built as the contract's type from the stages' typed outcomes (never by spreading
+ * their records), and checked against the contract's schema before anything prints or saves it.
+ */
+export function buildResult(i: ResultInputs): FixResult {
+  const chosen = i.state.chosen?.applicable ? i.state.chosen : null;
+  const reproducer = reproducerOf(i.state, chosen);
+  const base: Omit<FixResult, "summary"> = {
+    status: i.status,
+    patch: chosen ? chosen.result.diff : null,
+    reproduced: i.state.reproduction ? i.state.reproduction.reproduced : null,
+    review: chosen ? reviewOf(chosen) : null,
+    validation: chosen ? validationOf(chosen) : null,
+    reproducer,
+    usage: {
+      prompt_tokens: i.usage.prompt_tokens,
+      completion_tokens: i.usage.completion_tokens,
+      cost_usd: i.usage.cost_usd,
+    },
+    out: i.out,
+    reason: i.reason,
+    error: i.status === "error" ? i.reason : null,
+    timed_out_after: null,
+    model: i.model,
+    locations: (i.state.search?.locations ?? []).map((l) => ({
+      file: l.file,
+      class: l.class ?? null,
+      method: l.method ?? null,
+      start: Math.max(1, l.start),
+      end: Math.max(1, l.start, l.end),
+      intendedBehavior: l.intendedBehavior ?? "",
+    })),
+    selection: i.state.chosenWhy || null,
+    seconds: i.seconds,
+  };
+  return FixResultSchema.parse({ ...base, summary: summarize(base) });
+}

@@ -1,0 +1,409 @@
+/**
+ * The result contract: every way a run ends gives a result that survives JSON and the schema unchanged,
+ * and a result from an older build, a partial one or a hostile one is refused with a message that names
+ * what is wrong (the app shows it on the issue instead of crashing or rendering guesses).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { FixState, PatchCandidate } from "../../src/contract/pipeline.ts";
+import { checkFixResult, type FixResult, failedResult, parseFixResult } from "../../src/contract/result.ts";
+import { decideOutcome } from "../../src/contract/failures.ts";
+import { buildResult, diffFiles, execReport } from "../../src/pipeline/build-result.ts";
+import { BudgetExceeded, ModelUnavailable } from "../../src/model/errors.ts";
+import type { ExecResult } from "../../src/sandbox/index.ts";
+
+const DIFF = [
+  "diff --git a/stats/summary.py b/stats/summary.py",
+  "--- a/stats/summary.py",
+  "+++ b/stats/summary.py",
+  "@@ -1,3 +1,3 @@",
+  " def mean(values):",
+  "-    return sum(values) / (len(values) - 1)",
+  "+    return sum(values) / len(values)",
+  "",
+].join("\n");
+
+const exec = (fields: Partial<ExecResult>): ExecResult => ({
+  exitCode: 0,
+  signal: null,
+  stdout: "",
+  stderr: "",
+  truncated: false,
+  limit: null,
+  durationMs: 40,
+  backend: "bwrap",
+  ...fields,
+});
+
+const BEFORE = exec({ exitCode: 1, stdout: "mean = 6.0\n", stderr: "AssertionError: expected 3\n" });
+const AFTER = exec({ exitCode: 0, stdout: "mean = 3.0\n" });
+const SCRIPT = "from stats.summary import mean\nprint(f'mean = {mean([2, 4])}')\nassert mean([2, 4]) == 3\n";
+
+function candidate(extra: Partial<PatchCandidate> = {}): PatchCandidate {
+  return {
+    id: "linear-1",
+    source: "linear attempt 1",
+    answer: "<file>…",
+    result: { status: "APPLICABLE_PATCH", diff: DIFF, edits: [], feedback: "" },
+    applicable: true,
+    ...extra,
+  };
+}
+
+function state(chosen: PatchCandidate | null, reproduced: boolean): FixState {
+  return {
+    reproduction: {
+      reproduced,
+      lead: reproduced ? "AssertionError: expected 3" : null,
+      summary: reproduced ? "the script fails with AssertionError" : "no reproducible example",
+      data: {
+        status: reproduced ? "reproduced" : "no-example",
+        summary: reproduced ? "the script fails with AssertionError" : "no reproducible example",
+        path: "reproducer.py",
+        command: "python3 reproducer.py",
+        script: reproduced ? SCRIPT : null,
+        attempts: reproduced ? 1 : 0,
+        before: reproduced ? execReport(BEFORE) : null,
+        after: null,
+      },
+    },
+    search: {
+      status: "located",
+      locations: [
+        {
+          file: "stats/summary.py",
+          class: null,
+          method: "mean",
+          start: 1,
+          end: 3,
+          intendedBehavior: "Divide by len.",
+        },
+      ],
+      requested: [],
+      rounds: [],
+      results: [],
+      messages: [],
+    },
+    candidates: chosen ? [chosen] : [],
+    chosen,
+    chosenWhy: chosen ? `${chosen.source}: approved by the reviewer, no regressions` : "",
+    locationsText: null,
+    requested: [],
+  };
+}
+
+const approvedReview = {
+  approved: true,
+  summary: "accepted in round 1; 3 passed",
+  data: {
+    rounds: 1,
+    "patch-correct": "yes" as const,
+    "test-correct": "yes" as const,
+    "patch-analysis": "divides by the count",
+    "patch-advice": "",
+    "test-analysis": "asserts the mean",
+    "test-advice": "",
+    history: [{ round: 1, patchId: "linear-1", scriptVersion: 1, action: "accepted" as const, note: "" }],
+    reproducer: { script: SCRIPT, before: execReport(BEFORE), after: execReport(AFTER) },
+  },
+};
+
+const validation = {
+  passed: true,
+  showsFix: false,
+  regressions: [],
+  summary: "3 passed, 0 failed after the patch (before: 3 passed, 0 failed); no regressions",
+  data: {
+    status: "passed" as const,
+    command: "pytest -q",
+    regressions: [],
+    fixed: [],
+    perTest: true,
+    before: {
+      exitCode: 0,
+      limit: null,
+      passed: 3,
+      failed: 0,
+      skipped: 0,
+      parser: "pytest",
+      durationMs: 900,
+      notes: [],
+    },
+    after: {
+      exitCode: 0,
+      limit: null,
+      passed: 3,
+      failed: 0,
+      skipped: 0,
+      parser: "pytest",
+      durationMs: 850,
+      notes: [],
+    },
+    summary: "3 passed",
+  },
+};
+
+function resultOf(s: FixState, error: unknown = null): FixResult {
+  const outcome = decideOutcome(s, error);
+  return buildResult({
+    status: outcome.status,
+    reason: outcome.reason,
+    state: s,
+    usage: { prompt_tokens: 1200, completion_tokens: 300, cost_usd: 0.0021 },
+    out: "/runs/1",
+    model: "gpt-4o-mini",
+    seconds: 12.5,
+  });
+}
+
+const OUTCOMES: Record<string, () => FixResult> = {
+  fixed: () => resultOf(state(candidate({ review: approvedReview, validation }), true)),
+  patched: () => resultOf(state(candidate({ validation }), false)),
+  "no-patch": () =>
+    resultOf(
+      state(
+        candidate({
+          applicable: false,
+          result: { status: "RAW_PATCH_BUT_UNMATCHED", diff: "", edits: [], feedback: "no match" },
+        }),
+        true,
+      ),
+    ),
+  error: () => resultOf(state(null, false), new ModelUnavailable("connection refused", null, 3)),
+  "timed out": () =>
+    failedResult({
+      out: "/runs/2",
+      reason: "timed out after 30 minutes",
+      error: "the run timed out after 30 minutes (AUTO_FIX_RUN_TIMEOUT_MINUTES)",
+      timedOutAfter: "30 minutes",
+      seconds: 1800,
+    }),
+};
+
+for (const [name, make] of Object.entries(OUTCOMES)) {
+  test(`a ${name} result round-trips through JSON and the schema unchanged`, () => {
+    const result = make();
+    const back = parseFixResult(JSON.stringify(result, null, 2));
+    assert.ok(back.ok, back.ok ? "" : back.message);
+    assert.deepEqual(back.result, result);
+  });
+}
+
+test("each outcome says what it is, in the fields the contract fixes and in its summary", () => {
+  const fixed = OUTCOMES.fixed!();
+  assert.equal(fixed.status, "fixed");
+  assert.equal(fixed.patch, DIFF);
+  assert.equal(fixed.reproduced, true);
+  assert.equal(fixed.review?.["patch-correct"], "yes");
+  assert.deepEqual(
+    fixed.review?.history.map((h) => h.action),
+    ["accepted"],
+  );
+  // The reproducer: the script the reviewer judged, both streams before and after the chosen patch.
+  assert.equal(fixed.reproducer?.script, SCRIPT);
+  assert.equal(fixed.reproducer?.before?.stdout, "mean = 6.0\n");
+  assert.equal(fixed.reproducer?.before?.stderr, "AssertionError: expected 3\n");
+  assert.equal(fixed.reproducer?.after?.stdout, "mean = 3.0\n");
+  assert.equal(fixed.reproducer?.after?.exitCode, 0);
+  assert.equal(fixed.validation?.shows_fix, false);
+  assert.equal(fixed.validation?.command, "pytest -q");
+  assert.equal(fixed.model, "gpt-4o-mini");
+  assert.equal(fixed.error, null);
+  assert.equal(
+    fixed.summary,
+    "The patch changes stats/summary.py. The search located the bug in stats/summary.py (mean). " +
+      "A reproducer script fails on the unpatched code (exit 1) and passes with the patch (exit 0). " +
+      "The reviewer judged the patch correct and the reproducer correct after 1 review round. " +
+      "The repository's tests ran before and after the patch: no test that passed before fails after it.",
+  );
+
+  const patched = OUTCOMES.patched!();
+  assert.equal(patched.status, "patched");
+  assert.equal(patched.review, null);
+  assert.equal(patched.reproducer?.status, "no-example");
+  assert.equal(patched.reproduced, false);
+  assert.match(patched.summary, /no reproducible example/);
+  assert.match(patched.summary, /No reviewer judged the patch/);
+
+  const none = OUTCOMES["no-patch"]!();
+  assert.equal(none.patch, null);
+  assert.equal(none.reproducer?.after, null, "no patch ran against the script");
+  assert.match(none.summary, /^No patch is proposed: .*none applicable/);
+
+  const error = OUTCOMES.error!();
+  assert.equal(error.status, "error");
+  assert.match(error.error ?? "", /model endpoint is unavailable: connection refused/);
+
+  const late = resultOf(
+    state(candidate({ review: approvedReview }), true),
+    new BudgetExceeded({ usd: 1 }, { tokens: 10, usd: 1.2 }),
+  );
+  assert.equal(late.status, "fixed", "a patch found before the budget ran out is kept");
+  assert.equal(late.error, null);
+
+  const timedOut = OUTCOMES["timed out"]!();
+  assert.equal(timedOut.status, "error");
+  assert.equal(timedOut.timed_out_after, "30 minutes");
+  assert.equal(timedOut.usage.cost_usd, null, "what a killed run spent is unknown, never $0");
+});
+
+test("a reproducer's output is kept whole up to a cap, then cut in the middle and marked", () => {
+  const long = exec({ stdout: `${"x".repeat(10_000)}END`, stderr: "" });
+  const r = execReport(long);
+  assert.equal(r.truncated, true);
+  assert.ok(r.stdout.length < 4200 && r.stdout.endsWith("END"), r.stdout.slice(-20));
+  assert.equal(execReport(BEFORE).truncated, false);
+  assert.equal(execReport(exec({ truncated: true })).truncated, true, "the sandbox's own cut is kept");
+});
+
+test("the files a patch changes are read from its diff, new and deleted files too", () => {
+  const diff = `${DIFF}--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+x = 1\n--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-y = 2\n`;
+  assert.deepEqual(diffFiles(diff), ["stats/summary.py", "new.py", "old.py"]);
+});
+
+/** Refusals: each must fail and name what is wrong. */
+const REFUSED: [string, unknown, RegExp][] = [
+  [
+    "the shape before the contract (verdict keys spread on review, exit_code, intended_behavior)",
+    {
+      status: "fixed",
+      patch: DIFF,
+      reproduced: true,
+      review: { approved: true, summary: "ok", "patch-correct": "yes", rounds: 1, data: {} },
+      validation: null,
+      usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 },
+      out: "/runs/1",
+      reason: "fixed",
+      reproducer: { script: "x", before: { exit_code: 1 } },
+      locations: [{ file: "a.py", intended_behavior: "x" }],
+      selection: null,
+      seconds: 1,
+    },
+    /review\.(test-correct|data)|reproducer\.|summary|model|error/,
+  ],
+  ["an empty object", {}, /status: .*expected one of/i],
+  [
+    "a partial result (status and patch only)",
+    { status: "patched", patch: DIFF },
+    /: missing reproduced, review, validation, reproducer, usage, out, reason, error, timed_out_after, summary, model, locations, selection, seconds$/,
+  ],
+  ["not an object", ["fixed"], /\(the result\): .*expected object/i],
+];
+
+const valid = (): Record<string, unknown> => JSON.parse(JSON.stringify(OUTCOMES.fixed!()));
+
+const HOSTILE: [string, (r: Record<string, unknown>) => void, RegExp][] = [
+  [
+    "'fixed' without the reviewer's approval or tests that show the fix",
+    (r) => {
+      (r.review as Record<string, unknown>).approved = false;
+    },
+    /status: "fixed" needs evidence/,
+  ],
+  [
+    "'fixed' without a patch",
+    (r) => {
+      r.patch = null;
+    },
+    /patch: a "fixed" result needs the patch/,
+  ],
+  [
+    "'no-patch' that carries a patch anyway",
+    (r) => {
+      r.status = "no-patch";
+    },
+    /patch: a "no-patch" result carries no patch/,
+  ],
+  [
+    "a negative cost (a refund of the day's budget)",
+    (r) => {
+      (r.usage as Record<string, unknown>).cost_usd = -5;
+    },
+    /usage\.cost_usd: .*>=0/i,
+  ],
+  [
+    "fractional or negative token counts",
+    (r) => {
+      (r.usage as Record<string, unknown>).prompt_tokens = -1.5;
+    },
+    /usage\.prompt_tokens/,
+  ],
+  [
+    "a status the contract does not know",
+    (r) => {
+      r.status = "merged";
+    },
+    /status: .*expected one of "fixed"\|"patched"\|"no-patch"\|"error"/i,
+  ],
+  [
+    "an unknown key (a renamed field, another build)",
+    (r) => {
+      r.bug_locations = [];
+    },
+    /unrecognized key.*bug_locations/i,
+  ],
+  [
+    "a __proto__ key in a nested object",
+    (r) => {
+      Object.defineProperty(r.review, "__proto__", { value: { approved: true }, enumerable: true });
+    },
+    /review: unrecognized key.*__proto__/i,
+  ],
+  [
+    "a verdict other than yes or no",
+    (r) => {
+      (r.review as Record<string, unknown>)["patch-correct"] = "yes @maintainer";
+    },
+    /review\.patch-correct/,
+  ],
+  [
+    "a location that ends before it starts",
+    (r) => {
+      (r.locations as Record<string, unknown>[])[0]!.end = 0;
+    },
+    /locations\.0\.end/,
+  ],
+  [
+    "an error without saying what went wrong",
+    (r) => {
+      r.status = "error";
+      r.patch = null;
+    },
+    /error: an "error" result says what went wrong/,
+  ],
+  [
+    "a reproduced flag that disagrees with the reproducer",
+    (r) => {
+      r.reproduced = false;
+    },
+    /reproduced: disagrees with the reproducer's status "reproduced"/,
+  ],
+];
+
+for (const [name, value, message] of REFUSED) {
+  test(`refused with a clear message: ${name}`, () => {
+    const r = checkFixResult(value);
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.match(r.message, /^the result does not match the contract: /);
+      assert.match(r.message, message);
+    }
+  });
+}
+
+for (const [name, spoil, message] of HOSTILE) {
+  test(`a hostile result is refused: ${name}`, () => {
+    const r = valid();
+    assert.ok(checkFixResult(r).ok, "the untouched result passes");
+    spoil(r);
+    const back = parseFixResult(JSON.stringify(r));
+    assert.equal(back.ok, false);
+    if (!back.ok) assert.match(back.message, message);
+  });
+}
+
+test("text that is not JSON is refused as such", () => {
+  const r = parseFixResult("Traceback (most recent call last):\n  oops");
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.message, /^the result is not JSON: /);
+});
