@@ -202,7 +202,7 @@ test("validate: the repository's tests before and after one patch, run once per 
   assert.deepEqual(first.regressions, []);
   const again = await validateStage(input, { id: "tree-3", diff: goodDiff }, (name) => rec.push(name));
   assert.equal(cache.size, 1, "the same diff ran once");
-  assert.equal(again?.data, first.data);
+  assert.deepEqual(again?.data, first.data, "the same run, durations and all");
   assert.deepEqual(rec, ["linear-1/validation.json", "tree-3/validation.json"]);
   const noTests = { ...config, test: { ...config.test, command: null } } as RepoConfig;
   assert.equal(
