@@ -19,7 +19,7 @@ import {
   type ResolveCache,
   refusedNetwork,
 } from "./network.ts";
-import { markOwned, ownOverlayCopy } from "./overlay.ts";
+import { markOwned, overlayCopiesAvailable, ownOverlayCopy } from "./overlay.ts";
 import { chownTree } from "./ownership.ts";
 import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
@@ -278,6 +278,10 @@ export class BwrapSandbox implements SandboxPort {
       if (!disk)
         notes.push(
           "disk and file-count limits not enforced: work copies need root to be made on a sized tmpfs",
+        );
+      else if (!overlayCopiesAvailable())
+        notes.push(
+          "every candidate's work tree is a full copy of the prepared tree: overlayfs cannot be mounted here",
         );
       const refusal = this.networkRefusal();
       if (refusal) notes.push(refusal);

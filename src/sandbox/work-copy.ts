@@ -260,6 +260,8 @@ export async function makeWorkCopy(
   const caps = capsOf(opts);
   const useTmpfs = opts.tmpfs === "auto" || opts.tmpfs === undefined ? tmpfsCopiesAvailable() : opts.tmpfs;
   const plan = useTmpfs ? await overlayPlan(src, caps) : null;
+  // An overlay copy's tmpfs holds the snapshot of a source copy's changes as well as whatever is copied
+  // up: room for both, so a run may still rewrite the whole tree and add `diskMb`.
   const size = plan ? sum([plan.size, plan.snapshot?.size ?? sum([])]) : await measure(src, caps);
   const base = await mkdtemp(join(await tempParentOutside(src, parent), `auto-fix-work-${process.pid}-`));
   // Traversable (not listable), so the sandbox's unprivileged uid can reach the copy.
@@ -294,7 +296,8 @@ export async function makeWorkCopy(
         made = dir;
         return { dir, dispose };
       } catch {
-        // An overlay the kernel refuses (a layer on a filesystem it cannot stack): a plain copy instead.
+        // An overlay the kernel refuses (a layer on a filesystem it cannot stack): a plain copy instead,
+        // the same tree at the old cost (the tmpfs is already sized for it, the caps already checked).
         for (const d of [dir, join(base, UPPER), join(base, WORK), join(base, SNAPSHOT)]) {
           await rm(d, { recursive: true, force: true });
         }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -232,6 +233,46 @@ describe("overlay copies of a frozen tree", {
     } finally {
       await copy.dispose();
     }
+  });
+
+  test("overlay copies left by a process that died are swept by the next one", () => {
+    const src = new URL("../../src/sandbox/", import.meta.url).pathname;
+    // A process makes a frozen tree and an overlay copy of it, then is killed before it can clean up.
+    const made = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const w = await import(${JSON.stringify(`${src}work-copy.ts`)});
+         const base = await w.makeWorkCopy(${JSON.stringify(frozen)});
+         await w.freezeTree(base.dir);
+         const copy = await w.makeWorkCopy(base.dir);
+         console.log(JSON.stringify({ pid: process.pid, base: base.dir, copy: copy.dir }));
+         process.kill(process.pid, "SIGKILL");`,
+      ],
+      { encoding: "utf8" },
+    );
+    const left = JSON.parse(made.stdout.trim()) as { pid: number; base: string; copy: string };
+    const theirs = () =>
+      readFileSync("/proc/self/mounts", "utf8")
+        .split("\n")
+        .filter((l) => l.startsWith(`auto-fix-work-${left.pid} `));
+    assert.equal(theirs().filter((l) => l.includes(" overlay ")).length, 1, made.stderr);
+    assert.equal(theirs().length, 3, theirs().join("\n"));
+    // The next process sweeps them: the overlay first, then the tmpfs mounts under it.
+    const swept = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const d = await import(${JSON.stringify(`${src}disk.ts`)}); await d.sweepStaleMounts();`,
+      ],
+      { encoding: "utf8" },
+    );
+    assert.equal(swept.status, 0, swept.stderr);
+    assert.deepEqual(theirs(), []);
+    assert.equal(existsSync(dirname(left.copy)), false);
+    assert.equal(existsSync(dirname(left.base)), false);
   });
 
   test("no copy is left mounted after dispose", async () => {
