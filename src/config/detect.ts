@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import { isNonSourceDir } from "../core/path-rules.ts";
+import { isNonSourceDir, notVirtualEnv } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ReproducerRuntime } from "./schema.ts";
 
@@ -49,6 +49,10 @@ const EXT_LANG: Record<string, ProjectLanguage> = {
 const DETECT_MAX_ENTRIES = 20_000;
 const DETECT_MAX_DEPTH = 32;
 
+/**
+ * Folders detection does not count (core/path-rules): dependencies, VCS data, caches, build output,
+ * vendored code and hidden folders; virtual environments are left out by their marker (`keep`).
+ */
 const worthEntering = (_rel: string, name: string): boolean => !isNonSourceDir(name) && !name.startsWith(".");
 
 function countLanguages(tree: TreeFs): Map<ProjectLanguage, number> {
@@ -57,6 +61,7 @@ function countLanguages(tree: TreeFs): Map<ProjectLanguage, number> {
     maxDepth: DETECT_MAX_DEPTH,
     maxEntries: DETECT_MAX_ENTRIES,
     descend: worthEntering,
+    keep: notVirtualEnv,
   });
   for (const e of entries) {
     if (e.kind !== "file") continue;
@@ -92,7 +97,12 @@ function projectFiles(tree: TreeFs, reasons: string[]) {
 }
 
 function hasPythonTests(tree: TreeFs): boolean {
-  const { entries } = tree.walk({ maxDepth: 3, maxEntries: DETECT_MAX_ENTRIES, descend: worthEntering });
+  const { entries } = tree.walk({
+    maxDepth: 3,
+    maxEntries: DETECT_MAX_ENTRIES,
+    descend: worthEntering,
+    keep: notVirtualEnv,
+  });
   return entries.some((e) => e.kind === "file" && /^test_.*\.py$|_test\.py$/.test(e.name));
 }
 

@@ -14,11 +14,15 @@ import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
 
 /** Version-control data. */
 export const VCS_DIRS: ReadonlySet<string> = new Set([".git", ".hg", ".svn"]);
-/** Installed dependencies and virtual environments. */
+/**
+ * Installed dependencies, known by name: package managers' trees and test tools' environments. Python
+ * virtual environments are not here: they are known by what they hold (`isVirtualEnvMarker`), because
+ * `venv`, `.venv` or `env` are also ordinary package names (the standard library has a `venv` package).
+ */
 export const DEPENDENCY_DIRS: ReadonlySet<string> = new Set([
   "node_modules",
-  ".venv",
-  "venv",
+  "site-packages",
+  "dist-packages",
   ".tox",
   ".nox",
 ]);
@@ -32,6 +36,78 @@ export const CACHE_DIRS: ReadonlySet<string> = new Set([
 ]);
 /** Never worth descending into when looking for repository files: VCS data, dependencies, caches. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([...VCS_DIRS, ...DEPENDENCY_DIRS, ...CACHE_DIRS]);
+
+/**
+ * Build output, vendored code, other package managers' trees and editor settings: not the project's own
+ * source. The index and project detection leave them out (with SKIPPED_DIRS); the work copy keeps them,
+ * because the project's tests may need them, and a patch may still change a file there when the model
+ * names one (a project may keep real code under `build/`).
+ */
+export const GENERATED_DIRS: ReadonlySet<string> = new Set([
+  "bower_components",
+  "jspm_packages",
+  "dist",
+  "build",
+  "target",
+  "vendor",
+  "third_party",
+  "third-party",
+  "thirdparty",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".yarn",
+  ".gradle",
+  ".idea",
+  "coverage",
+]);
+
+/** SKIPPED_DIRS and GENERATED_DIRS together, and `*.egg-info` folders: not the project's own source. */
+export function isNonSourceDir(name: string): boolean {
+  return SKIPPED_DIRS.has(name) || GENERATED_DIRS.has(name) || name.endsWith(".egg-info");
+}
+
+/** What a directory entry is, as a listing says (never by following a link). */
+export type ListedKind = "file" | "directory" | "link" | "special";
+
+/**
+ * Whether an entry of a folder's listing marks the folder as a Python virtual environment: a regular
+ * file `pyvenv.cfg` (written by `python -m venv` and virtualenv) or a `conda-meta` folder (a conda
+ * environment). The answer comes from the folder's own listing (or an lstat), never from following a
+ * link: a link named `pyvenv.cfg` is not a marker, and what it points to is never looked at.
+ */
+export function isVirtualEnvMarker(name: string, kind: ListedKind): boolean {
+  return (name === "pyvenv.cfg" && kind === "file") || (name === "conda-meta" && kind === "directory");
+}
+
+/** Whether a folder's listing marks it as a virtual environment (see isVirtualEnvMarker). */
+export function isVirtualEnvListing(listing: Iterable<{ name: string; kind: ListedKind }>): boolean {
+  for (const e of listing) if (isVirtualEnvMarker(e.name, e.kind)) return true;
+  return false;
+}
+
+/** For tree-fs walks (`keep`): leaves out the contents of virtual environments. */
+export const notVirtualEnv = (_rel: string, listing: Iterable<{ name: string; kind: ListedKind }>): boolean =>
+  !isVirtualEnvListing(listing);
+
+/**
+ * Whether the folder `dir` (repo-relative) is a virtual environment, given a way to learn what sits at a
+ * path without following links (tree-fs `kind`). An unreadable or missing folder is not one.
+ */
+export function isVirtualEnvDir(dir: string, kindAt: (path: string) => ListedKind | "missing"): boolean {
+  const base = normalisePath(dir).replace(/\/+$/, "");
+  const at = (name: string): ListedKind | "missing" => {
+    try {
+      return kindAt(base ? `${base}/${name}` : name);
+    } catch {
+      return "missing";
+    }
+  };
+  const cfg = at("pyvenv.cfg");
+  if (cfg !== "missing" && isVirtualEnvMarker("pyvenv.cfg", cfg)) return true;
+  const conda = at("conda-meta");
+  return conda !== "missing" && isVirtualEnvMarker("conda-meta", conda);
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Globs
@@ -210,10 +286,23 @@ export function isCiPath(path: string): boolean {
   return ciMatchers.some((m) => m(p));
 }
 
-/** Inside a dependency, cache or VCS folder at any depth. */
-export function isVendoredPath(path: string): boolean {
+/** What a path check may ask the file system: whether a repo-relative folder is a virtual environment. */
+export interface PathFacts {
+  isVirtualEnvDir?: (dir: string) => boolean;
+}
+
+/**
+ * Inside a dependency, cache or VCS folder at any depth, or (when `facts` can tell) inside a virtual
+ * environment.
+ */
+export function isVendoredPath(path: string, facts: PathFacts = {}): boolean {
   const parts = normalisePath(path).split("/");
-  return parts.slice(0, -1).some((d) => SKIPPED_DIRS.has(d));
+  const dirs = parts.slice(0, -1);
+  if (dirs.some((d) => SKIPPED_DIRS.has(d))) return true;
+  const isVenv = facts.isVirtualEnvDir;
+  if (!isVenv) return false;
+  for (let i = 1; i <= dirs.length; i++) if (isVenv(dirs.slice(0, i).join("/"))) return true;
+  return false;
 }
 
 /**
@@ -383,7 +472,11 @@ export function isProtectedPath(path: string, globs: readonly string[]): boolean
  * not a test, not a test configuration file, not a protected glob. Sectioned files (pyproject.toml,
  * package.json, ...) pass here; `testConfigChange` judges what an edit does to them.
  */
-export function checkEditablePath(path: string, protectedGlobs: readonly string[]): PathVerdict {
+export function checkEditablePath(
+  path: string,
+  protectedGlobs: readonly string[],
+  facts: PathFacts = {},
+): PathVerdict {
   const p = normalisePath(path);
   const prot = protection(p, protectedGlobs);
   if (prot?.by === "ci") {
@@ -392,7 +485,7 @@ export function checkEditablePath(path: string, protectedGlobs: readonly string[
       message: `${p} is CI or repository configuration, which patches may not change. Fix the bug in the source code instead.`,
     };
   }
-  if (isVendoredPath(p)) {
+  if (isVendoredPath(p, facts)) {
     return {
       ok: false,
       message: `${p} is vendored, generated or version-control data, which patches may not change. Change the project's own source instead.`,
@@ -412,39 +505,4 @@ export function checkEditablePath(path: string, protectedGlobs: readonly string[
     };
   }
   return { ok: true };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Folders that hold no source of the project's own
-
-/**
- * Build output, vendored code, other package managers' trees and editor settings: not the project's own
- * source. The index and project detection leave them out (with SKIPPED_DIRS); the work copy keeps them,
- * because the project's tests may need them.
- */
-export const GENERATED_DIRS: ReadonlySet<string> = new Set([
-  "bower_components",
-  "jspm_packages",
-  "virtualenv",
-  ".virtualenv",
-  "site-packages",
-  "dist",
-  "build",
-  "target",
-  "vendor",
-  "third_party",
-  "third-party",
-  "thirdparty",
-  ".next",
-  ".nuxt",
-  ".turbo",
-  ".yarn",
-  ".gradle",
-  ".idea",
-  "coverage",
-]);
-
-/** Folders a search for the project's own source never enters: SKIPPED_DIRS and GENERATED_DIRS. */
-export function isNonSourceDir(name: string): boolean {
-  return SKIPPED_DIRS.has(name) || GENERATED_DIRS.has(name) || name.endsWith(".egg-info");
 }

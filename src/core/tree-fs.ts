@@ -89,6 +89,11 @@ export interface WalkOptions {
   maxEntries: number;
   /** Whether to enter a directory (default: every one). */
   descend?: (rel: string, name: string) => boolean;
+  /**
+   * Called with a directory's listing once it is entered (not for the root): false leaves its contents
+   * out (a folder known by what it holds, such as a virtual environment). No extra file system access.
+   */
+  keep?: (rel: string, listing: readonly TreeEntry[]) => boolean;
 }
 
 export interface ReadOptions {
@@ -627,7 +632,7 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
       return withDir(path, (dir) => listDir(dir, max));
     },
     resolveLinks: resolveLinksImpl,
-    walk({ maxDepth, maxEntries, descend }) {
+    walk({ maxDepth, maxEntries, descend, keep }) {
       const entries: WalkEntry[] = [];
       let truncated = false;
       const visit = (dir: Dir, depth: number): void => {
@@ -641,6 +646,7 @@ export function openTree(root: string, opts: { useProcFd?: boolean } = {}): Tree
           }
           return; // gone while walking
         }
+        if (depth > 0 && keep && !keep(dir.rel, listed)) return;
         for (const e of listed) {
           if (entries.length >= maxEntries) {
             truncated = true;

@@ -67,8 +67,10 @@ export function definitionMatches(plan: MatchPlan, tree: Tree, text: string): Qu
   for (const m of text.matchAll(plan.anchorPattern)) {
     const token = root.descendantForIndex(m.index);
     if (!token || token.startIndex !== m.index || token.type !== m[0]) continue;
+    // The query runs at the keyword's parent alone, and every pattern starts at an anchored node type:
+    // a parent of any other type yields no match, so its type is not read (one call into WASM less).
     const holder = token.parent;
-    if (!holder || holder.type !== plan.anchors.get(m[0])) continue;
+    if (!holder) continue;
     for (const match of plan.query.matches(holder, { maxStartDepth: 0 })) out.push(match);
   }
   return out;

@@ -97,7 +97,8 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
             kind = cap.name;
             break;
           case "name":
-            name = cap.node.text;
+            // The source text itself: tree-sitter's string indices are the text's (UTF-16) indices.
+            name = text.slice(cap.node.startIndex, cap.node.endIndex);
             break;
           case "value":
             value = cap.node;

@@ -1,6 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { workerCompileCacheDir, workerEnv } from "../core/compile-cache.ts";
 import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
@@ -79,7 +80,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     const storeUsable = cache?.objects.open() === true;
     session = newParseSession(storeUsable ? cacheDir : null, MAX_FILE_BYTES);
     try {
-      pool = sharedParsePool(Math.min(maxWorkers, n));
+      pool = sharedParsePool(Math.min(maxWorkers, n), { env: workerEnv(workerCompileCacheDir(cacheDir)) });
     } catch (err) {
       poolFailed = true;
       note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);

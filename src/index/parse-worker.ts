@@ -1,4 +1,5 @@
 /** Worker-thread entry: reads, hashes and parses batches of files (see pool.ts). */
+import { flushCompileCache } from "node:module";
 import { parentPort } from "node:worker_threads";
 import { IndexCache } from "./cache.ts";
 import type { ParseReply, ParseRequest } from "./pool.ts";
@@ -28,6 +29,11 @@ function cacheFor(msg: ParseRequest): IndexCache | null {
 }
 
 let chain: Promise<void> = Promise.resolve();
+/**
+ * Whether the compile cache (core/compile-cache.ts) has been written: after the first batch every
+ * module this worker needs is loaded, and a worker may be stopped without a chance to write it later.
+ */
+let flushed = false;
 port.on("message", (msg: ParseRequest) => {
   chain = chain.then(async () => {
     const results = await processBatch(msg.jobs, cacheFor(msg), msg.maxBytes);
@@ -38,5 +44,9 @@ port.on("message", (msg: ParseRequest) => {
     // Symbols cross as their encoded rows (one string per file), far cheaper to clone than objects.
     for (const r of results) if (r.ok && r.rows !== null) r.symbols = null;
     port.postMessage({ id: msg.id, results } satisfies ParseReply);
+    if (!flushed && msg.jobs.length > 0) {
+      flushed = true;
+      flushCompileCache();
+    }
   });
 });

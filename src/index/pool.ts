@@ -66,10 +66,12 @@ export class ParsePool {
   private retired = false;
   private closed = false;
 
-  constructor(size: number) {
+  /** `env`: the workers' environment (core/compile-cache.ts gives them the compile cache through it). */
+  constructor(size: number, opts: { env?: NodeJS.ProcessEnv } = {}) {
     this.size = size;
+    const env = opts.env ?? process.env;
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
+      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), { env });
       const slot: Slot = { worker, batches: new Map() };
       worker.on("message", (msg: ParseReply) => this.onReply(slot, msg));
       worker.on("error", (err: unknown) =>
@@ -225,10 +227,10 @@ let nextSession = 1;
  * The process's parse pool with at least `size` live workers, started if need be. A pool too small
  * (or with dead workers) is replaced; the old one closes when its queued work is done.
  */
-export function sharedParsePool(size: number): ParsePool {
+export function sharedParsePool(size: number, opts: { env?: NodeJS.ProcessEnv } = {}): ParsePool {
   if (shared && shared.alive >= size) return shared;
   const old = shared;
-  shared = new ParsePool(Math.max(size, old?.alive ?? 0));
+  shared = new ParsePool(Math.max(size, old?.alive ?? 0), opts);
   old?.retire();
   return shared;
 }

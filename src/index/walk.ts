@@ -1,7 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { isNonSourceDir, VCS_DIRS } from "../core/path-rules.ts";
+import { isNonSourceDir, isVirtualEnvMarker, type ListedKind, VCS_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 
 /** Files larger than this are skipped (generated bundles, data dumps). */
@@ -45,6 +45,14 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
       note(`skipped directory ${relPath(dirAbs) || "."}: ${errText(err)}`);
       return;
     }
+    // A virtual environment is known by what it holds, read from this very listing (no link followed).
+    if (dirAbs !== root && !opts.includeSkippedDirs) {
+      const marker = entries.find((e) => isVirtualEnvMarker(e.name, direntKind(e)));
+      if (marker) {
+        note(`skipped ${relPath(dirAbs)}/: a Python virtual environment (it holds ${marker.name})`);
+        return;
+      }
+    }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
     // Entries are examined concurrently (stat calls overlap in libuv's pool); files and
@@ -68,7 +76,6 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
         continue;
       }
       visitedDirs.add(real);
-      if (!opts.includeSkippedDirs && (await isVirtualenv(sub))) continue;
       await visit(sub);
     }
   }
@@ -138,19 +145,14 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
   return out;
 }
 
+/** Folders left out by name (core/path-rules); virtual environments are found by their marker instead. */
 function isSkippedDir(name: string, opts: WalkOptions): boolean {
   if (opts.includeSkippedDirs) return VCS_DIRS.has(name);
   return isNonSourceDir(name);
 }
 
-async function isVirtualenv(dir: string): Promise<boolean> {
-  try {
-    await stat(join(dir, "pyvenv.cfg"));
-    return true;
-  } catch {
-    return false;
-  }
-}
+const direntKind = (e: Dirent): ListedKind =>
+  e.isSymbolicLink() ? "link" : e.isDirectory() ? "directory" : e.isFile() ? "file" : "special";
 
 function errText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;

@@ -59,6 +59,7 @@ export async function computePatch(
   let listing: string[] | null = null;
   let nonTests: string[] | null = null;
   const files = async () => (listing ??= await repo.listFiles());
+  const venvFacts = repo.isVirtualEnvDir ? { isVirtualEnvDir: (d: string) => repo.isVirtualEnvDir!(d) } : {};
   const states = new Map<string, FileState>();
   const outcomes: { index: number; outcome: EditOutcome }[] = [];
   for (const p of parsed.problems) {
@@ -199,7 +200,7 @@ export async function computePatch(
     const res = await resolvePath(edit);
     if (!res.ok) return res.out;
     const path = res.path;
-    const verdict = checkEditablePath(path, opts.protectedGlobs ?? []);
+    const verdict = checkEditablePath(path, opts.protectedGlobs ?? [], venvFacts);
     if (!verdict.ok) return fail(path, "RAW_PATCH_BUT_UNSAFE_PATH", verdict.message);
     const origEmpty = !edit.original || edit.original.every((l) => l.trim() === "");
     const loaded = await loadState(path, edit.isNew);

@@ -3,7 +3,7 @@
  * file opened, reads capped) and an in-memory map.
  */
 import { resolve } from "node:path";
-import { SKIPPED_DIRS } from "../core/path-rules.ts";
+import { isVirtualEnvDir, isVirtualEnvListing, SKIPPED_DIRS } from "../core/path-rules.ts";
 import { openTree, TreeFsError, type TreeFs } from "../core/tree-fs.ts";
 import type { RepoFiles, RepoRead } from "./types.ts";
 
@@ -30,6 +30,8 @@ export function createDiskRepo(root: string): RepoFiles {
           } catch {
             return;
           }
+          // A virtual environment is known by what it holds (no link followed), not by its name.
+          if (rel !== "" && isVirtualEnvListing(entries)) return;
           for (const e of entries) {
             if (out.length >= MAX_LISTED_FILES) return;
             const r = rel ? `${rel}/${e.name}` : e.name;
@@ -42,6 +44,10 @@ export function createDiskRepo(root: string): RepoFiles {
         return out;
       })();
       return listing;
+    },
+    isVirtualEnvDir(dir: string): boolean {
+      const t = open();
+      return isVirtualEnvDir(dir, (p) => t.kind(p));
     },
     async readFile(path: string): Promise<RepoRead> {
       try {
@@ -66,6 +72,8 @@ export function createDiskRepo(root: string): RepoFiles {
 export function createMemoryRepo(files: Record<string, string | Uint8Array>, root = "/repo"): RepoFiles {
   const map = new Map<string, Uint8Array>();
   for (const [k, v] of Object.entries(files)) map.set(k, typeof v === "string" ? Buffer.from(v, "utf8") : v);
+  /** Folders holding a `conda-meta/` folder (found once). */
+  let condaDirs: Set<string> | null = null;
   return {
     root,
     async listFiles() {
@@ -74,6 +82,16 @@ export function createMemoryRepo(files: Record<string, string | Uint8Array>, roo
     async readFile(path) {
       const b = map.get(path);
       return b ? { kind: "file", bytes: b } : { kind: "missing" };
+    },
+    isVirtualEnvDir(dir) {
+      if (map.has(`${dir}/pyvenv.cfg`)) return true;
+      condaDirs ??= new Set(
+        [...map.keys()].flatMap((k) => {
+          const i = k.indexOf("/conda-meta/");
+          return i >= 0 ? [k.slice(0, i)] : k.startsWith("conda-meta/") ? [""] : [];
+        }),
+      );
+      return condaDirs.has(dir);
     },
   };
 }

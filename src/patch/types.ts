@@ -52,6 +52,11 @@ export interface RepoFiles {
   listFiles(): Promise<string[]>;
   /** One file's bytes; `unsafe` when the path (or a directory on it) is a symlink that leaves the repo. */
   readFile(path: string): Promise<RepoRead>;
+  /**
+   * Whether a repo-relative folder is a Python virtual environment (core/path-rules isVirtualEnvDir:
+   * known by its marker, no link followed). Patches never change files inside one.
+   */
+  isVirtualEnvDir?(dir: string): boolean;
 }
 
 export interface EditReport {

@@ -1,5 +1,5 @@
 /** Writes a computed patch to a working copy: the only step of the engine with effects. */
-import { checkEditablePath, testConfigChange } from "../core/path-rules.ts";
+import { checkEditablePath, isVirtualEnvDir, testConfigChange } from "../core/path-rules.ts";
 import { openTree, splitTreePath, TreeFsError } from "../core/tree-fs.ts";
 import { encodeFile } from "./text.ts";
 import type { PatchResult } from "./types.ts";
@@ -33,7 +33,9 @@ export async function writePatch(
     if (path === "") throw new Error(`refusing to write outside the working copy: ${f.path}`);
     const real = tree.resolveLinks(path);
     for (const p of new Set([path, ...(real !== null ? [real] : [])])) {
-      const verdict = checkEditablePath(p, opts.protectedGlobs ?? []);
+      const verdict = checkEditablePath(p, opts.protectedGlobs ?? [], {
+        isVirtualEnvDir: (dir) => isVirtualEnvDir(dir, tree.kind),
+      });
       if (!verdict.ok) {
         throw new Error(
           `refusing to write ${f.path}${p !== path ? ` (its real path is ${p})` : ""}: ${verdict.message}`,

@@ -1,5 +1,11 @@
 import type { RepoConfig } from "../config/index.ts";
-import { compileGlob, mayHoldTestConfig, SKIPPED_DIRS, testConfigChange } from "../core/path-rules.ts";
+import {
+  compileGlob,
+  mayHoldTestConfig,
+  notVirtualEnv,
+  SKIPPED_DIRS,
+  testConfigChange,
+} from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
@@ -53,6 +59,7 @@ export function findTreeFiles(
     maxDepth,
     maxEntries: MAX_WALK_ENTRIES,
     descend: (_rel, name) => !SKIPPED_DIRS.has(name),
+    keep: notVirtualEnv,
   });
   if (truncated) {
     throw new TreeFsError(

@@ -1,8 +1,14 @@
-import { cp, mkdtemp, realpath, rm, stat } from "node:fs/promises";
+import { cp, lstat, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
-import { CACHE_DIRS, DEPENDENCY_DIRS, VCS_DIRS } from "../core/path-rules.ts";
+import {
+  CACHE_DIRS,
+  DEPENDENCY_DIRS,
+  isVirtualEnvMarker,
+  type ListedKind,
+  VCS_DIRS,
+} from "../core/path-rules.ts";
 import { tempParentOutside } from "../core/temp-outside.ts";
 
 /**
@@ -42,13 +48,37 @@ export async function createWorkspace(
     recursive: true,
     verbatimSymlinks: true,
     errorOnExist: false,
-    filter: (from) => {
+    filter: async (from) => {
       const rel = relative(src, from);
       if (rel === "") return true;
       if (excluded.some((e) => from === e || from.startsWith(e + sep))) return false;
       const name = basename(from);
-      return !isNeverCopied(name) && (opts.withDependencies === true || !DEPENDENCY_DIRS.has(name));
+      if (isNeverCopied(name)) return false;
+      if (opts.withDependencies === true) return true;
+      return !DEPENDENCY_DIRS.has(name) && !(await isVirtualEnvAt(from));
     },
   });
   return { root, dispose: () => rm(parent, { recursive: true, force: true }) };
+}
+
+/**
+ * A real directory (not a link) holding a virtual environment's marker, examined with lstat only: a
+ * virtual environment is a dependency folder whatever its name, and a folder named `venv` without a
+ * marker is code (core/path-rules isVirtualEnvMarker).
+ */
+async function isVirtualEnvAt(path: string): Promise<boolean> {
+  const kindAt = async (p: string): Promise<ListedKind | null> => {
+    try {
+      const st = await lstat(p);
+      return st.isSymbolicLink() ? "link" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "special";
+    } catch {
+      return null;
+    }
+  };
+  if ((await kindAt(path)) !== "directory") return false;
+  for (const marker of ["pyvenv.cfg", "conda-meta"]) {
+    const kind = await kindAt(join(path, marker));
+    if (kind && isVirtualEnvMarker(marker, kind)) return true;
+  }
+  return false;
 }

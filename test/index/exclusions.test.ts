@@ -20,6 +20,7 @@ test("skips VCS data, dependencies, virtualenvs, build output, vendored trees, b
   put(outside, "secret.py", "class Leaked:\n    pass\n");
   put(repo, ".git/hooks/pre.py", "def hook(): pass\n");
   put(repo, "node_modules/pkg/index.js", "export function dep() {}\n");
+  put(repo, ".venv/pyvenv.cfg", "home = /usr/bin\n");
   put(repo, ".venv/lib/site.py", "def venv(): pass\n");
   put(repo, "env2/pyvenv.cfg", "home = /usr/bin\n");
   put(repo, "env2/lib/mod.py", "def venv2(): pass\n");
