@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FixState, PatchCandidate } from "../../src/contract/pipeline.ts";
 import { checkFixResult, type FixResult, failedResult, parseFixResult } from "../../src/contract/result.ts";
-import { decideOutcome } from "../../src/pipeline/run-fix.ts";
+import { decideOutcome } from "../../src/contract/failures.ts";
 import { buildResult, diffFiles, execReport } from "../../src/pipeline/build-result.ts";
 import { BudgetExceeded, ModelUnavailable } from "../../src/model/errors.ts";
 import type { ExecResult } from "../../src/sandbox/index.ts";
