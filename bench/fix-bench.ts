@@ -11,6 +11,7 @@ import { OpenAIModel } from "../src/model/openai-model.ts";
 import { ArtifactRecorder } from "../src/model/recorder.ts";
 import { UsageMeter } from "../src/model/usage.ts";
 import { openCode } from "../src/pipeline/open-code.ts";
+import { loadRepoConfig } from "../src/config/index.ts";
 import { runFix } from "../src/pipeline/run-fix.ts";
 import { agentScript, patchAnswer, searchSays } from "../test/support/agent-script.ts";
 import { startScriptedModel } from "../test/support/scripted-model.ts";
@@ -85,7 +86,14 @@ async function once(label: string, cacheDir: string) {
   const t0 = performance.now();
   const result = await runFix(
     { repo: repo!, issue, out },
-    { model, meter, recorder, openCode: (w) => openCode(w, { cacheDir }) },
+    {
+      model,
+      meter,
+      recorder,
+      config: loadRepoConfig(repo!),
+      sandbox: { port: null, problem: "this benchmark runs no stage that needs one" },
+      openCode: (w) => openCode(w, { cacheDir }),
+    },
   );
   const wall = performance.now() - t0;
   await server.close();

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadRepoConfig } from "../src/config/index.ts";
 import { reproduceIssue } from "../src/reproduce/index.ts";
-import { runReviewLoop } from "../src/pipeline/review-loop.ts";
+import { runReviewLoop } from "../src/review/index.ts";
 import { createSandbox, makeWorkCopy } from "../src/sandbox/index.ts";
 import { TreeStates } from "../src/validate/index.ts";
 import { startScriptedModel } from "../test/support/scripted-model.ts";

@@ -73,12 +73,10 @@ for (const stages of stageModes) {
       for (const strategy of ["linear", "tree"] as const) {
         const bug = bugs().find((b) => b.name === name);
         if (!bug) throw new Error(`no fixture bug named ${name}`);
-        const hooks = stages ? createReproduceReviewHooks({ sandbox }) : null;
+        const hooks = stages ? createReproduceReviewHooks() : null;
         const r = await runStrategy(bug, strategy, {
           sandbox,
-          ...(hooks
-            ? { hooks, others: stageAgents(bug), use: configuredStrategy({ sandbox, name: strategy }) }
-            : {}),
+          ...(hooks ? { hooks, others: stageAgents(bug), use: configuredStrategy({ name: strategy }) } : {}),
         });
         await hooks?.dispose();
         times[strategy].push(r.ms);

@@ -11,8 +11,9 @@ import type { WebhookSettings } from "../ops/webhook-url.ts";
 import type { RunLedger } from "../issue-run/budgets.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import { heldEventName, resumeHeldDeliveries } from "./held.ts";
-import { type AppOctokit, createWorker } from "../issue-run/job-worker.ts";
+import { createWorker } from "../issue-run/job-worker.ts";
 import { readRepoConfig } from "../issue-run/repo-config.ts";
+import { type AppOctokit, workerDeps } from "./installation.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import type { AppSettings } from "../issue-run/settings.ts";
 import { type DeliveryTarget, MAINTAINER_EVENTS } from "./maintainer-events.ts";
@@ -246,7 +247,9 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     app.on("issues.labeled", (context) => handle(context, "labeled"));
     app.on("issue_comment.created", (context) => handle(context, "comment"));
     if (options.startWorkers !== false) {
-      options.queue.start(createWorker(app, options), { concurrency: options.settings.concurrency });
+      options.queue.start(createWorker(workerDeps(app), options), {
+        concurrency: options.settings.concurrency,
+      });
     }
   };
 }

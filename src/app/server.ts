@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { pino } from "pino";
 import { Probot, Server } from "probot";
+import { AutoFixOctokit } from "./octokit.ts";
 import { type AppOptions, createAutoFixApp } from "./app.ts";
 
 /** The REST root Probot uses for these settings: GHE_HOST/GHE_PROTOCOL, as Probot itself reads them. */
@@ -50,6 +51,7 @@ export async function startAppServer(options: {
     port,
     log,
     Probot: Probot.defaults({
+      Octokit: AutoFixOctokit,
       appId: options.appId,
       privateKey: options.privateKey,
       secret: options.secret,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { getPrivateKey } from "@probot/get-private-key";
 import { Probot, run, Server } from "probot";
+import { AutoFixOctokit } from "./octokit.ts";
 import { stageWaitMs } from "../jobs/runner.ts";
 import { checkModelAtStart } from "../model/endpoint-check.ts";
 import { createLog } from "../ops/log.ts";
@@ -157,7 +158,7 @@ async function serve(): Promise<void> {
         },
         signal: timers.signal,
       }),
-      { log },
+      { log, Octokit: AutoFixOctokit },
     );
   } catch (err) {
     const message = (err as Error).message;

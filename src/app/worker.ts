@@ -5,6 +5,8 @@
  */
 import { createProbot } from "probot";
 import { createWorker } from "./app.ts";
+import { workerDeps } from "./installation.ts";
+import { AutoFixOctokit } from "./octokit.ts";
 import type { Pipeline } from "../contract/app-result.ts";
 import { createAppQueue } from "./queue.ts";
 import { readSettings } from "../issue-run/settings.ts";
@@ -32,7 +34,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
   const settings = readSettings(env);
   let probot: ReturnType<typeof createProbot>;
   try {
-    probot = createProbot({ env });
+    probot = createProbot({ env, defaults: { Octokit: AutoFixOctokit } });
   } catch (err) {
     throw new UserError(`cannot authenticate as the GitHub App: ${(err as Error).message}`);
   }
@@ -44,7 +46,7 @@ export async function runAppWorker(options: AppWorkerOptions): Promise<void> {
       const h = await queue.health();
       if (!h.ok) throw new UserError(`the job store is not reachable: ${h.detail}`);
     }
-    const handler = createWorker(probot, {
+    const handler = createWorker(workerDeps(probot), {
       settings,
       ledger,
       limits,

@@ -6,6 +6,7 @@ import type { LocationRequest } from "../agents/proxy-agent.ts";
 import type { SearchOutcome } from "../agents/search-agent.ts";
 import type { ResolvedLocationLike, SearchPort } from "../agents/search-port.ts";
 import type { ArtifactRecorder } from "../model/recorder.ts";
+import type { RunSandbox } from "../sandbox/index.ts";
 import type { ModelPort } from "../model/types.ts";
 import type { StageUsage, UsageMeter } from "../model/usage.ts";
 import type { Progress } from "./progress.ts";
@@ -31,8 +32,6 @@ export interface FixOptions {
   maintainer?: MaintainerInput;
   /** Keep the private work tree after the run (its path is in the report). */
   keepWorkspace?: boolean;
-  /** The repository's configuration (`.github/auto-fix.yml` + detection), for stages that need it. */
-  repoConfig?: RepoConfig;
   /** Aborts the run (Ctrl-C, job cancellation): it ends as "error" with the report written. */
   signal?: AbortSignal;
   /** Things to tell the user in the report that were decided before the run started. */
@@ -114,6 +113,10 @@ export interface FixContext {
   /** The private work tree. */
   workdir: string;
   code: CodeTools;
+  /** The repository's configuration, read once by the caller (`FixDeps.config`). */
+  config: RepoConfig;
+  /** The run's one sandbox, made once by the caller (`FixDeps.sandbox`). */
+  sandbox: RunSandbox;
   state: FixState;
   /**
    * What one stage prepares for the others of the same job: the set-up unpatched tree and its test
@@ -161,6 +164,13 @@ export interface FixHooks {
 
 export interface FixDeps {
   model: ModelPort;
+  /**
+   * The repository's configuration (`.github/auto-fix.yml` + detection, with the caller's overrides such
+   * as `--test-cmd`), read once by the caller: a file that does not parse is the caller's to report.
+   */
+  config: RepoConfig;
+  /** The sandbox every stage and strategy runs the repository's code in, made once by the caller. */
+  sandbox: RunSandbox;
   /** The model's name as configured (`AUTO_FIX_MODEL`), for the result; null when unknown. */
   modelName?: string;
   meter: UsageMeter;

@@ -1,4 +1,5 @@
 import type { ProbotOctokit } from "probot";
+import { GitHubApiError, toGitHubApiError } from "./errors.ts";
 import type {
   CommentInfo,
   IssueInfo,
@@ -13,10 +14,13 @@ type Octokit = InstanceType<typeof ProbotOctokit>;
 
 const PERMISSIONS = new Set<Permission>(["admin", "maintain", "write", "triage", "read", "none"]);
 
-function status(error: unknown): number | undefined {
-  return typeof error === "object" && error !== null && "status" in error
-    ? Number((error as { status: unknown }).status)
-    : undefined;
+/** Runs one REST call (or one paginated listing); whatever fails is a `GitHubApiError` naming the route. */
+async function api<T>(method: string, route: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toGitHubApiError(error, method, route);
+  }
 }
 
 interface RawComment {
@@ -43,22 +47,23 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
     repo,
     async permission(login) {
       try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-          owner,
-          repo,
-          username: login,
-        });
+        const { data } = await api("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", () =>
+          octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login }),
+        );
         // `role_name` distinguishes maintain from write; `permission` folds maintain into write.
         const role = String((data as { role_name?: string }).role_name ?? data.permission);
         if (PERMISSIONS.has(role as Permission)) return role as Permission;
         return PERMISSIONS.has(data.permission as Permission) ? (data.permission as Permission) : "none";
       } catch (error) {
-        if (status(error) === 404) return "none";
+        // Not a collaborator (or not a user): no access.
+        if (error instanceof GitHubApiError && error.status === 404) return "none";
         throw error;
       }
     },
     async getIssue(issueNumber) {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issueNumber });
+      const { data } = await api("GET", "/repos/{owner}/{repo}/issues/{issue_number}", () =>
+        octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }),
+      );
       const issue: IssueInfo = {
         number: data.number,
         title: data.title,
@@ -72,46 +77,50 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
       return issue;
     },
     async listComments(issueNumber) {
-      const all = await octokit.paginate(octokit.rest.issues.listComments, {
-        owner,
-        repo,
-        issue_number: issueNumber,
-        per_page: 100,
-      });
+      const all = await api("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", () =>
+        octokit.paginate(octokit.rest.issues.listComments, {
+          owner,
+          repo,
+          issue_number: issueNumber,
+          per_page: 100,
+        }),
+      );
       return all.map((c) => toComment(c as RawComment));
     },
     async createComment(issueNumber, body) {
-      const { data } = await octokit.rest.issues.createComment({
-        owner,
-        repo,
-        issue_number: issueNumber,
-        body,
-      });
+      const { data } = await api("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", () =>
+        octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body }),
+      );
       return toComment(data as RawComment);
     },
     async updateComment(commentId, body) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
+      await api("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", () =>
+        octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body }),
+      );
     },
     async reactToIssue(issueNumber, content: Reaction) {
-      await octokit.rest.reactions.createForIssue({ owner, repo, issue_number: issueNumber, content });
+      await api("POST", "/repos/{owner}/{repo}/issues/{issue_number}/reactions", () =>
+        octokit.rest.reactions.createForIssue({ owner, repo, issue_number: issueNumber, content }),
+      );
     },
     async reactToComment(commentId, content: Reaction) {
-      await octokit.rest.reactions.createForIssueComment({ owner, repo, comment_id: commentId, content });
+      await api("POST", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", () =>
+        octokit.rest.reactions.createForIssueComment({ owner, repo, comment_id: commentId, content }),
+      );
     },
     async findOpenPull(branch) {
-      const { data } = await octokit.rest.pulls.list({
-        owner,
-        repo,
-        head: `${owner}:${branch}`,
-        state: "open",
-      });
+      const { data } = await api("GET", "/repos/{owner}/{repo}/pulls", () =>
+        octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: "open" }),
+      );
       const p = data[0];
       return p
         ? { number: p.number, title: p.title, body: p.body ?? "", url: p.html_url, head: p.head.ref }
         : null;
     },
     async createPull(pull) {
-      const { data } = await octokit.rest.pulls.create({ owner, repo, ...pull });
+      const { data } = await api("POST", "/repos/{owner}/{repo}/pulls", () =>
+        octokit.rest.pulls.create({ owner, repo, ...pull }),
+      );
       const info: PullInfo = {
         number: data.number,
         title: data.title,
@@ -122,14 +131,18 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
       return info;
     },
     async updatePull(pullNumber, changes) {
-      await octokit.rest.pulls.update({ owner, repo, pull_number: pullNumber, ...changes });
+      await api("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}", () =>
+        octokit.rest.pulls.update({ owner, repo, pull_number: pullNumber, ...changes }),
+      );
     },
     async readFile(path, maxBytes): Promise<RepoFileRead> {
       let data: unknown;
       try {
-        ({ data } = await octokit.rest.repos.getContent({ owner, repo, path }));
+        ({ data } = await api("GET", "/repos/{owner}/{repo}/contents/{path}", () =>
+          octokit.rest.repos.getContent({ owner, repo, path }),
+        ));
       } catch (error) {
-        if (status(error) === 404) return { kind: "missing" };
+        if (error instanceof GitHubApiError && error.status === 404) return { kind: "missing" };
         throw error;
       }
       if (Array.isArray(data)) return { kind: "unusable", reason: `${path} is a folder, not a file` };
@@ -161,7 +174,9 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
       return { kind: "file", text: bytes.toString("utf8") };
     },
     async gitToken() {
-      const auth = (await octokit.auth({ type: "installation" })) as { token?: unknown };
+      const auth = (await api("POST", "/app/installations/{installation_id}/access_tokens", () =>
+        octokit.auth({ type: "installation" }),
+      )) as { token?: unknown };
       if (typeof auth.token !== "string") throw new Error("no installation token available for git");
       return auth.token;
     },

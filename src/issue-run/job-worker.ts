@@ -2,14 +2,14 @@
  * The job worker: authenticates as the job's installation, admits the job (the checks that need
  * GitHub) and runs it, logging one structured line per stage.
  */
-import type { Probot } from "probot";
-import { createOctokitGitHub } from "../github/octokit-github.ts";
-import { createOctokitPulls } from "../github/octokit-pulls.ts";
-import { JobFailure, JobShutdownError, LeaseLostError } from "../jobs/errors.ts";
+import type { PullGitHub } from "../github/pull-port.ts";
+import type { RepoGitHub } from "../github/port.ts";
+import { JobShutdownError, LeaseLostError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext, JobHandler } from "../jobs/types.ts";
 import { admitJob } from "./admission.ts";
 import type { RunLedger } from "./budgets.ts";
+import { admissionFailure, failureLogFields, runEndedFailed, startFailure } from "./failures.ts";
 import type { HandleOutcome } from "./outcome.ts";
 import { RunDataSchema } from "./job-data.ts";
 import { readRepoConfig } from "./repo-config.ts";
@@ -17,8 +17,31 @@ import type { Pipeline } from "../contract/app-result.ts";
 import { type RunOutcome, runIssue } from "./run-issue.ts";
 import type { AppSettings } from "./settings.ts";
 
-export type AppOctokit = Awaited<ReturnType<Probot["auth"]>>;
-type Log = Probot["log"];
+/**
+ * The GitHub port of one job's repository, authenticated as the job's installation; every GitHub call it
+ * makes is aborted when `signal` fires. Throws a `GitHubApiError` when GitHub refuses or cannot be
+ * reached. (The repository's `.github/auto-fix.yml` is read through the port: `repo-config.ts`.)
+ */
+export type ConnectInstallation = (
+  installationId: number,
+  owner: string,
+  repo: string,
+  signal: AbortSignal,
+) => Promise<InstallationPorts>;
+
+/** The ports one job uses: the repository, and (where the app has them) its pull requests' reviews and checks. */
+export interface InstallationPorts {
+  github: RepoGitHub;
+  pulls?: PullGitHub;
+}
+
+/** The structured logger a worker writes to (pino's shape: fields first, then the message). */
+export interface WorkerLog {
+  child(bindings: Record<string, unknown>): WorkerLog;
+  info(fieldsOrMessage: unknown, message?: string): void;
+  warn(fieldsOrMessage: unknown, message?: string): void;
+}
+type Log = WorkerLog;
 
 export interface WorkerOptions {
   pipeline: Pipeline;
@@ -85,16 +108,25 @@ export function stageLog(log: Pick<Log, "info">) {
       const extra: Record<string, unknown> = {};
       if (ending.reason) extra.reason = ending.reason.slice(0, 300);
       if (ending.pull) extra.pull = ending.pull;
-      if (error !== undefined) extra.error = message(error).slice(0, 300);
+      if (error !== undefined) {
+        extra.error = message(error).slice(0, 300);
+        Object.assign(extra, failureLogFields(error));
+      }
       line("run", started, ending.status, extra);
     },
   };
 }
 
-/** The job worker: authenticates as the job's installation and runs it. */
-export function createWorker(app: Probot, options: WorkerOptions): JobHandler {
+/**
+ * The job worker: authenticates as the job's installation (`connect`) and runs it. It knows no Probot:
+ * the app hands in how to reach GitHub and where to log.
+ */
+export function createWorker(
+  deps: { connect: ConnectInstallation; log: WorkerLog },
+  options: WorkerOptions,
+): JobHandler {
   return async (job, jobCtx) => {
-    const log = app.log.child({
+    const log = deps.log.child({
       deliveryId: job.spec.deliveryId,
       jobId: job.id,
       repository: `${job.spec.owner}/${job.spec.repo}`,
@@ -117,11 +149,12 @@ export function createWorker(app: Probot, options: WorkerOptions): JobHandler {
     jobCtx.signal.addEventListener("abort", onAbort, { once: true });
     let ending: Ending;
     try {
-      const octokit = await app.auth(job.spec.installationId);
-      octokit.hook.before("request", (request) => {
-        request.request = { ...request.request, signal: calls.signal };
-      });
-      ending = await runAdmitted(octokit, options, job, stages.context(jobCtx), log, stages);
+      const ports = await deps
+        .connect(job.spec.installationId, job.spec.owner, job.spec.repo, calls.signal)
+        .catch((error: unknown) => {
+          throw startFailure(error);
+        });
+      ending = await runAdmitted(ports, options, job, stages.context(jobCtx), log, stages);
     } catch (error) {
       stages.end({ status: jobCtx.signal.aborted ? abortName(jobCtx.signal.reason) : "error" }, error);
       throw error;
@@ -130,19 +163,18 @@ export function createWorker(app: Probot, options: WorkerOptions): JobHandler {
     }
     stages.end(ending);
     // The issue already says what went wrong; the queue records the job as failed, with a reason.
-    if (ending.status === "failed") throw new JobFailure("run-failed", ending.reason ?? "failed");
+    if (ending.status === "failed") throw runEndedFailed(ending.reason);
   };
 }
 
 async function runAdmitted(
-  octokit: AppOctokit,
+  { github, pulls }: InstallationPorts,
   options: WorkerOptions,
   job: Job,
   ctx: JobContext,
   log: Log,
   stages: ReturnType<typeof stageLog>,
 ): Promise<Ending> {
-  const github = createOctokitGitHub(octokit, job.spec.owner, job.spec.repo);
   const now = options.now ?? Date.now;
   // The checks the webhook handler left out (they need GitHub) come first; a resumed job was admitted.
   // (A job stored by an earlier version carries its run data in the spec: it was checked then.)
@@ -159,11 +191,7 @@ async function runAdmitted(
       now,
     }).catch((error: unknown) => {
       // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.
-      const status = (error as { status?: unknown }).status;
-      const retryable = typeof status !== "number" || status >= 500 || status === 429 || status === 403;
-      throw new JobFailure("admission-failed", `checking the trigger failed: ${message(error)}`, {
-        retryable,
-      });
+      throw admissionFailure(error);
     });
     stages.admission(admission.ok ? "admitted" : admission.outcome.action, since);
     if (!admission.ok) {
@@ -199,7 +227,7 @@ async function runAdmitted(
     now,
     limits: options.limits,
     log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
-    pulls: createOctokitPulls(octokit, job.spec.owner, job.spec.repo),
+    ...(pulls ? { pulls } : {}),
   });
   return outcome;
 }

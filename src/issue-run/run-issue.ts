@@ -5,7 +5,7 @@ import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
-import { inertText, inlineCode, plainInert } from "../core/inert-markdown.ts";
+import { inertText, plainInert } from "../core/inert-markdown.ts";
 import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
@@ -21,6 +21,7 @@ import {
   type StageName,
   type StatusView,
 } from "../github/render/status-comment.ts";
+import { runFailureState } from "./failures.ts";
 import { adviceOf, explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
 import type { PullGitHub } from "../github/pull-port.ts";
 import { gatherMaintainerInput } from "./maintainer-input.ts";
@@ -420,12 +421,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     const message = redact(error instanceof Error ? error.message : String(error), token);
     deps.log.warn(`auto-fix run for ${job.spec.owner}/${job.spec.repo}#${issueNumber} failed: ${message}`);
     return await finish(
-      {
-        ok: false,
-        headline: "The run failed before it could finish.",
-        details: [`Reason: ${inlineCode(message.split("\n").filter(Boolean).slice(0, 3).join(" — "), 600)}`],
-        next: ["Comment `/retry` to try again; if it keeps failing, the app's operator can check the logs."],
-      },
+      runFailureState(error, (text) => redact(text, token)),
       { status: "failed", reason: message },
     );
   }

@@ -27,12 +27,24 @@ export class LeaseLostError extends Error {
 export class JobFailure extends Error {
   readonly reason: string;
   readonly retryable: boolean;
-  constructor(reason: string, message: string, options?: { retryable?: boolean; cause?: unknown }) {
+  /** The earliest a retry may start, in milliseconds from now (a service's `retry-after`). */
+  readonly retryAfterMs: number | null;
+  constructor(
+    reason: string,
+    message: string,
+    options?: { retryable?: boolean; cause?: unknown; retryAfterMs?: number },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "JobFailure";
     this.reason = reason;
     this.retryable = options?.retryable ?? false;
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
+}
+
+/** The earliest a retry of this failure may start, in milliseconds from now (0: no wish). */
+export function retryAfterMsOf(err: unknown): number {
+  return err instanceof JobFailure && err.retryAfterMs !== null ? Math.max(0, err.retryAfterMs) : 0;
 }
 
 /** The reason label for a failure: the error's `reason` if it has one, else its name in kebab-case. */

@@ -406,7 +406,10 @@ export class RedisJobQueue implements JobQueue {
         this.#log(retry ? "job failed, will retry" : "job failed", { jobId: id, error: result.error });
         if (r === "ok") this.#metrics.finished(retry ? "requeued" : "failed", run.seconds());
         if (r === "ok" && retry) {
-          await bjob.moveToDelayed(Date.now() + retryDelayMs(this.#retryBaseMs, job.attempts), token);
+          await bjob.moveToDelayed(
+            Date.now() + retryDelayMs(this.#retryBaseMs, job.attempts, result.retryAfterMs),
+            token,
+          );
           throw new DelayedError();
         }
         if (r === "ok" || r === "cancelled") await this.#cleanupJob(id);

@@ -8,6 +8,7 @@ import {
   failureReason,
   isRetryable,
   JobCancelledError,
+  retryAfterMsOf,
   JobShutdownError,
   LeaseLostError,
 } from "./errors.ts";
@@ -25,7 +26,7 @@ export interface RunStore {
 
 export type RunResult =
   | { kind: "done" }
-  | { kind: "failed"; error: string; reason: string; retryable: boolean }
+  | { kind: "failed"; error: string; reason: string; retryable: boolean; retryAfterMs?: number }
   | { kind: "cancelled" }
   | { kind: "shutdown" }
   | { kind: "lost" };
@@ -148,6 +149,7 @@ export function runJob(
           error: errorText(err),
           reason: failureReason(err),
           retryable: isRetryable(err),
+          ...(retryAfterMsOf(err) > 0 ? { retryAfterMs: retryAfterMsOf(err) } : {}),
         };
     } finally {
       clearInterval(timer);

@@ -31,7 +31,10 @@ export function issueKey(owner: string, repo: string, issueNumber: number): stri
   return `${owner.toLowerCase()}/${repo.toLowerCase()}#${issueNumber}`;
 }
 
-/** Delay before retry number `attempt` (1-based) of a retryable failure. */
-export function retryDelayMs(baseMs: number, attempt: number): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 60 * 60 * 1000);
+/**
+ * Delay before retry number `attempt` (1-based) of a retryable failure: doubling from `baseMs`, and no
+ * sooner than the failure asked (`retryAfterMs`, e.g. GitHub's rate-limit reset); at most an hour.
+ */
+export function retryDelayMs(baseMs: number, attempt: number, retryAfterMs = 0): number {
+  return Math.min(Math.max(baseMs * 2 ** Math.max(0, attempt - 1), retryAfterMs), 60 * 60 * 1000);
 }

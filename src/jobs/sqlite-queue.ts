@@ -470,7 +470,7 @@ export class SqliteJobQueue implements JobQueue {
             .run(
               result.error,
               result.reason,
-              now + retryDelayMs(this.#retryBaseMs, job.attempts),
+              now + retryDelayMs(this.#retryBaseMs, job.attempts, result.retryAfterMs),
               now,
               job.id,
               this.#owner,

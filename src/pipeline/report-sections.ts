@@ -1,7 +1,7 @@
 import type { Reproduction } from "../reproduce/index.ts";
 import { describeOutcome, type ExecResult, truncateMiddle } from "../sandbox/index.ts";
-import type { Selection } from "../validate/index.ts";
-import type { ReviewLoopOutcome } from "./review-loop.ts";
+import type { Selection } from "../select/index.ts";
+import type { ReviewLoopOutcome } from "../review/index.ts";
 
 const fence = (text: string, lang = ""): string => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));

@@ -9,19 +9,13 @@ import { answerPoints } from "../review/points.ts";
 import { runSearch } from "../agents/search-agent.ts";
 import type { SearchPort } from "../agents/search-port.ts";
 import type { ModelPort } from "../model/types.ts";
-import {
-  BudgetExceeded,
-  ContextLengthExceeded,
-  ModelRequestRejected,
-  ModelUnavailable,
-  NonJsonAnswer,
-} from "../model/errors.ts";
 import { renderReport } from "../report/report.ts";
 import { linearStrategy } from "../strategies/linear.ts";
 import { silentProgress } from "../contract/progress.ts";
 import type { MaintainerReport } from "../contract/result.ts";
+import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
+import { selectStage } from "../select/index.ts";
 import { buildResult } from "./build-result.ts";
-import { selectCandidate } from "./select.ts";
 import type {
   CodeTools,
   FixContext,
@@ -74,82 +68,28 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
   return { ...code, search, engine };
 }
 
-/** The run was interrupted (Ctrl-C, cancellation) before it finished. */
-export class RunInterrupted extends Error {
-  constructor() {
-    super("the run was interrupted");
-    this.name = "RunInterrupted";
-  }
-}
-
-/** A model port whose every call carries `signal`, so that an interruption stops the call in flight. */
+/**
+ * A model port whose every call carries `signal`, so that an interruption stops the call in flight; a
+ * call that fails because the run was interrupted fails as `RunInterrupted`, which every stage lets through.
+ */
 function withSignal(model: ModelPort, signal: AbortSignal | undefined): ModelPort {
   if (!signal) return model;
   return {
-    chat: (messages, opts) => {
-      signal.throwIfAborted();
-      return model.chat(messages, { ...opts, signal });
+    chat: async (messages, opts) => {
+      if (signal.aborted) throw new RunInterrupted();
+      try {
+        return await model.chat(messages, { ...opts, signal });
+      } catch (err) {
+        if (signal.aborted) throw new RunInterrupted({ cause: err });
+        throw err;
+      }
     },
   };
 }
 
-/** Why the run ended without an applicable patch, from what the stages left behind. */
-function noPatchReason(state: FixState): string {
-  const s = state.search;
-  const where = !s
-    ? "the search did not finish"
-    : s.status === "located"
-      ? `the search located ${s.locations.length} code unit(s)`
-      : s.status === "repeating"
-        ? "the model kept repeating the same searches and named no bug location that resolved"
-        : `the search reached its round limit (${s.rounds.length} rounds) without a bug location that resolved`;
-  const n = state.candidates.length;
-  const best = state.chosen ? `; best attempt: ${state.chosen.result.status}` : "";
-  return `${where}; ${n} patch attempt(s), none applicable${best}`;
-}
-
-/**
- * Maps the end of a run (the chosen candidate and the error that stopped it, if any) to the result.
- * This is the one place where failures become outcomes.
- */
-export function decideOutcome(
-  state: FixState,
-  error: unknown,
-): { status: FixResult["status"]; reason: string } {
-  const c = state.chosen;
-  const patched = c?.applicable === true;
-  // "fixed" needs evidence: a reviewer who saw the reproducer run approved the patch, or (without a
-  // review) the repository's tests show the fix: failing before the patch, passing after. Tests that
-  // pass before and after only show that nothing broke: "patched".
-  const evidence =
-    patched && (c.review?.approved === true || (c.review === undefined && c.validation?.showsFix === true));
-  let stopped: string | null = null;
-  let fatal = false;
-  if (error instanceof BudgetExceeded) stopped = `the run stopped: ${error.message}`;
-  else if (error instanceof ContextLengthExceeded) stopped = `the run stopped: ${error.message}`;
-  else if (error instanceof RunInterrupted) {
-    stopped = error.message;
-    fatal = true;
-  } else if (error instanceof ModelUnavailable) {
-    stopped = `the model endpoint is unavailable: ${error.message}`;
-    fatal = true;
-  } else if (error instanceof NonJsonAnswer) {
-    stopped = error.message;
-    fatal = true;
-  } else if (error instanceof ModelRequestRejected) {
-    stopped = `the model endpoint refused the request: ${error.message}`;
-    fatal = true;
-  } else if (error) {
-    stopped = `internal error: ${error instanceof Error ? error.message : String(error)}`;
-    fatal = true;
-  }
-  if (patched) {
-    const base = evidence ? `fixed: ${state.chosenWhy}` : `patch applies: ${state.chosenWhy}`;
-    return { status: evidence ? "fixed" : "patched", reason: stopped ? `${base} (then ${stopped})` : base };
-  }
-  if (fatal) return { status: "error", reason: stopped! };
-  return { status: "no-patch", reason: stopped ?? noPatchReason(state) };
-}
+const throwIfInterrupted = (signal: AbortSignal | undefined): void => {
+  if (signal?.aborted) throw new RunInterrupted();
+};
 
 /**
  * Runs the whole repair pipeline on a local checkout: private copy → index → reproduce? → search →
@@ -193,6 +133,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   let early: { status: FixResult["status"]; reason: string } | null = null;
   let ctx: FixContext | null = null;
   recorder.writeJson("issue.json", options.issue);
+  recorder.writeJson("config.json", deps.config);
   try {
     if (isEmptyIssue(options.issue)) {
       early = { status: "no-patch", reason: "the issue is empty: there is nothing to search for" };
@@ -205,9 +146,9 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
         createWorkspace(options.repo, [options.out], { withDependencies }),
       );
       workspace = ws;
-      options.signal?.throwIfAborted();
+      throwIfInterrupted(options.signal);
       const rawCode = await timed("index", () => deps.openCode(ws.root));
-      options.signal?.throwIfAborted();
+      throwIfInterrupted(options.signal);
       indexStats = rawCode.stats;
       const files = rawCode.stats.files;
       progress.milestone("indexed", typeof files === "number" ? `${files} files` : undefined);
@@ -215,6 +156,8 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       const code = instrument(rawCode, toolMs);
       ctx = {
         options,
+        config: deps.config,
+        sandbox: deps.sandbox,
         model: withSignal(deps.model, options.signal),
         meter: deps.meter,
         recorder,
@@ -267,7 +210,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   if (!early && ctx) {
     const sel = deps.hooks?.select
       ? deps.hooks.select(ctx, state.candidates)
-      : selectCandidate(state.candidates, ctx.code.engine);
+      : selectStage(state.candidates, { compare: ctx.code.engine.compare, noTests: !deps.hooks?.validate });
     state.chosen = sel.chosen;
     state.chosenWhy = sel.why;
   }

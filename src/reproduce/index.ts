@@ -1,7 +1,6 @@
 export {
   extractScript,
   hasReproducibleExample,
-  isFatal,
   judgeReproduction,
   type ReproducerDeps,
   type ReproRun,
@@ -11,3 +10,9 @@ export {
   runReproducer,
   writeUntilReproduced,
 } from "./reproducer.ts";
+export {
+  type ReproduceStageInput,
+  type ReproduceStageResult,
+  reproduceStage,
+  type TreeCopy,
+} from "./stage.ts";

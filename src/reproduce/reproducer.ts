@@ -1,6 +1,7 @@
 import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
+import { stopsRun } from "../contract/failures.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
@@ -37,17 +38,6 @@ export interface ReproducerDeps {
   record?: (name: string, text: string) => void;
   signal?: AbortSignal;
 }
-
-/** Errors that must stop the run rather than end this stage quietly. */
-const FATAL = new Set([
-  "BudgetExceeded",
-  "UnusableAnswers",
-  "AbortError",
-  "ModelUnavailable",
-  "ModelRequestRejected",
-  "NonJsonAnswer",
-]);
-export const isFatal = (err: unknown): boolean => err instanceof Error && FATAL.has(err.name);
 
 /** How much of the end of stderr the reproduction pattern is matched against (where a traceback ends). */
 export const PATTERN_TAIL_CHARS = 256 * 1024;
@@ -298,7 +288,7 @@ export async function reproduceIssue(
     if (has === null) r.summary += " (the model never said whether the issue has an example; tried anyway)";
     return r;
   } catch (err) {
-    if (isFatal(err)) throw err;
+    if (stopsRun(err)) throw err;
     return empty("error", `the reproduce stage failed: ${(err as Error).message}`);
   }
 }

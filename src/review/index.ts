@@ -8,3 +8,12 @@ export {
   reviewMessages,
   reviewVerdictSchema,
 } from "./reviewer.ts";
+export {
+  type PatchProposal,
+  type ReviewLoopDeps,
+  type ReviewLoopOutcome,
+  type ReviewRound,
+  type RoundAction,
+  runReviewLoop,
+} from "./loop.ts";
+export { type ReviewStageInput, type ReviewStageResult, reviewStage } from "./stage.ts";

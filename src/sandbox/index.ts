@@ -1,7 +1,7 @@
 import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
-import type { SandboxKind, SandboxPort } from "./types.ts";
+import { type SandboxKind, type SandboxPort, SandboxUnavailableError } from "./types.ts";
 
 export { BwrapSandbox, commandArgv, planBwrap, sandboxUidFromEnv } from "./bwrap.ts";
 export { detectDocker, dockerRunArgs } from "./docker.ts";
@@ -76,4 +76,33 @@ export function sandboxKindFromEnv(env: NodeJS.ProcessEnv): SandboxKind | "auto"
   const v = env.AUTO_FIX_SANDBOX;
   if (v === "bwrap" || v === "docker" || v === "none" || v === "auto") return v;
   return "auto";
+}
+
+/** The sandbox of one run, made once by its caller; `port` is null when none can run here, `problem` says why. */
+export type RunSandbox = { port: SandboxPort; problem: null } | { port: null; problem: string };
+
+/**
+ * Makes the one sandbox a run uses: the kind `AUTO_FIX_SANDBOX` names, else the repository
+ * configuration's backend; the image from `AUTO_FIX_SANDBOX_IMAGE`, else the configuration's. A sandbox
+ * that cannot run here is not an exception: the run goes on without running anything from the repository,
+ * and says why.
+ */
+export async function openRunSandbox(
+  wanted: { backend: SandboxKind | "auto"; image: string | null },
+  env: NodeJS.ProcessEnv,
+  opts: SandboxOptions = {},
+): Promise<RunSandbox> {
+  const envKind = sandboxKindFromEnv(env);
+  const kind = envKind !== "auto" ? envKind : wanted.backend;
+  try {
+    const port = await createSandbox(kind, {
+      ...opts,
+      image: env.AUTO_FIX_SANDBOX_IMAGE ?? wanted.image ?? undefined,
+      allowUnsandboxed: opts.allowUnsandboxed ?? env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
+    });
+    return { port, problem: null };
+  } catch (err) {
+    if (!(err instanceof SandboxUnavailableError)) throw err;
+    return { port: null, problem: err.message };
+  }
 }

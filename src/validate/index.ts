@@ -19,7 +19,6 @@ export {
   type TestOutcome,
 } from "./parsers.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
-export { type Candidate, type Selection, STATUS_ORDER, selectCandidate, statusRank } from "./select.ts";
 export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";
 export { type OwnerOf, PristineTests } from "./baseline.ts";
@@ -35,3 +34,4 @@ export {
 export { listTree } from "./targets/tree-listing.ts";
 export { REASON_TEXT, type SelectedTest, type SelectReason } from "./targets/types.ts";
 export { changedFilesOfDiff } from "./targets/diff-files.ts";
+export { toValidationOutcome, type ValidateStageInput, validateDiff, validateStage } from "./stage.ts";

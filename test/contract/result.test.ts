@@ -14,7 +14,7 @@ import {
   type MaintainerReport,
   parseFixResult,
 } from "../../src/contract/result.ts";
-import { decideOutcome } from "../../src/pipeline/run-fix.ts";
+import { decideOutcome } from "../../src/contract/failures.ts";
 import { buildResult, diffFiles, execReport } from "../../src/pipeline/build-result.ts";
 import { BudgetExceeded, ModelUnavailable } from "../../src/model/errors.ts";
 import type { ExecResult } from "../../src/sandbox/index.ts";

@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { selectCandidate } from "../../src/pipeline/select.ts";
+import { loadRepoConfig } from "../../src/config/index.ts";
+import { decideOutcome } from "../../src/contract/failures.ts";
+import { selectStage } from "../../src/select/index.ts";
 import type { FixHooks, FixState, PatchCandidate } from "../../src/contract/pipeline.ts";
 import { patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read } from "../support/fix-harness.ts";
 import { existsSync } from "node:fs";
 import { openCode } from "../../src/pipeline/open-code.ts";
 import { BudgetExceeded } from "../../src/model/errors.ts";
-import { decideOutcome, runFix } from "../../src/pipeline/run-fix.ts";
+import { runFix } from "../../src/pipeline/run-fix.ts";
 import { agentScript } from "../support/agent-script.ts";
 import { makeTestModel } from "../support/model-harness.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
@@ -16,6 +18,11 @@ import { tempDir } from "../support/temp.ts";
 
 const repo = join(FIX_FIXTURES, "py-stats");
 const issue = { title: "mean() is wrong", body: "mean([2, 4, 6]) returns 6.0 instead of 4.0" };
+/** What the caller hands in: the configuration read once, and no sandbox (these hooks run nothing). */
+const handedIn = (testCmd?: string) => ({
+  config: loadRepoConfig(repo, testCmd !== undefined ? { testCommand: testCmd } : {}),
+  sandbox: { port: null, problem: "not needed: the hooks here run nothing" },
+});
 const goodPatch = patchAnswer(
   "stats/summary.py",
   "    return sum(values) / (len(values) - 1)",
@@ -72,6 +79,7 @@ test("reproduce, review and validate hooks: the lead reaches the search prompt a
     const result = await runFix(
       { repo, issue, out, testCmd: "pytest" },
       {
+        ...handedIn("pytest"),
         model: t.model,
         meter: t.meter,
         recorder: t.recorder,
@@ -135,6 +143,7 @@ test("a failing hook becomes an error outcome, but an applicable patch found bef
     const result = await runFix(
       { repo, issue, out },
       {
+        ...handedIn(),
         model: t.model,
         meter: t.meter,
         recorder: t.recorder,
@@ -164,7 +173,8 @@ test("selection prefers approved and regression-free, then regression-free, then
     ...extra,
   });
   const order = ["NO_PATCH", "RAW_PATCH_BUT_UNMATCHED", "APPLICABLE_PATCH"];
-  const engine = { compare: (a: string, b: string) => order.indexOf(a) - order.indexOf(b) };
+  const compare = (a: string, b: string) => order.indexOf(a) - order.indexOf(b);
+  const selectCandidate = (cs: PatchCandidate[]) => selectStage(cs, { compare, noTests: false });
   const broken = { passed: false, showsFix: false, regressions: ["test_x"], summary: "" };
   const ok = { passed: true, showsFix: true, regressions: [], summary: "" };
   const cands = [
@@ -172,13 +182,14 @@ test("selection prefers approved and regression-free, then regression-free, then
     c("b", "APPLICABLE_PATCH", { validation: ok }),
     c("c", "APPLICABLE_PATCH", { validation: ok, review: { approved: true, summary: "" } }),
   ];
-  assert.equal(selectCandidate(cands, engine).chosen?.id, "c");
-  assert.equal(selectCandidate(cands.slice(0, 2), engine).chosen?.id, "b");
-  assert.match(selectCandidate([cands[0]!], engine).why, /breaks tests/);
-  const none = selectCandidate([c("x", "NO_PATCH"), c("y", "RAW_PATCH_BUT_UNMATCHED")], engine);
+  assert.equal(selectCandidate(cands).chosen?.id, "c");
+  assert.equal(selectCandidate(cands.slice(0, 2)).chosen?.id, "b");
+  // The only applicable patch breaks a test: it is chosen, and the reason names the regression.
+  assert.match(selectCandidate([cands[0]!]).why, /status APPLICABLE_PATCH \(regressions: test_x\)/);
+  const none = selectCandidate([c("x", "NO_PATCH"), c("y", "RAW_PATCH_BUT_UNMATCHED")]);
   assert.equal(none.chosen?.id, "y");
   assert.match(none.why, /no attempt applied; the closest was y \(RAW_PATCH_BUT_UNMATCHED\)/);
-  assert.equal(selectCandidate([], engine).chosen, null);
+  assert.equal(selectCandidate([]).chosen, null);
 });
 
 test("an interrupted run ends as an error with its report, and removes its private copy", async () => {
@@ -196,6 +207,7 @@ test("an interrupted run ends as an error with its report, and removes its priva
     const result = await runFix(
       { repo, issue, out, signal: abort.signal },
       {
+        ...handedIn(),
         model: t.model,
         meter: t.meter,
         recorder: t.recorder,

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseIssueFile } from "../../src/agents/issue-text.ts";
+import { loadRepoConfig } from "../../src/config/index.ts";
 import { runFix } from "../../src/pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../src/pipeline/stage-hooks.ts";
-import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import { createSandbox, openRunSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import { runCli } from "../cli/support.ts";
 import { agentScript, patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { makeTestModel } from "../support/model-harness.ts";
 import { type ChatRequest, startScriptedModel } from "../support/scripted-model.ts";
@@ -49,12 +51,20 @@ async function fullRun(repoName: string, script: Script) {
   const out = mkdtempSync(join(tmpdir(), "af-fullrun-"));
   dirs.push(out);
   const tm = makeTestModel(model.baseURL, { dir: out });
-  const hooks = createReproduceReviewHooks({ sandbox });
+  const hooks = createReproduceReviewHooks();
   const repo = join(FIXTURES, repoName);
   try {
     const result = await runFix(
       { repo, issue: parseIssueFile(readFileSync(join(repo, "ISSUE.md"), "utf8")), out },
-      { model: tm.model, meter: tm.meter, recorder: tm.recorder, openCode: openCodeFor, hooks },
+      {
+        model: tm.model,
+        meter: tm.meter,
+        recorder: tm.recorder,
+        config: loadRepoConfig(repo),
+        sandbox: { port: sandbox, problem: null },
+        openCode: openCodeFor,
+        hooks,
+      },
     );
     return { result, out, requests: model.requests };
   } finally {
@@ -262,8 +272,8 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
   assert.match(report, /\| 1 \| linear-1 \| v1 \| validation-failed/);
 });
 
-test("a bad configuration file or an unavailable sandbox is reported, and the run still ends in a result", async () => {
-  const { cpSync, mkdirSync, writeFileSync } = await import("node:fs");
+test("a bad configuration file stops the command before anything is paid for; an unavailable sandbox is reported, and the run still ends in a result", async () => {
+  const { cpSync, existsSync, mkdirSync, writeFileSync } = await import("node:fs");
   const repo = mkdtempSync(join(tmpdir(), "af-badcfg-"));
   dirs.push(repo);
   cpSync(join(FIXTURES, "py-shop"), repo, { recursive: true });
@@ -283,30 +293,28 @@ test("a bad configuration file or an unavailable sandbox is reported, and the ru
   const out = mkdtempSync(join(tmpdir(), "af-badcfg-out-"));
   dirs.push(out);
   try {
-    const tm = makeTestModel(model.baseURL, { dir: out });
-    const hooks = createReproduceReviewHooks({ sandbox });
     const issue = parseIssueFile(readFileSync(join(repo, "ISSUE.md"), "utf8"));
-    const result = await runFix(
-      { repo, issue, out },
-      { model: tm.model, meter: tm.meter, recorder: tm.recorder, openCode: openCodeFor, hooks },
+    // The caller reads the configuration once: the command says what is wrong, names the file and the
+    // field, and stops (exit 2) before the model is asked anything or a sandbox runs anything.
+    const cli = await runCli(
+      ["fix", "--repo", repo, "--issue", join(repo, "ISSUE.md"), "--out", join(out, "run"), "--json"],
+      { env: { OPENAI_BASE_URL: model.baseURL, AUTO_FIX_MODEL: "gpt-4o-mini" }, cwd: out },
     );
-    await hooks.dispose();
-    assert.equal(result.reproduced, true);
-    assert.match(
-      readFileSync(join(out, "config-error.txt"), "utf8"),
-      /timeouts\.test: expected a number of seconds/,
-    );
-    assert.match(
-      readFileSync(join(out, "report.md"), "utf8"),
-      /the file was ignored; settings were detected instead/,
-    );
-    assert.equal((result.validation as { passed: boolean }).passed, true);
+    assert.equal(cli.code, 2, cli.err);
+    assert.match(cli.err, /\.github\/auto-fix\.yml is not valid/);
+    assert.match(cli.err, /timeouts\.test: expected a number of seconds/);
+    assert.doesNotMatch(cli.err, /at .*\.ts:\d+/, "a message, not a stack trace");
+    assert.equal(model.requests.length, 0, "nothing was paid for");
+    assert.equal(existsSync(join(out, "run", "report.md")), false);
 
     // No sandbox can be made (docker asked for, without an image): nothing runs, the patch still comes back.
     const out2 = mkdtempSync(join(tmpdir(), "af-nosbx-out-"));
     dirs.push(out2);
     const tm2 = makeTestModel(model.baseURL, { dir: out2 });
-    const hooks2 = createReproduceReviewHooks({ env: { AUTO_FIX_SANDBOX: "docker" } });
+    const hooks2 = createReproduceReviewHooks();
+    const config2 = loadRepoConfig(join(FIXTURES, "py-shop"));
+    const sandbox2 = await openRunSandbox(config2.sandbox, { AUTO_FIX_SANDBOX: "docker" });
+    assert.equal(sandbox2.port, null);
     const agents2 = agentScript({
       search: [searchSays("Here.", { bug_locations: [PY_LOCATION] })],
       patch: [PY_GOOD],
@@ -319,6 +327,8 @@ test("a bad configuration file or an unavailable sandbox is reported, and the ru
           model: makeTestModel(model2.baseURL, { dir: out2 }).model,
           meter: tm2.meter,
           recorder: tm2.recorder,
+          config: config2,
+          sandbox: sandbox2,
           openCode: openCodeFor,
           hooks: hooks2,
         },

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
 import { reproduceIssue } from "../../src/reproduce/index.ts";
-import { type PatchProposal, type ReviewLoopDeps, runReviewLoop } from "../../src/pipeline/review-loop.ts";
+import { type PatchProposal, type ReviewLoopDeps, runReviewLoop } from "../../src/review/index.ts";
 import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
-import { selectCandidate, TreeStates, validatePatched } from "../../src/validate/index.ts";
+import { selectCandidate } from "../../src/select/index.ts";
+import { TreeStates, validatePatched } from "../../src/validate/index.ts";
 import { type ScriptHandler, startScriptedModel } from "../support/scripted-model.ts";
 import { chatModelFor, diffFor, FIXTURES, fence, promptKind, verdict } from "./helpers.ts";
 

@@ -25,6 +25,16 @@ export interface RecordedCall {
   status: number;
   /** The client closed the connection before the answer (an aborted request). */
   abandoned?: boolean;
+  /** The `x-github-request-id` the answer carried (every REST answer carries one, as on GitHub). */
+  requestId?: string;
+}
+
+/** An error answer the fake gives instead of the real one (a failing or rate-limiting GitHub). */
+export interface InjectedFailure {
+  status: number;
+  message?: string;
+  /** Extra response headers, e.g. `retry-after` or `x-ratelimit-remaining`. */
+  headers?: Record<string, string>;
 }
 
 export interface FakeUser {
@@ -136,6 +146,8 @@ export interface FakeGitHub {
   holdResponses(): () => void;
   /** Holds the answers to the calls `matches` picks (recorded at once, answered on release). */
   holdMatching(matches: (call: RecordedCall) => boolean): () => void;
+  /** Answers the next `times` REST calls `matches` picks with `failure` instead (default once). */
+  failMatching(matches: (call: RecordedCall) => boolean, failure: InjectedFailure, times?: number): void;
   /** The app's webhook settings (`GET /app/hook/config`); set by a registration, or by a test. */
   hookConfig: { url: string | null };
   /** Apps registered through the manifest flow (the manifest as GitHub received it). */
@@ -440,6 +452,8 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   const commentRepo = new Map<number, FakeRepo>();
 
   let held: Promise<void> | null = null;
+  let requestCount = 0;
+  const failures: { matches: (call: RecordedCall) => boolean; failure: InjectedFailure; left: number }[] = [];
   const heldMatching = new Set<{ matches: (call: RecordedCall) => boolean; gate: Promise<void> }>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -528,6 +542,19 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
           .end(JSON.stringify(payload));
         return;
       }
+      call.requestId = `F${(++requestCount).toString(16).toUpperCase().padStart(4, "0")}:${randomBytes(4).toString("hex").toUpperCase()}`;
+      const injected = failures.find((f) => f.left > 0 && f.matches(call));
+      if (injected) {
+        injected.left--;
+        call.status = injected.failure.status;
+        res.writeHead(injected.failure.status, {
+          "content-type": "application/json; charset=utf-8",
+          "x-github-request-id": call.requestId,
+          ...injected.failure.headers,
+        });
+        res.end(JSON.stringify({ message: injected.failure.message ?? "Injected failure" }));
+        return;
+      }
       if (auth === "none") {
         [status, payload] = [401, { message: "Requires authentication" }];
       } else {
@@ -535,16 +562,17 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         [status, payload] = route(method, path, call.query, obj, String(req.headers.accept ?? ""));
       }
       call.status = status;
+      const requestId = { "x-github-request-id": call.requestId };
       if (payload instanceof Redirect) {
-        res.writeHead(status, { location: payload.location }).end();
+        res.writeHead(status, { location: payload.location, ...requestId }).end();
         return;
       }
       if (payload instanceof RawText) {
-        res.writeHead(status, { "content-type": "application/vnd.github.raw; charset=utf-8" });
+        res.writeHead(status, { "content-type": "application/vnd.github.raw; charset=utf-8", ...requestId });
         res.end(payload.text);
         return;
       }
-      res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...requestId });
       res.end(JSON.stringify(payload));
     });
   });
@@ -559,6 +587,9 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
   };
 
   return {
+    failMatching(matches, failure, times = 1) {
+      failures.push({ matches, failure, left: times });
+    },
     holdMatching(matches) {
       let release = () => {};
       const entry = {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Issue } from "../../src/agents/issue-text.ts";
+import { loadRepoConfig } from "../../src/config/index.ts";
 import type { ModelConfig } from "../../src/model/config.ts";
 import type { Budget } from "../../src/model/usage.ts";
 import { openCode } from "../../src/pipeline/open-code.ts";
@@ -68,6 +69,11 @@ export async function runScriptedFix(
         model: model.model,
         meter: model.meter,
         recorder: model.recorder,
+        config: loadRepoConfig(
+          repo,
+          opts.options?.testCmd !== undefined ? { testCommand: opts.options.testCmd } : {},
+        ),
+        sandbox: { port: null, problem: "these runs have no stage that runs the repository's code" },
         openCode: (workdir) => openCode(workdir, { cacheDir: null }),
       },
     );

@@ -59,7 +59,7 @@ test("strategy: tree in the repository configuration runs the tree search with i
   const run = await runStrategy(MEDIAN, "tree", {
     sandbox,
     repo,
-    use: configuredStrategy({ sandbox }),
+    use: configuredStrategy(),
     hooks: reproduced,
     testCmd: null,
   });
@@ -80,7 +80,7 @@ test("linear stays the default; --strategy wins over the configuration", async (
   const plain = await runStrategy(MEDIAN, "linear", {
     sandbox,
     repo: repoWith(null),
-    use: configuredStrategy({ sandbox }),
+    use: configuredStrategy(),
     hooks: reproduced,
   });
   assert.doesNotMatch(readFileSync(join(plain.out, "report.md"), "utf8"), /## Tree search/);
@@ -89,7 +89,7 @@ test("linear stays the default; --strategy wins over the configuration", async (
   const forced = await runStrategy(MEDIAN, "linear", {
     sandbox,
     repo: repoWith("strategy: tree\n"),
-    use: configuredStrategy({ sandbox, name: "linear" }),
+    use: configuredStrategy({ name: "linear" }),
     hooks: reproduced,
   });
   assert.equal(forced.byStage["tree-expand"], undefined);
@@ -99,7 +99,7 @@ test("with nothing failing to search against, the tree search says why it did no
   const run = await runStrategy(MEDIAN, "tree", {
     sandbox,
     repo: repoWith(null),
-    use: configuredStrategy({ sandbox, name: "tree" }),
+    use: configuredStrategy({ name: "tree" }),
     testCmd: null,
   });
   assert.equal(run.byStage["tree-expand"], undefined);
@@ -116,7 +116,7 @@ test("with no reproducer and no test command at all, the tree search says so", a
   const run = await runStrategy(MEDIAN, "tree", {
     sandbox,
     repo: repoWith(null, { tests: false }),
-    use: configuredStrategy({ sandbox, name: "tree" }),
+    use: configuredStrategy({ name: "tree" }),
     testCmd: null,
   });
   assert.equal(run.byStage["tree-expand"], undefined);

@@ -33,7 +33,7 @@ function repoWithFailingTest(config: string | null): string {
   return dir;
 }
 
-async function fixCli(repo: string, extra: string[]) {
+async function fixCli(repo: string, extra: string[], envOver: Record<string, string> = {}) {
   const agents = agentScript({
     search: [searchSays("The bug is in median.", { bug_locations: [MEDIAN.location] })],
     patch: [
@@ -70,6 +70,7 @@ async function fixCli(repo: string, extra: string[]) {
     AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
     AUTO_FIX_SANDBOX: "bwrap",
     PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...envOver,
   };
   try {
     const code = await main(["fix", "--repo", repo, "--issue", issue, "--out", "run", "--json", ...extra], {
@@ -112,4 +113,23 @@ test("strategy: tree in .github/auto-fix.yml picks the tree search; --strategy l
   const linear = await fixCli(repoWithFailingTest(config), ["--strategy", "linear"]);
   assert.equal(linear.requests.filter(isExpansion).length, 0);
   assert.doesNotMatch(readFileSync(join(linear.dir, "report.md"), "utf8"), /## Tree search/);
+});
+
+test("fix makes the run's one sandbox before the stages: when none can run, reproduce and the tree search both say why", async () => {
+  const r = await fixCli(repoWithFailingTest(null), ["--strategy", "tree", "--test-cmd", MEDIAN.testCmd], {
+    AUTO_FIX_SANDBOX: "docker",
+  });
+  // Nothing from the repository ran, but the linear writer still produced the (unchecked) patch.
+  assert.equal(r.json.status, "patched", r.json.reason);
+  assert.ok(r.json.patch);
+  assert.equal(r.requests.some(isExpansion), false, "no tree expansion without checks to judge it");
+  const report = readFileSync(join(r.dir, "report.md"), "utf8");
+  assert.match(
+    report,
+    /no sandbox: the docker sandbox needs an image[^\n]*; nothing from the repository was run/,
+  );
+  assert.match(
+    report,
+    /tree search not run: no sandbox to run the checks in: the docker sandbox needs an image/,
+  );
 });

@@ -39,7 +39,7 @@ function others(req: ChatRequest): string | null {
 }
 
 function hooks() {
-  const h = createReproduceReviewHooks({ sandbox });
+  const h = createReproduceReviewHooks();
   hooksToDispose.push(h);
   return h;
 }
@@ -47,7 +47,7 @@ function hooks() {
 test("with the reproduce and review stages: the tree search checks with the model's reproducer and is approved", async () => {
   const tree = await runStrategy(MEDIAN, "tree", {
     sandbox,
-    use: configuredStrategy({ sandbox, name: "tree" }),
+    use: configuredStrategy({ name: "tree" }),
     hooks: hooks(),
     others,
   });
@@ -63,7 +63,7 @@ test("with the reproduce and review stages: the tree search checks with the mode
   // bring the writer past its first idea, although it spends more calls than the tree search.
   const linear = await runStrategy(MEDIAN, "linear", {
     sandbox,
-    use: configuredStrategy({ sandbox, name: "linear" }),
+    use: configuredStrategy({ name: "linear" }),
     hooks: hooks(),
     others,
   });
@@ -90,8 +90,8 @@ test("tree mode and the validation stage share one set-up tree and one set of un
     },
   };
   let job: FixContext["job"];
-  const strategy = configuredStrategy({ sandbox: counting, name: "tree" });
-  const h = createReproduceReviewHooks({ sandbox: counting });
+  const strategy = configuredStrategy({ name: "tree" });
+  const h = createReproduceReviewHooks();
   hooksToDispose.push(h);
   const tree = await runStrategy(MEDIAN, "tree", {
     sandbox: counting,

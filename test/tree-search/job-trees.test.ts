@@ -55,14 +55,14 @@ const count = (runs: { command: string }[], command: string) =>
 for (const strategy of ["tree", "linear"] as const) {
   test(`${strategy} with the stages: setup once per job, every run on the set-up tree, no run repeated`, async () => {
     const { sandbox, runs } = recording();
-    const hooks = createReproduceReviewHooks({ sandbox });
+    const hooks = createReproduceReviewHooks();
     try {
       const r = await runStrategy(SLUG, strategy, {
         sandbox,
         repo,
         hooks,
         others: stageAgents(SLUG),
-        use: configuredStrategy({ sandbox, name: strategy }),
+        use: configuredStrategy({ name: strategy }),
       });
       assert.equal(r.result.status, "fixed", r.result.reason);
       assert.equal(count(runs, SETUP), 1, JSON.stringify(runs));

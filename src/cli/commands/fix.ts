@@ -14,6 +14,7 @@ import { formatUsd, priceFor, UsageMeter } from "../../model/usage.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../pipeline/stage-hooks.ts";
+import { openRunSandbox } from "../../sandbox/index.ts";
 import { STRATEGIES } from "../../strategies/index.ts";
 import type { FixOptions } from "../../contract/pipeline.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -139,7 +140,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = loadModelSettings(io.env, io.cwd);
   for (const w of settings.warnings) io.stderr(`auto-fix fix: warning: ${w}\n`);
   // The repository's own configuration (.github/auto-fix.yml, read only): search rounds, budget,
-  // protected paths, strategy and test command; the command line and the environment override it.
+  // protected paths, strategy and test command; the command line and the environment override it. It is
+  // read once, here, and handed to every stage; a file that does not parse stops the command (exit 2)
+  // with every problem named, before anything is paid for.
   const repoConfig = loadRepoConfig(
     repo,
     values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {},
@@ -185,7 +188,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     log: (line) => progress.log(`auto-fix: ${line}`),
   });
   const abort = new AbortController();
-  const options: FixOptions = { repo, issue, out, roundLimit, repoConfig, notes, signal: abort.signal };
+  const options: FixOptions = { repo, issue, out, roundLimit, notes, signal: abort.signal };
   if (repoConfig.test.command) options.testCmd = repoConfig.test.command;
   if (patchAttempts !== undefined) options.patchAttempts = patchAttempts;
   if (values.guidance) options.guidance = values.guidance;
@@ -218,11 +221,15 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     process.once("SIGINT", () => process.exit(130));
   };
   process.once("SIGINT", onSigint);
-  const hooks = createReproduceReviewHooks({ config: repoConfig, env: io.env });
+  // The one sandbox of the run, for the reproducer, the review, the tests and the tree search's checks.
+  const sandbox = await openRunSandbox(repoConfig.sandbox, io.env, { warn: (m) => progress.detail(m) });
+  const hooks = createReproduceReviewHooks();
   let result: Awaited<ReturnType<typeof runFix>>;
   try {
     result = await runFix(options, {
       model,
+      config: repoConfig,
+      sandbox,
       modelName: settings.model.model,
       meter,
       recorder,

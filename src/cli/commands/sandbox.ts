@@ -2,14 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadRepoConfig } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
-import {
-  createSandbox,
-  describeOutcome,
-  formatExecForModel,
-  makeWorkCopy,
-  SandboxUnavailableError,
-  sandboxKindFromEnv,
-} from "../../sandbox/index.ts";
+import { describeOutcome, formatExecForModel, makeWorkCopy, openRunSandbox } from "../../sandbox/index.ts";
 import type { ParsedArgs } from "../args.ts";
 import type { CliIO } from "../main.ts";
 
@@ -53,19 +46,17 @@ export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
 
   // The repository's own settings (backend, image, limits, setup), as the pipeline would use them.
   const config = loadRepoConfig(dir);
-  const envKind = sandboxKindFromEnv(io.env);
-  const kind = values["no-sandbox"] ? "none" : envKind !== "auto" ? envKind : config.sandbox.backend;
-  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
-  try {
-    sandbox = await createSandbox(kind, {
-      allowUnsandboxed: values["no-sandbox"] || io.env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
-      image: io.env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
+  // The same choice of backend and image as a `fix` run makes (`--no-sandbox` asks for none).
+  const made = await openRunSandbox(
+    config.sandbox,
+    values["no-sandbox"] ? { ...io.env, AUTO_FIX_SANDBOX: "none" } : io.env,
+    {
+      ...(values["no-sandbox"] ? { allowUnsandboxed: true } : {}),
       warn: (m) => io.stderr(`${m}\n`),
-    });
-  } catch (err) {
-    if (err instanceof SandboxUnavailableError) throw new UserError(err.message);
-    throw err;
-  }
+    },
+  );
+  if (!made.port) throw new UserError(made.problem);
+  const sandbox = made.port;
   const caps = await sandbox.capabilities();
   const copy = await makeWorkCopy(dir);
   try {

@@ -1,13 +1,7 @@
 import { z } from "zod";
 import type { RepoConfig } from "../../config/index.ts";
 import type { FixContext } from "../../contract/pipeline.ts";
-import {
-  createSandbox,
-  type SandboxPort,
-  SandboxUnavailableError,
-  sandboxKindFromEnv,
-} from "../../sandbox/index.ts";
-import type { ExecResult } from "../../sandbox/types.ts";
+import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
 import { TreeStates } from "../../validate/index.ts";
 import { type ReproducerScript, sandboxChecks } from "./sandbox-checks.ts";
 import type { TreeChecks } from "./strategy.ts";
@@ -50,40 +44,19 @@ function reproducerRunBefore(ctx: FixContext, kind: SandboxPort["kind"]): ExecRe
   return { ...b, signal: null, truncated: false, durationMs: 0, backend: kind };
 }
 
-export interface RunChecksOptions {
-  env?: NodeJS.ProcessEnv;
-  /** A ready sandbox (tests, the app's worker); default: the one the configuration asks for. */
-  sandbox?: SandboxPort;
-}
-
 /**
  * The tree search's checks for one pipeline run: the reproduce stage's script and the repository's test
- * command, run in the sandbox on a set-up copy of the work tree. A string says why there are none.
+ * command, run in the run's sandbox (`ctx.sandbox`) on a set-up copy of the work tree. A string says why
+ * there are none.
  */
-export async function treeChecksForRun(
-  ctx: FixContext,
-  config: RepoConfig,
-  opts: RunChecksOptions = {},
-): Promise<TreeChecks | string> {
+export async function treeChecksForRun(ctx: FixContext): Promise<TreeChecks | string> {
+  const { config } = ctx;
   const reproducer = reproducerFromRun(ctx, config);
   if (!reproducer && !config.test.command) {
     return "no reproducer reproduced the issue and the repository has no test command";
   }
-  let sandbox = opts.sandbox;
-  if (!sandbox) {
-    const env = opts.env ?? process.env;
-    const kind = sandboxKindFromEnv(env);
-    try {
-      sandbox = await createSandbox(kind !== "auto" ? kind : config.sandbox.backend, {
-        image: env.AUTO_FIX_SANDBOX_IMAGE ?? config.sandbox.image ?? undefined,
-        allowUnsandboxed: env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
-        warn: (m) => ctx.progress.detail(m),
-      });
-    } catch (err) {
-      if (err instanceof SandboxUnavailableError) return `no sandbox to run the checks in: ${err.message}`;
-      throw err;
-    }
-  }
+  const sandbox = ctx.sandbox.port;
+  if (!sandbox) return `no sandbox to run the checks in: ${ctx.sandbox.problem}`;
   // The job's trees: when the validation stage prepared them, setup is not run again, the unpatched
   // test run is shared, and so are the runs of a program both check.
   const states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });

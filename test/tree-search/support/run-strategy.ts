@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseIssueFile } from "../../../src/agents/issue-text.ts";
-import { parseRepoConfig, type RepoConfig } from "../../../src/config/index.ts";
+import { loadRepoConfig, parseRepoConfig, type RepoConfig } from "../../../src/config/index.ts";
 import type { Budget, StageUsage } from "../../../src/model/usage.ts";
 import { linearStrategy } from "../../../src/strategies/linear.ts";
 import { runFix } from "../../../src/pipeline/run-fix.ts";
@@ -108,15 +108,20 @@ export async function runStrategy(
       }),
   });
   const started = performance.now();
+  const repo = opts.repo ?? bug.repo;
+  const testCmd = opts.testCmd === null ? undefined : (opts.testCmd ?? bug.testCmd);
   try {
     const result = await runFix(
       {
-        repo: opts.repo ?? bug.repo,
+        repo,
         issue: parseIssueFile(bug.issueText),
         out,
-        ...(opts.testCmd === null ? {} : { testCmd: opts.testCmd ?? bug.testCmd }),
+        ...(testCmd !== undefined ? { testCmd } : {}),
       },
       {
+        // What the command line hands in: the repository's configuration, read once, and the sandbox.
+        config: loadRepoConfig(repo, testCmd !== undefined ? { testCommand: testCmd } : {}),
+        sandbox: { port: opts.sandbox, problem: null },
         model: tm.model,
         meter: tm.meter,
         recorder: tm.recorder,

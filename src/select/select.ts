@@ -1,9 +1,16 @@
-import type { ValidationResult } from "./compare.ts";
-
 import { PATCH_STATUS_ORDER } from "../patch/index.ts";
+import type { ValidationStatus } from "../validate/index.ts";
 
 /** The patch engine's statuses in order, worst first; an unknown status ranks lowest. */
 export const STATUS_ORDER: readonly string[] = PATCH_STATUS_ORDER;
+
+/** What selection reads of a candidate's test runs (a `ValidationResult` is one). */
+export interface ValidationEvidence {
+  status: ValidationStatus;
+  regressions: readonly string[];
+  /** The run after the patch, when the suite ran (more passing tests break a tie). */
+  after?: { passed: number } | null;
+}
 
 /** One candidate patch of a run, as selection sees it. */
 export interface Candidate {
@@ -13,7 +20,7 @@ export interface Candidate {
   reviewApproved: boolean | null;
   /** The reproducer passed after this patch (null when there is no reproducer). */
   reproducerPasses?: boolean | null;
-  validation: ValidationResult | null;
+  validation: ValidationEvidence | null;
 }
 
 export interface Selection {

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  type Candidate,
-  compareRuns,
-  selectCandidate,
-  type ValidationResult,
-} from "../../src/validate/index.ts";
+import { type Candidate, selectCandidate } from "../../src/select/index.ts";
+import { compareRuns, type ValidationResult } from "../../src/validate/index.ts";
 
 const v = (status: ValidationResult["status"], passed = 3, regressions: string[] = []): ValidationResult => ({
   ...compareRuns(null, null),

@@ -1,11 +1,12 @@
 import type { RepoConfig } from "../config/index.ts";
 import type { ModelPort } from "../model/types.ts";
-import { isFatal, type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
+import { stopsRun } from "../contract/failures.ts";
+import { type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
-import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "../review/reviewer.ts";
+import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
 
 /** A patch as the review loop sees it (the pipeline's candidate maps onto it). */
 export interface PatchProposal {
@@ -173,7 +174,7 @@ export async function runReviewLoop(
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
     } catch (err) {
-      if (isFatal(err)) throw err;
+      if (stopsRun(err)) throw err;
       if (err instanceof ReviewUnavailable) return stop(round, err.message, after);
       return stop(round, `the reviewer failed: ${(err as Error).message}`, after);
     }
@@ -269,7 +270,7 @@ export async function runReviewLoop(
           );
         }
       } catch (err) {
-        if (isFatal(err)) throw err;
+        if (stopsRun(err)) throw err;
         notes.push(`rewriting the test failed: ${(err as Error).message}`);
       } finally {
         await pristine.dispose();
@@ -303,7 +304,7 @@ async function rewrite(deps: ReviewLoopDeps, guidance: string, round: number): P
   try {
     return await deps.rewritePatch(guidance, round);
   } catch (err) {
-    if (isFatal(err)) throw err;
+    if (stopsRun(err)) throw err;
     deps.record?.(
       `review/round-${round}-rewrite-error.txt`,
       truncateMiddle(String((err as Error).stack ?? err), 4000),
