@@ -142,15 +142,15 @@ function sameSecret(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function basicPassword(header: string | undefined): string | null {
+export function basicPassword(header: string | undefined): string | null {
   if (!header?.startsWith("Basic ")) return null;
   const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   return colon < 0 ? null : decoded.slice(colon + 1);
 }
 
-/** Splits a CGI response into status, headers and body. */
-function parseCgi(output: Buffer): { status: number; headers: Record<string, string>; body: Buffer } {
+/** Splits a CGI response (git http-backend's) into status, headers and body. */
+export function parseCgi(output: Buffer): { status: number; headers: Record<string, string>; body: Buffer } {
   let end = output.indexOf("\r\n\r\n");
   let sep = 4;
   if (end < 0) {

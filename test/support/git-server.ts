@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { basicPassword, parseCgi } from "../../src/github/local-remote.ts";
 
 const HTTP_BACKEND = "/usr/lib/git-core/git-http-backend";
 
@@ -44,35 +45,6 @@ const FIXTURE_ENV = {
 
 function runGit(cwd: string, args: string[]): string {
   return execFileSync("git", args, { cwd, env: { ...process.env, ...FIXTURE_ENV }, encoding: "utf8" });
-}
-
-function basicPassword(header: string | undefined): string | null {
-  if (!header?.startsWith("Basic ")) return null;
-  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? null : decoded.slice(colon + 1);
-}
-
-/** Splits a CGI response into status, headers and body. */
-function parseCgi(output: Buffer): { status: number; headers: Record<string, string>; body: Buffer } {
-  let end = output.indexOf("\r\n\r\n");
-  let sep = 4;
-  if (end < 0) {
-    end = output.indexOf("\n\n");
-    sep = 2;
-  }
-  if (end < 0) return { status: 502, headers: {}, body: output };
-  const headers: Record<string, string> = {};
-  let status = 200;
-  for (const line of output.subarray(0, end).toString("latin1").split(/\r?\n/)) {
-    const i = line.indexOf(":");
-    if (i < 0) continue;
-    const name = line.slice(0, i).trim();
-    const value = line.slice(i + 1).trim();
-    if (name.toLowerCase() === "status") status = Number.parseInt(value, 10) || 200;
-    else headers[name] = value;
-  }
-  return { status, headers, body: output.subarray(end + sep) };
 }
 
 /**
