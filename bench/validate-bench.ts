@@ -19,7 +19,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseRepoConfig } from "../src/config/index.ts";
@@ -117,7 +117,9 @@ console.log(
   `Repository: the Python ${execFileSync(PYTHON, ["-V"], { encoding: "utf8" }).trim()} standard library, ${files} files; ${suite.targets.size} unittest test modules (${modules.length} under test/)`,
 );
 console.log(
-  `Prepared tree (copy, no setup): ${s(prepareMs)}; runner: ${config.validation.runner}; budget for the rest of the suite: ${s(config.validation.budgetMs)}`,
+  `Prepared tree (copy, no setup): ${s(prepareMs)}; runner: ${config.validation.runner}; budget for related tests: ${s(config.validation.relatedBudgetMs)}, for the rest of the suite: ${s(config.validation.budgetMs)}; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
 );
 
 // Planted bugs from real code.
@@ -147,6 +149,10 @@ interface Row {
   ms: number;
   selected: number;
   ranTests: number;
+  /** Selected targets that ran, left out for the budget, left out after a regression. */
+  ran: number;
+  overBudget: number;
+  afterRegression: number;
   pristineRuns: number;
   status: string;
   caught: boolean;
@@ -172,6 +178,9 @@ for (const m of mutants) {
       ms: performance.now() - t,
       selected: r.tests?.selected.length ?? 0,
       ranTests: v.run?.tests?.size ?? 0,
+      ran: (r.tests?.selected ?? []).filter((x) => (x.run ?? "ran") === "ran").length,
+      overBudget: (r.tests?.selected ?? []).filter((x) => x.run === "over-budget").length,
+      afterRegression: (r.tests?.selected ?? []).filter((x) => x.run === "after-regression").length,
       pristineRuns: r.tests?.pristineRuns ?? 0,
       status: r.status,
       // Caught by a test selected for its relation to the change (not only as one that failed before:
@@ -179,7 +188,9 @@ for (const m of mutants) {
       caught:
         r.status === "regressions" &&
         r.regressions.some((id) => {
-          const owner = suite.targetOfId(id.replace(/ \(no longer runs\)$/, ""));
+          // `id (no longer runs)`, `target (did not finish: …)` (a batch that hung) name their test too.
+          const bare = id.replace(/ \((no longer runs|did not finish: .*)\)$/, "");
+          const owner = suite.targets.has(bare) ? bare : suite.targetOfId(bare);
           const sel = (r.tests?.selected ?? []).find((x) => x.target === owner || x.target === id);
           return sel?.reasons.some((why) => why !== "failed before the patch") ?? false;
         }),
@@ -193,7 +204,7 @@ for (const m of mutants) {
   }
   rows.push(row);
   console.log(
-    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} modules ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
+    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} selected ${String(row.ran).padStart(3)} ran ${String(row.overBudget).padStart(3)} over budget ${String(row.afterRegression).padStart(3)} after regression ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
   );
   console.log(`        ${row.caught ? `regressions: ${row.regressions}` : row.notRun}`);
 }
@@ -255,7 +266,13 @@ console.log(
 console.log(
   `Validation time per candidate (targeted, first time its tests run, unpatched run included): median ${s(median(times))}, max ${s(Math.max(...times))}, mean ${s(times.reduce((a, b) => a + b, 0) / Math.max(1, times.length))}; under 60 s: ${times.filter((x) => x < 60_000).length}/${times.length}`,
 );
-console.log(`Same candidates again (the job's unpatched results reused): median ${s(median(again))}`);
+const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
+console.log(
+  `Related test modules: ${sum((r) => r.selected)} selected, ${sum((r) => r.ran)} ran, ${sum((r) => r.overBudget)} left out over the ${s(config.validation.relatedBudgetMs)} budget (in ${rows.filter((r) => r.overBudget > 0).length} candidates), ${sum((r) => r.afterRegression)} left out after a regression was shown`,
+);
+console.log(
+  `Same candidates again (the job's unpatched results reused): median ${s(median(again))}, max ${s(Math.max(0, ...again))}`,
+);
 console.log(
   `Whole suite, estimated from ${perModule.length} random test modules of ${modules.length} (${s(sampleMs)} for ${sampleTests} tests): ${s(fullEstimate)} (${(fullEstimate / 60_000).toFixed(1)} min, about ${testsEstimate} tests) per run; a candidate validated on the whole suite needs that after the patch, plus once per job before it`,
 );
@@ -264,4 +281,9 @@ console.log(
 );
 console.log(
   `Sandbox runs on the unpatched tree for the whole job: ${states.tests.runCount} (each selected test once)`,
+);
+console.log(
+  `Load average at the end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
 );

@@ -47,6 +47,12 @@ export interface RepoConfig {
    */
   validation: {
     mode: "targeted" | "full";
+    /**
+     * Wall time a candidate's related tests may take (`targeted` only), the unpatched runs the job still
+     * needs included: the tests are taken in rank order while their estimated time fits.
+     */
+    relatedBudgetMs: number;
+    /** Wall time the rest of the suite may take after the related tests (`targeted` only). */
     budgetMs: number;
     /** How selected tests are passed to the runner; null = the test command cannot be targeted. */
     runner: TestRunnerKind | null;
@@ -233,6 +239,8 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
 
 /** Seconds a candidate may spend on the rest of the suite after its targeted tests, by default. */
 export const DEFAULT_VALIDATION_BUDGET_S = 120;
+/** Seconds a candidate may spend on the tests related to its change, by default. */
+export const DEFAULT_RELATED_BUDGET_S = 45;
 
 const validationCommand = (v: RepoConfigFile["validation"]): string | null => v?.command ?? null;
 
@@ -247,6 +255,7 @@ function validationSettings(
   const runner = o.runner ?? detected;
   return {
     mode,
+    relatedBudgetMs: (o["related-budget"] ?? DEFAULT_RELATED_BUDGET_S) * 1000,
     budgetMs: (o.budget ?? DEFAULT_VALIDATION_BUDGET_S) * 1000,
     runner,
     command: o.command ?? null,

@@ -84,6 +84,15 @@ const validationSchema = z
   .object({
     /** targeted: the tests related to the change first, the rest when the budget allows; full: always all. */
     mode: z.enum(["targeted", "full"], { error: "expected targeted or full" }).optional(),
+    /**
+     * Seconds a candidate's validation may spend on the tests related to its change (unpatched runs the
+     * job still needs included); related tests past it, in rank order, are reported as not run.
+     */
+    "related-budget": z
+      .number({ error: "expected a number of seconds" })
+      .min(1, { error: "must be at least 1 second" })
+      .max(24 * 3600, { error: "must be at most 86400 seconds (a day)" })
+      .optional(),
     /** Seconds a candidate's validation may spend on the rest of the suite after its targeted tests. */
     budget: z
       .number({ error: "expected a number of seconds" })

@@ -121,13 +121,24 @@ export const TestsRanSchema = z.strictObject({
   kind: z.enum(["targeted", "targeted+rest", "full"]),
   runner: z.string().nullable(),
   why: z.string(),
+  /** In the order they ran (best able to show a regression first). */
   selected: z.array(
-    z.strictObject({ target: z.string(), reasons: z.array(z.string()), detail: z.string().optional() }),
+    z.strictObject({
+      target: z.string(),
+      reasons: z.array(z.string()),
+      detail: z.string().optional(),
+      /** ran; over-budget or after-regression: left out, and why (absent: ran). */
+      run: z.enum(["ran", "over-budget", "after-regression"]).optional(),
+    }),
   ),
   total: z.number().nullable(),
   command: z.string().nullable(),
   notRun: z.string().nullable(),
   pristineRuns: z.number(),
+  /** The budget for the related tests in ms (null: none applied, `validation: full`). */
+  relatedBudgetMs: z.number().nonnegative().nullable().optional(),
+  /** Wall time of the candidate's validation in ms. */
+  durationMs: z.number().nonnegative().optional(),
 });
 
 export const ValidationReportSchema = z.strictObject({

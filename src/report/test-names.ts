@@ -114,15 +114,24 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
       ? o.reasons.filter((x): x is string => typeof x === "string")
       : [];
     const detail = str(o.detail);
+    const left =
+      o.run === "over-budget"
+        ? " — not run: over the budget for related tests"
+        : o.run === "after-regression"
+          ? " — not run: a regression was already shown"
+          : "";
     items.push(
-      `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}`,
+      `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,
     );
   }
   if (items.length > 0) {
     const more = selected.length - limit;
-    lines.push(
-      ["Selected tests and why:", ...items, ...(more > 0 ? [`- … and ${more} more`] : [])].join("\n"),
-    );
+    const budget = typeof r.relatedBudgetMs === "number" ? r.relatedBudgetMs : null;
+    const title =
+      budget !== null
+        ? `Selected tests and why, in the order they ran (best able to show a regression first; budget for related tests: ${Math.round(budget / 1000)} s):`
+        : "Selected tests and why:";
+    lines.push([title, ...items, ...(more > 0 ? [`- … and ${more} more`] : [])].join("\n"));
   }
   const notRun = str(r.notRun);
   lines.push(notRun ? `Not run: ${codeSpan(notRun)}` : "Nothing of the suite was left out.");

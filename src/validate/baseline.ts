@@ -2,7 +2,8 @@ import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
-import type { TestSuiteMap } from "./targets/types.ts";
+import { TestTimes } from "./test-times.ts";
+import type { TestSuiteMap, TreeListing } from "./targets/types.ts";
 
 /** The test a test id of the runner's output belongs to; null when it cannot be told. */
 export type OwnerOf = (id: string) => string | null;
@@ -32,6 +33,13 @@ export class PristineTests {
   #fullTooSlow: number | null = null;
   /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
   readonly suites = new Map<string, TestSuiteMap>();
+  /** The unpatched tree's files, listed once. */
+  listing: TreeListing | null = null;
+  /** How long each test took on the unpatched tree (and first guesses for those not run yet). */
+  readonly times = new TestTimes();
+  /** Wall time a batch of tests costs beyond the tests' own run time (copies, configuration check). */
+  #overheadSum = 0;
+  #overheadCount = 0;
   /** Sandbox runs made (targeted and whole), for the report and the benchmark. */
   runCount = 0;
 
@@ -90,6 +98,22 @@ export class PristineTests {
     return this.#fullTrial;
   }
 
+  /** Records what a batch of tests cost beyond the runs' own time, for later estimates. */
+  noteOverhead(ms: number): void {
+    this.#overheadSum += Math.max(0, ms);
+    this.#overheadCount++;
+  }
+
+  /** What a batch of tests costs beyond the runs' own time, as measured in this job (1 s before that). */
+  get overheadMs(): number {
+    return this.#overheadCount === 0 ? 1000 : this.#overheadSum / this.#overheadCount;
+  }
+
+  /** The targets no run of this job has covered yet (or is running now). */
+  missing(targets: readonly string[], ownerOf: OwnerOf): string[] {
+    return targets.filter((t) => !this.#covered(t, ownerOf) && !this.#inflight.has(t));
+  }
+
   /** Resolves once no run of this store is in progress (none is started). */
   async idle(): Promise<void> {
     await Promise.all([
@@ -143,14 +167,17 @@ export class PristineTests {
     targets: readonly string[],
     ownerOf: OwnerOf,
     signal?: AbortSignal,
+    definitions: (target: string) => number = () => 1,
   ): Promise<TestRun | null> {
-    const missing = targets.filter((t) => !this.#covered(t, ownerOf) && !this.#inflight.has(t));
+    const missing = this.missing(targets, ownerOf);
     const waits = targets.flatMap((t) => this.#inflight.get(t) ?? []);
     if (missing.length > 0) {
       const cmd = targetedCommand(this.#config, missing);
       if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
       const p = this.#runOn({ targeted: cmd }, signal).then((run) => {
-        if (run) this.#runs.push({ targets: new Set(missing), run });
+        if (!run) return;
+        this.#runs.push({ targets: new Set(missing), run });
+        this.times.record(missing, run, ownerOf, definitions);
       });
       for (const t of missing) this.#inflight.set(t, p);
       try {

@@ -34,7 +34,15 @@ export interface TestsRan {
   runner: string | null;
   /** How the selection came out, or why the whole suite ran. */
   why: string;
-  selected: { target: string; reasons: string[]; detail?: string | undefined }[];
+  /** In the order they ran (best able to show a regression first), each with whether it ran. */
+  selected: {
+    target: string;
+    reasons: string[];
+    detail?: string | undefined;
+    /** ran; over-budget: left out, past the budget for related tests; after-regression: left out, a
+     * regression was already shown. Absent: ran (a record from before budgets). */
+    run?: "ran" | "over-budget" | "after-regression" | undefined;
+  }[];
   /** Test targets (files, modules, packages, classes) the tree holds, when known. */
   total: number | null;
   /** The command that ran the selected tests (or the whole suite). */
@@ -43,6 +51,10 @@ export interface TestsRan {
   notRun: string | null;
   /** Runs on the unpatched tree this candidate needed (0 when the job had its results already). */
   pristineRuns: number;
+  /** The budget for the related tests (ms); null when none applied (`validation: full`). */
+  relatedBudgetMs?: number | null | undefined;
+  /** Wall time the candidate's validation took (ms). */
+  durationMs?: number | undefined;
 }
 
 export interface RunSummary {
@@ -171,4 +183,93 @@ export function showsFix(v: ValidationResult): boolean {
   if (v.fixed.length > 0) return true;
   const green = (r: RunSummary | null): boolean => r !== null && r.exitCode === 0 && r.limit === null;
   return v.before !== null && !green(v.before) && green(v.after);
+}
+
+/** The runs of one tree put together (several batches of tests): every test, the time summed. */
+export function mergeRuns(runs: readonly TestRun[]): TestRun | null {
+  if (runs.length <= 1) return runs[0] ?? null;
+  const perTest = runs.every((r) => r.tests !== null);
+  const tests = perTest ? new Map<string, "passed" | "failed" | "skipped">() : null;
+  for (const r of runs)
+    for (const [id, o] of r.tests ?? []) if (tests?.get(id) !== "failed") tests?.set(id, o);
+  const first = runs[0]!;
+  const failedRun = runs.find((r) => r.exec.exitCode !== 0);
+  const limited = runs.find((r) => r.exec.limit !== null);
+  return {
+    command: runs.map((r) => r.command).join(" + "),
+    exec: {
+      ...first.exec,
+      exitCode: failedRun ? failedRun.exec.exitCode : 0,
+      signal: (limited ?? failedRun ?? first).exec.signal,
+      limit: limited?.exec.limit ?? null,
+      truncated: runs.some((r) => r.exec.truncated),
+      stdout: runs.map((r) => r.exec.stdout).join("\n"),
+      stderr: runs.map((r) => r.exec.stderr).join("\n"),
+      durationMs: runs.reduce((a, r) => a + r.exec.durationMs, 0),
+    },
+    tests,
+    parser: first.parser,
+    passed: runs.reduce((a, r) => a + r.passed, 0),
+    failed: runs.reduce((a, r) => a + r.failed, 0),
+    skipped: runs.reduce((a, r) => a + r.skipped, 0),
+    restored: [...new Set(runs.flatMap((r) => r.restored ?? []))],
+    notes: runs.flatMap((r) => r.notes ?? []),
+  };
+}
+
+const addSummaries = (a: RunSummary | null, b: RunSummary | null): RunSummary | null => {
+  if (!a || !b) return a ?? b;
+  const notes = [...(a.notes ?? []), ...(b.notes ?? [])];
+  return {
+    exitCode: a.exitCode !== 0 ? a.exitCode : b.exitCode,
+    limit: a.limit ?? b.limit,
+    passed: a.passed + b.passed,
+    failed: a.failed + b.failed,
+    skipped: a.skipped + b.skipped,
+    parser: a.parser,
+    durationMs: a.durationMs + b.durationMs,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
+};
+
+/**
+ * The comparisons of several batches of tests (each against the unpatched results of the same tests)
+ * as one: a regression in any is a regression; an error in any (with no regression) is an error.
+ */
+export function mergeResults(results: readonly ValidationResult[]): ValidationResult {
+  if (results.length === 1) return results[0]!;
+  if (results.length === 0) return compareRuns(null, null);
+  const has = (s: ValidationStatus) => results.some((r) => r.status === s);
+  const status: ValidationStatus = has("regressions")
+    ? "regressions"
+    : has("error")
+      ? "error"
+      : results.every((r) => r.status === "passed")
+        ? "passed"
+        : results.every((r) => r.status === "no-tests")
+          ? "no-tests"
+          : "no-regressions";
+  const regressions = results.flatMap((r) => r.regressions);
+  const fixed = results.flatMap((r) => r.fixed);
+  const before = results.map((r) => r.before).reduce(addSummaries, null);
+  const after = results.map((r) => r.after).reduce(addSummaries, null);
+  const notable = results.filter((r) => r.status === status);
+  const summary =
+    status === "passed" || status === "no-regressions"
+      ? `${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}`
+      : notable.map((r) => r.summary).join("; ");
+  return {
+    status,
+    command:
+      results
+        .map((r) => r.command)
+        .filter(Boolean)
+        .join(" + ") || null,
+    regressions,
+    fixed,
+    perTest: results.every((r) => r.perTest),
+    before,
+    after,
+    summary,
+  };
 }

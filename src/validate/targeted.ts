@@ -2,6 +2,8 @@ import type { SandboxPort } from "../sandbox/index.ts";
 import type { PristineTests } from "./baseline.ts";
 import { compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
+import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
+import { rankTests } from "./targets/rank.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { listTree } from "./targets/tree-listing.ts";
@@ -23,6 +25,8 @@ export interface CandidateInput {
   signal?: AbortSignal;
   /** Time the patched run of the selected tests gets beyond SLOWDOWN_FACTOR × their unpatched time. */
   slowdownGraceMs?: number;
+  /** Run a batch's unpatched and patched runs at the same time (default: when the machine has 2+ cores). */
+  parallel?: boolean;
 }
 
 export interface CandidateValidation {
@@ -32,11 +36,14 @@ export interface CandidateValidation {
   selection: TestSelection;
 }
 
-/** The selected tests may take this many times as long after the patch as before it, plus the grace. */
-export const SLOWDOWN_FACTOR = 4;
-export const SLOWDOWN_GRACE_MS = 60_000;
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+/** Names listed in a "not run" line before the rest are counted. */
+const NAMED_LEFT_OUT = 10;
+const namesOf = (names: readonly string[]): string =>
+  names.length <= NAMED_LEFT_OUT
+    ? names.join(", ")
+    : `${names.slice(0, NAMED_LEFT_OUT).join(", ")} and ${names.length - NAMED_LEFT_OUT} more`;
 
 function addRestored(result: ValidationResult, run: TestRun | null): void {
   if (run?.restored && run.restored.length > 0) {
@@ -59,13 +66,15 @@ function baselineLimit(result: ValidationResult, before: TestRun | null): void {
  * did not run.
  */
 export async function validateCandidate(input: CandidateInput): Promise<CandidateValidation> {
+  const started = performance.now();
   const { sandbox, config, pristine, workdir, signal } = input;
   const store = pristine.tests;
   const runner = config.validation.runner;
   let suite = runner ? store.suites.get(runner) : undefined;
   if (runner && !suite && config.test.command) {
     try {
-      suite = suiteFor(listTree(pristine.dir), runner);
+      store.listing ??= listTree(pristine.dir);
+      suite = suiteFor(store.listing, runner);
       store.suites.set(runner, suite);
     } catch (err) {
       // A tree that cannot be listed: selectTests says so and the whole suite runs.
@@ -81,20 +90,29 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     ...(input.reproducerText ? { reproducerText: input.reproducerText } : {}),
     ...(input.modelText ? { modelText: input.modelText } : {}),
   });
+  const definitions = (target: string): number =>
+    store.times.definitions(target, suite?.targets.get(target) ?? [], store.listing);
+  const estimateOf = (target: string): number => store.times.estimate(target, definitions(target));
+  const ranked = rankTests(selection.tests, (t) => estimateOf(t.target));
   const runsBefore = store.runCount;
+  const budgetMs = config.validation.mode === "full" ? null : config.validation.relatedBudgetMs;
+  let runOf: (target: string) => NonNullable<TestsRan["selected"][number]["run"]> = () => "ran";
   const ran = (kind: TestsRan["kind"], command: string | null, notRun: string | null): TestsRan => ({
     kind,
     runner: selection.runner,
     why: selection.why,
-    selected: selection.tests.map((t) => ({
+    selected: ranked.map(({ test: t }) => ({
       target: t.target,
       reasons: t.reasons.map((r) => REASON_TEXT[r]),
       ...(t.detail ? { detail: t.detail } : {}),
+      run: runOf(t.target),
     })),
     total: selection.total,
     command,
     notRun,
     pristineRuns: store.runCount - runsBefore,
+    relatedBudgetMs: kind === "full" ? null : budgetMs,
+    durationMs: Math.round(performance.now() - started),
   });
   const wholeSuite = async (
     first: ValidationResult | null,
@@ -126,36 +144,52 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   };
   if (selection.kind === "full") return wholeSuite(null);
 
-  const targets = selection.tests.map((t) => t.target);
+  const targets = ranked.map((r) => r.test.target);
   let first: ValidationResult | null = null;
   let run: TestRun | null = null;
   let command: string | null = null;
+  /** What of the related tests did not run, for the report. */
+  const leftOut: string[] = [];
+  let overBudget = false;
   if (targets.length > 0) {
     const cmd = targetedCommand(config, targets);
     if ("reason" in cmd) return wholeSuite(null);
-    command = cmd.display;
-    const ownerOf = (id: string) => suite?.targetOfId(id) ?? null;
-    const before = await store.forTargets(targets, ownerOf, signal);
-    // A patch that makes the selected tests hang is a regression, found without waiting for the whole
-    // test time limit: the patched run gets a few times what the same tests took unpatched.
-    const grace = input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS;
-    const relative =
-      before && before.exec.limit === null
-        ? SLOWDOWN_FACTOR * before.exec.durationMs + grace
-        : config.timeouts.testMs;
-    const timeoutMs = Math.min(config.timeouts.testMs, relative);
-    run = await runTestSuite(sandbox, workdir, config, signal, {
-      pristine: pristine.dir,
-      targeted: cmd,
-      timeoutMs,
+    const related = await runRelated({
+      sandbox,
+      config,
+      pristine,
+      workdir,
+      signal,
+      ranked,
+      budgetMs,
+      started,
+      ownerOf: (id) => suite?.targetOfId(id) ?? null,
+      estimate: estimateOf,
+      definitions,
+      slowdownGraceMs: input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS,
+      ...(input.parallel !== undefined ? { parallel: input.parallel } : {}),
     });
-    first = compareRuns(before, run);
-    if (run?.exec.limit === "time" && timeoutMs < config.timeouts.testMs) {
-      first.summary += ` (limit: ${SLOWDOWN_FACTOR}× the ${seconds(before?.exec.durationMs ?? 0)} the same tests took before the patch, plus ${seconds(grace)})`;
+    first = related.result;
+    run = related.run;
+    command = related.commands.join(" + ") || null;
+    const status = new Map<string, "over-budget" | "after-regression">();
+    for (const t of related.overBudget) status.set(t, "over-budget");
+    for (const t of related.afterRegression) status.set(t, "after-regression");
+    runOf = (t) => status.get(t) ?? "ran";
+    if (related.overBudget.length > 0) {
+      overBudget = true;
+      leftOut.push(
+        `${namesOf(related.overBudget)} (${countOf(related.overBudget.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests, validation.related-budget)`,
+      );
     }
-    addRestored(first, run);
-    baselineLimit(first, before);
+    if (related.afterRegression.length > 0) {
+      leftOut.push(
+        `${namesOf(related.afterRegression)} (${countOf(related.afterRegression.length, "related test")}, not run: the tests that ran already show a regression, so the patch is rejected)`,
+      );
+    }
   }
+  const withLeftOut = (rest: string | null): string | null =>
+    [...leftOut, ...(rest ? [rest] : [])].join("; ") || null;
   // Single tests (a failed-before test id) do not count against the suite's files or modules.
   const wholeTargets = suite ? targets.filter((t) => suite.targets.has(t)).length : targets.length;
   const rest = selection.total !== null ? selection.total - wholeTargets : null;
@@ -163,12 +197,12 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     rest !== null ? `the other ${rest} test${rest === 1 ? "" : "s"} of the suite` : "the rest of the suite";
   if (first?.status === "regressions") {
     const left = rest === 0 ? null : `${restText}: not run, the selected tests already show a regression`;
-    first.tests = ran("targeted", command, left);
+    first.tests = ran("targeted", command, withLeftOut(left));
     return { result: first, run, selection };
   }
   if (config.validation.mode === "full") return wholeSuite(first, run);
   if (rest === 0 && first) {
-    first.tests = ran("targeted", command, null);
+    first.tests = ran("targeted", command, withLeftOut(null));
     return { result: first, run, selection };
   }
   // The rest of the suite when it fits the budget: its time estimated from what ran (the unpatched whole
@@ -190,9 +224,10 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
       command: config.test.command,
       summary: `no test relates to the change, and ${restText} was not run: the patch was not validated by the repository's tests`,
     };
-    result.tests = ran("targeted", command, `${restText}: not run, ${why}`);
+    result.tests = ran("targeted", command, withLeftOut(`${restText}: not run, ${why}`));
     return { result, run, selection };
   };
+  if (overBudget) return notRun("the related tests already took the budget for related tests");
   if (store.fullTooSlowMs !== null && (known === undefined || known === null)) {
     return notRun(
       `the whole suite did not finish within ${seconds(store.fullTooSlowMs)} on the unpatched tree`,

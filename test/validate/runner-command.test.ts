@@ -167,6 +167,7 @@ test("the configuration: validation mode, budget, runner and a template that mus
   const d = parseRepoConfig("test: python3 -m pytest\n");
   assert.deepEqual(d.validation, {
     mode: "targeted",
+    relatedBudgetMs: 45_000,
     budgetMs: 120_000,
     runner: "pytest",
     command: null,
@@ -174,10 +175,11 @@ test("the configuration: validation mode, budget, runner and a template that mus
   });
   assert.equal(parseRepoConfig("test: make test\nvalidation: full\n").validation.mode, "full");
   const t = parseRepoConfig(
-    "test: make test\nvalidation:\n  runner: junit\n  command: make test ONLY={tests}\n  budget: 30\n",
+    "test: make test\nvalidation:\n  runner: junit\n  command: make test ONLY={tests}\n  budget: 30\n  related-budget: 20\n",
   );
   assert.deepEqual(t.validation, {
     mode: "targeted",
+    relatedBudgetMs: 20_000,
     budgetMs: 30_000,
     runner: "junit",
     command: "make test ONLY={tests}",
@@ -196,6 +198,14 @@ test("the configuration: validation mode, budget, runner and a template that mus
     /validation\.runner: expected one of/,
   );
   assert.throws(() => parseRepoConfig("validation: sometimes\n"), RepoConfigError);
+  assert.throws(
+    () => parseRepoConfig("validation:\n  related-budget: 0\n"),
+    /validation\.related-budget: must be at least 1 second/,
+  );
+  assert.throws(
+    () => parseRepoConfig("validation:\n  related-budget: soon\n"),
+    /validation\.related-budget: expected a number of seconds/,
+  );
 });
 
 test("changed files are read from a unified diff, quoted names too", () => {

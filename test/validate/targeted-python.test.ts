@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
-import { prepareJob, ranIds, selected, validateEdit, writeRepo } from "./support/targeted-repo.ts";
+import { prepareJob, ranIds, runs, selected, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
 let sandbox: SandboxPort;
 const jobs: TreeStates[] = [];
@@ -45,21 +45,19 @@ test("pytest: a change runs the tests that import it or are named after it, and 
     "tests/test_checkout.py": ["imports a changed module"],
     "tests/test_pricing.py": ["imports a changed module", "named after a changed module"],
   });
-  // Only the selected files ran, on the candidate and on the unpatched tree.
-  assert.deepEqual(ranIds(v), [
-    "tests/test_checkout.py::test_checkout",
-    "tests/test_pricing.py::test_half",
-    "tests/test_pricing.py::test_none",
-  ]);
+  // The test named after the module runs first, by itself, and shows the regression: the importer
+  // ranked after it is left out (the patch is rejected anyway), and the report says so.
+  assert.deepEqual(ranIds(v), ["tests/test_pricing.py::test_half", "tests/test_pricing.py::test_none"]);
   assert.equal(v.result.status, "regressions");
-  assert.deepEqual(v.result.regressions.sort(), [
-    "tests/test_checkout.py::test_checkout",
-    "tests/test_pricing.py::test_half",
-  ]);
+  assert.deepEqual(v.result.regressions, ["tests/test_pricing.py::test_half"]);
   assert.equal(v.result.tests?.kind, "targeted");
+  assert.deepEqual(runs(v), {
+    "tests/test_pricing.py": "ran",
+    "tests/test_checkout.py": "after-regression",
+  });
   assert.match(
     v.result.tests?.notRun ?? "",
-    /other 3 tests .*not run, the selected tests already show a regression/,
+    /^tests\/test_checkout\.py \(1 related test, not run: the tests that ran already show a regression, so the patch is rejected\); the other 3 tests .*not run, the selected tests already show a regression$/,
   );
   assert.equal(v.result.tests?.pristineRuns, 1);
 });
@@ -70,17 +68,18 @@ test("pytest: the unpatched results are computed once per job; a later candidate
   jobs.push(job.states);
   const first = await validateEdit(sandbox, job, { "pkg/pricing.py": ["return price", "return 0 + price"] });
   assert.equal(first.result.status, "passed");
-  assert.equal(first.result.tests?.pristineRuns, 1);
+  // Two batches: the test named after the module, then its importer.
+  assert.equal(first.result.tests?.pristineRuns, 2);
   const again = await validateEdit(sandbox, job, { "pkg/pricing.py": ["return price", "return price + 0"] });
   assert.equal(again.result.tests?.pristineRuns, 0, "same tests: the job's unpatched results are reused");
-  assert.equal(job.states.tests.runCount, 1);
+  assert.equal(job.states.tests.runCount, 2);
   // The tax fix selects its own tests (and the helper's user): only those run on the unpatched tree.
   const fix = await validateEdit(sandbox, job, { "pkg/tax.py": ["price * 2", "price * 1.2"] });
   assert.deepEqual(selected(fix), {
     "tests/test_report.py": ["imports a changed module"],
     "tests/test_tax.py": ["imports a changed module", "named after a changed module"],
   });
-  assert.equal(fix.result.tests?.pristineRuns, 1);
+  assert.equal(fix.result.tests?.pristineRuns, 2);
   assert.deepEqual(fix.result.fixed, ["tests/test_tax.py::test_rate"]);
   assert.equal(fix.result.status, "passed");
   // A test that failed before the patch is selected for every later candidate, whatever it changes.
@@ -92,7 +91,9 @@ test("pytest: the unpatched results are computed once per job; a later candidate
   assert.equal(other.result.tests?.pristineRuns, 1, "test_util only: test_rate's unpatched result is known");
   // The failed test runs by itself on the candidate, not its whole file.
   assert.deepEqual(ranIds(other), ["tests/test_tax.py::test_rate", "tests/test_util.py::test_clamp"]);
-  assert.equal(job.states.tests.runCount, 3);
+  // Ranked: the test named after the module first, the one that only failed before last.
+  assert.deepEqual(Object.keys(runs(other)), ["tests/test_util.py", "tests/test_tax.py::test_rate"]);
+  assert.equal(job.states.tests.runCount, 5);
 });
 
 test("pytest: tests the reproducer or the model names are selected; within the budget the rest of the suite runs", async () => {
@@ -133,14 +134,35 @@ test("unittest: dotted module names, through the package that imports the change
   jobs.push(job.states);
   assert.equal(job.config.validation.runner, "unittest");
   const v = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "x * 3"] });
-  assert.deepEqual(Object.keys(selected(v)), ["tests.test_api", "tests.test_core", "tests.test_skips"]);
-  assert.match(
-    v.run?.command ?? "",
-    /python3 -m unittest -v tests\.test_api tests\.test_core tests\.test_skips \(one process per module\)$/,
-  );
-  // The module that skips at import fails alone; the others' tests ran (a docstring line is read too).
-  assert.deepEqual(ranIds(v), ["tests.test_api.A.test_api", "tests.test_core.T.test_double"]);
+  // In rank order: named after the module, a direct importer, an importer through the package.
+  assert.deepEqual(Object.keys(selected(v)), ["tests.test_core", "tests.test_skips", "tests.test_api"]);
+  assert.deepEqual(runs(v), {
+    "tests.test_core": "ran",
+    "tests.test_skips": "after-regression",
+    "tests.test_api": "after-regression",
+  });
+  assert.match(v.run?.command ?? "", /python3 -m unittest -v tests\.test_core \(one process per module\)$/);
+  assert.deepEqual(ranIds(v), ["tests.test_core.T.test_double"]);
   assert.equal(v.result.status, "regressions");
+  // A change no test is named after: the importers run together, the one that skips at import fails
+  // alone, the others' tests ran (a docstring line is read too).
+  const api = await validateEdit(sandbox, job, { "lib/__init__.py": ["from .core", "from .core  "] });
+  assert.deepEqual(Object.keys(selected(api)).sort(), [
+    "tests.test_api",
+    "tests.test_core",
+    "tests.test_other",
+    "tests.test_skips",
+  ]);
+  assert.match(
+    api.run?.command ?? "",
+    /^python3 -m unittest -v (tests\.test_(api|core|other|skips) ){4}\(one process per module\)$/,
+  );
+  assert.deepEqual(ranIds(api), [
+    "tests.test_api.A.test_api",
+    "tests.test_core.T.test_double",
+    "tests.test_other.O.test_one",
+  ]);
+  assert.equal(api.result.status, "no-regressions");
 });
 
 test("hostile test names: files are arguments, never shell text; a name like an option stays a path; links are not tests", async () => {
@@ -208,7 +230,11 @@ test("validation: full runs the whole suite after the selected tests, unless the
   // The whole unpatched suite ran once for the job (the first candidate), never again.
   assert.ok(job.states.tests.fullResult);
   assert.equal(bad.result.tests?.pristineRuns, 0, "the job's whole unpatched run answers for test_util");
-  assert.equal(job.states.tests.runCount, 2, "the tax tests once, the whole suite once");
+  assert.equal(
+    job.states.tests.runCount,
+    3,
+    "the tax tests in two batches (named after the module, then through the helper), the whole suite once",
+  );
 });
 
 test("a patch that makes the selected tests hang is a regression, found long before the test time limit", async () => {

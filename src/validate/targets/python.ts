@@ -127,21 +127,29 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
     runner,
     targets,
     related(changed) {
-      const out = new Map<string, { reasons: SelectReason[]; detail: string }>();
-      const add = (rel: string, reason: SelectReason, detail: string) => {
+      const out = new Map<string, { reasons: SelectReason[]; detail: string; depth?: number }>();
+      const add = (rel: string, reason: SelectReason, detail: string, depth?: number) => {
         const t = fileTarget.get(rel);
         if (!t) return;
         const cur = out.get(t);
-        if (!cur) out.set(t, { reasons: [reason], detail });
-        else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+        if (!cur) out.set(t, { reasons: [reason], detail, ...(depth !== undefined ? { depth } : {}) });
+        else {
+          if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+          if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
+        }
       };
       // Names under which the change is imported: the modules (and their submodules), and packages whose
       // __init__ imports them (only an import of the package itself, not of its other submodules).
       const names = new Map<string, string>();
+      /** How far each name is from the change: 0 the changed module, 1 a package importing it, 2+ helpers. */
+      const depthOf = new Map<string, number>();
       const exact = new Set<string>();
       for (const rel of changed) {
         if (!rel.endsWith(".py")) continue;
-        for (const n of moduleNames(listing, rel)) names.set(n, rel);
+        for (const n of moduleNames(listing, rel)) {
+          names.set(n, rel);
+          depthOf.set(n, 0);
+        }
         const parts = rel.split("/");
         for (let i = parts.length - 1; i > 0; i--) {
           const init = `${parts.slice(0, i).join("/")}/__init__.py`;
@@ -149,7 +157,10 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
           const own = moduleNames(listing, rel);
           if ([...imports(init)].some((imp) => own.some((n) => covers(imp, n)))) {
             for (const n of moduleNames(listing, init)) {
-              if (!names.has(n)) exact.add(n);
+              if (!names.has(n)) {
+                exact.add(n);
+                depthOf.set(n, 1);
+              }
               names.set(n, rel);
             }
           }
@@ -188,17 +199,29 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
         for (const rel of testSide) {
           if (reached.has(rel)) continue;
           const match = (imp: string, n: string) => (exact.has(n) ? imp === n : covers(imp, n));
-          const hit = [...imports(rel)].find((imp) => [...related.keys()].some((n) => match(imp, n)));
-          if (hit === undefined) continue;
+          // The closest of the names it imports.
+          let via: [string, string] | null = null;
+          for (const imp of imports(rel)) {
+            for (const entry of related) {
+              if (!match(imp, entry[0])) continue;
+              if (!via || (depthOf.get(entry[0]) ?? 0) < (depthOf.get(via[0]) ?? 0)) via = entry;
+            }
+          }
+          if (via === null) continue;
           reached.add(rel);
           grew = true;
-          const via = [...related.entries()].find(([n]) => match(hit, n))!;
-          add(rel, "imports-changed", via[1]);
+          const depth = depthOf.get(via[0]) ?? 0;
+          add(rel, "imports-changed", via[1], depth);
           const own = moduleNames(listing, rel);
           const importers = testSide.filter((f) =>
             [...imports(f)].some((i) => own.some((n) => covers(i, n))),
           );
-          if (importers.length < HELPER_FAN_OUT) for (const n of own) related.set(n, via[1]);
+          if (importers.length < HELPER_FAN_OUT) {
+            for (const n of own) {
+              related.set(n, via[1]);
+              if (!depthOf.has(n)) depthOf.set(n, Math.max(2, depth + 1));
+            }
+          }
         }
         if (!grew) break;
       }

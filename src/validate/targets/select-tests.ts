@@ -127,12 +127,21 @@ export function selectTests(input: SelectInput): TestSelection {
     suite = suiteFor(listing, runner!);
   }
   const picked = new Map<string, SelectedTest>();
-  const add = (target: string, reason: SelectReason, detail?: string) => {
+  const add = (target: string, reason: SelectReason, detail?: string, depth?: number) => {
     if (!validTarget(runner!, target)) return;
     if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
     const cur = picked.get(target);
-    if (!cur) picked.set(target, { target, reasons: [reason], ...(detail ? { detail } : {}) });
-    else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    if (!cur) {
+      picked.set(target, {
+        target,
+        reasons: [reason],
+        ...(detail ? { detail } : {}),
+        ...(depth !== undefined ? { depth } : {}),
+      });
+      return;
+    }
+    if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
   };
   // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
   // unittest dotted ids), else with its file, module, package or class.
@@ -140,7 +149,8 @@ export function selectTests(input: SelectInput): TestSelection {
     const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id);
     if (t) add(t, "failed-before");
   }
-  for (const [t, r] of suite.related(input.changed)) for (const reason of r.reasons) add(t, reason, r.detail);
+  for (const [t, r] of suite.related(input.changed))
+    for (const reason of r.reasons) add(t, reason, r.detail, r.depth);
   if (input.reproducerText)
     for (const t of targetsNamedIn(suite, input.reproducerText)) add(t, "named-by-reproducer");
   if (input.modelText) for (const t of targetsNamedIn(suite, input.modelText)) add(t, "named-by-model");

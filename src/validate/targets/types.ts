@@ -24,6 +24,11 @@ export interface SelectedTest {
   reasons: SelectReason[];
   /** e.g. which changed module it imports. */
   detail?: string;
+  /**
+   * How far its import of the change is: 0 a direct import, 1 through the package that imports it, 2 and
+   * more through test helpers (absent: direct, or not an import).
+   */
+  depth?: number;
 }
 
 /** The regular files of a work tree (no link followed) and a bounded reader. */
@@ -40,7 +45,9 @@ export interface TestSuiteMap {
   /** Every test target of the tree, each with the files behind it. */
   targets: ReadonlyMap<string, readonly string[]>;
   /** The tests related to the changed files, with why. */
-  related(changed: readonly string[]): Map<string, { reasons: SelectReason[]; detail: string }>;
+  related(
+    changed: readonly string[],
+  ): Map<string, { reasons: SelectReason[]; detail: string; depth?: number }>;
   /** The target a test id of the runner's output belongs to, when one can be told. */
   targetOfId(id: string): string | null;
   /** Names by which a text (a reproducer, the model's answer) may mention a target. */

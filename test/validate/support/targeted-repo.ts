@@ -32,7 +32,7 @@ export async function validateEdit(
   sandbox: SandboxPort,
   job: { states: TreeStates; config: RepoConfig },
   edits: Record<string, [string, string]>,
-  texts: { reproducerText?: string; modelText?: string; slowdownGraceMs?: number } = {},
+  texts: { reproducerText?: string; modelText?: string; slowdownGraceMs?: number; parallel?: boolean } = {},
 ): Promise<CandidateValidation> {
   const copy = await job.states.pristine();
   try {
@@ -57,6 +57,10 @@ export async function validateEdit(
 /** The selected targets with their reasons, as the report lists them. */
 export const selected = (v: CandidateValidation): Record<string, string[]> =>
   Object.fromEntries((v.result.tests?.selected ?? []).map((s) => [s.target, s.reasons]));
+
+/** The selected targets in rank order, each with whether it ran. */
+export const runs = (v: CandidateValidation): Record<string, string> =>
+  Object.fromEntries((v.result.tests?.selected ?? []).map((s) => [s.target, s.run ?? "ran"]));
 
 /** The test ids the candidate's last run ran. */
 export const ranIds = (v: CandidateValidation): string[] => [...(v.run?.tests?.keys() ?? [])].sort();

@@ -1,0 +1,216 @@
+import { availableParallelism } from "node:os";
+import type { RepoConfig } from "../config/index.ts";
+import type { SandboxPort } from "../sandbox/index.ts";
+import type { OwnerOf, PristineTests } from "./baseline.ts";
+import { compareRuns, mergeResults, mergeRuns, type ValidationResult } from "./compare.ts";
+import { runTestSuite, type TestRun } from "./run-tests.ts";
+import type { RankedTest } from "./targets/rank.ts";
+import { targetedCommand } from "./targets/runner-command.ts";
+
+/** The tests may take this many times as long after the patch as before it, plus the grace. */
+export const SLOWDOWN_FACTOR = 4;
+/** Time a batch of tests gets beyond SLOWDOWN_FACTOR × its unpatched time (start-up noise, load). */
+export const SLOWDOWN_GRACE_MS = 10_000;
+/** A batch's estimated wall time with the unpatched run beside it, as a multiple of one run's. */
+const PAIR_PARALLEL = 1.3;
+const PAIR_SEQUENTIAL = 2;
+
+export interface RelatedRunsInput {
+  sandbox: SandboxPort;
+  config: RepoConfig;
+  pristine: { dir: string; tests: PristineTests };
+  workdir: string;
+  signal?: AbortSignal | undefined;
+  /** The selected tests in rank order. */
+  ranked: readonly RankedTest[];
+  /** Wall time the related tests may take, counted from `started`; null = no budget (all run). */
+  budgetMs: number | null;
+  /** `performance.now()` when the candidate's validation began. */
+  started: number;
+  ownerOf: OwnerOf;
+  /** The estimated time of one target's run (the job's measurements, else a guess). */
+  estimate: (target: string) => number;
+  /** Test definitions of a target's files (a measured run's time is shared out by them). */
+  definitions: (target: string) => number;
+  slowdownGraceMs: number;
+  /** Run the unpatched and the patched run of a batch at the same time (default: when 2+ cores). */
+  parallel?: boolean;
+}
+
+export interface RelatedRuns {
+  /** The comparison of every batch that ran (null when none did). */
+  result: ValidationResult | null;
+  /** The patched runs put together. */
+  run: TestRun | null;
+  /** Targets that ran, over the budget, and left out after a regression, each in rank order. */
+  ran: string[];
+  overBudget: string[];
+  afterRegression: string[];
+  /** Commands of the patched runs, in order. */
+  commands: string[];
+}
+
+interface Batch {
+  result: ValidationResult;
+  after: TestRun | null;
+  command: string;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+
+/**
+ * One batch: the targets' unpatched results (run now for those the job lacks, beside the patched run
+ * when cores allow) and the patched run, which is stopped as a hang once it takes SLOWDOWN_FACTOR× the
+ * time the same tests took unpatched, plus the grace.
+ */
+async function runBatch(input: RelatedRunsInput, targets: string[], parallel: boolean): Promise<Batch> {
+  const { sandbox, config, pristine, workdir, signal } = input;
+  const store = pristine.tests;
+  const cmd = targetedCommand(config, targets);
+  if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
+  const hang = new AbortController();
+  const stop = signal ? AbortSignal.any([signal, hang.signal]) : hang.signal;
+  let timer: NodeJS.Timeout | undefined;
+  let hung = false;
+  let settled = false;
+  let limitMs: number | null = null;
+  let beforeMs = 0;
+  const beforeP = store.forTargets(targets, input.ownerOf, signal, input.definitions);
+  if (!parallel) await beforeP.catch(() => null);
+  const patchedStart = performance.now();
+  void beforeP.then(
+    (before) => {
+      if (settled || !before || before.exec.limit !== null) return;
+      const measured = targets.map((t) => store.times.measured(t));
+      beforeMs = measured.every((m) => m !== undefined)
+        ? measured.reduce<number>((a, m) => a + (m ?? 0), 0)
+        : before.exec.durationMs;
+      limitMs = SLOWDOWN_FACTOR * beforeMs + input.slowdownGraceMs;
+      const wait = Math.max(0, patchedStart + limitMs - performance.now());
+      timer = setTimeout(() => {
+        hung = true;
+        hang.abort();
+      }, wait);
+    },
+    () => {},
+  );
+  const afterP = runTestSuite(sandbox, workdir, config, stop, { pristine: pristine.dir, targeted: cmd });
+  try {
+    let before: TestRun | null;
+    try {
+      before = await beforeP;
+    } catch (err) {
+      hang.abort();
+      await afterP.catch(() => null);
+      throw err;
+    }
+    let after = await afterP;
+    settled = true;
+    if (hung && after) after = { ...after, exec: { ...after.exec, limit: "time" } };
+    const result = compareRuns(before, after);
+    if (hung && result.status === "regressions") {
+      // Which tests of the batch hang cannot be told: each is named as not finishing.
+      result.regressions = targets.map(
+        (t) =>
+          `${t} (did not finish: its batch ran past ${SLOWDOWN_FACTOR}× the time it took before the patch, plus ${seconds(input.slowdownGraceMs)})`,
+      );
+      result.summary += ` (limit: ${SLOWDOWN_FACTOR}× the ${seconds(beforeMs)} the same tests took before the patch, plus ${seconds(input.slowdownGraceMs)})`;
+    }
+    if (after?.restored && after.restored.length > 0) {
+      result.summary += `; the patch changed test configuration, which was put back as the unpatched tree has it before the tests ran: ${after.restored.join(", ")}`;
+    }
+    if (before && before.exec.limit !== null) {
+      result.status = "error";
+      result.summary = `the tests hit the ${before.exec.limit} limit before any patch; validation is not meaningful (${result.summary})`;
+    }
+    return { result, after, command: cmd.display };
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+  }
+}
+
+/** Tests named first (by the change's module names, the reproducer, the model) run as one batch. */
+const phaseOf = (tier: number): number => (tier <= 1 ? 0 : 1);
+
+/**
+ * Runs the related tests of a candidate in rank order within its budget: each round takes, in rank
+ * order, the tests whose estimated time (with the unpatched run when the job lacks it) fits the time
+ * left, runs the best-ranked group of them as one batch, and measures; the first test always runs. It
+ * stops once a batch shows a regression (the candidate is rejected anyway). What did not run is named.
+ */
+export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> {
+  const store = input.pristine.tests;
+  const parallel = input.parallel ?? availableParallelism() >= 2;
+  const pair = parallel ? PAIR_PARALLEL : PAIR_SEQUENTIAL;
+  const pending = input.ranked.map((r) => r);
+  const out: RelatedRuns = {
+    result: null,
+    run: null,
+    ran: [],
+    overBudget: [],
+    afterRegression: [],
+    commands: [],
+  };
+  const batches: Batch[] = [];
+  /** This candidate's wall time over its estimates so far (load, contention). */
+  let spent = 0;
+  let predicted = 0;
+  while (pending.length > 0) {
+    // Slower than estimated (load, contention) makes later estimates longer; faster never shortens them.
+    const ratio = predicted > 0 ? Math.min(4, Math.max(1, spent / predicted)) : 1;
+    const left = input.budgetMs === null ? Infinity : input.started + input.budgetMs - performance.now();
+    const costOf = (r: RankedTest): number => {
+      const t = r.test.target;
+      return input.estimate(t) * (store.missing([t], input.ownerOf).length > 0 ? pair : 1) * ratio;
+    };
+    // In rank order, the tests that fit the time left (the first test of the candidate always runs).
+    const pick: RankedTest[] = [];
+    let acc = store.overheadMs;
+    for (const r of pending) {
+      const c = costOf(r);
+      if ((out.ran.length === 0 && pick.length === 0) || acc + c <= left) {
+        pick.push(r);
+        acc += c;
+      }
+    }
+    if (batches.some((b) => b.result.status === "regressions")) {
+      // A regression is shown: the tests that would still fit are left out for it, the others for the
+      // budget.
+      for (const r of pending) (pick.includes(r) ? out.afterRegression : out.overBudget).push(r.test.target);
+      pending.length = 0;
+      break;
+    }
+    if (pick.length === 0) break;
+    const phase = phaseOf(pick[0]!.tier);
+    const batch = pick.filter((r) => phaseOf(r.tier) === phase);
+    const targets = batch.map((r) => r.test.target);
+    const estimated = batch.reduce((a, r) => a + costOf(r) / ratio, 0);
+    const t0 = performance.now();
+    const unpatchedNow = store.missing(targets, input.ownerOf);
+    const b = await runBatch(input, targets, parallel);
+    const wall = performance.now() - t0;
+    spent += wall;
+    predicted += estimated + store.overheadMs;
+    // What the batch cost beyond its runs' own time (copies, the configuration check, waiting).
+    const unpatchedMs = unpatchedNow.reduce((a, t) => a + (store.times.measured(t) ?? 0), 0);
+    const own = parallel
+      ? Math.max(b.after?.exec.durationMs ?? 0, unpatchedMs)
+      : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
+    store.noteOverhead(wall - own);
+    batches.push(b);
+    out.ran.push(...targets);
+    out.commands.push(b.command);
+    for (const t of targets)
+      pending.splice(
+        pending.findIndex((r) => r.test.target === t),
+        1,
+      );
+  }
+  out.overBudget.push(...pending.map((r) => r.test.target));
+  if (batches.length > 0) {
+    out.result = mergeResults(batches.map((b) => b.result));
+    out.run = mergeRuns(batches.flatMap((b) => (b.after ? [b.after] : [])));
+  }
+  return out;
+}
