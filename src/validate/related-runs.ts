@@ -156,6 +156,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   /** This candidate's wall time over its estimates so far (load, contention). */
   let spent = 0;
   let predicted = 0;
+  let lastPick = new Set<RankedTest>();
   while (pending.length > 0) {
     // Slower than estimated (load, contention) makes later estimates longer; faster never shortens them.
     const ratio = predicted > 0 ? Math.min(4, Math.max(1, spent / predicted)) : 1;
@@ -175,23 +176,38 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       }
     }
     if (batches.some((b) => b.result.status === "regressions")) {
-      // A regression is shown: the tests that would still fit are left out for it, the others for the
-      // budget.
-      for (const r of pending) (pick.includes(r) ? out.afterRegression : out.overBudget).push(r.test.target);
+      // A regression is shown: the tests the last round found room for are left out for it, the others
+      // (no room then) for the budget.
+      for (const r of pending) (lastPick.has(r) ? out.afterRegression : out.overBudget).push(r.test.target);
       pending.length = 0;
       break;
     }
     if (pick.length === 0) break;
+    lastPick = new Set(pick);
     const phase = phaseOf(pick[0]!.tier);
-    const batch = pick.filter((r) => phaseOf(r.tier) === phase);
+    // A batch of tests the job has not timed yet takes at most half the time left: their guesses are
+    // checked by a measurement before the rest of the budget is spent on more guesses.
+    const batch: RankedTest[] = [];
+    let batchCost = 0;
+    for (const r of pick) {
+      if (phaseOf(r.tier) !== phase) continue;
+      const c = costOf(r);
+      const guessed = [...batch, r].some((x) => store.times.measured(x.test.target) === undefined);
+      if (batch.length > 0 && guessed && batchCost + c > left / 2) break;
+      batch.push(r);
+      batchCost += c;
+    }
     const targets = batch.map((r) => r.test.target);
-    const estimated = batch.reduce((a, r) => a + costOf(r) / ratio, 0);
     const t0 = performance.now();
     const unpatchedNow = store.missing(targets, input.ownerOf);
+    const overhead = store.overheadMs;
     const b = await runBatch(input, targets, parallel);
     const wall = performance.now() - t0;
+    // What the batch would have been estimated at with the times it just measured: the ratio then
+    // holds only what estimates from measured times miss (load, contention), not first guesses.
     spent += wall;
-    predicted += estimated + store.overheadMs;
+    predicted +=
+      overhead + targets.reduce((a, t) => a + input.estimate(t) * (unpatchedNow.includes(t) ? pair : 1), 0);
     // What the batch cost beyond its runs' own time (copies, the configuration check, waiting).
     const unpatchedMs = unpatchedNow.reduce((a, t) => a + (store.times.measured(t) ?? 0), 0);
     const own = parallel

@@ -59,7 +59,8 @@ function baselineLimit(result: ValidationResult, before: TestRun | null): void {
 }
 
 /**
- * Validates one candidate: first the tests related to its change (see `selectTests`), against the job's
+ * Validates one candidate: first the tests related to its change (see `selectTests`), in rank order
+ * within the budget for related tests (`runRelated`; none with `validation: full`), against the job's
  * unpatched results for the same tests; then the whole suite when the configuration asks for it
  * (`validation: full`, unless the selected tests already show a regression) or when its estimated time,
  * with the unpatched run if the job lacks it, fits the budget. The result names what ran, why, and what

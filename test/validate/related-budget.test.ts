@@ -65,6 +65,10 @@ test("ranking: named after the change, named by the reproducer or model, direct 
       "tests/test_z_failed.py::test_x",
     ],
   );
+  // Named only after the package of the change (`test_asyncio/` for asyncio/threads.py): a direct tie,
+  // not a namesake.
+  assert.equal(tierOf({ target: "t", reasons: ["named-after-changed"], named: "package" }), 2);
+  assert.equal(tierOf({ target: "t", reasons: ["named-after-changed"], named: "module" }), 0);
   // Times within one size class do not reorder tests: the name decides.
   const close = rankTests([t("b.py", ["imports-changed"]), t("a.py", ["imports-changed"])], (x) =>
     x.target === "a.py" ? 700 : 600,

@@ -1,6 +1,6 @@
 import { isTestPath } from "../../core/test-files.ts";
 import { baseOf, dirOf, lines } from "./tree-listing.ts";
-import type { SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
+import type { RelatedTest, SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
 
 const IDENT = /^[A-Za-z_]\w*$/;
 const IMPORT = /^\s*import\s+(.+)$/;
@@ -127,16 +127,29 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
     runner,
     targets,
     related(changed) {
-      const out = new Map<string, { reasons: SelectReason[]; detail: string; depth?: number }>();
-      const add = (rel: string, reason: SelectReason, detail: string, depth?: number) => {
+      const out = new Map<string, RelatedTest>();
+      const add = (
+        rel: string,
+        reason: SelectReason,
+        detail: string,
+        depth?: number,
+        named?: "module" | "package",
+      ) => {
         const t = fileTarget.get(rel);
         if (!t) return;
         const cur = out.get(t);
-        if (!cur) out.set(t, { reasons: [reason], detail, ...(depth !== undefined ? { depth } : {}) });
-        else {
-          if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
-          if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
+        if (!cur) {
+          out.set(t, {
+            reasons: [reason],
+            detail,
+            ...(depth !== undefined ? { depth } : {}),
+            ...(named ? { named } : {}),
+          });
+          return;
         }
+        if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+        if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
+        if (named && cur.named !== "module") cur.named = named;
       };
       // Names under which the change is imported: the modules (and their submodules), and packages whose
       // __init__ imports them (only an import of the package itself, not of its other submodules).
@@ -166,20 +179,23 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
           }
         }
       }
-      // Named after: test_<module>, <module>_test, and a test folder test_<package>.
-      const wanted = new Set<string>();
+      // Named after: test_<module>, <module>_test, and a test folder test_<package>; after the module
+      // itself, or only after the package it is in (a weaker tie: `test_asyncio/` for asyncio/threads.py).
+      const wanted = new Map<string, "module" | "package">();
       for (const rel of changed) {
         if (!rel.endsWith(".py") || isTestPath(rel)) continue;
         const parts = rel.slice(0, -3).split("/");
         if (parts[parts.length - 1] === "__init__") parts.pop();
         const last = parts[parts.length - 1];
         const pkg = parts.length > 1 ? parts[parts.length - 2] : undefined;
-        for (const n of [last, pkg]) if (n) wanted.add(n.replace(/^_+/, ""));
+        if (pkg && !wanted.has(pkg.replace(/^_+/, ""))) wanted.set(pkg.replace(/^_+/, ""), "package");
+        if (last) wanted.set(last.replace(/^_+/, ""), "module");
       }
       for (const rel of fileTarget.keys()) {
         const stem = baseOf(rel).slice(0, -3);
         const folder = baseOf(dirOf(rel));
-        for (const n of wanted) {
+        let best: [string, "module" | "package"] | null = null;
+        for (const [n, kind] of wanted) {
           if (
             stem === `test_${n}` ||
             stem === `${n}_test` ||
@@ -187,9 +203,10 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
             stem === `test${n}` ||
             folder === `test_${n}`
           ) {
-            add(rel, "named-after-changed", n);
+            if (!best || (best[1] === "package" && kind === "module")) best = [n, kind];
           }
         }
+        if (best) add(rel, "named-after-changed", best[0], undefined, best[1]);
       }
       // Imports, passed on through test helpers and test packages (not through widely shared helpers).
       const related = new Map(names);

@@ -8,7 +8,7 @@ import type { SelectedTest } from "./types.ts";
 export const TIERS = [
   "named after a changed module",
   "named by the reproducer or the model",
-  "imports a changed module directly, or is in a changed package",
+  "imports a changed module directly, is in a changed package, or is named after the package of one",
   "imports a changed module through a package or a test helper",
   "failed before the patch (and nothing else)",
 ] as const;
@@ -16,9 +16,14 @@ export const TIERS = [
 /** The tier (index into TIERS) of a selected test. */
 export function tierOf(t: SelectedTest): number {
   const r = t.reasons;
-  if (r.includes("named-after-changed")) return 0;
+  if (r.includes("named-after-changed") && t.named !== "package") return 0;
   if (r.includes("named-by-reproducer") || r.includes("named-by-model")) return 1;
-  if (r.includes("same-package") || (r.includes("imports-changed") && (t.depth ?? 0) === 0)) return 2;
+  if (
+    r.includes("same-package") ||
+    r.includes("named-after-changed") ||
+    (r.includes("imports-changed") && (t.depth ?? 0) === 0)
+  )
+    return 2;
   if (r.includes("imports-changed")) return 3;
   return 4;
 }

@@ -127,9 +127,15 @@ export function selectTests(input: SelectInput): TestSelection {
     suite = suiteFor(listing, runner!);
   }
   const picked = new Map<string, SelectedTest>();
-  const add = (target: string, reason: SelectReason, detail?: string, depth?: number) => {
+  const add = (
+    target: string,
+    reason: SelectReason,
+    detail?: string,
+    how: { depth?: number | undefined; named?: "module" | "package" | undefined } = {},
+  ) => {
     if (!validTarget(runner!, target)) return;
     if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
+    const { depth, named } = how;
     const cur = picked.get(target);
     if (!cur) {
       picked.set(target, {
@@ -137,11 +143,13 @@ export function selectTests(input: SelectInput): TestSelection {
         reasons: [reason],
         ...(detail ? { detail } : {}),
         ...(depth !== undefined ? { depth } : {}),
+        ...(named ? { named } : {}),
       });
       return;
     }
     if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
     if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
+    if (named && cur.named !== "module") cur.named = named;
   };
   // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
   // unittest dotted ids), else with its file, module, package or class.
@@ -150,7 +158,7 @@ export function selectTests(input: SelectInput): TestSelection {
     if (t) add(t, "failed-before");
   }
   for (const [t, r] of suite.related(input.changed))
-    for (const reason of r.reasons) add(t, reason, r.detail, r.depth);
+    for (const reason of r.reasons) add(t, reason, r.detail, { depth: r.depth, named: r.named });
   if (input.reproducerText)
     for (const t of targetsNamedIn(suite, input.reproducerText)) add(t, "named-by-reproducer");
   if (input.modelText) for (const t of targetsNamedIn(suite, input.modelText)) add(t, "named-by-model");

@@ -29,6 +29,16 @@ export interface SelectedTest {
    * more through test helpers (absent: direct, or not an import).
    */
   depth?: number;
+  /** Named after the changed module itself, or only after the package it is in (absent: module). */
+  named?: "module" | "package";
+}
+
+/** Why a test relates to a change, as a language's suite tells it. */
+export interface RelatedTest {
+  reasons: SelectReason[];
+  detail: string;
+  depth?: number;
+  named?: "module" | "package";
 }
 
 /** The regular files of a work tree (no link followed) and a bounded reader. */
@@ -45,9 +55,7 @@ export interface TestSuiteMap {
   /** Every test target of the tree, each with the files behind it. */
   targets: ReadonlyMap<string, readonly string[]>;
   /** The tests related to the changed files, with why. */
-  related(
-    changed: readonly string[],
-  ): Map<string, { reasons: SelectReason[]; detail: string; depth?: number }>;
+  related(changed: readonly string[]): Map<string, RelatedTest>;
   /** The target a test id of the runner's output belongs to, when one can be told. */
   targetOfId(id: string): string | null;
   /** Names by which a text (a reproducer, the model's answer) may mention a target. */
