@@ -11,6 +11,9 @@ import { targetedCommand } from "./targets/runner-command.ts";
 export const SLOWDOWN_FACTOR = 4;
 /** Time a batch of tests gets beyond SLOWDOWN_FACTOR × its unpatched time (start-up noise, load). */
 export const SLOWDOWN_GRACE_MS = 10_000;
+/** The rank tier of tests that only failed before the patch, and the share of the budget they may take. */
+const FAILED_ONLY_TIER = 4;
+export const FAILED_ONLY_SHARE = 0.25;
 /** A batch's estimated wall time with the unpatched run beside it, as a multiple of one run's. */
 const PAIR_PARALLEL = 1.3;
 const PAIR_SEQUENTIAL = 2;
@@ -157,6 +160,8 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   let spent = 0;
   let predicted = 0;
   let lastPick = new Set<RankedTest>();
+  /** Time (as measured) of the tests that only failed before which ran. */
+  let spentFailedOnly = 0;
   while (pending.length > 0) {
     // Slower than estimated (load, contention) makes later estimates longer; faster never shortens them.
     const ratio = predicted > 0 ? Math.min(4, Math.max(1, spent / predicted)) : 1;
@@ -166,13 +171,22 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       return input.estimate(t) * (store.missing([t], input.ownerOf).length > 0 ? pair : 1) * ratio;
     };
     // In rank order, the tests that fit the time left (the first test of the candidate always runs).
+    // Tests that only failed before the patch cannot show a regression (they fail already): they get
+    // what is left of the budget, at most a quarter of it.
     const pick: RankedTest[] = [];
     let acc = store.overheadMs;
+    let failedOnly = spentFailedOnly;
+    const failedOnlyCap = input.budgetMs === null ? Infinity : input.budgetMs * FAILED_ONLY_SHARE;
     for (const r of pending) {
       const c = costOf(r);
-      if ((out.ran.length === 0 && pick.length === 0) || acc + c <= left) {
+      const last = r.tier === FAILED_ONLY_TIER;
+      if (out.ran.length === 0 && pick.length === 0) {
         pick.push(r);
         acc += c;
+      } else if (acc + c <= left && (!last || failedOnly + c <= failedOnlyCap)) {
+        pick.push(r);
+        acc += c;
+        if (last) failedOnly += c;
       }
     }
     if (batches.some((b) => b.result.status === "regressions")) {
@@ -215,6 +229,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
     store.noteOverhead(wall - own);
     batches.push(b);
+    for (const r of batch) if (r.tier === FAILED_ONLY_TIER) spentFailedOnly += input.estimate(r.test.target);
     out.ran.push(...targets);
     out.commands.push(b.command);
     for (const t of targets)
