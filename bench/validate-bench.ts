@@ -6,9 +6,11 @@
  * Bugs are planted in real functions of real modules (bench/support/stdlib-mutants.py picks modules that
  * have a test named after them, a random function and a random comparison, operator, constant, condition
  * or return value in it). Each planted bug is one candidate patch, validated as the pipeline does it: a
- * patched copy of the set-up tree, the tests related to the change, against the job's unpatched results
- * for the same tests (computed once per job), the rest of the suite only within the budget (default
- * 120 s). Printed: the time per candidate, what ran, and whether the planted regression was caught.
+ * patched copy of the set-up tree, the tests related to the change in rank order within the budget for
+ * related tests (default 45 s), against the job's unpatched results for the same tests (computed once per
+ * job), the rest of the suite only within its budget (default 120 s). Printed: the time per candidate,
+ * how many related test modules ran, were left out over the budget or after a regression was shown, and
+ * whether the planted regression was caught by a test selected for its relation to the change.
  *
  * The whole suite is not run per candidate here (it takes far longer): its time is estimated from a
  * random sample of test modules run the same way (time per module × modules), and said to be an estimate.

@@ -128,7 +128,7 @@ export const TestsRanSchema = z.strictObject({
       reasons: z.array(z.string()),
       detail: z.string().optional(),
       /** ran; over-budget or after-regression: left out, and why (absent: ran). */
-      run: z.enum(["ran", "over-budget", "after-regression"]).optional(),
+      run: z.enum(["ran", "over-budget", "after-regression", "unpatched-too-slow"]).optional(),
     }),
   ),
   total: z.number().nullable(),

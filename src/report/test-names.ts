@@ -119,7 +119,9 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
         ? " — not run: over the budget for related tests"
         : o.run === "after-regression"
           ? " — not run: a regression was already shown"
-          : "";
+          : o.run === "unpatched-too-slow"
+            ? " — not run: its run on the unpatched tree did not finish in time"
+            : "";
     items.push(
       `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,
     );

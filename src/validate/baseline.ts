@@ -31,6 +31,8 @@ export class PristineTests {
   #fullTrial: Promise<TestRun | null> | undefined;
   /** Set when the whole suite did not finish within a budget it was given: it is not tried again. */
   #fullTooSlow: number | null = null;
+  /** Targets whose unpatched run did not finish within the limit given (ms), for the whole job. */
+  readonly #givenUp = new Map<string, number>();
   /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
   readonly suites = new Map<string, TestSuiteMap>();
   /** The unpatched tree's files, listed once. */
@@ -122,6 +124,11 @@ export class PristineTests {
     ]);
   }
 
+  /** Targets whose unpatched run did not finish within the limit it was given (ms): not tried again. */
+  givenUp(target: string): number | undefined {
+    return this.#givenUp.get(target);
+  }
+
   /** The whole suite's run when it has finished, else undefined. */
   get fullResult(): TestRun | null | undefined {
     return this.#fullDone;
@@ -168,14 +175,21 @@ export class PristineTests {
     ownerOf: OwnerOf,
     signal?: AbortSignal,
     definitions: (target: string) => number = () => 1,
+    timeoutMs?: number,
   ): Promise<TestRun | null> {
-    const missing = this.missing(targets, ownerOf);
+    const missing = this.missing(targets, ownerOf).filter((t) => !this.#givenUp.has(t));
     const waits = targets.flatMap((t) => this.#inflight.get(t) ?? []);
     if (missing.length > 0) {
       const cmd = targetedCommand(this.#config, missing);
       if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
-      const p = this.#runOn({ targeted: cmd }, signal).then((run) => {
+      const opts = timeoutMs !== undefined ? { targeted: cmd, timeoutMs } : { targeted: cmd };
+      const p = this.#runOn(opts, signal).then((run) => {
         if (!run) return;
+        if (timeoutMs !== undefined && run.exec.limit === "time") {
+          // Not finished within the limit it was given: these tests are given up for the job.
+          for (const t of missing) this.#givenUp.set(t, timeoutMs);
+          return;
+        }
         this.#runs.push({ targets: new Set(missing), run });
         this.times.record(missing, run, ownerOf, definitions);
       });

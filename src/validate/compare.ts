@@ -40,8 +40,9 @@ export interface TestsRan {
     reasons: string[];
     detail?: string | undefined;
     /** ran; over-budget: left out, past the budget for related tests; after-regression: left out, a
-     * regression was already shown. Absent: ran (a record from before budgets). */
-    run?: "ran" | "over-budget" | "after-regression" | undefined;
+     * regression was already shown; unpatched-too-slow: its unpatched run did not finish within its
+     * limit. Absent: ran (a record from before budgets). */
+    run?: "ran" | "over-budget" | "after-regression" | "unpatched-too-slow" | undefined;
   }[];
   /** Test targets (files, modules, packages, classes) the tree holds, when known. */
   total: number | null;

@@ -14,6 +14,10 @@ export const SLOWDOWN_GRACE_MS = 10_000;
 /** The rank tier of tests that only failed before the patch, and the share of the budget they may take. */
 const FAILED_ONLY_TIER = 4;
 export const FAILED_ONLY_SHARE = 0.25;
+/** The unpatched run of a batch gets this many times the budget before its tests are given up. */
+export const UNPATCHED_BUDGETS = 2;
+/** An unpatched run is never given up before this (start-up on a loaded machine). */
+export const MIN_UNPATCHED_LIMIT_MS = 10_000;
 /** A batch's estimated wall time with the unpatched run beside it, as a multiple of one run's. */
 const PAIR_PARALLEL = 1.3;
 const PAIR_SEQUENTIAL = 2;
@@ -49,14 +53,19 @@ export interface RelatedRuns {
   ran: string[];
   overBudget: string[];
   afterRegression: string[];
+  /** Targets whose unpatched run did not finish within its limit, with that limit (ms). */
+  givenUp: { target: string; limitMs: number }[];
   /** Commands of the patched runs, in order. */
   commands: string[];
 }
 
 interface Batch {
-  result: ValidationResult;
+  /** Null when the unpatched run did not finish (the batch's tests are then not judged). */
+  result: ValidationResult | null;
   after: TestRun | null;
   command: string;
+  /** Targets whose unpatched run did not finish within its limit (given up for the job). */
+  givenUp: string[];
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -66,7 +75,12 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
  * when cores allow) and the patched run, which is stopped as a hang once it takes SLOWDOWN_FACTOR× the
  * time the same tests took unpatched, plus the grace.
  */
-async function runBatch(input: RelatedRunsInput, targets: string[], parallel: boolean): Promise<Batch> {
+async function runBatch(
+  input: RelatedRunsInput,
+  targets: string[],
+  parallel: boolean,
+  unpatchedLimitMs: number | undefined,
+): Promise<Batch> {
   const { sandbox, config, pristine, workdir, signal } = input;
   const store = pristine.tests;
   const cmd = targetedCommand(config, targets);
@@ -76,19 +90,27 @@ async function runBatch(input: RelatedRunsInput, targets: string[], parallel: bo
   let timer: NodeJS.Timeout | undefined;
   let hung = false;
   let settled = false;
-  let limitMs: number | null = null;
   let beforeMs = 0;
-  const beforeP = store.forTargets(targets, input.ownerOf, signal, input.definitions);
+  const beforeP = store.forTargets(targets, input.ownerOf, signal, input.definitions, unpatchedLimitMs);
+  const gaveUp = () => targets.filter((t) => store.givenUp(t) !== undefined);
   if (!parallel) await beforeP.catch(() => null);
+  if (!parallel && gaveUp().length > 0)
+    return { result: null, after: null, command: cmd.display, givenUp: gaveUp() };
   const patchedStart = performance.now();
   void beforeP.then(
     (before) => {
-      if (settled || !before || before.exec.limit !== null) return;
+      if (settled) return;
+      // The unpatched run did not finish: the patched run judges nothing, it is stopped.
+      if (gaveUp().length > 0) {
+        hang.abort();
+        return;
+      }
+      if (!before || before.exec.limit !== null) return;
       const measured = targets.map((t) => store.times.measured(t));
       beforeMs = measured.every((m) => m !== undefined)
         ? measured.reduce<number>((a, m) => a + (m ?? 0), 0)
         : before.exec.durationMs;
-      limitMs = SLOWDOWN_FACTOR * beforeMs + input.slowdownGraceMs;
+      const limitMs = SLOWDOWN_FACTOR * beforeMs + input.slowdownGraceMs;
       const wait = Math.max(0, patchedStart + limitMs - performance.now());
       timer = setTimeout(() => {
         hung = true;
@@ -109,6 +131,7 @@ async function runBatch(input: RelatedRunsInput, targets: string[], parallel: bo
     }
     let after = await afterP;
     settled = true;
+    if (gaveUp().length > 0) return { result: null, after: null, command: cmd.display, givenUp: gaveUp() };
     if (hung && after) after = { ...after, exec: { ...after.exec, limit: "time" } };
     const result = compareRuns(before, after);
     if (hung && result.status === "regressions") {
@@ -126,7 +149,7 @@ async function runBatch(input: RelatedRunsInput, targets: string[], parallel: bo
       result.status = "error";
       result.summary = `the tests hit the ${before.exec.limit} limit before any patch; validation is not meaningful (${result.summary})`;
     }
-    return { result, after, command: cmd.display };
+    return { result, after, command: cmd.display, givenUp: [] };
   } finally {
     settled = true;
     clearTimeout(timer);
@@ -153,6 +176,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     ran: [],
     overBudget: [],
     afterRegression: [],
+    givenUp: [],
     commands: [],
   };
   const batches: Batch[] = [];
@@ -162,7 +186,17 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   let lastPick = new Set<RankedTest>();
   /** Time (as measured) of the tests that only failed before which ran. */
   let spentFailedOnly = 0;
+  const giveUp = (t: string) => {
+    out.givenUp.push({ target: t, limitMs: store.givenUp(t) ?? 0 });
+    pending.splice(
+      pending.findIndex((r) => r.test.target === t),
+      1,
+    );
+  };
   while (pending.length > 0) {
+    // Tests whose unpatched run did not finish for an earlier candidate are not tried again.
+    for (const r of [...pending]) if (store.givenUp(r.test.target) !== undefined) giveUp(r.test.target);
+    if (pending.length === 0) break;
     // Slower than estimated (load, contention) makes later estimates longer; faster never shortens them.
     const ratio = predicted > 0 ? Math.min(4, Math.max(1, spent / predicted)) : 1;
     const left = input.budgetMs === null ? Infinity : input.started + input.budgetMs - performance.now();
@@ -189,7 +223,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
         if (last) failedOnly += c;
       }
     }
-    if (batches.some((b) => b.result.status === "regressions")) {
+    if (batches.some((b) => b.result?.status === "regressions")) {
       // A regression is shown: the tests the last round found room for are left out for it, the others
       // (no room then) for the budget.
       for (const r of pending) (lastPick.has(r) ? out.afterRegression : out.overBudget).push(r.test.target);
@@ -215,7 +249,18 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     const t0 = performance.now();
     const unpatchedNow = store.missing(targets, input.ownerOf);
     const overhead = store.overheadMs;
-    const b = await runBatch(input, targets, parallel);
+    // The unpatched run of tests the job lacks gets twice the budget (or 4× its estimate and the grace,
+    // or 10 s, when longer): past it they are given up for the job, not waited for by every candidate.
+    const unpatchedLimitMs =
+      input.budgetMs === null
+        ? undefined
+        : Math.max(
+            MIN_UNPATCHED_LIMIT_MS,
+            UNPATCHED_BUDGETS * input.budgetMs,
+            SLOWDOWN_FACTOR * batch.reduce((a, r) => a + input.estimate(r.test.target), 0) +
+              input.slowdownGraceMs,
+          );
+    const b = await runBatch(input, targets, parallel, unpatchedLimitMs);
     const wall = performance.now() - t0;
     // What the batch would have been estimated at with the times it just measured: the ratio then
     // holds only what estimates from measured times miss (load, contention), not first guesses.
@@ -228,6 +273,11 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       ? Math.max(b.after?.exec.durationMs ?? 0, unpatchedMs)
       : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
     store.noteOverhead(wall - own);
+    if (b.result === null) {
+      // The others of the batch stay pending: their unpatched results are known now, or run next round.
+      for (const t of b.givenUp) giveUp(t);
+      continue;
+    }
     batches.push(b);
     for (const r of batch) if (r.tier === FAILED_ONLY_TIER) spentFailedOnly += input.estimate(r.test.target);
     out.ran.push(...targets);
@@ -240,7 +290,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   }
   out.overBudget.push(...pending.map((r) => r.test.target));
   if (batches.length > 0) {
-    out.result = mergeResults(batches.map((b) => b.result));
+    out.result = mergeResults(batches.flatMap((b) => (b.result ? [b.result] : [])));
     out.run = mergeRuns(batches.flatMap((b) => (b.after ? [b.after] : [])));
   }
   return out;

@@ -173,9 +173,16 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     first = related.result;
     run = related.run;
     command = related.commands.join(" + ") || null;
-    const status = new Map<string, "over-budget" | "after-regression">();
+    const status = new Map<string, "over-budget" | "after-regression" | "unpatched-too-slow">();
     for (const t of related.overBudget) status.set(t, "over-budget");
     for (const t of related.afterRegression) status.set(t, "after-regression");
+    for (const { target } of related.givenUp) status.set(target, "unpatched-too-slow");
+    if (related.givenUp.length > 0) {
+      const limit = Math.max(...related.givenUp.map((g) => g.limitMs));
+      leftOut.push(
+        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, not run: their run on the unpatched tree did not finish within ${seconds(limit)}, so they are given up for this job)`,
+      );
+    }
     runOf = (t) => status.get(t) ?? "ran";
     if (related.overBudget.length > 0) {
       overBudget = true;
@@ -202,9 +209,19 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     return { result: first, run, selection };
   }
   if (config.validation.mode === "full") return wholeSuite(first, run);
-  if (rest === 0 && first) {
-    first.tests = ran("targeted", command, withLeftOut(null));
-    return { result: first, run, selection };
+  const unjudged = (): ValidationResult => ({
+    ...compareRuns(null, null),
+    status: "no-tests",
+    command: config.test.command,
+    summary:
+      targets.length > 0
+        ? "none of the related tests could be run (see what was not run): the patch was not validated by the repository's tests"
+        : `no test relates to the change, and ${restText} was not run: the patch was not validated by the repository's tests`,
+  });
+  if (rest === 0) {
+    const result = first ?? unjudged();
+    result.tests = ran("targeted", command, withLeftOut(null));
+    return { result, run, selection };
   }
   // The rest of the suite when it fits the budget: its time estimated from what ran (the unpatched whole
   // suite when the job has it, else the selected tests' time per test), doubled when the unpatched
@@ -219,12 +236,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
         ? perTarget * selection.total * 2
         : null;
   const notRun = (why: string): CandidateValidation => {
-    const result = first ?? {
-      ...compareRuns(null, null),
-      status: "no-tests" as const,
-      command: config.test.command,
-      summary: `no test relates to the change, and ${restText} was not run: the patch was not validated by the repository's tests`,
-    };
+    const result = first ?? unjudged();
     result.tests = ran("targeted", command, withLeftOut(`${restText}: not run, ${why}`));
     return { result, run, selection };
   };

@@ -266,3 +266,49 @@ test("selected tests are listed with their reasons in rank order", async () => {
   );
   assert.deepEqual(Object.keys(selected(v))[0], "tests/test_slow_two.py", "named by the model: ranked first");
 });
+
+test("a test whose unpatched run does not finish within its limit (twice the budget, at least 10 s) is given up for the job, and said so", async () => {
+  const repo = writeRepo({
+    "pytest.ini": "[pytest]\n",
+    "pkg/__init__.py": "",
+    "pkg/util.py": "def one():\n    return 1\n",
+    "tests/__init__.py": "",
+    // Named after the change, so it runs first; it waits far longer than the limit its run gets.
+    "tests/test_util.py":
+      "import time\nfrom pkg.util import one\n\ndef test_one():\n    time.sleep(120)\n    assert one() == 1\n",
+    "tests/test_quick.py": "from pkg.util import one\n\ndef test_quick():\n    assert one() == 1\n",
+    ".github/auto-fix.yml": "validation:\n  related-budget: 1\n  budget: 0\n",
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  const v = await validateEdit(
+    sandbox,
+    job,
+    { "pkg/util.py": ["return 1", "return 0 + 1"] },
+    { slowdownGraceMs: 1000 },
+  );
+  assert.equal(runs(v)["tests/test_util.py"], "unpatched-too-slow");
+  assert.ok(job.states.tests.givenUp("tests/test_util.py") !== undefined);
+  assert.match(
+    v.result.tests?.notRun ?? "",
+    /^tests\/test_util\.py \(1 related test, not run: their run on the unpatched tree did not finish within 10 s, so they are given up for this job\)$/,
+  );
+  // The quick test ran and judged the patch.
+  assert.equal(runs(v)["tests/test_quick.py"], "ran");
+  assert.equal(v.result.status, "passed");
+  assert.ok(!ranIds(v).includes("tests/test_util.py::test_one"));
+  assert.match(
+    testsRunLines(v.result).join("\n"),
+    /test_util\.py`.* — not run: its run on the unpatched tree did not finish in time/,
+  );
+  // A later candidate does not wait for it again.
+  const runsBefore = job.states.tests.runCount;
+  const again = await validateEdit(
+    sandbox,
+    job,
+    { "pkg/util.py": ["return 1", "return 1 + 0"] },
+    { slowdownGraceMs: 1000 },
+  );
+  assert.equal(runs(again)["tests/test_util.py"], "unpatched-too-slow");
+  assert.ok(job.states.tests.runCount - runsBefore <= 1, "only test_quick may still need its unpatched run");
+});
