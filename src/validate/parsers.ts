@@ -14,7 +14,7 @@ import {
 } from "./text-scan.ts";
 
 import { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
-import { type ParsedTests, put, type TestOutcome } from "./outcomes.ts";
+import { type ParsedTests, put, putFile, TEST_FILE_MARKER, type TestOutcome } from "./outcomes.ts";
 
 export { parseJUnitXml } from "./junit.ts";
 export { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
@@ -220,6 +220,43 @@ export function parseGoTest(output: string): ParsedTests {
 }
 
 /**
+ * Output of one process per test file, each announced by a TEST_FILE_MARKER line: each file's part is
+ * read by `parse` alone and its ids are qualified by the file (`test/a.test.js > suite > name`), as
+ * jest's and vitest's are. Output without the marker is read by `parse` as it is.
+ */
+export function parsePerFile(text: string, parse: (part: string) => ParsedTests): ParsedTests {
+  const parts: { file: string | null; from: number; to: number }[] = [];
+  let file: string | null = null;
+  let from = 0;
+  const atLineStart = (i: number) => i === 0 || text[i - 1] === "\n";
+  for (let i = text.indexOf(TEST_FILE_MARKER); i !== -1; i = text.indexOf(TEST_FILE_MARKER, i + 1)) {
+    if (!atLineStart(i)) continue;
+    let end = text.indexOf("\n", i);
+    if (end === -1) end = text.length;
+    parts.push({ file, from, to: i });
+    file = text.slice(i + TEST_FILE_MARKER.length, end).trim();
+    from = end + 1;
+    i = end;
+  }
+  if (parts.length === 0) return parse(text);
+  parts.push({ file, from, to: text.length });
+  const tests = new Map<string, TestOutcome>();
+  const files = new Map<string, string[]>();
+  let parser = "";
+  for (const part of parts) {
+    const r = parse(text.slice(part.from, part.to));
+    if (r.tests.size > 0 || parser === "") parser = r.parser;
+    for (const [id, o] of r.tests) {
+      const qualified = part.file ? `${part.file} > ${id}` : id;
+      put(tests, qualified, o);
+      if (part.file) putFile(files, qualified, part.file);
+      for (const f of r.files?.get(id) ?? []) putFile(files, qualified, f);
+    }
+  }
+  return { parser, tests, ...(files.size > 0 ? { files } : {}) };
+}
+
+/**
  * Reads per-test results from a run's output with the parser for its framework; null when none fits.
  * Output past MAX_TEST_OUTPUT_CHARS or MAX_TEST_OUTPUT_LINES is cut in the middle (head and tail kept)
  * and not parsed; the result's `note` says so.
@@ -252,8 +289,8 @@ export function parseTestOutput(
     case "mocha":
     case "npm":
       attempts.push(
-        () => parseSymbolReporter(text, framework),
-        () => parseTap(text),
+        () => parsePerFile(text, (part) => parseSymbolReporter(part, framework)),
+        () => parsePerFile(text, parseTap),
       );
       break;
     default:

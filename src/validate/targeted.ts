@@ -1,5 +1,5 @@
 import type { SandboxPort } from "../sandbox/index.ts";
-import type { PristineTests } from "./baseline.ts";
+import type { OwnerOf, PristineTests } from "./baseline.ts";
 import { compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
@@ -134,7 +134,10 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     const cmd = targetedCommand(config, targets);
     if ("reason" in cmd) return wholeSuite(null);
     command = cmd.display;
-    const ownerOf = (id: string) => suite?.targetOfId(id) ?? null;
+    const ownerOf: OwnerOf = Object.assign(
+      (id: string, files?: readonly string[]) => suite?.targetOfId(id, files) ?? null,
+      { idsMayLackFiles: suite?.idsMayLackFiles === true },
+    );
     const before = await store.forTargets(targets, ownerOf, signal);
     // A patch that makes the selected tests hang is a regression, found without waiting for the whole
     // test time limit: the patched run gets a few times what the same tests took unpatched.

@@ -1,4 +1,5 @@
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+import { TEST_FILE_MARKER } from "../outcomes.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -243,6 +244,23 @@ export function targetedCommand(
         ...p.args,
       ],
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+    };
+  }
+  if (runner === "node-test" || runner === "mocha") {
+    // One process per file, each announced by a marker line: node's and mocha's reporters do not name
+    // the file of a test, and a failure must be told apart per file (see parsePerFile).
+    const paths = targets.map(asPathArg);
+    const fixed = p.args.filter((a) => !paths.includes(a));
+    const words = [...p.words, ...fixed].join(" ");
+    return {
+      argv: [
+        "/bin/sh",
+        "-c",
+        `rc=0; for t in "$@"; do printf '%s %s\\n' '${TEST_FILE_MARKER}' "$t"; ${words} "$t" || rc=1; done; exit $rc`,
+        "auto-fix-tests",
+        ...paths,
+      ],
+      display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
     };
   }
   return {

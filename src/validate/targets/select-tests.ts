@@ -86,8 +86,11 @@ export interface SelectInput {
   config: Pick<RepoConfig, "test" | "validation">;
   /** Files the candidate changes (repository-relative). */
   changed: readonly string[];
-  /** Test ids that failed on the unpatched tree, as far as the job has run them. */
-  failedBefore?: readonly string[];
+  /**
+   * Tests that failed on the unpatched tree, as far as the job has run them: ids, with the files the
+   * runner's output named for them where its ids do not name their file (node --test, mocha).
+   */
+  failedBefore?: readonly (string | { id: string; files?: readonly string[] })[];
   /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
   reproducerText?: string;
   modelText?: string;
@@ -136,9 +139,11 @@ export function selectTests(input: SelectInput): TestSelection {
   };
   // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
   // unittest dotted ids), else with its file, module, package or class.
-  for (const id of input.failedBefore ?? []) {
-    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id);
-    if (t) add(t, "failed-before");
+  for (const failed of input.failedBefore ?? []) {
+    const { id, files } = typeof failed === "string" ? { id: failed, files: undefined } : failed;
+    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id, files);
+    // The report names the failed test when it selects its whole file, module, package or class.
+    if (t) add(t, "failed-before", t === id ? undefined : `failed: ${id}`);
   }
   for (const [t, r] of suite.related(input.changed)) for (const reason of r.reasons) add(t, reason, r.detail);
   if (input.reproducerText)
