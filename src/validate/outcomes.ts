@@ -74,9 +74,10 @@ export function putFile(files: Map<string, string[]>, id: string, raw: string): 
 }
 
 /**
- * The line auto-fix prints before each test file when it runs a runner whose output does not name its
- * files (node --test, mocha) one file per process: `<marker> <file>`. Printed by the test command, so
- * as hostile as the rest of the output: it only ever attributes results to a file that is looked up
- * among the tree's tests.
+ * The start of the line auto-fix prints before each test file when it runs a runner whose output does
+ * not name its files (node --test, mocha) one file per process: `<marker> <nonce>: <file>`, the nonce
+ * drawn per run, so that what a test prints cannot pass for it by accident or by a text written in the
+ * repository. (A test that reads its parent's command line could still forge it: the file it names is
+ * only ever looked up among the tree's tests, never opened.)
  */
-export const TEST_FILE_MARKER = "### auto-fix test file:";
+export const TEST_FILE_MARKER = "### auto-fix test file";

@@ -14,7 +14,7 @@ import {
 } from "./text-scan.ts";
 
 import { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
-import { type ParsedTests, put, putFile, TEST_FILE_MARKER, type TestOutcome } from "./outcomes.ts";
+import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
 
 export { parseJUnitXml } from "./junit.ts";
 export { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
@@ -220,21 +220,27 @@ export function parseGoTest(output: string): ParsedTests {
 }
 
 /**
- * Output of one process per test file, each announced by a TEST_FILE_MARKER line: each file's part is
- * read by `parse` alone and its ids are qualified by the file (`test/a.test.js > suite > name`), as
- * jest's and vitest's are. Output without the marker is read by `parse` as it is.
+ * Output of one process per test file, each announced by a line `<marker> <file>` (the run's own
+ * marker, see TEST_FILE_MARKER): each file's part is read by `parse` alone and its ids are qualified
+ * by the file (`test/a.test.js > suite > name`), as jest's and vitest's are. Without a marker, or
+ * output without it, `parse` reads the whole text.
  */
-export function parsePerFile(text: string, parse: (part: string) => ParsedTests): ParsedTests {
+export function parsePerFile(
+  text: string,
+  parse: (part: string) => ParsedTests,
+  marker: string | undefined,
+): ParsedTests {
+  if (!marker) return parse(text);
   const parts: { file: string | null; from: number; to: number }[] = [];
   let file: string | null = null;
   let from = 0;
   const atLineStart = (i: number) => i === 0 || text[i - 1] === "\n";
-  for (let i = text.indexOf(TEST_FILE_MARKER); i !== -1; i = text.indexOf(TEST_FILE_MARKER, i + 1)) {
+  for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + 1)) {
     if (!atLineStart(i)) continue;
     let end = text.indexOf("\n", i);
     if (end === -1) end = text.length;
     parts.push({ file, from, to: i });
-    file = text.slice(i + TEST_FILE_MARKER.length, end).trim();
+    file = text.slice(i + marker.length, end).trim();
     from = end + 1;
     i = end;
   }
@@ -265,6 +271,8 @@ export function parseTestOutput(
   framework: TestFramework,
   stdout: string,
   stderr: string,
+  /** The line that announces each test file when the run is one process per file (see parsePerFile). */
+  fileMarker?: string,
 ): ParsedTests | null {
   const { text, note } = capHeadTail(
     `${stdout}\n${stderr}`,
@@ -289,8 +297,8 @@ export function parseTestOutput(
     case "mocha":
     case "npm":
       attempts.push(
-        () => parsePerFile(text, (part) => parseSymbolReporter(part, framework)),
-        () => parsePerFile(text, parseTap),
+        () => parsePerFile(text, (part) => parseSymbolReporter(part, framework), fileMarker),
+        () => parsePerFile(text, parseTap, fileMarker),
       );
       break;
     default:

@@ -180,7 +180,7 @@ export async function runTestSuite(
   opts: {
     pristine?: string;
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
-    targeted?: { argv: string[]; display: string };
+    targeted?: { argv: string[]; display: string; fileMarker?: string };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
   } = {},
@@ -225,7 +225,7 @@ export async function runTestSuite(
   }
   let files = parsed ? reportFiles : undefined;
   if (!parsed) {
-    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
+    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr, opts.targeted?.fileMarker);
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }

@@ -14,8 +14,10 @@ import { tempDir } from "../support/temp.ts";
 // the command auto-fix runs for node --test and mocha: one process per file, each announced by a line.
 const FIXTURES = join(import.meta.dirname, "fixtures", "runner-output");
 const read = (name: string) => readFileSync(join(FIXTURES, name), "utf8");
+/** The marker line the per-file fixtures were captured with (a run draws its own nonce). */
+const MARKER = "### auto-fix test file:";
 const parse = (name: string, framework: TestFramework) => {
-  const r = parseTestOutput(framework, read(name), "");
+  const r = parseTestOutput(framework, read(name), "", name.includes("per-file") ? MARKER : undefined);
   assert.ok(r, `${name}: nothing parsed`);
   return {
     tests: Object.fromEntries(r.tests),
@@ -146,27 +148,36 @@ test("ids map to their test file only when it is a regular test file of the tree
     assert.equal(owner(`${named} > t`), null, named);
     assert.equal(fileTarget(suite.targets, named), null, named);
   }
-  // Output whose failing tests are named like paths, and crafted file markers and headers.
+  // Output whose failing tests are named like paths, and crafted file markers and headers: the run's
+  // marker (with its nonce) names files outside the tree and a link; a marker without it is output.
+  const marker = "### auto-fix test file 0123abcd:";
   const hostile = [
-    "### auto-fix test file: ../../etc/passwd",
+    `${marker} ../../etc/passwd`,
     "✖ ../../etc/passwd (1ms)",
-    "### auto-fix test file: /etc/shadow",
+    `${marker} /etc/shadow`,
     "✖ stolen (1ms)",
+    `${marker} test/a.test.js`,
     "### auto-fix test file: test/linked.test.js",
+    "### auto-fix test file 0123abce: test/linked.test.js",
+    "✖ real (1ms)",
+    `${marker} test/linked.test.js`,
     "✖ linked (1ms)",
     "",
     "✖ failing tests:",
     "",
     "test at ../../etc/passwd:1:1",
-    "✖ ../../etc/passwd (1ms)",
+    "✖ linked (1ms)",
   ].join("\n");
-  const r = parseTestOutput("node-test", hostile, "")!;
+  const r = parseTestOutput("node-test", hostile, "", marker)!;
   assert.deepEqual([...r.tests.keys()].sort(), [
     "../../etc/passwd > ../../etc/passwd",
     "/etc/shadow > stolen",
+    "test/a.test.js > real",
     "test/linked.test.js > linked",
   ]);
-  for (const [id] of r.tests) assert.equal(owner(id, r.files?.get(id)), null, id);
+  for (const [id] of r.tests) {
+    assert.equal(owner(id, r.files?.get(id)), id.startsWith("test/a.test.js") ? "test/a.test.js" : null, id);
+  }
   const jest = parseTestOutput("jest", "FAIL ../../etc/passwd\n  ● root › x\nFAIL /etc/passwd\n  ✕ y", "")!;
   for (const [id] of jest.tests) assert.equal(owner(id, jest.files?.get(id)), null, id);
 });

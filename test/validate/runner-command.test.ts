@@ -83,7 +83,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
       ["-c", cmd.argv[2]!.replace(/ (node|npm) /, " printf '[%s]' $1 "), ...cmd.argv.slice(3)],
       { encoding: "utf8" },
     );
-    return { argv: cmd.argv, out, display: cmd.display };
+    return { argv: cmd.argv, out, display: cmd.display, marker: cmd.fileMarker };
   };
   const node = perFile("node --test --test-reporter spec test/", "node-test", [
     "test/a.test.js",
@@ -98,8 +98,11 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   );
   assert.match(
     node.out,
-    /^### auto-fix test file: test\/a\.test\.js\n.*### auto-fix test file: \.\/-b\.test\.js\n/s,
+    /^### auto-fix test file [0-9a-f]{18}: test\/a\.test\.js\n.*### auto-fix test file [0-9a-f]{18}: \.\/-b\.test\.js\n/s,
   );
+  // The marker carries a nonce drawn per command, which the run's parser is given.
+  assert.ok(node.marker && node.out.startsWith(`${node.marker} test/a.test.js\n`));
+  assert.notEqual(perFile("node --test", "node-test", ["a.test.js"]).marker, node.marker);
   assert.deepEqual(runs("go test -json -count 1 ./...", "go", ["./a", "."]), [
     "go",
     "test",

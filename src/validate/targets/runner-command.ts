@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
 import { TEST_FILE_MARKER } from "../outcomes.ts";
 
@@ -9,6 +10,8 @@ import { TEST_FILE_MARKER } from "../outcomes.ts";
 export interface TargetedCommand {
   /** argv for the sandbox. */
   argv: string[];
+  /** The line that announces each test file, when the command runs one process per file. */
+  fileMarker?: string;
   /** How the report shows it (the tests quoted). */
   display: string;
 }
@@ -252,14 +255,16 @@ export function targetedCommand(
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
     const words = [...p.words, ...fixed].join(" ");
+    const fileMarker = `${TEST_FILE_MARKER} ${randomBytes(9).toString("hex")}:`;
     return {
       argv: [
         "/bin/sh",
         "-c",
-        `rc=0; for t in "$@"; do printf '%s %s\\n' '${TEST_FILE_MARKER}' "$t"; ${words} "$t" || rc=1; done; exit $rc`,
+        `rc=0; for t in "$@"; do printf '%s %s\\n' '${fileMarker}' "$t"; ${words} "$t" || rc=1; done; exit $rc`,
         "auto-fix-tests",
         ...paths,
       ],
+      fileMarker,
       display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
     };
   }
