@@ -193,8 +193,8 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
   const tests = new Map<string, TestOutcome>();
   const files = new Map<string, string[]>();
   const stack = new SuiteStack();
-  /** Failed ids by their own name, in order (node's recap names a failure by its name only). */
-  const failedByName = new Map<string, string[]>();
+  /** Failed ids by their own name, in order, and how many the recap has matched (node's recap names a failure by its name only). */
+  const failedByName = new Map<string, { ids: string[]; next: number }>();
   /** mocha numbers each failure in the tree (`2) fails`) and again in its recap (`2) suite A`). */
   const byNumber = new Map<string, string>();
   let recap: Recap | null = null;
@@ -211,8 +211,12 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
       }
       const m = symbolLine(line);
       if (m && m.sym === "✖" && nodeLocation !== null) {
-        const id = failedByName.get(cleanName(m.rest))?.shift();
-        if (id !== undefined) putFile(files, id, nodeLocation);
+        const same = failedByName.get(cleanName(m.rest));
+        const id = same?.ids[same.next];
+        if (id !== undefined) {
+          same!.next++;
+          putFile(files, id, nodeLocation);
+        }
       }
       nodeLocation = null;
       return;
@@ -296,8 +300,8 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     put(tests, id, outcome);
     if (outcome === "failed") {
       const same = failedByName.get(name);
-      if (same) same.push(id);
-      else failedByName.set(name, [id]);
+      if (same) same.ids.push(id);
+      else failedByName.set(name, { ids: [id], next: 0 });
       if (sym.endsWith(")")) byNumber.set(sym, id);
     }
     return undefined;

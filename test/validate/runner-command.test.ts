@@ -103,6 +103,18 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   // The marker carries a nonce drawn per command, which the run's parser is given.
   assert.ok(node.marker && node.out.startsWith(`${node.marker} test/a.test.js\n`));
   assert.notEqual(perFile("node --test", "node-test", ["a.test.js"]).marker, node.marker);
+  // A command that writes JUnit reports (which name each test's file) runs as one process: per-file
+  // processes would overwrite each other's report.
+  const withReports = cfg(
+    "node --test --test-reporter=junit --test-reporter-destination=junit.xml",
+    "node-test",
+  );
+  const one = targetedCommand({ ...withReports, test: { ...withReports.test, reports: ["junit.xml"] } }, [
+    "a.test.js",
+    "b.test.js",
+  ]);
+  assert.ok("argv" in one && one.fileMarker === undefined);
+  assert.equal(one.argv[2], 'node --test --test-reporter=junit --test-reporter-destination=junit.xml "$@"');
   assert.deepEqual(runs("go test -json -count 1 ./...", "go", ["./a", "."]), [
     "go",
     "test",

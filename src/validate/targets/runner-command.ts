@@ -249,9 +249,10 @@ export function targetedCommand(
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
     };
   }
-  if (runner === "node-test" || runner === "mocha") {
+  if ((runner === "node-test" || runner === "mocha") && config.test.reports.length === 0) {
     // One process per file, each announced by a marker line: node's and mocha's reporters do not name
-    // the file of a test, and a failure must be told apart per file (see parsePerFile).
+    // the file of a test, and a failure must be told apart per file (see parsePerFile). Not when the
+    // command writes JUnit reports, which name it, to one place that each process would overwrite.
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
     const words = [...p.words, ...fixed].join(" ");
