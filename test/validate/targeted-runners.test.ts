@@ -130,6 +130,24 @@ test("node --test: a test that failed before the patch is selected for every lat
   assert.equal(other.result.before?.failed, other.result.after?.failed);
   assert.ok(ranIds(other).includes("test/sum.test.js > adds"), ranIds(other).join(", "));
   assert.ok(!ranIds(other).some((id) => id.includes("outside")), "the linked file never runs");
+  // Another try at the fix: every test it selects has its unpatched results already, per file.
+  const again = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.split(" ").join("-")'],
+  });
+  assert.deepEqual(selected(again)["test/slug.test.js"], [
+    "failed before the patch",
+    "imports a changed module",
+    "named after a changed module",
+  ]);
+  assert.equal(
+    again.result.tests?.selected.find((t) => t.target === "test/slug.test.js")?.detail,
+    "failed: test/slug.test.js > many words; src/slug.js",
+  );
+  assert.equal(again.result.tests?.pristineRuns, 0);
+  assert.deepEqual(again.result.fixed.sort(), [
+    "test/odd.test.js > ../../etc/passwd",
+    "test/slug.test.js > many words",
+  ]);
 });
 
 test("node --test: a whole-suite run whose output names no file for passing tests does not stand in for a file's unpatched results", async () => {

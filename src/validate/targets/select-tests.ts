@@ -135,7 +135,12 @@ export function selectTests(input: SelectInput): TestSelection {
     if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
     const cur = picked.get(target);
     if (!cur) picked.set(target, { target, reasons: [reason], ...(detail ? { detail } : {}) });
-    else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    else if (!cur.reasons.includes(reason)) {
+      cur.reasons.push(reason);
+      // A test that failed before and also relates to the change names both (the failure, the module).
+      if (detail && cur.reasons.length === 2 && cur.reasons[0] === "failed-before")
+        cur.detail = cur.detail ? `${cur.detail}; ${detail}` : detail;
+    }
   };
   // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
   // unittest dotted ids), else with its file, module, package or class.
