@@ -138,23 +138,33 @@ export class PristineTests {
     return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
   }
 
-  /** Whole-suite runs in which every test was attributed to a target (asked for runners whose ids may lack files). */
-  static #attributed = new WeakMap<PristineRun, boolean>();
+  /**
+   * For runners whose ids may lack their file: whether a whole-suite run attributed every test it
+   * named, and the targets it named a passing or skipped test of (a reporter that lists only failures,
+   * like jest without --verbose, says nothing of the rest of a file).
+   */
+  static #attribution = new WeakMap<PristineRun, { all: boolean; named: Set<string> }>();
 
-  static #standsIn(r: PristineRun, ownerOf: OwnerOf): boolean {
+  /** Whether a whole-suite run stands in for `target`'s unpatched results. */
+  static #standsIn(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
     if (!PristineTests.#usableWhole(r)) return false;
     if (!ownerOf.idsMayLackFiles) return true;
-    let all = PristineTests.#attributed.get(r);
-    if (all === undefined) {
-      all = [...r.run.tests!.keys()].every((id) => ownerOf(id, r.run.files?.get(id)) !== null);
-      PristineTests.#attributed.set(r, all);
+    let a = PristineTests.#attribution.get(r);
+    if (a === undefined) {
+      a = { all: true, named: new Set<string>() };
+      for (const [id, o] of r.run.tests!) {
+        const owner = ownerOf(id, r.run.files?.get(id));
+        if (owner === null) a.all = false;
+        else if (o !== "failed") a.named.add(owner);
+      }
+      PristineTests.#attribution.set(r, a);
     }
-    return all;
+    return a.all && a.named.has(target);
   }
 
   /** A run covered a target when it ran it, or ran the file or module a single test belongs to. */
   static #ran(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
-    if (r.targets === null) return PristineTests.#standsIn(r, ownerOf);
+    if (r.targets === null) return PristineTests.#standsIn(r, target, ownerOf);
     if (r.targets.has(target)) return true;
     const owner = ownerOf(target);
     return owner !== null && owner !== target && r.targets.has(owner);
@@ -203,7 +213,10 @@ export class PristineTests {
     const coveredByTargeted = targets.every((t) => targeted.some((r) => PristineTests.#ran(r, t, ownerOf)));
     const runs = coveredByTargeted
       ? targeted
-      : [...targeted, ...this.#runs.filter((r) => PristineTests.#standsIn(r, ownerOf))];
+      : [
+          ...targeted,
+          ...this.#runs.filter((r) => targets.some((t) => PristineTests.#standsIn(r, t, ownerOf))),
+        ];
     if (runs.length === 0) return null;
     const perTest = runs.every((r) => r.run.tests !== null);
     const tests = perTest ? new Map<string, "passed" | "failed" | "skipped">() : null;
@@ -211,7 +224,8 @@ export class PristineTests {
     let limit: ExecResult["limit"] = null;
     let exitCode = 0;
     let durationMs = 0;
-    for (const { targets: covered, run } of runs) {
+    for (const r of runs) {
+      const { targets: covered, run } = r;
       limit ??= run.exec.limit;
       durationMs += run.exec.durationMs;
       const exact = covered !== null && [...covered].every((t) => want.has(t));
@@ -224,7 +238,11 @@ export class PristineTests {
         const owner = ownerOf(id, named);
         // An id that names no target is kept from a targeted run (it ran for these tests), not from the
         // whole suite; a single test asked for by its id is kept from the run of its whole file or module.
-        const wanted = want.has(id) || (owner === null ? covered !== null : want.has(owner));
+        const wanted =
+          want.has(id) ||
+          (owner === null
+            ? covered !== null
+            : want.has(owner) && (covered !== null || PristineTests.#standsIn(r, owner, ownerOf)));
         if (!wanted) continue;
         const prev = tests.get(id);
         if (prev !== "failed") tests.set(id, o === "failed" || prev === undefined ? o : prev);

@@ -128,6 +128,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npm",
     "test",
     "--",
+    "--verbose",
     "--runTestsByPath",
     "src/a.test.ts",
   ]);
@@ -135,6 +136,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npx",
     "jest",
     "--ci",
+    "--verbose",
     "--runTestsByPath",
     "src/[id].test.ts",
   ]);
@@ -142,6 +144,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npx",
     "vitest",
     "run",
+    "--reporter=verbose",
     "--",
     "a.test.ts",
   ]);

@@ -162,7 +162,15 @@ function plan(
     case "mocha": {
       const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
       const paths = targets.map(asPathArg);
-      const flag = runner === "jest" ? ["--runTestsByPath"] : runner === "vitest" ? ["--"] : [];
+      // jest and vitest list every test (under its file) only in their verbose reporters: without it, jest
+      // names only failures and vitest folds a passing file into one line, and a test that passed
+      // before would have nothing to be compared with.
+      const flag =
+        runner === "jest"
+          ? [...(words.includes("--verbose") ? [] : ["--verbose"]), "--runTestsByPath"]
+          : runner === "vitest"
+            ? ["--reporter=verbose", "--"]
+            : [];
       if (viaScript) return { words, args: [...(words.includes("--") ? [] : ["--"]), ...flag, ...paths] };
       if (!words.some((w) => w === runner || w.endsWith(`/${runner}`)))
         return { reason: `the test command does not start ${runner}` };
