@@ -75,6 +75,9 @@ try {
   let cacheDir = "";
   let pyInfo = "";
   let pyList: string | null = null;
+  /** Reading and parsing the same files in fresh worker threads and nothing else (bench/support/parse-floor.ts). */
+  let floor: { s: number; cpu: number; load: number } | null = null;
+  let floorInfo = "";
   const runPython = (): void => {
     if (pyList === null) return;
     const load = load1();
@@ -107,6 +110,25 @@ try {
       }
     }
     runPython();
+    if (r === 0 && pyList !== null) {
+      const list = join(work, "floor-files.txt");
+      writeFileSync(
+        list,
+        index.files.map((f) => `${f.language}\t${join(index!.realRoot, f.path)}`).join("\n"),
+      );
+      const load = load1();
+      const res = spawnSync(
+        process.execPath,
+        [new URL("./support/parse-floor.ts", import.meta.url).pathname, list],
+        { encoding: "utf8" },
+      );
+      try {
+        const out = JSON.parse(res.stdout.trim()) as { s: number; cpu: number };
+        floor = { s: out.s, cpu: out.cpu, load };
+      } catch {
+        floorInfo = `not measured: ${res.stderr.trim().slice(0, 200) || `exit ${res.status}`}`;
+      }
+    }
     if (r < rounds - 1) rmSync(cacheDir, { recursive: true, force: true });
   }
   const idx = index!;
@@ -162,6 +184,17 @@ try {
       `                     CPU: python ${pyCpu.toFixed(2)} s in one thread, index ${first.cpu.toFixed(2)} s in all its threads (${(pyCpu / first.cpu).toFixed(2)}x); ` +
         `with ${availableParallelism()} idle cores the wall ratio is at most about ${((pyCpu / first.cpu) * availableParallelism()).toFixed(2)}x`,
     );
+    if (floor) {
+      console.log(
+        `parse-only floor     ${floor.s.toFixed(2)} s, CPU ${floor.cpu.toFixed(2)} s (${(pyAround / floor.s).toFixed(2)}x python; load ${floor.load.toFixed(1)}): ` +
+          `the same files read and parsed in ${availableParallelism()} fresh worker threads, nothing else — no tree-sitter index of them is faster here`,
+      );
+      console.log(
+        `                     the index's first build spends ${(first.s - floor.s).toFixed(2)} s and ${(first.cpu - floor.cpu).toFixed(2)} s of CPU above it (hashing, extraction, cache, manifest)`,
+      );
+    } else if (floorInfo) {
+      console.log(`parse-only floor     ${floorInfo}`);
+    }
     const laterRatios = later.map((c, i) => (py[i + 2] ? py[i + 2]!.s / c.s : 0)).filter((x) => x > 0);
     if (laterRatios.length > 0) {
       console.log(
