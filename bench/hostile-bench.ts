@@ -70,8 +70,8 @@ const measure = async (fn: () => unknown): Promise<{ cpu: number; wall: number }
 };
 const time = async (fn: () => unknown): Promise<number> => (await measure(fn)).cpu;
 
-const runner = (framework: Parameters<typeof parseTestOutput>[0]) => (s: string) =>
-  parseTestOutput(framework, s, "");
+const runner = (framework: Parameters<typeof parseTestOutput>[0], fileMarker?: string) => (s: string) =>
+  parseTestOutput(framework, s, "", fileMarker);
 
 const MB = 1024 * 1024;
 const testTargets: Target[] = [
@@ -79,6 +79,8 @@ const testTargets: Target[] = [
   { name: "unittest output", sample: SAMPLES.unittest, fw: "unittest" as const },
   { name: "node spec output", sample: SAMPLES.spec, fw: "node-test" as const },
   { name: "jest/vitest/mocha output", sample: SAMPLES.jest, fw: "jest" as const },
+  { name: "vitest output", sample: SAMPLES.vitest, fw: "vitest" as const },
+  { name: "mocha output", sample: SAMPLES.mocha, fw: "mocha" as const },
   { name: "go test output", sample: SAMPLES.go, fw: "go" as const },
 ].map((t) => ({
   name: t.name,
@@ -86,6 +88,13 @@ const testTargets: Target[] = [
   cases: [...mutations(t.sample), ...TEST_OUTPUT_ATTACKS],
   run: runner(t.fw),
 }));
+// auto-fix's one-process-per-file runs: the output is split at its marker lines, each part parsed.
+testTargets.push({
+  name: "node spec, one process per file",
+  cap: MAX_TEST_OUTPUT_CHARS,
+  cases: [...mutations(SAMPLES.perFile), ...TEST_OUTPUT_ATTACKS],
+  run: runner("node-test", "### auto-fix test file 0a1b2c:"),
+});
 testTargets.push({
   name: "TAP output",
   cap: MAX_TEST_OUTPUT_CHARS,
@@ -96,7 +105,21 @@ testTargets.push({
 testTargets.push({
   name: "unknown runner (all parsers)",
   cap: MAX_TEST_OUTPUT_CHARS,
-  cases: [...mutations(Object.values(SAMPLES).slice(0, 6).join("\n"), 24), ...TEST_OUTPUT_ATTACKS],
+  cases: [
+    ...mutations(
+      [
+        SAMPLES.pytest,
+        SAMPLES.unittest,
+        SAMPLES.spec,
+        SAMPLES.jest,
+        SAMPLES.tap,
+        SAMPLES.go,
+        SAMPLES.mocha,
+      ].join("\n"),
+      24,
+    ),
+    ...TEST_OUTPUT_ATTACKS,
+  ],
   run: runner("unknown" as never),
 });
 

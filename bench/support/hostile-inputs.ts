@@ -69,12 +69,47 @@ test_d (test_u.T.test_d) ... skipped 'no'`,
   ✔ inner ok (0.18ms)
   ﹣ skipped (0.1ms) # SKIP
 ✖ suite (0.5ms)
-ℹ tests 4`,
+ℹ tests 4
+
+✖ failing tests:
+
+test at test/a.test.js:5:3
+✖ top bad (0.5ms)
+  AssertionError [ERR_ASSERTION]: 1 == 2`,
+  /** One process per file (auto-fix's targeted node --test and mocha runs), with its marker lines. */
+  perFile: `### auto-fix test file 0a1b2c: test/a.test.js
+▶ suite A
+  ✔ passes (0.5ms)
+  ✖ fails (0.7ms)
+✖ suite A (2.2ms)
+### auto-fix test file 0a1b2c: test/b.test.js
+✔ b ok (0.6ms)`,
+  vitest: ` ❯ vt/a.test.js (4 tests | 2 failed) 9ms
+   ❯ suite A (3)
+     ✓ passes 1ms
+     × fails 5ms
+ ✓ vt/b.test.js (2 tests | 1 skipped) 2ms
+⎯⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯
+ FAIL  vt/a.test.js > suite A > fails
+AssertionError: expected 1 to be 2`,
+  mocha: `  suite A
+    ✔ passes
+    2) fails
+
+  1 passing (3ms)
+  1 failing
+
+  2) suite A
+       fails:
+      at Context.<anonymous> (test/a.test.js:4:30)
+      at process.processImmediate (node:internal/timers:574:21)`,
   jest: `PASS src/a.test.js
   math
     ✓ adds (2 ms)
     ✕ subtracts (1 ms)
     ○ skipped later
+  ● math › subtracts
+      at Object.equal (src/a.test.js:4:30)
 FAIL src/b.test.js
   ✓ b works 12ms
  ✓ src/c.test.ts (3 tests) 5ms
@@ -86,6 +121,9 @@ ok 1 - top ok
 # Subtest: suite
     # Subtest: inner bad
     not ok 1 - inner bad
+      ---
+      location: '/workspace/test/a.test.js:5:3'
+      ...
     ok 2 - inner skip # SKIP
 ok 2 - suite
 1..2`,
@@ -152,6 +190,24 @@ export const TEST_OUTPUT_ATTACKS: Case[] = [
   { name: "pytest: `x[` + spaces + `] ` runs", gen: (n) => `a::b[${fill("] x ", n)}` },
   { name: "ERROR + `.p` runs", gen: (n) => `ERROR ${fill("a.p", n)}` },
   { name: "tabs and \\r runs", gen: (n) => fill("\t\r", n) },
+  {
+    name: "node recap: failures of one name, then as many recap entries",
+    gen: (n) => {
+      const half = Math.floor(n / 2);
+      return `${fill("✖ same (1ms)\n", half)}\n✖ failing tests:\n${fill("test at test/a.test.js:1:1\n✖ same (1ms)\n", n - half)}`;
+    },
+  },
+  {
+    name: "mocha recap: numbered failures, then frames for each",
+    gen: (n) => {
+      const half = Math.floor(n / 2);
+      return `${fill("  1) same\n", half)}\n  1 failing\n${fill("  1) same:\n      at f (test/a.test.js:1:2)\n", n - half)}`;
+    },
+  },
+  {
+    name: "file markers: one per line",
+    gen: (n) => fill("### auto-fix test file 0a1b2c: test/a.test.js\n✖ x\n", n),
+  },
 ];
 
 /** Hand-written attacks on the JUnit report parser. */

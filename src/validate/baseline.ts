@@ -5,8 +5,20 @@ import { targetedCommand } from "./targets/runner-command.ts";
 import { TestTimes } from "./test-times.ts";
 import type { TestSuiteMap, TreeListing } from "./targets/types.ts";
 
-/** The test a test id of the runner's output belongs to; null when it cannot be told. */
-export type OwnerOf = (id: string) => string | null;
+/**
+ * The test a test id of the runner's output belongs to (from the id, or the files the output named for
+ * it); null when it cannot be told. `idsMayLackFiles`: see TestSuiteMap.
+ */
+export interface OwnerOf {
+  (id: string, files?: readonly string[]): string | null;
+  idsMayLackFiles?: boolean;
+}
+
+/** A test that failed on the unpatched tree, with the files the output named for it. */
+export interface FailedTest {
+  id: string;
+  files?: readonly string[];
+}
 
 interface PristineRun {
   /** The targets the run covered; null = the whole suite. */
@@ -139,13 +151,17 @@ export class PristineTests {
     return this.#fullTooSlow;
   }
 
-  /** Test ids that failed on the unpatched tree in any run so far. */
-  knownFailures(): string[] {
-    const out = new Set<string>();
+  /** Tests that failed on the unpatched tree in any run so far (with the files named for them). */
+  knownFailures(): FailedTest[] {
+    const out = new Map<string, FailedTest>();
     for (const { run } of this.#runs) {
-      for (const [id, o] of run.tests ?? []) if (o === "failed") out.add(id);
+      for (const [id, o] of run.tests ?? []) {
+        if (o !== "failed" || out.get(id)?.files) continue;
+        const files = run.files?.get(id);
+        out.set(id, files ? { id, files } : { id });
+      }
     }
-    return [...out];
+    return [...out.values()];
   }
 
   /** A whole-suite run answers for single tests only when it named them (per-test results, no limit). */
@@ -153,9 +169,33 @@ export class PristineTests {
     return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
   }
 
+  /**
+   * For runners whose ids may lack their file: whether a whole-suite run attributed every test it
+   * named, and the targets it named a passing or skipped test of (a reporter that lists only failures,
+   * like jest without --verbose, says nothing of the rest of a file).
+   */
+  static #attribution = new WeakMap<PristineRun, { all: boolean; named: Set<string> }>();
+
+  /** Whether a whole-suite run stands in for `target`'s unpatched results. */
+  static #standsIn(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
+    if (!PristineTests.#usableWhole(r)) return false;
+    if (!ownerOf.idsMayLackFiles) return true;
+    let a = PristineTests.#attribution.get(r);
+    if (a === undefined) {
+      a = { all: true, named: new Set<string>() };
+      for (const [id, o] of r.run.tests!) {
+        const owner = ownerOf(id, r.run.files?.get(id));
+        if (owner === null) a.all = false;
+        else if (o !== "failed") a.named.add(owner);
+      }
+      PristineTests.#attribution.set(r, a);
+    }
+    return a.all && a.named.has(target);
+  }
+
   /** A run covered a target when it ran it, or ran the file or module a single test belongs to. */
   static #ran(r: PristineRun, target: string, ownerOf: OwnerOf): boolean {
-    if (r.targets === null) return PristineTests.#usableWhole(r);
+    if (r.targets === null) return PristineTests.#standsIn(r, target, ownerOf);
     if (r.targets.has(target)) return true;
     const owner = ownerOf(target);
     return owner !== null && owner !== target && r.targets.has(owner);
@@ -214,14 +254,19 @@ export class PristineTests {
     const coveredByTargeted = targets.every((t) => targeted.some((r) => PristineTests.#ran(r, t, ownerOf)));
     const runs = coveredByTargeted
       ? targeted
-      : [...targeted, ...this.#runs.filter((r) => PristineTests.#usableWhole(r))];
+      : [
+          ...targeted,
+          ...this.#runs.filter((r) => targets.some((t) => PristineTests.#standsIn(r, t, ownerOf))),
+        ];
     if (runs.length === 0) return null;
     const perTest = runs.every((r) => r.run.tests !== null);
     const tests = perTest ? new Map<string, "passed" | "failed" | "skipped">() : null;
+    const files = new Map<string, string[]>();
     let limit: ExecResult["limit"] = null;
     let exitCode = 0;
     let durationMs = 0;
-    for (const { targets: covered, run } of runs) {
+    for (const r of runs) {
+      const { targets: covered, run } = r;
       limit ??= run.exec.limit;
       durationMs += run.exec.durationMs;
       const exact = covered !== null && [...covered].every((t) => want.has(t));
@@ -230,14 +275,20 @@ export class PristineTests {
       }
       if (!tests || !run.tests) continue;
       for (const [id, o] of run.tests) {
-        const owner = ownerOf(id);
+        const named = run.files?.get(id);
+        const owner = ownerOf(id, named);
         // An id that names no target is kept from a targeted run (it ran for these tests), not from the
         // whole suite; a single test asked for by its id is kept from the run of its whole file or module.
-        const wanted = want.has(id) || (owner === null ? covered !== null : want.has(owner));
+        const wanted =
+          want.has(id) ||
+          (owner === null
+            ? covered !== null
+            : want.has(owner) && (covered !== null || PristineTests.#standsIn(r, owner, ownerOf)));
         if (!wanted) continue;
         const prev = tests.get(id);
         if (prev !== "failed") tests.set(id, o === "failed" || prev === undefined ? o : prev);
         if (o === "failed" && exitCode === 0) exitCode = 1;
+        if (named && !files.has(id)) files.set(id, named);
       }
     }
     const first = runs[0]!.run;
@@ -246,6 +297,7 @@ export class PristineTests {
       command: runs.map((r) => r.run.command).join(" + "),
       exec: { ...first.exec, exitCode, limit, durationMs, stdout: "", stderr: "" },
       tests,
+      ...(files.size > 0 ? { files } : {}),
       parser: first.parser,
       passed: count("passed"),
       failed: count("failed"),

@@ -1,4 +1,4 @@
-import { type ParsedTests, put, type TestOutcome } from "./outcomes.ts";
+import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
 import { capHead } from "./text-scan.ts";
 
 /** Most characters of one JUnit report read; the rest is cut (the result's note says so). */
@@ -61,11 +61,16 @@ function hasElement(body: string, tag: string): boolean {
 }
 
 /**
- * JUnit XML (surefire, gradle, pytest --junitxml, jest-junit): every `<testcase>` and its outcome.
+ * JUnit XML (surefire, gradle, pytest --junitxml, jest-junit, node --test's junit reporter): every
+ * `<testcase>` and its outcome, and the `file` it names when it names one (into `files`).
  * One left-to-right pass: each `<testcase` is matched with its `/>` or the next `</testcase>`, and a
  * missing close is found missing once, not once per test case. Reports past MAX_JUNIT_CHARS are cut.
  */
-export function parseJUnitXml(xml: string, into: Map<string, TestOutcome> = new Map()): ParsedTests {
+export function parseJUnitXml(
+  xml: string,
+  into: Map<string, TestOutcome> = new Map(),
+  files: Map<string, string[]> = new Map(),
+): ParsedTests {
   const { text, note } = capHead(xml, MAX_JUNIT_CHARS, "The JUnit report");
   const OPEN = "<testcase";
   const CLOSE = "</testcase>";
@@ -108,8 +113,17 @@ export function parseJUnitXml(xml: string, into: Map<string, TestOutcome> = new 
         : hasElement(body, "skipped")
           ? "skipped"
           : "passed";
-    if (id !== "") put(into, id, outcome);
+    if (id !== "") {
+      put(into, id, outcome);
+      const file = attribute(attrs, "file");
+      if (file !== "") putFile(files, id, file);
+    }
     i = text.indexOf(OPEN, resume);
   }
-  return { parser: "junit-xml", tests: into, ...(note ? { note } : {}) };
+  return {
+    parser: "junit-xml",
+    tests: into,
+    ...(files.size > 0 ? { files } : {}),
+    ...(note ? { note } : {}),
+  };
 }

@@ -1,4 +1,4 @@
-import { type ParsedTests, put, type TestOutcome } from "./outcomes.ts";
+import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
 import {
   capId,
   forEachLine,
@@ -19,16 +19,22 @@ import {
 const SYMBOLS = ["✔", "✓", "√", "✖", "✕", "×", "﹣", "○", "↓", "-", "▶", "❯"] as const;
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
 
-/** Where a reporter starts repeating failures (node's, jest's, vitest's, mocha's recaps). */
-function isRecap(raw: string): boolean {
+/**
+ * Where a reporter starts repeating failures (node's, jest's, vitest's, mocha's recaps), and how the
+ * recap is read: node's and mocha's name the file each failure comes from (`test at a.test.js:5:3`, a
+ * stack frame), vitest's names it in the id (` FAIL  a.test.ts > suite > name`), jest's is not read.
+ */
+type Recap = "node" | "mocha" | "vitest" | "jest";
+
+function recapAt(raw: string): Recap | null {
   const at = skipSpaces(raw);
   const c = raw[at];
-  if (c === "✖") return raw.startsWith("✖ failing tests:", at);
-  if (c === "S") return raw.startsWith("Summary of all failing tests", at);
-  if (c === "F") return raw.startsWith("Failed Tests ", at) && isDigit(raw[at + 13]);
+  if (c === "✖") return raw.startsWith("✖ failing tests:", at) ? "node" : null;
+  if (c === "S") return raw.startsWith("Summary of all failing tests", at) ? "jest" : null;
+  if (c === "F") return raw.startsWith("Failed Tests ", at) && isDigit(raw[at + 13]) ? "vitest" : null;
   let d = at;
   while (isDigit(raw[d])) d++;
-  return d > at && raw.length === d + 8 && raw.startsWith(" failing", d);
+  return d > at && raw.length === d + 8 && raw.startsWith(" failing", d) ? "mocha" : null;
 }
 
 const SYMBOL_SET = new Set<string>(SYMBOLS);
@@ -60,16 +66,39 @@ function dropDirective(s: string): string {
   return s;
 }
 
-/** Removes a trailing ` (N tests…)` count from a suite title. */
+/** Removes a trailing ` (N tests…)` count (or vitest's ` (N)`) from a suite title. */
 function dropTestCount(s: string): string {
   if (!s.endsWith(")")) return s;
   for (let p = s.indexOf("(", 1); p !== -1; p = s.indexOf("(", p + 1)) {
     if (!isSpace(s[p - 1])) continue;
     let d = p + 1;
     while (s[d] !== undefined && s[d]! >= "0" && s[d]! <= "9") d++;
-    if (d > p + 1 && s.startsWith(" test", d)) return s.slice(0, spaceRunStart(s, p));
+    if (d > p + 1 && (s.startsWith(" test", d) || d === s.length - 1)) return s.slice(0, spaceRunStart(s, p));
   }
   return s;
+}
+
+/** vitest's collapsed suite line: a title that ends with its test count, ` (N)`. */
+function countedSuite(s: string): boolean {
+  if (!s.endsWith(")")) return false;
+  let d = s.length - 2;
+  while (d > 0 && isDigit(s[d])) d--;
+  return d < s.length - 2 && s[d] === "(" && isSpace(s[d - 1]);
+}
+
+/** The location a stack frame names: `at f (path:1:2)` → `path:1:2`, `at path:1:2` → itself. */
+function frameLocation(line: string): string | null {
+  const at = skipSpaces(line);
+  if (!line.startsWith("at ", at)) return null;
+  const t = trimEndLinear(line);
+  let loc = t.slice(at + 3);
+  if (t.endsWith(")")) {
+    const open = t.lastIndexOf("(");
+    if (open < at) return null;
+    loc = t.slice(open + 1, -1);
+  }
+  if (loc.startsWith("node:") || loc.includes("/node_modules/") || loc.startsWith("<")) return null;
+  return loc;
 }
 
 /** A file summary line such as `src/a.test.ts (3 tests) 12ms`. */
@@ -120,6 +149,10 @@ class SuiteStack {
     const p = this.prefix();
     return capId(p === "" ? name : name === "" ? p : `${p} > ${name}`);
   }
+  /** Leaves every suite: back to the file header. */
+  toRoot(): void {
+    this.levels.length = 0;
+  }
   push(indent: number, name: string): void {
     this.levels.push({ indent, prefix: this.join(name) });
   }
@@ -131,22 +164,111 @@ class SuiteStack {
   }
 }
 
+/** A name without a trailing ` # SKIP`, duration or spaces. */
+function cleanName(rest: string): string {
+  let name = dropDirective(rest);
+  const paren = trailingDuration(name, true);
+  if (paren >= 0) name = name.slice(0, paren);
+  const bare = trailingDuration(name, false);
+  if (bare >= 0) name = name.slice(0, bare);
+  return name.trim();
+}
+
+/** jest's `● suite › name` failure header, as the id the verbose tree gives (`suite > name`). */
+function jestFailure(line: string): string | null {
+  const at = skipSpaces(line);
+  if (line[at] !== "●" || line[at + 1] !== " ") return null;
+  const title = line.slice(at + 2).trim();
+  if (title === "" || title === "Console") return null;
+  return title.replaceAll(" › ", " > ");
+}
+
 /**
  * Reporters that mark each test with a symbol, nested by indentation: node's spec reporter, jest and
- * vitest (verbose), mocha. Names are qualified by their enclosing suites and file headers.
+ * vitest (verbose), mocha. Names are qualified by their enclosing suites and file headers (jest's
+ * `PASS path`, vitest's `❯ path`), so their ids start with the file; node's and mocha's ids do not name
+ * it, and the file each failure comes from is read from their recaps (`files`).
  */
 export function parseSymbolReporter(output: string, parser = "spec"): ParsedTests {
   const tests = new Map<string, TestOutcome>();
+  const files = new Map<string, string[]>();
   const stack = new SuiteStack();
+  /** Failed ids by their own name, in order, and how many the recap has matched (node's recap names a failure by its name only). */
+  const failedByName = new Map<string, { ids: string[]; next: number }>();
+  /** mocha numbers each failure in the tree (`2) fails`) and again in its recap (`2) suite A`). */
+  const byNumber = new Map<string, string>();
+  let recap: Recap | null = null;
+  let nodeLocation: string | null = null;
+  let mochaId: string | null = null;
+  let underFileHeader = false;
+  const readRecap = (raw: string): boolean | undefined => {
+    const line = trimEndLinear(raw);
+    if (recap === "node") {
+      const at = skipSpaces(line);
+      if (line.startsWith("test at ", at) || line.startsWith("suite at ", at)) {
+        nodeLocation = line.slice(line.indexOf(" at ", at) + 4);
+        return;
+      }
+      const m = symbolLine(line);
+      if (m && m.sym === "✖" && nodeLocation !== null) {
+        const same = failedByName.get(cleanName(m.rest));
+        const id = same?.ids[same.next];
+        if (id !== undefined) {
+          same!.next++;
+          putFile(files, id, nodeLocation);
+        }
+      }
+      nodeLocation = null;
+      return;
+    }
+    if (recap === "mocha") {
+      const m = symbolLine(line);
+      if (m?.sym.endsWith(")") && m.indent <= 4) {
+        mochaId = byNumber.get(m.sym) ?? null;
+        return;
+      }
+      const loc = mochaId === null ? null : frameLocation(line);
+      if (loc !== null) putFile(files, mochaId!, loc);
+      return;
+    }
+    if (recap === "vitest") {
+      const at = skipSpaces(line);
+      if (line.startsWith("FAIL ", at)) {
+        const id = line.slice(skipSpaces(line, at + 5));
+        if (id.includes(" > ")) put(tests, id, "failed");
+      }
+      return;
+    }
+    return false;
+  };
   forEachLine(stripAnsi(output), (raw) => {
-    if (isRecap(raw)) return false;
+    if (recap !== null) return readRecap(raw);
+    recap = recapAt(raw);
+    if (recap !== null) return recap === "jest" ? false : undefined;
     const line = trimEndLinear(raw);
     if (line.startsWith("PASS ") || line.startsWith("FAIL ")) {
       const at = skipSpaces(line, 5);
       if (at < line.length) {
         stack.reset(line.slice(at, nextSpace(line, at)));
+        underFileHeader = true;
         return;
       }
+    }
+    if (parser === "vitest") {
+      // A failure named in full outside the recap (` FAIL  a.test.ts > suite > name`).
+      const at = skipSpaces(line);
+      if (line.startsWith("FAIL ", at)) {
+        const id = line.slice(skipSpaces(line, at + 5));
+        if (id.includes(" > ")) put(tests, id, "failed");
+        return;
+      }
+    }
+    const failure = underFileHeader ? jestFailure(line) : null;
+    if (failure !== null) {
+      // jest names each failure again in full under its file's header (without --verbose, only there).
+      stack.toRoot();
+      put(tests, stack.join(failure), "failed");
+      return;
     }
     const m = symbolLine(line);
     if (!m) {
@@ -158,14 +280,11 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
       return;
     }
     const { indent, sym, rest } = m;
-    let name = dropDirective(rest);
-    const paren = trailingDuration(name, true);
-    if (paren >= 0) name = name.slice(0, paren);
-    const bare = trailingDuration(name, false);
-    if (bare >= 0) name = name.slice(0, bare);
-    name = name.trim();
+    let name = cleanName(rest);
+    // jest: `○ skipped name`, `✎ todo name`.
+    if (sym === "○" && name.startsWith("skipped ")) name = name.slice(8);
     stack.popTo(indent);
-    if (sym === "▶" || sym === "❯") {
+    if (sym === "▶" || sym === "❯" || (parser === "vitest" && countedSuite(name))) {
       stack.push(indent, dropTestCount(name));
       return;
     }
@@ -177,10 +296,17 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
         : sym === "﹣" || sym === "○" || sym === "↓" || sym === "-"
           ? "skipped"
           : "failed";
-    put(tests, stack.join(name), outcome);
+    const id = stack.join(name);
+    put(tests, id, outcome);
+    if (outcome === "failed") {
+      const same = failedByName.get(name);
+      if (same) same.ids.push(id);
+      else failedByName.set(name, { ids: [id], next: 0 });
+      if (sym.endsWith(")")) byNumber.set(sym, id);
+    }
     return undefined;
   });
-  return { parser, tests };
+  return { parser, tests, ...(files.size > 0 ? { files } : {}) };
 }
 
 /** `ok N - name # SKIP` / `not ok N name`: the pass flag, the name and whether a directive skips it. */
@@ -211,21 +337,35 @@ function tapLine(line: string): { indent: number; ok: boolean; name: string; ski
 /** TAP (node --test --test-reporter=tap and others): `ok N - name` / `not ok N - name`, nested by indentation. */
 export function parseTap(output: string): ParsedTests {
   const tests = new Map<string, TestOutcome>();
+  const files = new Map<string, string[]>();
   const pending = new SuiteStack();
+  /** The result whose YAML block follows (node's names the failure's `location`). */
+  let last: { id: string; indent: number } | null = null;
   forEachLine(output, (line) => {
     const indent = skipSpaces(line);
     if (line.startsWith("# Subtest: ", indent) && line.length > indent + 11) {
       pending.popTo(indent);
       pending.push(indent, line.slice(indent + 11));
+      last = null;
       return;
     }
     const m = tapLine(line);
-    if (!m) return;
+    if (!m) {
+      if (last !== null && indent > last.indent && line.startsWith("location:", indent)) {
+        let loc = line.slice(skipSpaces(line, indent + 9)).trim();
+        const q = loc[0];
+        if ((q === "'" || q === '"') && loc.endsWith(q) && loc.length > 1) loc = loc.slice(1, -1);
+        putFile(files, last.id, loc);
+      }
+      return;
+    }
     pending.popTo(m.indent, true);
     // The subtest this result closes is announced at the same indentation.
     const closes = pending.top()?.indent === m.indent;
     if (closes) pending.pop();
-    put(tests, pending.join(m.name), m.skip ? "skipped" : m.ok ? "passed" : "failed");
+    const id = pending.join(m.name);
+    put(tests, id, m.skip ? "skipped" : m.ok ? "passed" : "failed");
+    last = { id, indent: m.indent };
   });
-  return { parser: "tap", tests };
+  return { parser: "tap", tests, ...(files.size > 0 ? { files } : {}) };
 }

@@ -7,7 +7,9 @@ import {
   testConfigChange,
 } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
-import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 
@@ -17,6 +19,11 @@ export interface TestRun {
   exec: ExecResult;
   /** Per-test outcomes when the output (or a JUnit report) could be read; null = exit code only. */
   tests: Map<string, TestOutcome> | null;
+  /**
+   * The files the output names for test ids whose ids do not name them (node --test, mocha), relative
+   * to the work tree where the runner printed a path inside it. Untrusted: see `fileTarget`.
+   */
+  files?: Map<string, string[]>;
   parser: string;
   passed: number;
   failed: number;
@@ -173,7 +180,7 @@ export async function runTestSuite(
   opts: {
     pristine?: string;
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
-    targeted?: { argv: string[]; display: string };
+    targeted?: { argv: string[]; display: string; fileMarker?: string };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
   } = {},
@@ -196,6 +203,7 @@ export async function runTestSuite(
   let parsed: ParsedTests | null = null;
   const reports = findReports(tree, config.test.reports);
   const reportNotes: string[] = [];
+  const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
     let budget = MAX_REPORTS_BYTES;
@@ -210,13 +218,15 @@ export async function runTestSuite(
         reportNotes.push(`test report ${file} not read: ${err.message}`);
         continue;
       }
-      const r = parseJUnitXml(text, tests);
+      const r = parseJUnitXml(text, tests, reportFiles);
       if (r.note) reportNotes.push(`test report ${file}: ${r.note}`);
     }
     if (tests.size > 0) parsed = { parser: "junit-xml", tests };
   }
+  let files = parsed ? reportFiles : undefined;
   if (!parsed) {
-    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
+    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr, opts.targeted?.fileMarker);
+    files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }
   const count = (o: TestOutcome): number =>
@@ -225,6 +235,7 @@ export async function runTestSuite(
     command,
     exec,
     tests: parsed?.tests ?? null,
+    ...(files && files.size > 0 ? { files: relativeFiles(files, workdir) } : {}),
     parser: parsed?.parser ?? "exit-code",
     passed: count("passed"),
     failed: count("failed"),
@@ -236,3 +247,22 @@ export async function runTestSuite(
 
 /** A protected path that names one file (not a glob): the files the test command names. */
 const isPlainPath = (p: string): boolean => !/[*?{}[\]]/.test(p) && !p.endsWith("/");
+
+/**
+ * The files a run's output names, made relative to the work tree when they are absolute paths inside
+ * it (the sandbox's `/workspace/…`, or the host's path of the tree for a sandbox that runs in place);
+ * any other path is kept as printed, to be refused when it is looked up among the tree's tests.
+ */
+export function relativeFiles(files: Map<string, string[]>, workdir: string): Map<string, string[]> {
+  const roots = new Set([`${SANDBOX_WORKDIR}/`, `${resolve(workdir)}/`]);
+  try {
+    roots.add(`${realpathSync(workdir)}/`);
+  } catch {
+    // A tree that is gone has no other name.
+  }
+  const rel = (f: string): string => {
+    for (const r of roots) if (f.startsWith(r) && f.length > r.length) return f.slice(r.length);
+    return f;
+  };
+  return new Map([...files].map(([id, fs]) => [id, fs.map(rel)]));
+}

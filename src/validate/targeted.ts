@@ -1,5 +1,5 @@
 import type { SandboxPort } from "../sandbox/index.ts";
-import type { PristineTests } from "./baseline.ts";
+import type { OwnerOf, PristineTests } from "./baseline.ts";
 import { compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
@@ -155,6 +155,10 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   if (targets.length > 0) {
     const cmd = targetedCommand(config, targets);
     if ("reason" in cmd) return wholeSuite(null);
+    const ownerOf: OwnerOf = Object.assign(
+      (id: string, files?: readonly string[]) => suite?.targetOfId(id, files) ?? null,
+      { idsMayLackFiles: suite?.idsMayLackFiles === true },
+    );
     const related = await runRelated({
       sandbox,
       config,
@@ -164,7 +168,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
       ranked,
       budgetMs,
       started,
-      ownerOf: (id) => suite?.targetOfId(id) ?? null,
+      ownerOf,
       estimate: estimateOf,
       definitions,
       slowdownGraceMs: input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS,

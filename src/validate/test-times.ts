@@ -73,13 +73,13 @@ export class TestTimes {
   record(
     targets: readonly string[],
     run: TestRun,
-    ownerOf: (id: string) => string | null,
+    ownerOf: (id: string, files?: readonly string[]) => string | null,
     definitions: (target: string) => number,
   ): void {
     if (targets.length === 0 || run.exec.limit !== null) return;
     const ran = new Map<string, number>();
     for (const id of run.tests?.keys() ?? []) {
-      const t = targets.includes(id) ? id : ownerOf(id);
+      const t = targets.includes(id) ? id : ownerOf(id, run.files?.get(id));
       if (t !== null) ran.set(t, (ran.get(t) ?? 0) + 1);
     }
     const weight = (t: string) => TestTimes.guess(ran.get(t) ?? definitions(t));

@@ -76,7 +76,7 @@ FAIL src/b.test.js
   assert.deepEqual(obj(parseSymbolReporter(jest, "jest").tests), {
     "src/a.test.js > math > adds": "passed",
     "src/a.test.js > math > subtracts": "failed",
-    "src/a.test.js > math > skipped later": "skipped",
+    "src/a.test.js > math > later": "skipped",
     "src/b.test.js > b works": "passed",
   });
   const vitest = ` ✓ src/ok.test.ts (2 tests) 3ms

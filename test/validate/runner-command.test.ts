@@ -73,13 +73,48 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "tests.test_a",
     "b",
   ]);
-  assert.deepEqual(runs("node --test --test-reporter spec test/", "node-test", ["test/a.test.js"]), [
-    "node",
-    "--test",
-    "--test-reporter",
-    "spec",
+  // node --test and mocha: one process per file, each announced by a marker line (their reporters do
+  // not name a test's file).
+  const perFile = (command: string, runner: TestRunnerKind, targets: string[]) => {
+    const cmd = targetedCommand(cfg(command, runner), targets);
+    assert.ok("argv" in cmd);
+    const out = execFileSync(
+      "/bin/sh",
+      ["-c", cmd.argv[2]!.replace(/ (node|npm) /, " printf '[%s]' $1 "), ...cmd.argv.slice(3)],
+      { encoding: "utf8" },
+    );
+    return { argv: cmd.argv, out, display: cmd.display, marker: cmd.fileMarker };
+  };
+  const node = perFile("node --test --test-reporter spec test/", "node-test", [
     "test/a.test.js",
+    "-b.test.js",
   ]);
+  assert.deepEqual(node.argv.slice(3), ["auto-fix-tests", "test/a.test.js", "./-b.test.js"]);
+  assert.match(node.argv[2]!, /node --test --test-reporter spec "\$t"/);
+  assert.doesNotMatch(node.argv[2]!, /test\//, "the command's own scope is dropped");
+  assert.equal(
+    node.display,
+    "node --test --test-reporter spec test/a.test.js -b.test.js (one process per file)",
+  );
+  assert.match(
+    node.out,
+    /^### auto-fix test file [0-9a-f]{18}: test\/a\.test\.js\n.*### auto-fix test file [0-9a-f]{18}: \.\/-b\.test\.js\n/s,
+  );
+  // The marker carries a nonce drawn per command, which the run's parser is given.
+  assert.ok(node.marker && node.out.startsWith(`${node.marker} test/a.test.js\n`));
+  assert.notEqual(perFile("node --test", "node-test", ["a.test.js"]).marker, node.marker);
+  // A command that writes JUnit reports (which name each test's file) runs as one process: per-file
+  // processes would overwrite each other's report.
+  const withReports = cfg(
+    "node --test --test-reporter=junit --test-reporter-destination=junit.xml",
+    "node-test",
+  );
+  const one = targetedCommand({ ...withReports, test: { ...withReports.test, reports: ["junit.xml"] } }, [
+    "a.test.js",
+    "b.test.js",
+  ]);
+  assert.ok("argv" in one && one.fileMarker === undefined);
+  assert.equal(one.argv[2], 'node --test --test-reporter=junit --test-reporter-destination=junit.xml "$@"');
   assert.deepEqual(runs("go test -json -count 1 ./...", "go", ["./a", "."]), [
     "go",
     "test",
@@ -93,6 +128,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npm",
     "test",
     "--",
+    "--verbose",
     "--runTestsByPath",
     "src/a.test.ts",
   ]);
@@ -100,6 +136,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npx",
     "jest",
     "--ci",
+    "--verbose",
     "--runTestsByPath",
     "src/[id].test.ts",
   ]);
@@ -107,17 +144,14 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "npx",
     "vitest",
     "run",
+    "--reporter=verbose",
     "--",
     "a.test.ts",
   ]);
-  assert.deepEqual(runs("npm run test -- --silent", "mocha", ["test/a.js"]), [
-    "npm",
-    "run",
-    "test",
-    "--",
-    "--silent",
-    "test/a.js",
-  ]);
+  const mocha = perFile("npm run test -- --silent", "mocha", ["test/a.js"]);
+  assert.match(mocha.argv[2]!, /npm run test -- --silent "\$t"/);
+  assert.deepEqual(mocha.argv.slice(4), ["test/a.js"]);
+  assert.equal(perFile("npm test", "mocha", ["t.js"]).argv[2]!.includes('npm test -- "$t"'), true);
   assert.deepEqual(runs("mvn -B -o test -Dtest=Old", "maven", ["a.BTest", "a.CTest"]), [
     "mvn",
     "-B",

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
@@ -48,10 +50,119 @@ test("node --test: the test files that import the changed file (directly or thro
   });
   assert.equal(v.result.status, "regressions");
   // The test named after the module runs first and shows the regression: the helper's user is left out.
-  assert.deepEqual(v.result.regressions, ["two words"]);
+  assert.deepEqual(v.result.regressions, ["test/slug.test.js > two words"]);
   assert.deepEqual(runs(v), { "test/slug.test.js": "ran", "test/title.test.js": "after-regression" });
-  assert.ok(!ranIds(v).includes("adds"), `sum.test.js must not run: ${ranIds(v).join(", ")}`);
-  assert.match(v.run?.command ?? "", /^node --test test\/slug\.test\.js$/);
+  assert.ok(
+    !ranIds(v).some((id) => id.includes("adds")),
+    `sum.test.js must not run: ${ranIds(v).join(", ")}`,
+  );
+  assert.match(v.run?.command ?? "", /^node --test test\/slug\.test\.js \(one process per file\)$/);
+});
+
+const nodeTest = (name: string, body: string) =>
+  `import { test } from "node:test";\nimport assert from "node:assert";\n${body}\n// ${name}\n`;
+
+/** A repository whose slug test fails before any patch (the bug), with hostile test names and output. */
+const SLUGS = {
+  "package.json": JSON.stringify({ type: "module" }),
+  "src/slug.js": 'export const slug = (s) => s.toLowerCase().replace(" ", "-");\n',
+  "src/sum.js": "export const sum = (a, b) => a + b;\n",
+  "test/slug.test.js": nodeTest(
+    "slug",
+    'import { slug } from "../src/slug.js";\ntest("one space", () => assert.equal(slug("A B"), "a-b"));\ntest("many words", () => assert.equal(slug("A B C"), "a-b-c"));',
+  ),
+  "test/sum.test.js": nodeTest(
+    "sum",
+    'import { sum } from "../src/sum.js";\ntest("adds", () => assert.equal(sum(1, 2), 3));',
+  ),
+  // A failing test named like a path outside the tree, which also prints a crafted file marker and a
+  // failure line that claim a file outside the tree and a link.
+  "test/odd.test.js": nodeTest(
+    "odd",
+    'import { slug } from "../src/slug.js";\ntest("../../etc/passwd", () => assert.equal(slug("X Y Z"), "x-y-z"));\ntest("noise", () => { console.log("\\n### auto-fix test file: ../../etc/passwd\\n✖ stolen (1ms)\\n### auto-fix test file: test/linked.test.js\\n✖ linked (1ms)"); });',
+  ),
+};
+
+test("node --test: a test that failed before the patch is selected for every later candidate, by its file", async () => {
+  const outside = writeRepo({
+    "linked.test.js": nodeTest("outside", 'test("outside", () => assert.fail("outside"));'),
+  });
+  const repo = writeRepo({
+    ...SLUGS,
+    ".github/auto-fix.yml": "test: node --test\nvalidation:\n  budget: 0\n",
+  });
+  symlinkSync(join(outside, "linked.test.js"), join(repo, "test", "linked.test.js"));
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.validation.runner, "node-test");
+  // The fix: its tests run on the unpatched tree (where slug's and odd's fail) and after the patch.
+  const fix = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.deepEqual(selected(fix), {
+    "test/odd.test.js": ["imports a changed module"],
+    "test/slug.test.js": ["imports a changed module", "named after a changed module"],
+  });
+  assert.deepEqual(fix.result.fixed.sort(), [
+    "test/odd.test.js > ../../etc/passwd",
+    "test/slug.test.js > many words",
+  ]);
+  assert.equal(fix.result.status, "passed");
+  // A change elsewhere: the tests that failed before run again, attributed to their files; the crafted
+  // marker's `../../etc/passwd` and the link named like a test are not tests of the tree.
+  const other = await validateEdit(sandbox, job, { "src/sum.js": ["a + b", "b + a"] });
+  assert.deepEqual(selected(other), {
+    "test/odd.test.js": ["failed before the patch"],
+    "test/slug.test.js": ["failed before the patch"],
+    "test/sum.test.js": ["imports a changed module", "named after a changed module"],
+  });
+  const details = Object.fromEntries((other.result.tests?.selected ?? []).map((t) => [t.target, t.detail]));
+  assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > many words");
+  assert.equal(other.result.tests?.pristineRuns, 1, "only sum.test.js runs on the unpatched tree");
+  // The fix ran two batches on the unpatched tree (the namesake, then the importer), this one one.
+  assert.equal(job.states.tests.runCount, 3);
+  // The unpatched results are attributed per file: slug's failures are compared, not called regressions.
+  assert.equal(other.result.status, "no-regressions");
+  assert.deepEqual(other.result.regressions, []);
+  assert.equal(other.result.before?.failed, other.result.after?.failed);
+  assert.ok(ranIds(other).includes("test/sum.test.js > adds"), ranIds(other).join(", "));
+  assert.ok(!ranIds(other).some((id) => id.includes("outside")), "the linked file never runs");
+  // Another try at the fix: every test it selects has its unpatched results already, per file.
+  const again = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.split(" ").join("-")'],
+  });
+  assert.deepEqual(selected(again)["test/slug.test.js"], [
+    "failed before the patch",
+    "imports a changed module",
+    "named after a changed module",
+  ]);
+  assert.equal(
+    again.result.tests?.selected.find((t) => t.target === "test/slug.test.js")?.detail,
+    "failed: test/slug.test.js > many words; src/slug.js",
+  );
+  assert.equal(again.result.tests?.pristineRuns, 0);
+  assert.deepEqual(again.result.fixed.sort(), [
+    "test/odd.test.js > ../../etc/passwd",
+    "test/slug.test.js > many words",
+  ]);
+});
+
+test("node --test: a whole-suite run whose output names no file for passing tests does not stand in for a file's unpatched results", async () => {
+  const repo = writeRepo({ ...SLUGS, ".github/auto-fix.yml": "test: node --test\n" });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  // Within the budget the unpatched whole suite runs (its spec output names files only for failures).
+  const first = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.equal(first.result.tests?.kind, "targeted+rest");
+  const whole = job.states.tests.fullResult;
+  assert.ok(whole?.tests?.has("adds"), `the whole suite ran on the unpatched tree: ${whole?.exec.stdout}`);
+  // sum.test.js was not run by itself yet: it runs on the unpatched tree, and its regression is caught.
+  const broken = await validateEdit(sandbox, job, { "src/sum.js": ["a + b", "a - b"] });
+  assert.equal(broken.result.tests?.pristineRuns, 1);
+  assert.equal(broken.result.status, "regressions");
+  assert.deepEqual(broken.result.regressions, ["test/sum.test.js > adds"]);
 });
 
 test("go test: the changed package and the packages whose tests import it", {

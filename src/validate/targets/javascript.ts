@@ -34,6 +34,24 @@ export function jsImports(listing: TreeListing, rel: string): Set<string> {
   return out;
 }
 
+/** Longest file name a runner's output may give for a test. */
+const MAX_NAMED_FILE_CHARS = 1000;
+
+/**
+ * The test target a file named by a runner's output is, or null: only a path relative to the tree (no
+ * `..` or `.` segment past a leading `./`, not absolute, no control characters) that is one of the tree's
+ * test files as listed (regular files found through tree-fs, no link followed) counts. Nothing is looked
+ * up on disk: runner output is written by the repository's code.
+ */
+export function fileTarget(targets: ReadonlyMap<string, readonly string[]>, named: string): string | null {
+  let rel = named;
+  while (rel.startsWith("./")) rel = rel.slice(2);
+  if (rel === "" || rel.length > MAX_NAMED_FILE_CHARS || rel.startsWith("/")) return null;
+  if (/[\0-\x1f\x7f\\]/.test(rel)) return null;
+  if (rel.split("/").some((seg) => seg === "" || seg === "." || seg === "..")) return null;
+  return targets.has(rel) ? rel : null;
+}
+
 /**
  * JavaScript/TypeScript tests (`node --test`, jest, vitest, mocha take files): a test relates to a
  * change when it imports a changed file (directly or through a test helper that does) or is named
@@ -104,7 +122,17 @@ export function javascriptSuite(
       }
       return out;
     },
-    targetOfId: () => null,
+    // jest's and vitest's ids start with their file (`test/a.test.js > suite > name`); node's and
+    // mocha's name it only where their output does (a failure's location or stack), given as `files`.
+    targetOfId(id, files) {
+      for (const f of files ?? []) {
+        const t = fileTarget(targets, f);
+        if (t) return t;
+      }
+      const sep = id.indexOf(" > ");
+      return fileTarget(targets, sep > 0 ? id.slice(0, sep) : id);
+    },
+    idsMayLackFiles: true,
     aliases: (target) => [target, baseOf(target)],
   };
 }

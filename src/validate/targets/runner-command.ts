@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+import { TEST_FILE_MARKER } from "../outcomes.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -8,6 +10,8 @@ import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
 export interface TargetedCommand {
   /** argv for the sandbox. */
   argv: string[];
+  /** The line that announces each test file, when the command runs one process per file. */
+  fileMarker?: string;
   /** How the report shows it (the tests quoted). */
   display: string;
 }
@@ -158,7 +162,15 @@ function plan(
     case "mocha": {
       const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
       const paths = targets.map(asPathArg);
-      const flag = runner === "jest" ? ["--runTestsByPath"] : runner === "vitest" ? ["--"] : [];
+      // jest and vitest list every test (under its file) only in their verbose reporters: without it, jest
+      // names only failures and vitest folds a passing file into one line, and a test that passed
+      // before would have nothing to be compared with.
+      const flag =
+        runner === "jest"
+          ? [...(words.includes("--verbose") ? [] : ["--verbose"]), "--runTestsByPath"]
+          : runner === "vitest"
+            ? ["--reporter=verbose", "--"]
+            : [];
       if (viaScript) return { words, args: [...(words.includes("--") ? [] : ["--"]), ...flag, ...paths] };
       if (!words.some((w) => w === runner || w.endsWith(`/${runner}`)))
         return { reason: `the test command does not start ${runner}` };
@@ -243,6 +255,26 @@ export function targetedCommand(
         ...p.args,
       ],
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+    };
+  }
+  if ((runner === "node-test" || runner === "mocha") && config.test.reports.length === 0) {
+    // One process per file, each announced by a marker line: node's and mocha's reporters do not name
+    // the file of a test, and a failure must be told apart per file (see parsePerFile). Not when the
+    // command writes JUnit reports, which name it, to one place that each process would overwrite.
+    const paths = targets.map(asPathArg);
+    const fixed = p.args.filter((a) => !paths.includes(a));
+    const words = [...p.words, ...fixed].join(" ");
+    const fileMarker = `${TEST_FILE_MARKER} ${randomBytes(9).toString("hex")}:`;
+    return {
+      argv: [
+        "/bin/sh",
+        "-c",
+        `rc=0; for t in "$@"; do printf '%s %s\\n' '${fileMarker}' "$t"; ${words} "$t" || rc=1; done; exit $rc`,
+        "auto-fix-tests",
+        ...paths,
+      ],
+      fileMarker,
+      display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
     };
   }
   return {

@@ -86,8 +86,11 @@ export interface SelectInput {
   config: Pick<RepoConfig, "test" | "validation">;
   /** Files the candidate changes (repository-relative). */
   changed: readonly string[];
-  /** Test ids that failed on the unpatched tree, as far as the job has run them. */
-  failedBefore?: readonly string[];
+  /**
+   * Tests that failed on the unpatched tree, as far as the job has run them: ids, with the files the
+   * runner's output named for them where its ids do not name their file (node --test, mocha).
+   */
+  failedBefore?: readonly (string | { id: string; files?: readonly string[] })[];
   /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
   reproducerText?: string;
   modelText?: string;
@@ -147,15 +150,22 @@ export function selectTests(input: SelectInput): TestSelection {
       });
       return;
     }
-    if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    if (!cur.reasons.includes(reason)) {
+      cur.reasons.push(reason);
+      // A test that failed before and also relates to the change names both (the failure, the module).
+      if (detail && cur.reasons.length === 2 && cur.reasons[0] === "failed-before")
+        cur.detail = cur.detail ? `${cur.detail}; ${detail}` : detail;
+    }
     if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
     if (named && cur.named !== "module") cur.named = named;
   };
   // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
   // unittest dotted ids), else with its file, module, package or class.
-  for (const id of input.failedBefore ?? []) {
-    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id);
-    if (t) add(t, "failed-before");
+  for (const failed of input.failedBefore ?? []) {
+    const { id, files } = typeof failed === "string" ? { id: failed, files: undefined } : failed;
+    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id, files);
+    // The report names the failed test when it selects its whole file, module, package or class.
+    if (t) add(t, "failed-before", t === id ? undefined : `failed: ${id}`);
   }
   for (const [t, r] of suite.related(input.changed))
     for (const reason of r.reasons) add(t, reason, r.detail, { depth: r.depth, named: r.named });

@@ -56,8 +56,16 @@ export interface TestSuiteMap {
   targets: ReadonlyMap<string, readonly string[]>;
   /** The tests related to the changed files, with why. */
   related(changed: readonly string[]): Map<string, RelatedTest>;
-  /** The target a test id of the runner's output belongs to, when one can be told. */
-  targetOfId(id: string): string | null;
+  /**
+   * The target a test id of the runner's output belongs to, when one can be told: from the id itself,
+   * or from the files the output named for it (`files`, untrusted: used only when one is a test target).
+   */
+  targetOfId(id: string, files?: readonly string[]): string | null;
+  /**
+   * Set when the runner's ids need not name their file (node --test, mocha): a whole-suite run then
+   * stands in for a target's unpatched results only when it attributed every test it ran.
+   */
+  idsMayLackFiles?: boolean;
   /** Names by which a text (a reproducer, the model's answer) may mention a target. */
   aliases(target: string): string[];
 }
