@@ -277,12 +277,16 @@ export class PristineTests {
       for (const [id, o] of run.tests) {
         const named = run.files?.get(id);
         const owner = ownerOf(id, named);
-        // An id that names no target is kept from a targeted run (it ran for these tests), not from the
-        // whole suite; a single test asked for by its id is kept from the run of its whole file or module.
+        // An id that names no target (a doctest a module adds, a test a helper generates) is kept only
+        // from a targeted run of nothing but these tests: it ran for them. From a run that also ran
+        // others, or that ran the whole file or module of a single test asked for now, it may belong to
+        // what is not asked for, and the patched run of these tests would not run it: kept, it would
+        // read as a test that "no longer runs". A single test asked for by its id is kept from the run
+        // of its whole file or module.
         const wanted =
           want.has(id) ||
           (owner === null
-            ? covered !== null
+            ? exact
             : want.has(owner) && (covered !== null || PristineTests.#standsIn(r, owner, ownerOf)));
         if (!wanted) continue;
         const prev = tests.get(id);

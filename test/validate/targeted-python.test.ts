@@ -255,3 +255,52 @@ test("a patch that makes the selected tests hang is a regression, found long bef
     /time limit after the patch but not before \(limit: 4× the .* plus 2\.0 s\)/,
   );
 });
+
+test("unittest: results no target owns (doctests a module adds) are not held against a single test run later", async () => {
+  // tests.test_core adds the doctests of lib.core (ids like `lib.core.double`, which name no test module)
+  // and has a test that fails on the unpatched tree. A later candidate runs that failing test by itself:
+  // the doctests do not run then, and must not read as tests that "no longer run".
+  const repo = writeRepo({
+    "lib/__init__.py": "",
+    "lib/core.py": 'def double(x):\n    """\n    >>> double(2)\n    4\n    """\n    return x * 2\n',
+    "lib/other.py": "def one():\n    return 1\n",
+    "tests/__init__.py": "",
+    "tests/test_core.py": [
+      "import doctest",
+      "import unittest",
+      "import lib.core",
+      "from lib.core import double",
+      "",
+      "class T(unittest.TestCase):",
+      "    def test_double(self):",
+      "        self.assertEqual(double(2), 4)",
+      "",
+      "    def test_environment(self):",
+      "        self.fail('needs the network')",
+      "",
+      "def load_tests(loader, tests, pattern):",
+      "    tests.addTests(doctest.DocTestSuite(lib.core))",
+      "    return tests",
+      "",
+    ].join("\n"),
+    "tests/test_other.py":
+      "import unittest\nfrom lib.other import one\n\nclass O(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(one(), 1)\n",
+    ".github/auto-fix.yml": "validation:\n  budget: 0\n",
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  const first = await validateEdit(sandbox, job, { "lib/core.py": ["return x * 2", "return x + x"] });
+  assert.equal(first.result.status, "no-regressions", first.result.summary);
+  assert.ok(
+    first.run?.tests?.has("lib.core.double"),
+    `the module's run includes its doctest: ${ranIds(first).join(", ")}`,
+  );
+  const later = await validateEdit(sandbox, job, { "lib/other.py": ["return 1", "return 2 - 1"] });
+  assert.deepEqual(selected(later), {
+    "tests.test_other": ["imports a changed module", "named after a changed module"],
+    "tests.test_core.T.test_environment": ["failed before the patch"],
+  });
+  assert.equal(later.result.tests?.pristineRuns, 1, "test_environment's unpatched result is known");
+  assert.deepEqual(later.result.regressions, []);
+  assert.equal(later.result.status, "no-regressions", later.result.summary);
+});
