@@ -274,3 +274,18 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
     summary,
   };
 }
+
+/** Says in `result` which test configuration the patch changed and was put back before the tests ran. */
+export function addRestored(result: ValidationResult, run: TestRun | null): void {
+  if (run?.restored && run.restored.length > 0) {
+    result.summary += `; the patch changed test configuration, which was put back as the unpatched tree has it before the tests ran: ${run.restored.join(", ")}`;
+  }
+}
+
+/** Unpatched results cut by a limit judge nothing: the comparison becomes an error that says so. */
+export function baselineLimit(result: ValidationResult, before: TestRun | null): void {
+  if (before && before.exec.limit !== null) {
+    result.status = "error";
+    result.summary = `the tests hit the ${before.exec.limit} limit before any patch; validation is not meaningful (${result.summary})`;
+  }
+}

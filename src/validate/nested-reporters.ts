@@ -174,6 +174,14 @@ function cleanName(rest: string): string {
   return name.trim();
 }
 
+/** vitest's ` FAIL  a.test.ts > suite > name`: the failed test's id (it starts with its file). */
+function vitestFailure(line: string): string | null {
+  const at = skipSpaces(line);
+  if (!line.startsWith("FAIL ", at)) return null;
+  const id = line.slice(skipSpaces(line, at + 5));
+  return id.includes(" > ") ? id : null;
+}
+
 /** jest's `● suite › name` failure header, as the id the verbose tree gives (`suite > name`). */
 function jestFailure(line: string): string | null {
   const at = skipSpaces(line);
@@ -232,11 +240,8 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
       return;
     }
     if (recap === "vitest") {
-      const at = skipSpaces(line);
-      if (line.startsWith("FAIL ", at)) {
-        const id = line.slice(skipSpaces(line, at + 5));
-        if (id.includes(" > ")) put(tests, id, "failed");
-      }
+      const id = vitestFailure(line);
+      if (id !== null) put(tests, id, "failed");
       return;
     }
     return false;
@@ -256,10 +261,9 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     }
     if (parser === "vitest") {
       // A failure named in full outside the recap (` FAIL  a.test.ts > suite > name`).
-      const at = skipSpaces(line);
-      if (line.startsWith("FAIL ", at)) {
-        const id = line.slice(skipSpaces(line, at + 5));
-        if (id.includes(" > ")) put(tests, id, "failed");
+      const id = vitestFailure(line);
+      if (id !== null) {
+        put(tests, id, "failed");
         return;
       }
     }

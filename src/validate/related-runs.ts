@@ -2,7 +2,14 @@ import { availableParallelism } from "node:os";
 import type { RepoConfig } from "../config/index.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
-import { compareRuns, mergeResults, mergeRuns, type ValidationResult } from "./compare.ts";
+import {
+  addRestored,
+  baselineLimit,
+  compareRuns,
+  mergeResults,
+  mergeRuns,
+  type ValidationResult,
+} from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
@@ -142,13 +149,8 @@ async function runBatch(
       );
       result.summary += ` (limit: ${SLOWDOWN_FACTOR}× the ${seconds(beforeMs)} the same tests took before the patch, plus ${seconds(input.slowdownGraceMs)})`;
     }
-    if (after?.restored && after.restored.length > 0) {
-      result.summary += `; the patch changed test configuration, which was put back as the unpatched tree has it before the tests ran: ${after.restored.join(", ")}`;
-    }
-    if (before && before.exec.limit !== null) {
-      result.status = "error";
-      result.summary = `the tests hit the ${before.exec.limit} limit before any patch; validation is not meaningful (${result.summary})`;
-    }
+    addRestored(result, after);
+    baselineLimit(result, before);
     return { result, after, command: cmd.display, givenUp: [] };
   } finally {
     settled = true;

@@ -1,6 +1,6 @@
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
-import { compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
+import { addRestored, baselineLimit, compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 import { rankTests } from "./targets/rank.ts";
@@ -44,19 +44,6 @@ const namesOf = (names: readonly string[]): string =>
   names.length <= NAMED_LEFT_OUT
     ? names.join(", ")
     : `${names.slice(0, NAMED_LEFT_OUT).join(", ")} and ${names.length - NAMED_LEFT_OUT} more`;
-
-function addRestored(result: ValidationResult, run: TestRun | null): void {
-  if (run?.restored && run.restored.length > 0) {
-    result.summary += `; the patch changed test configuration, which was put back as the unpatched tree has it before the tests ran: ${run.restored.join(", ")}`;
-  }
-}
-
-function baselineLimit(result: ValidationResult, before: TestRun | null): void {
-  if (before && before.exec.limit !== null) {
-    result.status = "error";
-    result.summary = `the tests hit the ${before.exec.limit} limit before any patch; validation is not meaningful (${result.summary})`;
-  }
-}
 
 /**
  * Validates one candidate: first the tests related to its change (see `selectTests`), in rank order
