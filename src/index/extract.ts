@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Query, type Node, type Tree } from "web-tree-sitter";
+import { Query, type Node, type QueryMatch, type Tree } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
 import { definitionMatches, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
 import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
@@ -97,104 +97,134 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
 
 /** The definitions of a parsed tree (the caller owns and deletes the tree). */
 export function symbolsOfTree(lang: LanguageId, plan: MatchPlan, tree: Tree, text: string): ExtractResult {
-  {
-    const root = tree.rootNode;
-    const lines = new LineTable(text);
-    const defs = new Map<number, Def>();
-    const pending: { kind: "bases" | "attribute"; node: Node }[] = [];
-    const python = lang === "python";
-    for (const match of definitionMatches(plan, tree, text)) {
-      let defNode: Node | null = null;
-      let kind: SymbolKind | null = null;
-      let name: string | null = null;
-      let value: Node | null = null;
-      let receiver: Node | null = null;
-      let headerRow = -1;
-      for (const cap of match.captures) {
-        switch (cap.name) {
-          case "class":
-          case "function":
-          case "method":
-            defNode = cap.node;
-            kind = cap.name;
-            break;
-          case "name":
-            // The source text itself: tree-sitter's string indices are the text's (UTF-16) indices.
-            name = text.slice(cap.node.startIndex, cap.node.endIndex);
-            break;
-          case "value":
-            value = cap.node;
-            break;
-          case "receiver":
-            receiver = cap.node;
-            break;
-          case "header-end":
-            // A one-character token: its start row is its row.
-            headerRow = cap.node.startPosition.row;
-            break;
-          case "bases":
-          case "attribute":
-            pending.push({ kind: cap.name, node: cap.node });
-            break;
-        }
-      }
-      if (defNode && kind && name && !defs.has(defNode.id)) {
-        const d: Def = {
-          node: defNode,
-          type: python ? (PYTHON_TYPE[kind] ?? defNode.type) : defNode.type,
-          endIndex: defNode.endIndex,
-          kind,
-          name,
-          value,
-          receiver,
-          headerRow,
-          bases: [],
-          attrs: [],
-          parent: null,
-          qualName: name,
-        };
-        defs.set(defNode.id, d);
+  const python = lang === "python";
+  const lines = new LineTable(text);
+  const found = collectDefs(definitionMatches(plan, tree, text), text, python);
+  const ordered = nestDefs(found, lines);
+  const symbols = python
+    ? pythonSymbols(ordered, text, lines)
+    : ordered.map((d) => toSymbol(d, lang, text, lines));
+  const root = tree.rootNode;
+  return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
+}
+
+/** A capture that belongs to the class around it: its base list, or a class-level statement. */
+interface Pending {
+  kind: "bases" | "attribute";
+  node: Node;
+}
+
+interface Found {
+  /** By node id: a definition matched by two patterns (or twice) is one. */
+  defs: Map<number, Def>;
+  pending: Pending[];
+}
+
+/** The definitions the matches name, and the captures that belong to their classes. */
+function collectDefs(matches: readonly QueryMatch[], text: string, python: boolean): Found {
+  const defs = new Map<number, Def>();
+  const pending: Pending[] = [];
+  for (const match of matches) {
+    let defNode: Node | null = null;
+    let kind: SymbolKind | null = null;
+    let name: string | null = null;
+    let value: Node | null = null;
+    let receiver: Node | null = null;
+    let headerRow = -1;
+    for (const cap of match.captures) {
+      switch (cap.name) {
+        case "class":
+        case "function":
+        case "method":
+          defNode = cap.node;
+          kind = cap.name;
+          break;
+        case "name":
+          // The source text itself: tree-sitter's string indices are the text's (UTF-16) indices.
+          name = text.slice(cap.node.startIndex, cap.node.endIndex);
+          break;
+        case "value":
+          value = cap.node;
+          break;
+        case "receiver":
+          receiver = cap.node;
+          break;
+        case "header-end":
+          // A one-character token: its start row is its row.
+          headerRow = cap.node.startPosition.row;
+          break;
+        case "bases":
+        case "attribute":
+          pending.push({ kind: cap.name, node: cap.node });
+          break;
       }
     }
-    // Nesting by byte ranges (tree nodes nest properly): one sweep, no walks up the tree.
-    type Item = { s: number; e: number; def: Def | null; pend: (typeof pending)[number] | null };
-    const items: Item[] = [];
-    for (const d of defs.values()) items.push({ s: d.node.startIndex, e: d.endIndex, def: d, pend: null });
-    for (const p of pending) {
-      if (!defs.has(p.node.id)) items.push({ s: p.node.startIndex, e: p.node.endIndex, def: null, pend: p });
+    if (defNode && kind && name && !defs.has(defNode.id)) {
+      defs.set(defNode.id, {
+        node: defNode,
+        type: python ? (PYTHON_TYPE[kind] ?? defNode.type) : defNode.type,
+        endIndex: defNode.endIndex,
+        kind,
+        name,
+        value,
+        receiver,
+        headerRow,
+        bases: [],
+        attrs: [],
+        parent: null,
+        qualName: name,
+      });
     }
-    items.sort((a, b) => a.s - b.s || b.e - a.e || (a.def ? 0 : 1) - (b.def ? 0 : 1));
-    const stack: Item[] = [];
-    const ordered: Def[] = [];
-    for (const it of items) {
-      while (
-        stack.length > 0 &&
-        !(stack[stack.length - 1]!.s <= it.s && it.e <= stack[stack.length - 1]!.e)
-      ) {
-        stack.pop();
-      }
-      const owner = stack[stack.length - 1]?.def ?? null;
-      if (it.def) {
-        it.def.parent = owner;
-        it.def.qualName = owner ? `${owner.qualName}.${it.def.name}` : it.def.name;
-        ordered.push(it.def);
-        stack.push(it);
-        continue;
-      }
-      const p = it.pend!;
-      if (owner?.kind !== "class") continue;
-      if (p.kind === "bases") {
-        collectBases(p.node, owner.bases);
-        continue;
-      }
-      const range: [number, number] = [p.node.startPosition.row + 1, lines.rowAt(it.e) + 1];
-      if (!owner.attrs.some(([a, b]) => a === range[0] && b === range[1])) owner.attrs.push(range);
-    }
-    const symbols = python
-      ? pythonSymbols(ordered, text, lines)
-      : ordered.map((d) => toSymbol(d, lang, text, lines));
-    return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
   }
+  return { defs, pending };
+}
+
+interface Item {
+  s: number;
+  e: number;
+  def: Def | null;
+  pend: Pending | null;
+}
+
+/**
+ * Nesting by byte ranges (tree nodes nest properly): one sweep, no walks up the tree. Sets each
+ * definition's parent and qualified name, gives classes their bases and attributes, and returns the
+ * definitions in document order.
+ */
+function nestDefs({ defs, pending }: Found, lines: LineTable): Def[] {
+  const items: Item[] = [];
+  for (const d of defs.values()) items.push({ s: d.node.startIndex, e: d.endIndex, def: d, pend: null });
+  for (const p of pending) {
+    if (!defs.has(p.node.id)) items.push({ s: p.node.startIndex, e: p.node.endIndex, def: null, pend: p });
+  }
+  items.sort((a, b) => a.s - b.s || b.e - a.e || (a.def ? 0 : 1) - (b.def ? 0 : 1));
+  const stack: Item[] = [];
+  const ordered: Def[] = [];
+  for (const it of items) {
+    while (stack.length > 0 && !(stack[stack.length - 1]!.s <= it.s && it.e <= stack[stack.length - 1]!.e)) {
+      stack.pop();
+    }
+    const owner = stack[stack.length - 1]?.def ?? null;
+    if (it.def) {
+      it.def.parent = owner;
+      it.def.qualName = owner ? `${owner.qualName}.${it.def.name}` : it.def.name;
+      ordered.push(it.def);
+      stack.push(it);
+    } else if (owner?.kind === "class") {
+      addToClass(owner, it.pend!, it.e, lines);
+    }
+  }
+  return ordered;
+}
+
+function addToClass(owner: Def, p: Pending, endIndex: number, lines: LineTable): void {
+  if (p.kind === "bases") {
+    collectBases(p.node, owner.bases);
+    return;
+  }
+  const first = p.node.startPosition.row + 1;
+  const last = lines.rowAt(endIndex) + 1;
+  if (!owner.attrs.some(([a, b]) => a === first && b === last)) owner.attrs.push([first, last]);
 }
 
 function collectBases(node: Node, out: string[]): void {
