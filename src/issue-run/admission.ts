@@ -31,7 +31,14 @@ export const StoredTriggerSchema = z.object({
   /** A review on the app's pull request (kind `review`). */
   review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
   /** A failing head commit of the app's pull request (kind `check`: an automatic run, `ci_retries`). */
-  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  ci: z
+    .object({
+      pull: z.number().int().positive(),
+      sha: z.string().min(1).max(64),
+      /** The failing checks' names (the status comment's CI lines name them again during the run). */
+      failing: z.array(z.string().max(200)).max(100).default([]),
+    })
+    .optional(),
   /** `/auto-fix [guidance]` on the issue: a first run without the label. */
   command: z.enum(["retry", "auto-fix"]).optional(),
 });
@@ -211,7 +218,7 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
     ...(t.commentId ? { commandCommentId: t.commentId } : {}),
     ...(t.review ? { review: t.review } : {}),
-    ...(t.ci ? { ci: t.ci } : {}),
+    ...(t.ci ? { ci: { ...t.ci, automatic: { run: ciUsed + 1, of: config.ciRetries } } } : {}),
     ...(config.model ? { model: config.model } : {}),
     // Automatic runs after failing checks are counted until a person starts a run again.
     issueState: { ...state, runs: run, ciRetries: automatic ? ciUsed + 1 : 0 },

@@ -21,7 +21,16 @@ export const RunDataSchema = z.object({
   /** The review that started the run: its comments are the run's guidance and get an answer each. */
   review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
   /** The failing head commit of the app's pull request that started an automatic run (`ci_retries`). */
-  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  ci: z
+    .object({
+      pull: z.number().int().positive(),
+      sha: z.string().min(1).max(64),
+      /** The failing checks' names, as the CI report on the status comment named them. */
+      failing: z.array(z.string().max(200)).max(100).default([]),
+      /** Which automatic run this is, of how many `ci_retries` allows. */
+      automatic: z.object({ run: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+    })
+    .optional(),
   /** The model the repository picked from the operator's list (`model:` in `.github/auto-fix.yml`). */
   model: z.string().optional(),
   /** The issue's run history as the status comment's marker holds it. */

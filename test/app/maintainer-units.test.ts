@@ -16,6 +16,7 @@ import {
 import { fakeResult } from "../support/fix-result.ts";
 import { renderCiSection, withCiSection } from "../../src/github/render/ci-section.ts";
 import { renderPullBody } from "../../src/github/render/pr-body.ts";
+import { renderStatus } from "../../src/github/render/status-comment.ts";
 import { pullMarker } from "../../src/github/render/markers.ts";
 import { modelChoiceRefusal } from "../../src/issue-run/admission.ts";
 import { createCliPipeline } from "../../src/issue-run/cli-pipeline.ts";
@@ -227,6 +228,34 @@ test("the CI lines of the status comment are replaced, never stacked, and check 
   const live = liveEffects(once);
   assert.deepEqual([live.mentions, live.closing], [[], []]);
   assert.match(once, /automatic run 1 of 2/);
+});
+
+test("an automatic run's status comment carries the CI report's lines, and the next report replaces them", () => {
+  const ci = {
+    sha: "abcdef1234",
+    pull: 9,
+    failing: ["tests (3.12)", "@team fixes #1"],
+    automatic: { run: 1, of: 2 },
+    usedUp: null,
+  };
+  const view = {
+    state: { runs: 2, ciRetries: 1 },
+    run: 2,
+    maxRuns: 5,
+    trigger: "started automatically",
+    phase: "running" as const,
+    stages: {},
+  };
+  const body = renderStatus({ ...view, ci });
+  assert.ok(body.includes(renderCiSection(ci)), body);
+  assert.ok(!renderStatus(view).includes("CI failed"), "a run no check started has no CI lines");
+  const live = liveEffects(body);
+  assert.deepEqual([live.mentions, live.closing], [[], []]);
+  const next = withCiSection(body, renderCiSection({ ...ci, sha: "0123456789", automatic: null }));
+  assert.equal(next.match(/<!-- auto-fix:ci -->/g)?.length, 1);
+  assert.match(next, /CI failed\*\* on `0123456`/);
+  // A job stored before the names were recorded still says which commit failed.
+  assert.match(renderCiSection({ ...ci, failing: [] }), /CI failed\*\* on `abcdef1` of #9\.\n/);
 });
 
 test("each review comment's answer is inert and says where the change is", () => {
