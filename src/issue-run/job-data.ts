@@ -14,6 +14,11 @@ export const RunDataSchema = z.object({
   /** The model budget this run reserved from the repository's daily spend (given back as used). */
   spend: z.object({ key: z.string(), reservedUsd: z.number().nonnegative() }).optional(),
   testCommand: z.string().optional(),
+  /**
+   * Globs the default branch's configuration protects, for a run on another ref (whose own file the
+   * pipeline reads): a patch may touch none of them either.
+   */
+  protectedPaths: z.array(z.string().min(1).max(1000)).max(500).optional(),
   /** The previous run's reviewer advice (retries only). */
   previousAdvice: z.string().optional(),
   /** The comment holding the command (retry), to react on. */

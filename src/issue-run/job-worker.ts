@@ -187,7 +187,7 @@ async function runAdmitted(
       ledger: options.ledger,
       limits: options.limits,
       settings: options.settings,
-      loadRepoConfig: () => readRepoConfig(github),
+      loadRepoConfig: (ref) => readRepoConfig(github, ref),
       now,
     }).catch((error: unknown) => {
       // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.

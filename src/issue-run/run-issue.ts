@@ -252,6 +252,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       ...(data.model ? { model: data.model } : {}),
       outDir,
       ...(data.testCommand ? { testCommand: data.testCommand } : {}),
+      ...(data.protectedPaths ? { protectedPaths: data.protectedPaths } : {}),
       maxCostUsd: data.maxCostUsd,
       signal: ctx.signal,
       onStage: (stage, note) => progress(status, stage, note),

@@ -337,6 +337,39 @@ console.log(JSON.stringify({ status: "no-patch", patch: null, reproduced: null, 
   }
 });
 
+test("the pipeline child gets the default branch's protected globs of a run on another ref, with the operator's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "auto-fix-child-"));
+  try {
+    const cli = join(dir, "cli.mjs");
+    writeFileSync(
+      cli,
+      `console.log(JSON.stringify({ status: "no-patch", patch: null, reproduced: null, review: null,
+  validation: null, reproducer: null, usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  out: "out", reason: "r", error: null, timed_out_after: null,
+  summary: JSON.stringify(process.env.AUTO_FIX_PROTECTED_PATHS ?? null), model: null, locations: [],
+  selection: null, seconds: 1, maintainer: null }));`,
+    );
+    const run = (env: NodeJS.ProcessEnv, protectedPaths?: string[]) =>
+      createCliPipeline({ env: { PATH: process.env.PATH, ...env }, cliPath: cli })({
+        repoDir: dir,
+        issueFile: join(dir, "issue.md"),
+        outDir: join(dir, "out", `run${Math.random()}`),
+        maxCostUsd: 1,
+        ...(protectedPaths ? { protectedPaths } : {}),
+        signal: new AbortController().signal,
+        onStage: () => {},
+      });
+    assert.equal(JSON.parse((await run({}, ["docs/**", "*.lock"])).summary), "docs/**\n*.lock");
+    assert.equal(
+      JSON.parse((await run({ AUTO_FIX_PROTECTED_PATHS: "vendor/**" }, ["docs/**"])).summary),
+      "vendor/**\ndocs/**",
+    );
+    assert.equal(JSON.parse((await run({})).summary), null);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the pull request body says which instructions, review comments and failing checks the run read", () => {
   const result = fakeResult({
     status: "fixed",
