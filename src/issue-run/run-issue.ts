@@ -210,6 +210,9 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       if (restart === null && pushedRecord.kind === "plan") {
         const plan = pushedRecord.plan;
         deps.log.info(`resuming after the push of ${plan.commit} to ${plan.branch}: pull request step only`);
+        status.view.notices = [
+          `The run was resumed after its worker stopped. The branch ${inlineCode(plan.branch, 100)} already held its commit (${inlineCode(plan.commit.slice(0, 7), 20)}), so it went on with the pull request.`,
+        ];
         return await publish(plan, true);
       }
       if (restart) {

@@ -93,6 +93,12 @@ test("killed after the push, while opening the pull request: the resumed job ope
     const status = statusComment(w, issue)!;
     assert.match(status.body, new RegExp(`Opened draft pull request #${pull.number} on \`${branch}\``));
     assert.match(status.body, /✅ Wrote a patch/, "the stages as the run recorded them");
+    assert.match(
+      status.body,
+      new RegExp(
+        `resumed after its worker stopped\\. The branch \`${branch}\` already held its commit \\(\`${pushed.slice(0, 7)}\`\\)`,
+      ),
+    );
     assert.match(status.body, /Summary of the run/);
     await kill(second);
   } finally {
