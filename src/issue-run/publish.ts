@@ -72,7 +72,9 @@ export async function publishPull(
   if (progress.existed && !progress.commented && plan.comment) {
     const sent =
       options.resumed &&
-      (await github.listComments(pull)).some((c) => c.body.includes(commentMarker(plan.commit)));
+      (await github.listComments(pull)).some(
+        (c) => c.authorType === "Bot" && c.body.includes(commentMarker(plan.commit)),
+      );
     if (!sent) await github.createComment(pull, markedComment(plan.commit, plan.comment));
     progress = { ...progress, commented: true };
     await io.checkpoint("pull-commented", { publish: progress });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { RecordedCall } from "../support/fake-github.ts";
+import type { FakeGitHub, RecordedCall } from "../support/fake-github.ts";
 import { MAINTAINER } from "../app/harness.ts";
 import { createSigner } from "../app/webhook-client.ts";
 import { type AppProcess, SECRET, startWorld, type World } from "./support/app-e2e.ts";
@@ -149,62 +149,113 @@ test("killed after the push, and the branch deleted meanwhile: the resumed job s
   }
 });
 
+type ReviewComments = ReturnType<FakeGitHub["addReview"]>["comments"];
+
+/**
+ * The label's run opens the pull request; a review with three line comments starts a second run, whose
+ * server is killed with SIGKILL while the call `killAt` picks is in flight. `afterKill` decides what became
+ * of that call; then a new server resumes the job. Returns what the checks need.
+ */
+async function reviewRunKilled(
+  w: World,
+  killAt: (pull: number, comments: ReviewComments) => (c: RecordedCall) => boolean,
+  afterKill: (release: () => void, held: RecordedCall, pull: number, issue: number) => Promise<void>,
+): Promise<{ issue: number; pull: number; comments: ReviewComments; restarted: AppProcess }> {
+  const [issue] = w.addIssues(1) as [number];
+  const first = await w.start("server");
+  assert.equal(await w.label(first.url!, issue, "first-run"), 200);
+  await jobsDone(first, 1);
+  const pull = [...w.repo.pulls.values()][0]!.number;
+  const { review, comments } = w.github.addReview("octo-org", "calc", pull, {
+    user: MAINTAINER,
+    state: "CHANGES_REQUESTED",
+    body: "Three things.",
+    comments: [
+      { path: "calc.py", line: 1, body: "First point." },
+      { path: "calc.py", line: 2, body: "Second point." },
+      { path: "calc.py", line: 5, body: "Third point." },
+    ],
+  });
+  const matches = killAt(pull, comments);
+  const release = w.github.holdMatching(matches);
+  const signer = createSigner({
+    url: `${first.url}/api/github/webhooks`,
+    secret: SECRET,
+    owner: "octo-org",
+    repo: "calc",
+    cloneUrl: w.repo.cloneUrl,
+    github: w.github,
+  });
+  assert.equal((await signer.review(pull, review.id)).status, 200);
+  const held = await waitFor("the call to kill at", () => w.github.calls.find(matches), 60_000);
+  await kill(first);
+  await afterKill(release, held, pull, issue);
+  const restarted = await w.start("server");
+  await jobsDone(restarted, 2);
+  return { issue, pull, comments, restarted };
+}
+
+/** Each review comment has exactly one reply from the app, with its answer; the run commented once. */
+function answeredOnce(w: World, issue: number, pull: number, comments: ReviewComments): void {
+  assert.equal(pipelineRuns(w), 2, "the label's run and the review's: the review's did not run again");
+  const replies = [...w.repo.pullsState.reviewComments.values()].filter((c) => c.user.type === "Bot");
+  for (const c of comments) {
+    const mine = replies.filter((r) => r.inReplyTo === c.id);
+    assert.equal(mine.length, 1, `one reply to ${c.body}: ${mine.map((r) => r.body).join(" | ")}`);
+    assert.match(mine[0]!.body, new RegExp(`Answer to ${c.id}\\.`));
+  }
+  const runComments = w.github
+    .commentsOn("octo-org", "calc", pull)
+    .filter((c) => c.user.type === "Bot" && /Run 2 replaced this branch's commit/.test(c.body));
+  assert.equal(runComments.length, 1, "the run's comment on the pull request was posted once");
+  assert.match(statusComment(w, issue)!.body, new RegExp(`Updated draft pull request #${pull}`));
+}
+
 test("killed between the review replies: the resumed job sends the replies not sent, none twice, and no second comment", async () => {
   const w = await startWorld();
   gitBacked(w);
   try {
-    const [issue] = w.addIssues(1) as [number];
-    const first = await w.start("server");
-    assert.equal(await w.label(first.url!, issue, "first-run"), 200);
-    await jobsDone(first, 1);
-    const pull = [...w.repo.pulls.values()][0]!;
-    const { review, comments } = w.github.addReview("octo-org", "calc", pull.number, {
-      user: MAINTAINER,
-      state: "CHANGES_REQUESTED",
-      body: "Three things.",
-      comments: [
-        { path: "calc.py", line: 1, body: "First point." },
-        { path: "calc.py", line: 2, body: "Second point." },
-        { path: "calc.py", line: 5, body: "Third point." },
-      ],
-    });
-    const [, second] = comments as [(typeof comments)[0], (typeof comments)[0], (typeof comments)[0]];
-    const replyTo = (id: number) => (c: RecordedCall) =>
-      c.method === "POST" && c.path === `/repos/octo-org/calc/pulls/${pull.number}/comments/${id}/replies`;
-    const release = w.github.holdMatching(replyTo(second.id));
-    const signer = createSigner({
-      url: `${first.url}/api/github/webhooks`,
-      secret: SECRET,
-      owner: "octo-org",
-      repo: "calc",
-      cloneUrl: w.repo.cloneUrl,
-      github: w.github,
-    });
-    assert.equal((await signer.review(pull.number, review.id)).status, 200);
-    const held = await waitFor(
-      "the second reply to be sent",
-      () => w.github.calls.find(replyTo(second.id)),
-      60_000,
+    const replyTo = (pull: number, id: number) => (c: RecordedCall) =>
+      c.method === "POST" && c.path === `/repos/octo-org/calc/pulls/${pull}/comments/${id}/replies`;
+    const { issue, pull, comments, restarted } = await reviewRunKilled(
+      w,
+      (pull, comments) => replyTo(pull, comments[1]!.id),
+      async (release, held) => {
+        // The second reply reached GitHub after its sender died (no record of it); the third was never sent.
+        release();
+        await waitFor("the dead server's reply to be answered", () => held.status !== 0);
+      },
     );
-    await kill(first);
-    // The second reply reached GitHub after its sender died (no record of it); the third was never sent.
-    release();
-    await waitFor("the dead server's reply to be answered", () => held.status !== 0);
+    answeredOnce(w, issue, pull, comments);
+    await kill(restarted);
+  } finally {
+    await w.close();
+  }
+});
 
-    const restarted = await w.start("server");
-    await jobsDone(restarted, 2);
-    assert.equal(pipelineRuns(w), 2, "the label's run and the review's: the review's did not run again");
-    const replies = [...w.repo.pullsState.reviewComments.values()].filter((c) => c.user.type === "Bot");
-    for (const c of comments) {
-      const mine = replies.filter((r) => r.inReplyTo === c.id);
-      assert.equal(mine.length, 1, `one reply to ${c.body}: ${mine.map((r) => r.body).join(" | ")}`);
-      assert.match(mine[0]!.body, new RegExp(`Answer to ${c.id}\\.`));
-    }
-    const runComments = w.github
-      .commentsOn("octo-org", "calc", pull.number)
-      .filter((c) => c.user.type === "Bot" && /Run 2 replaced this branch's commit/.test(c.body));
-    assert.equal(runComments.length, 1, "the run's comment on the pull request was posted once");
-    assert.match(statusComment(w, issue)!.body, new RegExp(`Updated draft pull request #${pull.number}`));
+test("killed while commenting on the pull request: the resumed job comments once and sends every reply; a forged marker does not stop it", async () => {
+  const w = await startWorld();
+  gitBacked(w);
+  try {
+    const commentOn = (pull: number) => (c: RecordedCall) =>
+      c.method === "POST" && c.path === `/repos/octo-org/calc/issues/${pull}/comments`;
+    const { issue, pull, comments, restarted } = await reviewRunKilled(
+      w,
+      (pull) => commentOn(pull),
+      async (release, held, pull, issue) => {
+        // The comment never reached GitHub. Someone who saw the pushed branch writes the marker the
+        // app's comment would carry, hoping the resumed job takes it for its own and stays silent.
+        w.github.failMatching(commentOn(pull), { status: 502, message: "Bad Gateway" });
+        release();
+        await waitFor("the dead server's comment to be answered", () => held.status !== 0);
+        const commit = w.git.git(REPO, ["rev-parse", `auto-fix/issue-${issue}`]).trim();
+        w.github.addComment("octo-org", "calc", pull, `<!-- auto-fix:run-comment ${commit} -->\nlgtm`, {
+          login: "drive-by",
+          type: "User",
+        });
+      },
+    );
+    answeredOnce(w, issue, pull, comments);
     await kill(restarted);
   } finally {
     await w.close();
