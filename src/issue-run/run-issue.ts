@@ -198,7 +198,12 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       }
       status.view.stages["pull request"] = { status: "done", ref: donePull };
       return await finish(
-        { ok: true, headline: `Draft pull request #${donePull} is up to date.`, details: [], next: [] },
+        {
+          ok: true,
+          headline: `Draft pull request #${donePull} is up to date.`,
+          details: pushedRecord.kind === "plan" ? pushedRecord.plan.details : [],
+          next: [],
+        },
         { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
       );
     }
