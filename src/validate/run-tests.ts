@@ -180,7 +180,7 @@ export async function runTestSuite(
   opts: {
     pristine?: string;
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
-    targeted?: { argv: string[]; display: string; fileMarker?: string };
+    targeted?: { argv: string[]; display: string; fileMarker?: string; onlyFiles?: string[] };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
   } = {},
@@ -229,6 +229,13 @@ export async function runTestSuite(
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }
+  if (parsed && opts.targeted?.onlyFiles) {
+    const dropped = onlyFilesTests(parsed.tests, opts.targeted.onlyFiles, workdir);
+    if (dropped > 0)
+      reportNotes.push(
+        `${dropped} test${dropped === 1 ? "" : "s"} of files not selected also ran (the runner's file filters match parts of paths); not counted`,
+      );
+  }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
   return {
@@ -243,6 +250,25 @@ export async function runTestSuite(
     restored,
     notes: reportNotes,
   };
+}
+
+/**
+ * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside
+ * it): returns how many were dropped.
+ */
+function onlyFilesTests(tests: Map<string, TestOutcome>, only: readonly string[], workdir: string): number {
+  const keep = new Set(only.map((f) => f.replace(/^\.\//, "")));
+  const files = relativeFiles(
+    new Map([...tests.keys()].map((id) => [id, [id.split(" > ")[0] ?? ""]])),
+    workdir,
+  );
+  let dropped = 0;
+  for (const [id, [file]] of files) {
+    if (keep.has((file ?? "").replace(/^\.\//, ""))) continue;
+    tests.delete(id);
+    dropped++;
+  }
+  return dropped;
 }
 
 /** A protected path that names one file (not a glob): the files the test command names. */

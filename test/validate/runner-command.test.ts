@@ -145,9 +145,10 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "vitest",
     "run",
     "--reporter=verbose",
-    "--",
     "a.test.ts",
   ]);
+  // vitest ignores the files after a `--` of its own (it would run the whole suite): none is added.
+  assert.deepEqual(runs("npx vitest run", "vitest", ["-x.test.ts"]).slice(3), ["--reporter=verbose", "./-x.test.ts"]);
   const mocha = perFile("npm run test -- --silent", "mocha", ["test/a.js"]);
   assert.match(mocha.argv[2]!, /npm run test -- --silent "\$t"/);
   assert.deepEqual(mocha.argv.slice(4), ["test/a.js"]);

@@ -14,6 +14,12 @@ export interface TargetedCommand {
   fileMarker?: string;
   /** How the report shows it (the tests quoted). */
   display: string;
+  /**
+   * The only files whose tests count, when the runner may run more than it was given: vitest takes its
+   * files as filters that match any test file whose path holds them (`test/a.test.js` also runs
+   * `lib/test/a.test.js` and `test/a.test.jsx`).
+   */
+  onlyFiles?: string[];
 }
 
 /** Why a test command cannot be narrowed (validation then runs the whole suite and says so). */
@@ -164,12 +170,14 @@ function plan(
       const paths = targets.map(asPathArg);
       // jest and vitest list every test (under its file) only in their verbose reporters: without it, jest
       // names only failures and vitest folds a passing file into one line, and a test that passed
-      // before would have nothing to be compared with.
+      // before would have nothing to be compared with. vitest takes its files as filters before any
+      // `--` (after it they are ignored, and the whole suite runs); `./-x` keeps a path from reading as
+      // an option.
       const flag =
         runner === "jest"
           ? [...(words.includes("--verbose") ? [] : ["--verbose"]), "--runTestsByPath"]
           : runner === "vitest"
-            ? ["--reporter=verbose", "--"]
+            ? ["--reporter=verbose"]
             : [];
       if (viaScript) return { words, args: [...(words.includes("--") ? [] : ["--"]), ...flag, ...paths] };
       if (!words.some((w) => w === runner || w.endsWith(`/${runner}`)))
@@ -278,6 +286,7 @@ export function targetedCommand(
     };
   }
   return {
+    ...(runner === "vitest" ? { onlyFiles: [...targets] } : {}),
     argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "auto-fix-tests", ...p.args],
     display: [...p.words, ...p.args.map((a) => (targets.includes(a) ? quoted[targets.indexOf(a)]! : a))].join(
       " ",

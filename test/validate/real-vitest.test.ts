@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import type { TreeStates } from "../../src/validate/index.ts";
+import { jsShop } from "./support/js-shop.ts";
+import { prepareJob, ranIds, runs, selected, validateEdit } from "./support/targeted-repo.ts";
+
+// The real vitest (auto-fix's development dependency, copied into the repository's node_modules as
+// `npm ci` would have installed it), run in the real sandbox.
+
+let sandbox: SandboxPort;
+const jobs: TreeStates[] = [];
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+});
+after(async () => {
+  for (const s of jobs) await s.dispose();
+});
+
+test("vitest: the selection runs exactly its files, per-test ids name them, fixes and regressions are told apart", async () => {
+  const repo = jsShop("vitest", {
+    ".github/auto-fix.yml": "test: npx vitest run\n",
+    // A test file whose path holds a selected file's path: vitest's file filters match substrings.
+    "vendor/test/title.test.js":
+      'import { it } from "vitest";\nimport assert from "node:assert";\nit("elsewhere", () => assert.ok(true));\n',
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.validation.runner, "vitest");
+
+  // The fix: slug's own test and the test that uses slug through a helper; not sum's.
+  const fix = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.deepEqual(selected(fix), {
+    "test/slug.test.js": ["imports a changed module", "named after a changed module"],
+    "test/title.test.js": ["imports a changed module"],
+  });
+  assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
+  assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
+  assert.deepEqual(runs(fix), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
+  // The last batch (the helper's user) ran that file alone: not the whole suite, not another file whose
+  // path holds its path.
+  assert.match(
+    fix.run?.command ?? "",
+    /^npx vitest run --reporter=verbose test\/slug\.test\.js \+ npx vitest run --reporter=verbose test\/title\.test\.js$/,
+  );
+  // vitest's file filters match parts of paths: vendor/test/title.test.js ran too, and is not counted.
+  assert.deepEqual(fix.run?.notes, [
+    "1 test of files not selected also ran (the runner's file filters match parts of paths); not counted",
+  ]);
+  assert.deepEqual(ranIds(fix), [
+    "test/slug.test.js > slug > many words",
+    "test/slug.test.js > slug > one space",
+    "test/title.test.js > title > trims",
+  ]);
+
+  // The unpatched whole suite ran once the related tests passed (the suite fits the budget).
+  const whole = job.states.tests.fullResult;
+  assert.ok(whole, "the unpatched whole suite ran");
+  assert.equal(whole.command, "npx vitest run");
+  // vitest's default reporter lists the tests of a failing file and folds a passing file into one line.
+  assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
+    "test/slug.test.js > slug > one space": "passed",
+    "test/slug.test.js > slug > many words": "failed",
+  });
+
+  // A regression through the helper: title's test is selected (it imports slug through make.js).
+  const broken = await validateEdit(sandbox, job, { "src/slug.js": ["s.toLowerCase()", "s"] });
+  assert.deepEqual(selected(broken), {
+    "test/slug.test.js": [
+      "failed before the patch",
+      "imports a changed module",
+      "named after a changed module",
+    ],
+    "test/title.test.js": ["imports a changed module"],
+  });
+  assert.equal(broken.result.status, "regressions");
+  assert.deepEqual(broken.result.regressions, ["test/slug.test.js > slug > one space"]);
+  assert.match(broken.run?.command ?? "", /^npx vitest run --reporter=verbose test\/slug\.test\.js$/);
+  assert.deepEqual(ranIds(broken), [
+    "test/slug.test.js > slug > many words",
+    "test/slug.test.js > slug > one space",
+  ]);
+  const details = Object.fromEntries((broken.result.tests?.selected ?? []).map((t) => [t.target, t.detail]));
+  assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
+});
