@@ -14,7 +14,7 @@ const SRC = join(ROOT, "src");
 type Arrows = Map<string, Set<string>>;
 
 /** The ```arrows block of the architecture page: `room -> other other`. */
-export function parseArrows(markdown: string): Arrows {
+function parseArrows(markdown: string): Arrows {
   const block = /```arrows\n([\s\S]*?)```/.exec(markdown);
   if (!block?.[1]) throw new Error("docs/architecture.md has no ```arrows block");
   const arrows: Arrows = new Map();
@@ -30,7 +30,7 @@ export function parseArrows(markdown: string): Arrows {
 }
 
 /** Module specifiers of static imports, re-exports and literal dynamic imports (comments removed). */
-export function importSpecifiers(source: string): string[] {
+function importSpecifiers(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const out: string[] = [];
   const patterns = [
@@ -55,7 +55,7 @@ function sourceFiles(dir: string): string[] {
 const roomOf = (file: string): string => relative(SRC, file).split(sep)[0] ?? "";
 
 /** Every import from one room into another that the arrows do not allow, as "file -> target". */
-export function violations(files: Map<string, string>, arrows: Arrows): string[] {
+function violations(files: Map<string, string>, arrows: Arrows): string[] {
   const bad: string[] = [];
   for (const [file, source] of files) {
     const from = roomOf(file);
@@ -72,7 +72,7 @@ export function violations(files: Map<string, string>, arrows: Arrows): string[]
 }
 
 /** A cycle among the allowed arrows (as a list of rooms), or null. */
-export function findCycle(arrows: Arrows): string[] | null {
+function findCycle(arrows: Arrows): string[] | null {
   const state = new Map<string, "open" | "done">();
   const path: string[] = [];
   const visit = (room: string): string[] | null => {

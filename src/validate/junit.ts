@@ -70,6 +70,9 @@ export function parseJUnitXml(
   xml: string,
   into: Map<string, TestOutcome> = new Map(),
   files: Map<string, string[]> = new Map(),
+  /** A test case's id from its attributes (default `classname.name`). */
+  idOf: (classname: string, name: string, file: string) => string = (c, n) =>
+    [c, n].filter(Boolean).join("."),
 ): ParsedTests {
   const { text, note } = capHead(xml, MAX_JUNIT_CHARS, "The JUnit report");
   const OPEN = "<testcase";
@@ -106,7 +109,8 @@ export function parseJUnitXml(
         resume = end === nextClose ? nextClose + CLOSE.length : end;
       }
     }
-    const id = [attribute(attrs, "classname"), attribute(attrs, "name")].filter(Boolean).join(".");
+    const file = attribute(attrs, "file");
+    const id = idOf(attribute(attrs, "classname"), attribute(attrs, "name"), file);
     const outcome: TestOutcome =
       hasElement(body, "failure") || hasElement(body, "error")
         ? "failed"
@@ -115,7 +119,6 @@ export function parseJUnitXml(
           : "passed";
     if (id !== "") {
       put(into, id, outcome);
-      const file = attribute(attrs, "file");
       if (file !== "") putFile(files, id, file);
     }
     i = text.indexOf(OPEN, resume);

@@ -180,7 +180,13 @@ export async function runTestSuite(
   opts: {
     pristine?: string;
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
-    targeted?: { argv: string[]; display: string; fileMarker?: string; onlyFiles?: string[] };
+    targeted?: {
+      argv: string[];
+      display: string;
+      fileMarker?: string;
+      onlyFiles?: string[];
+      report?: string;
+    };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
   } = {},
@@ -224,16 +230,24 @@ export async function runTestSuite(
     if (tests.size > 0) parsed = { parser: "junit-xml", tests };
   }
   let files = parsed ? reportFiles : undefined;
+  if (!parsed && opts.targeted?.report) {
+    const own = readOwnReport(tree, opts.targeted.report, workdir);
+    if (own.note) reportNotes.push(own.note);
+    if (own.parsed) {
+      parsed = own.parsed;
+      files = own.parsed.files;
+    }
+  }
   if (!parsed) {
     parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr, opts.targeted?.fileMarker);
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }
   if (parsed && opts.targeted?.onlyFiles) {
-    const dropped = onlyFilesTests(parsed.tests, opts.targeted.onlyFiles, workdir);
+    const dropped = onlyFilesTests(parsed.tests, opts.targeted.onlyFiles, workdir, files);
     if (dropped > 0)
       reportNotes.push(
-        `${dropped} test${dropped === 1 ? "" : "s"} of files not selected also ran (the runner's file filters match parts of paths); not counted`,
+        `${dropped} test${dropped === 1 ? "" : "s"} of files not selected also ran (the runner's file filters or its configuration added them); not counted`,
       );
   }
   const count = (o: TestOutcome): number =>
@@ -253,10 +267,38 @@ export async function runTestSuite(
 }
 
 /**
+ * The JUnit report a targeted command wrote (mocha's xunit reporter), its ids `file > suite > name` with
+ * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
+ * the run wrote none (the runner stopped before its end): the output is read instead.
+ */
+function readOwnReport(tree: TreeFs, rel: string, workdir: string): { parsed?: ParsedTests; note?: string } {
+  let text: string;
+  try {
+    const bytes = tree.readIfExists(rel, { maxBytes: MAX_REPORT_BYTES });
+    if (bytes === null) return {};
+    text = bytes.toString("utf8");
+    tree.remove(rel);
+  } catch (err) {
+    if (!(err instanceof TreeFsError)) throw err;
+    return { note: `test report ${rel} not read: ${err.message}` };
+  }
+  const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
+  const idOf = (classname: string, name: string, file: string): string =>
+    [file === "" ? "" : relFile(file), classname, name].filter(Boolean).join(" > ");
+  const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
+  return parsed.tests.size > 0 ? { parsed: { ...parsed, parser: "mocha-xunit" } } : {};
+}
+
+/**
  * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside
  * it): returns how many were dropped.
  */
-function onlyFilesTests(tests: Map<string, TestOutcome>, only: readonly string[], workdir: string): number {
+function onlyFilesTests(
+  tests: Map<string, TestOutcome>,
+  only: readonly string[],
+  workdir: string,
+  named?: Map<string, string[]>,
+): number {
   const keep = new Set(only.map((f) => f.replace(/^\.\//, "")));
   const files = relativeFiles(
     new Map([...tests.keys()].map((id) => [id, [id.split(" > ")[0] ?? ""]])),
@@ -266,6 +308,7 @@ function onlyFilesTests(tests: Map<string, TestOutcome>, only: readonly string[]
   for (const [id, [file]] of files) {
     if (keep.has((file ?? "").replace(/^\.\//, ""))) continue;
     tests.delete(id);
+    named?.delete(id);
     dropped++;
   }
   return dropped;

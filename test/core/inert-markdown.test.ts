@@ -4,7 +4,7 @@ import { codeFence, inertText, inlineCode, plainInert } from "../../src/core/ine
 import { liveEffects, renderGfm } from "../support/github-markdown.ts";
 
 /** What a hostile reviewer, issue author or repository might write. */
-export const HOSTILE = [
+const HOSTILE = [
   "Closes #7",
   "fixes octo-org/calc#3, resolves GH-12 and closes https://github.com/octo-org/calc/issues/9",
   "cc @mona and @octo-org/admins",

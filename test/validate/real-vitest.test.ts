@@ -47,7 +47,7 @@ test("vitest: the selection runs exactly its files, per-test ids name them, fixe
   );
   // vitest's file filters match parts of paths: vendor/test/title.test.js ran too, and is not counted.
   assert.deepEqual(fix.run?.notes, [
-    "1 test of files not selected also ran (the runner's file filters match parts of paths); not counted",
+    "1 test of files not selected also ran (the runner's file filters or its configuration added them); not counted",
   ]);
   assert.deepEqual(ranIds(fix), [
     "test/slug.test.js > slug > many words",
@@ -84,4 +84,22 @@ test("vitest: the selection runs exactly its files, per-test ids name them, fixe
   ]);
   const details = Object.fromEntries((broken.result.tests?.selected ?? []).map((t) => [t.target, t.detail]));
   assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
+});
+
+test("vitest: a regression only a helper's user shows is caught in that file", async () => {
+  const repo = jsShop("vitest", {
+    ".github/auto-fix.yml": "test: npx vitest run\nvalidation:\n  budget: 0\n",
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  // Only an input like title's (starting with X) is broken: slug's own tests still pass.
+  const v = await validateEdit(sandbox, job, {
+    "src/slug.js": ["(s) => s.toLowerCase()", '(s) => (s.startsWith("X") ? s : s.toLowerCase())'],
+  });
+  assert.equal(v.result.status, "regressions");
+  assert.deepEqual(v.result.regressions, ["test/title.test.js > title > trims"]);
+  assert.deepEqual(runs(v), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
+  assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
+    "imports a changed module",
+  ]);
 });

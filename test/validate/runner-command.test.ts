@@ -148,11 +148,28 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "a.test.ts",
   ]);
   // vitest ignores the files after a `--` of its own (it would run the whole suite): none is added.
-  assert.deepEqual(runs("npx vitest run", "vitest", ["-x.test.ts"]).slice(3), ["--reporter=verbose", "./-x.test.ts"]);
-  const mocha = perFile("npm run test -- --silent", "mocha", ["test/a.js"]);
-  assert.match(mocha.argv[2]!, /npm run test -- --silent "\$t"/);
-  assert.deepEqual(mocha.argv.slice(4), ["test/a.js"]);
-  assert.equal(perFile("npm test", "mocha", ["t.js"]).argv[2]!.includes('npm test -- "$t"'), true);
+  assert.deepEqual(runs("npx vitest run", "vitest", ["-x.test.ts"]).slice(3), [
+    "--reporter=verbose",
+    "./-x.test.ts",
+  ]);
+  // mocha: one process whose xunit reporter writes a fresh report naming each test's file; only the
+  // selected files' tests count (its configuration may add others).
+  const mocha = targetedCommand(cfg("npm run test -- --silent", "mocha"), ["test/a.js", "-b.js"]);
+  assert.ok("argv" in mocha);
+  assert.match(mocha.report ?? "", /^\.auto-fix-mocha-[0-9a-f]{18}\.xml$/);
+  assert.deepEqual(mocha.argv.slice(0, 3), [
+    "/bin/sh",
+    "-c",
+    `npm run test -- --silent --reporter xunit --reporter-option output=${mocha.report} "$@"`,
+  ]);
+  assert.deepEqual(mocha.argv.slice(4), ["test/a.js", "./-b.js"]);
+  assert.deepEqual(mocha.onlyFiles, ["test/a.js", "-b.js"]);
+  const viaNpm = targetedCommand(cfg("npm test", "mocha"), ["t.js"]);
+  assert.ok("argv" in viaNpm);
+  assert.equal(viaNpm.argv[2], `npm test -- --reporter xunit --reporter-option output=${viaNpm.report} "$@"`);
+  const again = targetedCommand(cfg("npm test", "mocha"), ["t.js"]);
+  assert.ok("argv" in again);
+  assert.notEqual(again.report, viaNpm.report);
   assert.deepEqual(runs("mvn -B -o test -Dtest=Old", "maven", ["a.BTest", "a.CTest"]), [
     "mvn",
     "-B",

@@ -20,6 +20,11 @@ export interface TargetedCommand {
    * `lib/test/a.test.js` and `test/a.test.jsx`).
    */
   onlyFiles?: string[];
+  /**
+   * A JUnit report the command writes (relative to the work tree; a fresh name per run), read for the
+   * tests and their files instead of the output: mocha's own reporters do not name a test's file.
+   */
+  report?: string;
 }
 
 /** Why a test command cannot be narrowed (validation then runs the whole suite and says so). */
@@ -265,7 +270,24 @@ export function targetedCommand(
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
     };
   }
-  if ((runner === "node-test" || runner === "mocha") && config.test.reports.length === 0) {
+  if (runner === "mocha" && config.test.reports.length === 0) {
+    // One process, its xunit reporter writing a report that names each test's file: mocha adds the
+    // files its configuration names (`spec` in .mocharc) to those it is given, so a process per file
+    // would run them too and credit their tests to the file it was given. Tests of files that were not
+    // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
+    const report = `.auto-fix-mocha-${randomBytes(9).toString("hex")}.xml`;
+    const flags = ["--reporter", "xunit", "--reporter-option", `output=${report}`];
+    const paths = targets.map(asPathArg);
+    const fixed = p.args.filter((a) => !paths.includes(a));
+    const words = [...p.words, ...fixed, ...flags];
+    return {
+      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "auto-fix-tests", ...paths],
+      report,
+      onlyFiles: [...targets],
+      display: [...words, ...quoted].join(" "),
+    };
+  }
+  if (runner === "node-test" && config.test.reports.length === 0) {
     // One process per file, each announced by a marker line: node's and mocha's reporters do not name
     // the file of a test, and a failure must be told apart per file (see parsePerFile). Not when the
     // command writes JUnit reports, which name it, to one place that each process would overwrite.

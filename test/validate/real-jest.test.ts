@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import type { TreeStates } from "../../src/validate/index.ts";
+import { jsShop } from "./support/js-shop.ts";
+import { prepareJob, ranIds, runs, selected, validateEdit } from "./support/targeted-repo.ts";
+
+// The real jest (auto-fix's development dependency, copied into the repository's node_modules as
+// `npm ci` would have installed it), run through the repository's `npm test` in the real sandbox.
+
+let sandbox: SandboxPort;
+const jobs: TreeStates[] = [];
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+});
+after(async () => {
+  for (const s of jobs) await s.dispose();
+});
+
+test("jest: the selection runs by path, per-test ids name their file, fixes and regressions are told apart", async () => {
+  const repo = jsShop("jest", {
+    "package.json": JSON.stringify({ name: "shop", private: true, scripts: { test: "jest --ci" } }),
+    ".github/auto-fix.yml": "test: npm test\n",
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.validation.runner, "jest");
+
+  // The fix: slug's own test and the test that uses slug through a helper; not sum's.
+  const fix = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.deepEqual(selected(fix), {
+    "test/slug.test.js": ["imports a changed module", "named after a changed module"],
+    "test/title.test.js": ["imports a changed module"],
+  });
+  assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
+  assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
+  assert.deepEqual(runs(fix), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
+  assert.equal(
+    fix.run?.command,
+    "npm test -- --verbose --runTestsByPath test/slug.test.js + npm test -- --verbose --runTestsByPath test/title.test.js",
+  );
+  assert.deepEqual(ranIds(fix), [
+    "test/slug.test.js > slug > many words",
+    "test/slug.test.js > slug > one space",
+    "test/title.test.js > title > trims",
+  ]);
+
+  // The unpatched whole suite ran once the related tests passed: without --verbose jest names only the
+  // failures of several files, so it cannot stand in for a passing test.
+  const whole = job.states.tests.fullResult;
+  assert.ok(whole, "the unpatched whole suite ran");
+  assert.equal(whole.command, "npm test");
+  assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
+    "test/slug.test.js > slug > many words": "failed",
+  });
+
+  // A regression: slug's test failed before the patch and is selected as such too.
+  const broken = await validateEdit(sandbox, job, { "src/slug.js": ["s.toLowerCase()", "s"] });
+  assert.deepEqual(selected(broken), {
+    "test/slug.test.js": [
+      "failed before the patch",
+      "imports a changed module",
+      "named after a changed module",
+    ],
+    "test/title.test.js": ["imports a changed module"],
+  });
+  assert.equal(broken.result.status, "regressions");
+  assert.deepEqual(broken.result.regressions, ["test/slug.test.js > slug > one space"]);
+  assert.equal(broken.run?.command, "npm test -- --verbose --runTestsByPath test/slug.test.js");
+  assert.deepEqual(runs(broken), { "test/slug.test.js": "ran", "test/title.test.js": "after-regression" });
+  const details = Object.fromEntries((broken.result.tests?.selected ?? []).map((t) => [t.target, t.detail]));
+  assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
+});
+
+test("jest: a regression only a helper's user shows is caught in that file", async () => {
+  const repo = jsShop("jest", {
+    "package.json": JSON.stringify({ name: "shop", private: true, scripts: { test: "jest --ci" } }),
+    ".github/auto-fix.yml": "test: npm test\nvalidation:\n  budget: 0\n",
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  // Only an input like title's (starting with X) is broken: slug's own tests still pass.
+  const v = await validateEdit(sandbox, job, {
+    "src/slug.js": ["(s) => s.toLowerCase()", '(s) => (s.startsWith("X") ? s : s.toLowerCase())'],
+  });
+  assert.equal(v.result.status, "regressions");
+  assert.deepEqual(v.result.regressions, ["test/title.test.js > title > trims"]);
+  assert.deepEqual(runs(v), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
+  assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
+    "imports a changed module",
+  ]);
+});
