@@ -1,4 +1,5 @@
 import type { TestRun } from "./run-tests.ts";
+import type { TestOutcome } from "./parsers.ts";
 
 export type ValidationStatus =
   /** The suite passes after the patch (and nothing that passed before fails). */
@@ -123,17 +124,21 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       summary: `the test command \`${after.command}\` ran no tests after the patch: the patch was not validated by the repository's tests`,
     };
   }
-  if (before.tests && after.tests) {
+  // A failing run after the patch whose output names no test at all (the runner stopped before its
+  // tests: a test file no longer loads) is compared as a run of none: every test that passed before
+  // no longer runs.
+  const afterTests = after.tests ?? (before.tests && !green(after) ? new Map<string, TestOutcome>() : null);
+  if (before.tests && afterTests) {
     const regressions: string[] = [];
     const fixed: string[] = [];
     for (const [id, outcome] of before.tests) {
-      const now = after.tests.get(id);
+      const now = afterTests.get(id);
       if (outcome === "passed" && now === "failed") regressions.push(id);
       else if (outcome === "passed" && now === undefined && !green(after))
         regressions.push(`${id} (no longer runs)`);
       if (outcome === "failed" && now === "passed") fixed.push(id);
     }
-    const newFailures = [...after.tests]
+    const newFailures = [...afterTests]
       .filter(([id, o]) => o === "failed" && !before.tests!.has(id))
       .map(([id]) => id);
     regressions.push(...newFailures.filter((id) => id.endsWith("<collection>") || id.endsWith("<package>")));

@@ -275,7 +275,8 @@ function readOwnReport(tree: TreeFs, rel: string, workdir: string): { parsed?: P
   let text: string;
   try {
     const bytes = tree.readIfExists(rel, { maxBytes: MAX_REPORT_BYTES });
-    if (bytes === null) return {};
+    if (bytes === null)
+      return { note: `the runner wrote no report (${rel}): it stopped before its tests ran` };
     text = bytes.toString("utf8");
     tree.remove(rel);
   } catch (err) {

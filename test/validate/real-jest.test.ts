@@ -74,7 +74,7 @@ test("jest: the selection runs by path, per-test ids name their file, fixes and 
   assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
 });
 
-test("jest: a regression only a helper's user shows is caught in that file", async () => {
+test("jest: a regression only a helper's user shows is caught in that file; test files that no longer load are regressions", async () => {
   const repo = jsShop("jest", {
     "package.json": JSON.stringify({ name: "shop", private: true, scripts: { test: "jest --ci" } }),
     ".github/auto-fix.yml": "test: npm test\nvalidation:\n  budget: 0\n",
@@ -91,4 +91,11 @@ test("jest: a regression only a helper's user shows is caught in that file", asy
   assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
     "imports a changed module",
   ]);
+  // A patch after which the test files no longer load: the runner stops before its tests, and the tests
+  // that passed before are regressions, not "no regressions".
+  const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
+  assert.equal(unloadable.result.status, "regressions");
+  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
+  // jest names the file that failed to load.
+  assert.deepEqual(ranIds(unloadable), ["test/slug.test.js > Test suite failed to run"]);
 });

@@ -87,7 +87,7 @@ test("mocha: the selection runs exactly its files though .mocharc names the whol
   assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
 });
 
-test("mocha: a regression only a helper's user shows is caught in that file", async () => {
+test("mocha: a regression only a helper's user shows is caught in that file; test files that no longer load are regressions", async () => {
   const repo = jsShop("mocha", {
     "package.json": JSON.stringify({ name: "shop", private: true, scripts: { test: "mocha" } }),
     ".mocharc.json": JSON.stringify({ spec: ["test/**/*.test.js"] }),
@@ -105,4 +105,14 @@ test("mocha: a regression only a helper's user shows is caught in that file", as
   assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
     "imports a changed module",
   ]);
+  // A patch after which the test files no longer load: the runner stops before its tests, and the tests
+  // that passed before are regressions, not "no regressions".
+  const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
+  assert.equal(unloadable.result.status, "regressions");
+  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
+  // mocha stopped before its tests: it wrote no report, and its output names no test.
+  assert.match(
+    unloadable.run?.notes?.[0] ?? "",
+    /^the runner wrote no report \(\.auto-fix-mocha-[0-9a-f]{18}\.xml\): it stopped before its tests ran$/,
+  );
 });

@@ -86,7 +86,7 @@ test("vitest: the selection runs exactly its files, per-test ids name them, fixe
   assert.equal(details["test/slug.test.js"], "failed: test/slug.test.js > slug > many words; src/slug.js");
 });
 
-test("vitest: a regression only a helper's user shows is caught in that file", async () => {
+test("vitest: a regression only a helper's user shows is caught in that file; test files that no longer load are regressions", async () => {
   const repo = jsShop("vitest", {
     ".github/auto-fix.yml": "test: npx vitest run\nvalidation:\n  budget: 0\n",
   });
@@ -102,4 +102,9 @@ test("vitest: a regression only a helper's user shows is caught in that file", a
   assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
     "imports a changed module",
   ]);
+  // A patch after which the test files no longer load: the runner stops before its tests, and the tests
+  // that passed before are regressions, not "no regressions".
+  const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
+  assert.equal(unloadable.result.status, "regressions");
+  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
 });

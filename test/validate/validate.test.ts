@@ -217,4 +217,18 @@ test("only tests that failed and now pass show a fix; a suite green before and a
   );
   assert.equal(broke.status, "regressions");
   assert.equal(showsFix(broke), false, "a regression outweighs a fixed test");
+  // The same command after the patch fails and names no test (a test file no longer loads, the runner
+  // stops before its tests): the tests that passed before no longer run. Red before (the bug's test)
+  // does not excuse it.
+  const unloadable = compareRuns(
+    perTest(1, [
+      ["t.ok", "passed"],
+      ["t.bug", "failed"],
+    ]),
+    { ...exitOnly(1), command: "pytest" },
+  );
+  assert.equal(unloadable.status, "regressions");
+  assert.deepEqual(unloadable.regressions, ["t.ok (no longer runs)"]);
+  // A green run that names nothing is not called a regression (nothing shows a test failing).
+  assert.equal(compareRuns(perTest(1, [["t.ok", "passed"]]), exitOnly(0)).status, "passed");
 });
