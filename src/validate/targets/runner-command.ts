@@ -14,6 +14,11 @@ export interface TargetedCommand {
   fileMarker?: string;
   /** How the report shows it (the tests quoted). */
   display: string;
+  /**
+   * The targets run one after the other in the order given, each in its own process: in the output of
+   * a run stopped part-way, a target is finished once a later one has started (see `splitStopped`).
+   */
+  sequential?: true;
 }
 
 /** Why a test command cannot be narrowed (validation then runs the whole suite and says so). */
@@ -255,6 +260,7 @@ export function targetedCommand(
         ...p.args,
       ],
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+      sequential: true,
     };
   }
   if ((runner === "node-test" || runner === "mocha") && config.test.reports.length === 0) {
@@ -275,6 +281,7 @@ export function targetedCommand(
       ],
       fileMarker,
       display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
+      sequential: true,
     };
   }
   return {
