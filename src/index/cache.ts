@@ -11,8 +11,8 @@ import type { FileRecord } from "./types.ts";
 /** Manifests kept (one per repository root); the oldest beyond this are deleted. */
 export const MAX_MANIFESTS = 64;
 
-/** Bumped whenever the extractor's output changes shape or meaning. */
-const EXTRACTOR_VERSION = 4;
+/** Bumped whenever the extractor's output or the object store's table changes shape or meaning. */
+const EXTRACTOR_VERSION = 5;
 
 /** The cache folder: AUTO_FIX_CACHE_DIR, else $XDG_CACHE_HOME/auto-fix, else ~/.cache/auto-fix. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Query, type Node } from "web-tree-sitter";
+import { Query, type Node, type Tree } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
 import { definitionMatches, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
 import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
@@ -60,34 +60,56 @@ const BASE_CONTAINERS = new Set([
 
 interface Def {
   node: Node;
-  /** The node's type and end (read once: each read crosses into WASM). */
+  /**
+   * The node's type and end (read once: each read crosses into WASM). Python's type is known from the
+   * capture (its patterns are one per node type), so it is not read at all.
+   */
   type: string;
   endIndex: number;
   kind: SymbolKind;
   name: string;
   value: Node | null;
   receiver: Node | null;
+  /** The row (0-based) of the token that ends the header (Python's `:`), when the query captured it. */
+  headerRow: number;
   bases: string[];
   attrs: [number, number][];
   parent: Def | null;
   qualName: string;
 }
 
+/** Python's definition node type of each capture name (python.scm has one pattern per type). */
+const PYTHON_TYPE: Readonly<Record<string, string>> = {
+  class: "class_definition",
+  function: "function_definition",
+};
+
 /** Parses `text` and extracts its definitions. Never throws on bad syntax: broken regions are skipped. */
 export async function extractSymbols(lang: LanguageId, text: string): Promise<ExtractResult> {
   const plan = await planFor(lang);
   const tree = await parseSource(lang, text);
   try {
+    return symbolsOfTree(lang, plan, tree, text);
+  } finally {
+    tree.delete();
+  }
+}
+
+/** The definitions of a parsed tree (the caller owns and deletes the tree). */
+export function symbolsOfTree(lang: LanguageId, plan: MatchPlan, tree: Tree, text: string): ExtractResult {
+  {
     const root = tree.rootNode;
     const lines = new LineTable(text);
     const defs = new Map<number, Def>();
     const pending: { kind: "bases" | "attribute"; node: Node }[] = [];
+    const python = lang === "python";
     for (const match of definitionMatches(plan, tree, text)) {
       let defNode: Node | null = null;
       let kind: SymbolKind | null = null;
       let name: string | null = null;
       let value: Node | null = null;
       let receiver: Node | null = null;
+      let headerRow = -1;
       for (const cap of match.captures) {
         switch (cap.name) {
           case "class":
@@ -106,6 +128,10 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
           case "receiver":
             receiver = cap.node;
             break;
+          case "header-end":
+            // A one-character token: its start row is its row.
+            headerRow = cap.node.startPosition.row;
+            break;
           case "bases":
           case "attribute":
             pending.push({ kind: cap.name, node: cap.node });
@@ -115,12 +141,13 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
       if (defNode && kind && name && !defs.has(defNode.id)) {
         const d: Def = {
           node: defNode,
-          type: defNode.type,
+          type: python ? (PYTHON_TYPE[kind] ?? defNode.type) : defNode.type,
           endIndex: defNode.endIndex,
           kind,
           name,
           value,
           receiver,
+          headerRow,
           bases: [],
           attrs: [],
           parent: null,
@@ -163,10 +190,10 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
       const range: [number, number] = [p.node.startPosition.row + 1, lines.rowAt(it.e) + 1];
       if (!owner.attrs.some(([a, b]) => a === range[0] && b === range[1])) owner.attrs.push(range);
     }
-    const symbols = ordered.map((d) => toSymbol(d, lang, text, lines));
+    const symbols = python
+      ? pythonSymbols(ordered, text, lines)
+      : ordered.map((d) => toSymbol(d, lang, text, lines));
     return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
-  } finally {
-    tree.delete();
   }
 }
 
@@ -193,6 +220,52 @@ export function lastNameSegment(base: string): string {
 function decoratorText(n: Node): string {
   return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
 }
+
+/** `@` (a decorator's first character). */
+const AT = 64;
+
+/**
+ * Python's symbols, in document order. The same fields as toSymbol() gives, with fewer reads from the
+ * tree: a definition is read for its decorators only when an `@` stands between the previous
+ * definition's start and its own (a decorator is an expression statement's sibling, never inside
+ * another definition's header, so the one of a definition lies in that stretch); the header's end is
+ * the `:` the query captured.
+ */
+function pythonSymbols(ordered: readonly Def[], text: string, lines: LineTable): SymbolInfo[] {
+  const out: SymbolInfo[] = [];
+  let prevStart = 0;
+  for (const d of ordered) {
+    const start = d.node.startIndex;
+    let outer: Node = d.node;
+    const decorators: string[] = [];
+    if (hasCharBetween(text, AT, prevStart, start)) {
+      const par = d.node.parent;
+      if (par?.type === "decorated_definition") {
+        outer = par;
+        for (const c of par.namedChildren) if (c?.type === "decorator") decorators.push(decoratorText(c));
+      }
+    }
+    prevStart = start;
+    const first = outer.startPosition.row + 1;
+    // A decorated_definition ends where its definition does.
+    const end = lines.rowAt(d.endIndex) + 1;
+    const headerEnd =
+      d.headerRow >= 0 ? d.headerRow + 1 : headerEndOf(d.node, d.type, null, "python", end, lines);
+    ASYNC_AT.lastIndex = start;
+    const isAsync = ASYNC_AT.test(text);
+    out.push(finishSymbol(d, first, end, headerEnd, decorators, isAsync, false, null));
+  }
+  return out;
+}
+
+/** Whether `text` holds the character `code` in [from, to). */
+function hasCharBetween(text: string, code: number, from: number, to: number): boolean {
+  for (let i = to - 1; i >= from; i--) if (text.charCodeAt(i) === code) return true;
+  return false;
+}
+
+/** `async` at the start of a Python definition (sticky: tested at lastIndex). */
+const ASYNC_AT = /async\b/y;
 
 const JS_LIKE = new Set<LanguageId>(["javascript", "typescript", "tsx"]);
 
@@ -260,6 +333,20 @@ function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTable): Sym
   const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
   const headerEnd = headerEndOf(node, type, d.value, lang, end, lines);
   const protoOwner = type === "expression_statement" ? prototypeOwner(node) : null;
+  return finishSymbol(d, start, end, headerEnd, decorators, isAsync, exported, protoOwner);
+}
+
+/** The symbol of `d` from its rows and what toSymbol() or pythonSymbols() read of it. */
+function finishSymbol(
+  d: Def,
+  start: number,
+  end: number,
+  headerEnd: number,
+  decorators: string[],
+  isAsync: boolean,
+  exported: boolean,
+  protoOwner: string | null,
+): SymbolInfo {
   let className: string | null = null;
   let qualName = d.qualName;
   if (d.kind === "class") {
@@ -296,7 +383,7 @@ function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTable): Sym
     exported,
     attrs: d.attrs,
   };
-  if (d.kind === "class") sym.classKind = classKindOf(node, type);
+  if (d.kind === "class") sym.classKind = classKindOf(d.node, d.type);
   return sym;
 }
 

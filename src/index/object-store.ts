@@ -159,11 +159,16 @@ function openDatabase(path: string): DatabaseSync {
   mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path, { timeout: 10_000 });
   try {
+    // Rows average a few KiB (a file's symbols): on 16 KiB pages most fit in one, where 4 KiB pages
+    // spill them into overflow chains. Takes effect only when the file is created.
+    db.exec("PRAGMA page_size = 16384");
     db.exec("PRAGMA journal_mode = WAL");
     // A cache may lose its last writes on a power cut: no disk flush per commit.
     db.exec("PRAGMA synchronous = NORMAL");
+    // A rowid table with the hash as a unique key: a table clustered on the hash itself (WITHOUT ROWID)
+    // moves these large rows around its B-tree on every insert, which costs several times more.
     db.exec(
-      "CREATE TABLE IF NOT EXISTS objects (hash TEXT PRIMARY KEY, rows TEXT NOT NULL, errors INTEGER NOT NULL) WITHOUT ROWID",
+      "CREATE TABLE IF NOT EXISTS objects (hash TEXT NOT NULL UNIQUE, rows TEXT NOT NULL, errors INTEGER NOT NULL)",
     );
     // Reading the table proves the file is a database at all.
     db.prepare("SELECT count(*) FROM objects WHERE hash = ''").get();

@@ -4,10 +4,12 @@
 
 (class_definition
   name: (identifier) @name
-  superclasses: (argument_list)? @bases) @class
+  superclasses: (argument_list)? @bases
+  ":"? @header-end) @class
 
 (function_definition
-  name: (identifier) @name) @function
+  name: (identifier) @name
+  ":"? @header-end) @function
 
 ; Class attributes (`x = 1`, `y: int`) and the class docstring.
 (class_definition
