@@ -38,7 +38,7 @@ const OVERRUN = {
   "tests/test_b_slow.py":
     "import time\nimport unittest\nfrom lib.core import double\n\n\nclass T(unittest.TestCase):\n    def test_a_quick(self):\n        self.assertEqual(double(1), 2)\n\n    def test_b_sleeps(self):\n        time.sleep(120)\n        self.assertEqual(double(3), 6)\n",
   "tests/test_c.py": unittestCase("test_zero", "        self.assertEqual(double(0), 0)"),
-  ".github/auto-fix.yml": "validation:\n  related-budget: 4\n  budget: 0\n",
+  ".github/auto-fix.yml": "validation:\n  related-budget: 5\n  budget: 0\n",
 };
 
 test("a batch of untimed tests that overruns the budget is stopped at it: its tests are over the budget with why, and what the unpatched run finished is kept", async () => {
@@ -72,7 +72,7 @@ test("a batch of untimed tests that overruns the budget is stopped at it: its te
   assert.ok(ranIds(v).includes("tests.test_a.T.test_double"));
   assert.match(
     tests.notRun ?? "",
-    /^tests\.test_b_slow, tests\.test_c \(2 related tests, over the 4\.0 s budget for related tests: stopped at the budget after [\d.]+ s of the patched run; their run on the unpatched tree did not finish either\)$/,
+    /^tests\.test_b_slow, tests\.test_c \(2 related tests, over the 5\.0 s budget for related tests: stopped at the budget after [\d.]+ s of the patched run; their run on the unpatched tree did not finish either\)$/,
   );
   assert.match(
     testsRunLines(v.result).join("\n"),
@@ -87,7 +87,7 @@ test("a batch of untimed tests that overruns the budget is stopped at it: its te
     ["tests.test_b_slow", "tests.test_c"],
   );
   // test_b_slow took at least the budget: given up, not tried again; test_a needs no unpatched run.
-  assert.ok((store.times.atLeast("tests.test_b_slow") ?? 0) >= 4000);
+  assert.ok((store.times.atLeast("tests.test_b_slow") ?? 0) >= 5000);
   const again = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "x + x"] }, { parallel: true });
   assert.deepEqual(runs(again), {
     "tests.test_a": "ran",
@@ -126,7 +126,7 @@ const HANG = {
   "lib/core.py": "import time\n\n\ndef double(x):\n    return x * 2\n",
   "tests/__init__.py": "",
   "tests/test_core.py": unittestCase("test_double", "        self.assertEqual(double(2), 4)"),
-  ".github/auto-fix.yml": "validation:\n  related-budget: 4\n  budget: 0\n",
+  ".github/auto-fix.yml": "validation:\n  related-budget: 8\n  budget: 0\n",
 };
 const HANGING_PATCH: Record<string, [string, string]> = {
   "lib/core.py": ["    return x * 2", "    while x == 2:\n        time.sleep(1)\n    return x * 2"],
@@ -141,7 +141,7 @@ test("a patched hang on the first test: a regression when its hang limit comes b
   const unpatched = job.states.tests.times.measured("tests.test_core");
   assert.ok(unpatched !== undefined && unpatched < 2000, String(unpatched));
 
-  // Hang limit 4× that plus a 0.5 s grace: well before the 4 s budget (5 s for a first batch) ends.
+  // Hang limit 4× that plus a 0.5 s grace: well before the 8 s budget (10 s for a first batch) ends.
   const caught = await validateEdit(sandbox, job, HANGING_PATCH, { slowdownGraceMs: 500 });
   assert.equal(caught.result.status, "regressions");
   assert.deepEqual(caught.result.regressions, [
@@ -174,6 +174,7 @@ test("a first test whose unpatched run took longer than the budget does not run,
         "test_double",
         "        time.sleep(5)\n        self.assertEqual(double(2), 4)",
       ),
+      ".github/auto-fix.yml": "validation:\n  related-budget: 4\n  budget: 0\n",
     }),
   );
   jobs.push(job.states);
