@@ -268,6 +268,8 @@ function stoppedBatch(
   }
   const ran = [...finished, ...(partial && result?.regressions.some((r) => reached.has(r)) ? [partial] : [])];
   const left = targets.filter((t) => !ran.includes(t));
+  // A comparison of part of a target, with no regression in it, judges no target: it is not a result.
+  if (ran.length === 0) result = null;
   const unpatchedMs = unpatchedTime(store, left);
   const patchedMs = after?.exec.durationMs ?? 0;
   let reason: string;
@@ -281,9 +283,22 @@ function stoppedBatch(
     reason = `stopped at the budget after ${seconds(patchedMs)} of the patched run`;
     if (unpatchedMs !== null) {
       const ratio = patchedMs / Math.max(1, unpatchedMs);
+      // How far the patched run got: its results of these tests against the unpatched run's (which
+      // finished them all in unpatchedMs). Far behind is shown, never judged: a test's time is unknown.
+      const owned = (run: TestRun | null, id: string) => {
+        const o = left.includes(id) ? id : ownerOf(id, run?.files?.get(id));
+        return o !== null && left.includes(o);
+      };
+      const prior = store.view(left, ownerOf);
+      const had = prior?.tests ? [...prior.tests.keys()].filter((id) => owned(prior, id)).length : 0;
+      const got = after.tests ? [...after.tests.keys()].filter((id) => owned(after, id)).length : null;
+      const counted = had > 0 && got !== null;
+      if (counted) reason += `, with ${got} of the ${had} test results the unpatched run gave`;
       reason += `; the same tests took ${seconds(unpatchedMs)} before the patch`;
       if (ratio >= SLOWDOWN_FACTOR)
         reason += ` (${Math.floor(ratio)}× as long already: the patch may make them hang or run far slower)`;
+      else if (counted && ratio >= 1 && got * SLOWDOWN_FACTOR < had)
+        reason += " (far behind the unpatched run: the patch may make them hang or run far slower)";
     }
   }
   return {

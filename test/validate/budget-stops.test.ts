@@ -160,7 +160,7 @@ test("a patched hang on the first test: a regression when its hang limit comes b
   assert.ok(t.stoppedAfterMs !== undefined && t.stoppedAfterMs >= 4 * unpatched);
   assert.match(
     t.reason ?? "",
-    /^stopped at the budget after [\d.]+ s of the patched run; the same tests took [\d.]+ s before the patch \(\d+× as long already: the patch may make them hang or run far slower\)$/,
+    /^stopped at the budget after [\d.]+ s of the patched run(, with 0 of the 1 test results the unpatched run gave)?; the same tests took [\d.]+ s before the patch \(\d+× as long already: the patch may make them hang or run far slower\)$/,
   );
   assert.match(testsRunLines(stopped.result).join("\n"), /the patch may make them hang or run far slower/);
 });
@@ -255,4 +255,63 @@ test("tests that only failed before the patch get at most a quarter of the budge
   assert.ok(tight.filter((r) => r === "over-budget").length >= 3, tight.join(" "));
   // 60 s: a quarter (15 s) has room for all four.
   assert.deepEqual(await outcome(60), ["ran", "ran", "ran", "ran"]);
+});
+
+test("a patched run stopped at the budget far behind its unpatched run is shown as a possible hang, not judged as one", async () => {
+  // One module: a quick test, one that a patch can make hang, ten quick ones, and one of 4 s.
+  const quick = Array.from(
+    { length: 10 },
+    (_, i) => `    def test_m${i}(self):\n        self.assertEqual(double(${i}), ${2 * i})\n`,
+  ).join("\n");
+  const job = await prepareJob(
+    sandbox,
+    writeRepo({
+      ...HANG,
+      "tests/test_core.py": `import time\nimport unittest\nfrom lib.core import double\n\n\nclass T(unittest.TestCase):\n    def test_a0(self):\n        self.assertEqual(double(1), 2)\n\n    def test_a1(self):\n        self.assertEqual(double(2), 4)\n\n${quick}\n    def test_z(self):\n        time.sleep(4)\n`,
+    }),
+  );
+  jobs.push(job.states);
+  const first = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "2 * x"] });
+  assert.equal(first.result.status, "passed");
+  assert.equal(first.run?.tests?.size, 13);
+  // The hang limit (4× some 4 s, plus a 60 s grace) is past the 8 s budget (10 s for a first batch): the
+  // budget stops the run, at about 2.5× the unpatched time, with 1 result of 13.
+  const v = await validateEdit(sandbox, job, HANGING_PATCH, { slowdownGraceMs: 60_000 });
+  // The one test both runs finished passed, but it judges no module: the candidate is not validated.
+  assert.equal(v.result.status, "no-tests");
+  const t = TestsRanSchema.parse(v.result.tests).selected[0]!;
+  assert.equal(t.run, "over-budget");
+  assert.match(
+    t.reason ?? "",
+    /^stopped at the budget after [\d.]+ s of the patched run, with 1 of the 13 test results the unpatched run gave; the same tests took [\d.]+ s before the patch \((far behind the unpatched run|\d+× as long already): the patch may make them hang or run far slower\)$/,
+  );
+});
+
+test("a regression in the part of a patched run before the budget stopped it is a regression", async () => {
+  const job = await prepareJob(
+    sandbox,
+    writeRepo({
+      ...HANG,
+      "tests/test_core.py":
+        "import unittest\nfrom lib.core import double\n\n\nclass T(unittest.TestCase):\n    def test_a0(self):\n        self.assertEqual(double(1), 2)\n\n    def test_a1(self):\n        self.assertEqual(double(3), 6)\n",
+    }),
+  );
+  jobs.push(job.states);
+  const first = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "2 * x"] });
+  assert.equal(first.result.status, "passed");
+  // The patch breaks double(1) and makes double(3) hang: the first test fails, then the run is stuck
+  // until the budget (the hang limit is past it with a 60 s grace).
+  const v = await validateEdit(
+    sandbox,
+    job,
+    { "lib/core.py": ["    return x * 2", "    while x == 3:\n        time.sleep(1)\n    return x * 3"] },
+    { slowdownGraceMs: 60_000 },
+  );
+  assert.equal(v.result.status, "regressions");
+  assert.deepEqual(v.result.regressions, ["tests.test_core.T.test_a0"]);
+  assert.match(
+    v.result.summary,
+    /stopped at the budget after [\d.]+ s: only the tests both runs finished are compared/,
+  );
+  assert.equal(runs(v)["tests.test_core"], "ran");
 });
