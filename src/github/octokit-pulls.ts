@@ -10,8 +10,57 @@ import type {
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
-/** Most bytes of an Actions log read to find its tail; a longer log's tail is that of its first part. */
+/**
+ * Most bytes of an Actions log read to find its tail when its storage ignores a range request (GitHub's
+ * answers ranges: only the tail is fetched); a longer log's tail is then that of its first part.
+ */
 const MAX_LOG_READ_BYTES = 64 * 1024 * 1024;
+
+/** Bytes fetched for a tail of `maxChars` characters (a character is at most 4 bytes of UTF-8). */
+const tailBytes = (maxChars: number): number => maxChars * 4;
+
+/**
+ * The last `maxChars` characters of the log at `url` (storage, signed: no token is sent). A suffix range
+ * asks for the tail alone; storage that ignores it sends the whole log, read as a stream.
+ */
+async function downloadLogTail(url: string, maxChars: number): Promise<string | null> {
+  const res = await fetch(url, { headers: { range: `bytes=-${tailBytes(maxChars)}` } });
+  if (res.status === 404 || res.status === 410 || res.status === 403) return null;
+  if (!res.ok)
+    throw Object.assign(new Error(`the job log's download answered ${res.status}`), { status: res.status });
+  return await bodyTail(res.body, maxChars);
+}
+
+/** The last `maxChars` characters of a response body (a string, or a stream read up to MAX_LOG_READ_BYTES). */
+async function bodyTail(body: unknown, maxChars: number): Promise<string | null> {
+  if (typeof body === "string") return charTail(body, maxChars);
+  if (!body || typeof (body as ReadableStream).getReader !== "function") return null;
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const keep = tailBytes(maxChars);
+  let tail = Buffer.alloc(0);
+  let read = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    read += value.byteLength;
+    tail = Buffer.concat([tail, value]);
+    if (tail.length > keep * 2) tail = tail.subarray(tail.length - keep);
+    if (read > MAX_LOG_READ_BYTES) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return charTail(tail.subarray(Math.max(0, tail.length - keep)).toString("utf8"), maxChars);
+}
+
+/**
+ * The last `max` UTF-16 units of `text`, not starting inside a character: a first character cut by the
+ * byte range (decoded as U+FFFD) or a surrogate pair cut in two is dropped.
+ */
+function charTail(text: string, max: number): string {
+  const tail = text.slice(-max);
+  return tail.replace(/^(?:\uFFFD|[\uDC00-\uDFFF])/, "");
+}
 
 const status = (error: unknown): number | undefined =>
   typeof error === "object" && error !== null && "status" in error
@@ -201,34 +250,19 @@ export function createOctokitPulls(octokit: Octokit, owner: string, repo: string
     },
     async actionsJobLogTail(jobId, maxChars) {
       try {
+        // The API answers with a redirect to the log's storage; the log is fetched from there without
+        // the token, asking for its tail only.
         const res = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
           owner,
           repo,
           job_id: jobId,
-          request: { parseSuccessResponseBody: false },
+          request: { parseSuccessResponseBody: false, redirect: "manual" },
         });
-        const body = res.data as unknown;
-        if (typeof body === "string") return body.slice(-maxChars);
-        if (!body || typeof (body as ReadableStream).getReader !== "function") return null;
-        const reader = (body as ReadableStream<Uint8Array>).getReader();
-        const keep = maxChars * 4;
-        let tail = Buffer.alloc(0);
-        let read = 0;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          read += value.byteLength;
-          tail = Buffer.concat([tail, value]);
-          if (tail.length > keep * 2) tail = tail.subarray(tail.length - keep);
-          if (read > MAX_LOG_READ_BYTES) {
-            await reader.cancel();
-            break;
-          }
+        const location = res.headers.location;
+        if (res.status >= 300 && res.status < 400 && typeof location === "string") {
+          return await downloadLogTail(location, maxChars);
         }
-        return tail
-          .subarray(Math.max(0, tail.length - keep))
-          .toString("utf8")
-          .slice(-maxChars);
+        return await bodyTail(res.data as unknown, maxChars);
       } catch (error) {
         if (status(error) === 404 || status(error) === 410 || status(error) === 403) return null;
         throw error;

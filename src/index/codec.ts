@@ -1,4 +1,4 @@
-import { lastNameSegment } from "./extract.ts";
+import { lastNameSegment } from "./symbol-build.ts";
 import type { SymbolInfo, SymbolKind } from "./types.ts";
 
 /**

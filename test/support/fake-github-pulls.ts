@@ -51,6 +51,8 @@ export interface FakeCheckRun {
   }[];
   /** The job's log (Actions), served after a redirect. */
   log?: string;
+  /** The log's download answers a Range request with the whole log (as a server without ranges does). */
+  logIgnoresRange?: boolean;
 }
 
 export interface PullsState {
@@ -181,10 +183,33 @@ export function logRedirect(s: PullsState, ctx: PullsContext, rest: string): str
   return `${ctx.baseUrl}/_job-logs/${ctx.owner}/${ctx.name}/${r.id}`;
 }
 
-/** The body of a log download (`/_job-logs/{owner}/{repo}/{id}`), served without authentication. */
-export function logDownload(s: PullsState, rest: string): string | null {
+/**
+ * A log download (`/_job-logs/{owner}/{repo}/{id}`), served without authentication as storage serves
+ * it: a suffix range (`Range: bytes=-N`) gets the last N bytes with 206, unless the run says the server
+ * ignores ranges.
+ */
+export function logDownload(
+  s: PullsState,
+  rest: string,
+  range: string | undefined,
+): { status: number; headers: Record<string, string>; body: Buffer } | null {
   const m = /^\/(\d+)$/.exec(rest);
-  return m ? (s.checkRuns.get(Number(m[1]))?.log ?? null) : null;
+  const run = m ? s.checkRuns.get(Number(m[1])) : undefined;
+  if (run?.log === undefined) return null;
+  const bytes = Buffer.from(run.log, "utf8");
+  const suffix = /^bytes=-(\d+)$/.exec(range ?? "");
+  if (!suffix || run.logIgnoresRange) {
+    return { status: 200, headers: { "accept-ranges": run.logIgnoresRange ? "none" : "bytes" }, body: bytes };
+  }
+  const start = Math.max(0, bytes.length - Number(suffix[1]));
+  return {
+    status: 206,
+    headers: {
+      "accept-ranges": "bytes",
+      "content-range": `bytes ${start}-${bytes.length - 1}/${bytes.length}`,
+    },
+    body: bytes.subarray(start),
+  };
 }
 
 /** The GraphQL query the app makes for resolved review threads, answered from the state. */

@@ -27,6 +27,8 @@ export interface RecordedCall {
   abandoned?: boolean;
   /** The `x-github-request-id` the answer carried (every REST answer carries one, as on GitHub). */
   requestId?: string;
+  /** Bytes of body a download (a job's log) sent. */
+  bytesSent?: number;
 }
 
 /** An error answer the fake gives instead of the real one (a failing or rate-limiting GitHub). */
@@ -498,12 +500,16 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
       // A job log's download: a storage URL that needs no token (GitHub's are signed).
       const download = /^\/_job-logs\/([^/]+)\/([^/]+)(\/.*)$/.exec(url.pathname);
       if (download && method === "GET") {
-        const text = logDownload(
+        const served = logDownload(
           repos.get(`${download[1]}/${download[2]}`)?.pullsState ?? newPullsState(),
           download[3]!,
+          req.headers.range,
         );
-        call.status = text === null ? 404 : 200;
-        res.writeHead(call.status, { "content-type": "text/plain; charset=utf-8" }).end(text ?? "Not Found");
+        call.status = served?.status ?? 404;
+        call.bytesSent = served?.body.length ?? 0;
+        res
+          .writeHead(call.status, { "content-type": "text/plain; charset=utf-8", ...served?.headers })
+          .end(served?.body ?? "Not Found");
         return;
       }
       const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path);
@@ -713,6 +719,7 @@ export async function startFakeGitHub(options: { botLogin?: string } = {}): Prom
         output: run.output ?? { title: "", summary: "", text: "" },
         annotations: run.annotations ?? [],
         ...(run.log !== undefined ? { log: run.log } : {}),
+        ...(run.logIgnoresRange ? { logIgnoresRange: true } : {}),
       };
       r.pullsState.checkRuns.set(c.id, c);
       return c;

@@ -1,0 +1,295 @@
+import type { Node } from "web-tree-sitter";
+import type { LanguageId } from "../treesitter/languages.ts";
+import type { SymbolInfo, SymbolKind } from "./types.ts";
+
+/**
+ * What the index records of each definition the query matched, and how its symbol is read from the
+ * tree: pythonSymbols() for Python (from the query's captures, with few further reads), toSymbol() for
+ * the other languages.
+ */
+
+const CLASS_KIND: Record<string, string> = {
+  class_definition: "class",
+  class_declaration: "class",
+  abstract_class_declaration: "class",
+  variable_declarator: "class",
+  interface_declaration: "interface",
+  enum_declaration: "enum",
+  record_declaration: "record",
+  annotation_type_declaration: "annotation",
+  type_alias: "type",
+};
+
+export interface Def {
+  node: Node;
+  /**
+   * The node's type and end (read once: each read crosses into WASM). Python's type is known from the
+   * capture (its patterns are one per node type), so it is not read at all.
+   */
+  type: string;
+  endIndex: number;
+  kind: SymbolKind;
+  name: string;
+  value: Node | null;
+  receiver: Node | null;
+  /** The row (0-based) of the token that ends the header (Python's `:`), when the query captured it. */
+  headerRow: number;
+  bases: string[];
+  attrs: [number, number][];
+  parent: Def | null;
+  qualName: string;
+}
+
+/** `models.Model` → `Model`; `Base<T>` / `Base[int]` → `Base`; `*pkg.T` → `T`. */
+export function lastNameSegment(base: string): string {
+  const noArgs = base.replace(/[<[(].*$/s, "").trim();
+  const parts = noArgs.split(/\.|::/);
+  return (parts[parts.length - 1] ?? "").replace(/^[*&~\s]+/, "").trim();
+}
+
+function decoratorText(n: Node): string {
+  return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
+}
+
+/** `@` (a decorator's first character). */
+const AT = 64;
+
+/**
+ * Python's symbols, in document order. The same fields as toSymbol() gives, with fewer reads from the
+ * tree: a definition is read for its decorators only when an `@` stands between the previous
+ * definition's start and its own (a decorator is an expression statement's sibling, never inside
+ * another definition's header, so the one of a definition lies in that stretch); the header's end is
+ * the `:` the query captured.
+ */
+export function pythonSymbols(ordered: readonly Def[], text: string, lines: LineTable): SymbolInfo[] {
+  const out: SymbolInfo[] = [];
+  let prevStart = 0;
+  for (const d of ordered) {
+    const start = d.node.startIndex;
+    let outer: Node = d.node;
+    const decorators: string[] = [];
+    if (hasCharBetween(text, AT, prevStart, start)) {
+      const par = d.node.parent;
+      if (par?.type === "decorated_definition") {
+        outer = par;
+        for (const c of par.namedChildren) if (c?.type === "decorator") decorators.push(decoratorText(c));
+      }
+    }
+    prevStart = start;
+    const first = outer.startPosition.row + 1;
+    // A decorated_definition ends where its definition does.
+    const end = lines.rowAt(d.endIndex) + 1;
+    const headerEnd =
+      d.headerRow >= 0 ? d.headerRow + 1 : headerEndOf(d.node, d.type, null, "python", end, lines);
+    ASYNC_AT.lastIndex = start;
+    const isAsync = ASYNC_AT.test(text);
+    out.push(finishSymbol(d, first, end, headerEnd, decorators, isAsync, false, null));
+  }
+  return out;
+}
+
+/** Whether `text` holds the character `code` in [from, to). */
+function hasCharBetween(text: string, code: number, from: number, to: number): boolean {
+  for (let i = to - 1; i >= from; i--) if (text.charCodeAt(i) === code) return true;
+  return false;
+}
+
+/** `async` at the start of a Python definition (sticky: tested at lastIndex). */
+const ASYNC_AT = /async\b/y;
+
+const JS_LIKE = new Set<LanguageId>(["javascript", "typescript", "tsx"]);
+
+export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTable): SymbolInfo {
+  const node = d.node;
+  const type = d.type;
+  const jsLike = JS_LIKE.has(lang);
+  const decorators: string[] = [];
+  let exported = false;
+  // The outer node whose range the definition takes: Python decorated_definition, a JS declaration
+  // holding one declarator, an export statement, a Go type declaration holding one spec.
+  let outer: Node = node;
+  if (type === "variable_declarator") {
+    const decl = node.parent;
+    if (decl && /^(lexical|variable)_declaration$/.test(decl.type) && decl.namedChildCount === 1)
+      outer = decl;
+  } else if (type === "type_spec" || type === "type_alias") {
+    const decl = node.parent;
+    if (
+      decl?.type === "type_declaration" &&
+      decl.namedChildren.filter((c) => c?.type !== "comment").length === 1
+    )
+      outer = decl;
+  }
+  // Only Python has decorated_definition; only JavaScript and TypeScript have export statements.
+  if (lang === "python") {
+    const par = outer.parent;
+    if (par?.type === "decorated_definition") outer = par;
+  }
+  if (jsLike && outer.parent?.type === "export_statement") {
+    exported = true;
+    outer = outer.parent;
+  }
+  // Python keeps decorators only in decorated_definition; other languages have them among the children.
+  const scan =
+    lang !== "python"
+      ? [...outer.namedChildren, ...(outer === node ? [] : node.namedChildren)]
+      : outer === node
+        ? []
+        : outer.namedChildren;
+  for (const c of scan) {
+    if (!c) continue;
+    const ct = c.type;
+    if (ct === "decorator") decorators.push(decoratorText(c));
+    if (ct === "modifiers") {
+      for (const m of c.namedChildren) {
+        if (m && (m.type === "annotation" || m.type === "marker_annotation"))
+          decorators.push(decoratorText(m));
+      }
+    }
+  }
+  let first = outer;
+  // TS/JS method decorators are siblings before the method in the class body.
+  let prev = jsLike ? outer.previousNamedSibling : null;
+  const leading: string[] = [];
+  while (prev && prev.type === "decorator") {
+    leading.unshift(decoratorText(prev));
+    first = prev;
+    prev = prev.previousNamedSibling;
+  }
+  decorators.unshift(...leading);
+  const start = first.startPosition.row + 1;
+  const end = lines.rowAt(outer === node ? d.endIndex : outer.endIndex) + 1;
+  const valueNode = d.value ?? node;
+  const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
+  const headerEnd = headerEndOf(node, type, d.value, lang, end, lines);
+  const protoOwner = type === "expression_statement" ? prototypeOwner(node) : null;
+  return finishSymbol(d, start, end, headerEnd, decorators, isAsync, exported, protoOwner);
+}
+
+/** The symbol of `d` from its rows and what toSymbol() or pythonSymbols() read of it. */
+function finishSymbol(
+  d: Def,
+  start: number,
+  end: number,
+  headerEnd: number,
+  decorators: string[],
+  isAsync: boolean,
+  exported: boolean,
+  protoOwner: string | null,
+): SymbolInfo {
+  let className: string | null = null;
+  let qualName = d.qualName;
+  if (d.kind === "class") {
+    className = d.parent?.kind === "class" ? d.parent.qualName : null;
+  } else if (protoOwner) {
+    className = protoOwner;
+    qualName = `${className}.${d.name}`;
+  } else if (d.receiver) {
+    className = receiverType(d.receiver);
+    qualName = className ? `${className}.${d.name}` : d.name;
+  } else if (d.parent?.kind === "class") {
+    className = d.parent.qualName;
+  } else if (d.kind === "method") {
+    let anc = d.parent;
+    while (anc && anc.kind !== "class") anc = anc.parent;
+    className = anc?.qualName ?? null;
+  }
+  const kind: SymbolKind =
+    d.kind === "function" && className !== null && (d.parent?.kind === "class" || protoOwner !== null)
+      ? "method"
+      : d.kind;
+  const sym: SymbolInfo = {
+    kind,
+    name: d.name,
+    qualName,
+    className: kind === "function" ? null : className,
+    start,
+    end: Math.max(end, start),
+    headerEnd: Math.min(Math.max(headerEnd, start), Math.max(end, start)),
+    decorators,
+    bases: d.bases,
+    baseNames: d.bases.map(lastNameSegment).filter((b) => b.length > 0),
+    async: isAsync,
+    exported,
+    attrs: d.attrs,
+  };
+  if (d.kind === "class") sym.classKind = classKindOf(d.node, d.type);
+  return sym;
+}
+
+function classKindOf(node: Node, type: string): string {
+  if (type === "type_spec") {
+    const t = node.childForFieldName("type")?.type;
+    return t === "struct_type" ? "struct" : t === "interface_type" ? "interface" : "type";
+  }
+  return CLASS_KIND[type] ?? "class";
+}
+
+/** `async` before a definition, after modifiers (`export`, `static`, `public`, ...). */
+const ASYNC_PREFIX =
+  /^(?:(?:export|default|public|private|protected|static|override|readonly|abstract|declare)\s+)*async\b/;
+
+function headerEndOf(
+  node: Node,
+  type: string,
+  value: Node | null,
+  lang: LanguageId,
+  end: number,
+  lines: LineTable,
+): number {
+  if (type === "type_spec" || type === "type_alias") return end;
+  const target = value ?? node;
+  let body = target.childForFieldName("body");
+  if (!body) body = target.childForFieldName("value")?.childForFieldName("body") ?? null;
+  if (!body) return end;
+  if (lang === "python") {
+    // The header ends at the last `:` before the body (a one-character token: its end row is its start row).
+    const bodyStart = body.startIndex;
+    for (let c = body.previousSibling; c; c = c.previousSibling) {
+      if (c.startIndex < bodyStart && c.type === ":") return c.startPosition.row + 1;
+    }
+    return lines.rowAt(body.endIndex) + 1;
+  }
+  return body.startPosition.row + 1;
+}
+
+function receiverType(receiver: Node): string | null {
+  const m = /^\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)/.exec(receiver.text);
+  return m?.[1] ?? null;
+}
+
+/** `Foo.prototype.bar = function () {}` → `Foo`. */
+function prototypeOwner(node: Node): string | null {
+  const obj = node.firstNamedChild?.childForFieldName("left")?.childForFieldName("object");
+  if (obj?.type !== "member_expression" || obj.childForFieldName("property")?.text !== "prototype")
+    return null;
+  return obj.childForFieldName("object")?.text ?? null;
+}
+
+/** Row (0-based) of a string index, as tree-sitter counts rows: by `\n`. */
+export class LineTable {
+  private readonly text: string;
+  private breaks: number[] | null = null;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  rowAt(index: number): number {
+    if (!this.breaks) {
+      const b: number[] = [];
+      for (let i = this.text.indexOf("\n"); i >= 0; i = this.text.indexOf("\n", i + 1)) b.push(i);
+      this.breaks = b;
+    }
+    // Number of line breaks before `index`.
+    const b = this.breaks;
+    let lo = 0;
+    let hi = b.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (b[mid]! < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
