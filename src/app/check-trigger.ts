@@ -166,13 +166,14 @@ async function afterAnswer(
     if (body !== status.body) await deps.github.updateComment(status.id, body);
   }
   if (!automatic) return { action: "ignored", reason: "failing checks reported; no automatic run" };
-  return storeAutomatic(event, issueNumber, pull.number, deps);
+  return storeAutomatic(event, issueNumber, pull.number, [...new Set(failing)], deps);
 }
 
 async function storeAutomatic(
   event: CheckTriggerEvent,
   issueNumber: number,
   pull: number,
+  failing: string[],
   deps: Pick<DeliveryDeps, "queue">,
 ): Promise<HandleOutcome> {
   const trigger: StoredTrigger = {
@@ -183,7 +184,7 @@ async function storeAutomatic(
     defaultBranch: event.defaultBranch,
     title: "",
     body: "",
-    ci: { pull, sha: event.sha },
+    ci: { pull, sha: event.sha, failing: failing.slice(0, 100).map((n) => n.slice(0, 200)) },
   };
   const spec: JobSpec = {
     deliveryId: ciJobKey(event.owner, event.repo, event.sha),

@@ -13,6 +13,7 @@ export {
   MAX_CONFIG_BYTES,
   parseRepoConfig,
   parseRepoConfigFile,
+  protectedPathsFromEnv,
   type RepoConfig,
   RepoConfigError,
   type ReproducerConfig,

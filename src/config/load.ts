@@ -268,7 +268,35 @@ function validationSettings(
  * through tree-fs: a link (to a host file or anywhere else), a special file or an oversized file is a
  * RepoConfigError that names the problem, never the content of what the link points to.
  */
-export function loadRepoConfig(root: string, overrides: { testCommand?: string } = {}): RepoConfig {
+/** Most globs `AUTO_FIX_PROTECTED_PATHS` may hold (as many as `protected-paths`). */
+const MAX_EXTRA_PROTECTED = 500;
+
+/**
+ * Globs protected besides the configuration's, from `AUTO_FIX_PROTECTED_PATHS` (one per line): the
+ * GitHub App sets it for a run on another ref to the default branch's `protected-paths`.
+ */
+export function protectedPathsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.AUTO_FIX_PROTECTED_PATHS ?? "";
+  const globs = raw
+    .split("\n")
+    .map((g) => g.trim())
+    .filter((g) => g !== "");
+  if (globs.length > MAX_EXTRA_PROTECTED) {
+    throw new UserError(
+      `AUTO_FIX_PROTECTED_PATHS holds ${globs.length} globs; at most ${MAX_EXTRA_PROTECTED}`,
+    );
+  }
+  const long = globs.find((g) => g.length > 1000);
+  if (long !== undefined) {
+    throw new UserError("AUTO_FIX_PROTECTED_PATHS: a glob may be at most 1000 characters");
+  }
+  return globs;
+}
+
+export function loadRepoConfig(
+  root: string,
+  overrides: { testCommand?: string; protectedPaths?: readonly string[] } = {},
+): RepoConfig {
   let text: string | null = null;
   try {
     const bytes = openTree(root).readIfExists(CONFIG_PATH, { maxBytes: MAX_CONFIG_BYTES });
@@ -278,6 +306,9 @@ export function loadRepoConfig(root: string, overrides: { testCommand?: string }
     throw err;
   }
   const config = parseRepoConfig(text, detectProject(root));
+  if (overrides.protectedPaths && overrides.protectedPaths.length > 0) {
+    config.protectedPaths = [...new Set([...config.protectedPaths, ...overrides.protectedPaths])];
+  }
   if (overrides.testCommand !== undefined) {
     const cmd = overrides.testCommand.trim();
     if (cmd === "") throw new UserError("--test-cmd must not be empty");

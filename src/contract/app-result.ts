@@ -28,6 +28,8 @@ export interface PipelineRequest {
   /** Where the run writes its artifacts. */
   outDir: string;
   testCommand?: string;
+  /** Globs a patch may not touch besides those of the clone's own configuration. */
+  protectedPaths?: string[];
   maxCostUsd: number;
   signal: AbortSignal;
   onStage: StageReporter;

@@ -68,7 +68,7 @@ export interface DryRunGitHubOptions {
   /** The local remote's token (`serveLocalRemote`). */
   gitToken: string;
   /** Reads a file of the default branch (the local remote's `readRemoteFile`). */
-  readFile: (path: string, maxBytes: number) => Promise<RepoFileRead>;
+  readFile: (path: string, maxBytes: number, ref?: string) => Promise<RepoFileRead>;
   /** The change a pull request shows (GitHub's "Files changed"): base...head in the local remote. */
   diff: (base: string, head: string) => Promise<string>;
   now?: () => number;

@@ -134,3 +134,23 @@ export async function commitAndPush(options: {
   }
   return { commit, files };
 }
+
+/**
+ * The commit `refs/heads/<branch>` points at on the remote, or null when the remote has no such branch.
+ * Reads the remote's advertised refs only (nothing is fetched).
+ */
+export async function remoteBranchHead(options: {
+  url: string;
+  token: string;
+  branch: string;
+}): Promise<string | null> {
+  const name = `refs/heads/${options.branch}`;
+  const refs = await git.listServerRefs({
+    http,
+    url: options.url,
+    prefix: name,
+    protocolVersion: 1,
+    onAuth: auth(options.token),
+  });
+  return refs.find((r) => r.ref === name)?.oid ?? null;
+}

@@ -92,6 +92,17 @@ export async function readRemoteFile(
   path: string,
   maxBytes: number,
 ): Promise<RepoFileRead> {
+  // An unknown ref reads as a missing file, as GitHub's contents API answers 404 for it (the clone of
+  // that ref is what reports it).
+  const known = await git(bareDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
+    () => true,
+    (error: unknown) => {
+      // Exit 1: a repository without that ref. Anything else (no repository at all) is an error.
+      if (error instanceof ExecError && error.exitCode === 1) return false;
+      throw error;
+    },
+  );
+  if (!known) return { kind: "missing" };
   const line = await text(bareDir, ["ls-tree", "-l", "--full-tree", ref, "--", path]);
   if (line === "") return { kind: "missing" };
   const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t/.exec(line);

@@ -135,11 +135,11 @@ export function createOctokitGitHub(octokit: Octokit, owner: string, repo: strin
         octokit.rest.pulls.update({ owner, repo, pull_number: pullNumber, ...changes }),
       );
     },
-    async readFile(path, maxBytes): Promise<RepoFileRead> {
+    async readFile(path, maxBytes, ref): Promise<RepoFileRead> {
       let data: unknown;
       try {
         ({ data } = await api("GET", "/repos/{owner}/{repo}/contents/{path}", () =>
-          octokit.rest.repos.getContent({ owner, repo, path }),
+          octokit.rest.repos.getContent({ owner, repo, path, ...(ref ? { ref } : {}) }),
         ));
       } catch (error) {
         if (error instanceof GitHubApiError && error.status === 404) return { kind: "missing" };

@@ -61,10 +61,11 @@ export interface RepoGitHub {
   }): Promise<PullInfo>;
   updatePull(pullNumber: number, changes: { title?: string; body?: string }): Promise<void>;
   /**
-   * A file of the default branch as text. A link, a folder or a file over `maxBytes` is `unusable`
-   * (never the content of what a link points to), as the command line's own reading of the clone says.
+   * A file of the default branch (or of `ref`, a branch or tag) as text. A link, a folder or a file over
+   * `maxBytes` is `unusable` (never the content of what a link points to), as the command line's own
+   * reading of the clone says.
    */
-  readFile(path: string, maxBytes: number): Promise<RepoFileRead>;
+  readFile(path: string, maxBytes: number, ref?: string): Promise<RepoFileRead>;
   /** A short-lived token for git over HTTPS (the installation token). Never logged or persisted. */
   gitToken(): Promise<string>;
 }

@@ -31,7 +31,14 @@ export const StoredTriggerSchema = z.object({
   /** A review on the app's pull request (kind `review`). */
   review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
   /** A failing head commit of the app's pull request (kind `check`: an automatic run, `ci_retries`). */
-  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  ci: z
+    .object({
+      pull: z.number().int().positive(),
+      sha: z.string().min(1).max(64),
+      /** The failing checks' names (the status comment's CI lines name them again during the run). */
+      failing: z.array(z.string().max(200)).max(100).default([]),
+    })
+    .optional(),
   /** `/auto-fix [guidance]` on the issue: a first run without the label. */
   command: z.enum(["retry", "auto-fix"]).optional(),
 });
@@ -43,8 +50,11 @@ export interface AdmissionDeps {
   /** Counters shared by every worker: the repository's daily model spend. */
   limits: LimitStore;
   settings: AppSettings;
-  /** `.github/auto-fix.yml` of the repo, validated with the command line's schema (`readRepoConfig`). */
-  loadRepoConfig: () => Promise<AppRepoConfig>;
+  /**
+   * `.github/auto-fix.yml` of the repo on its default branch, or at `ref`, validated with the command
+   * line's schema (`readRepoConfig`).
+   */
+  loadRepoConfig: (ref?: string) => Promise<AppRepoConfig>;
   now: () => number;
 }
 
@@ -158,6 +168,31 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     config = checked.config;
   }
 
+  // Who may start a run and what it may spend are the default branch's settings; how the code is built,
+  // tested and protected is the file at the ref the run works on, which the pipeline reads from its
+  // clone: checked here too, so that a file the pipeline would refuse stops the run before it starts
+  // (docs/configuration.md, "Which file").
+  const ref = refFromIssue(body) ?? t.defaultBranch;
+  let testCommand = config.testCommand;
+  let protectedPaths: string[] = [];
+  if (ref !== t.defaultBranch) {
+    const atRef = await deps.loadRepoConfig(ref);
+    if (!atRef.ok) {
+      if (!automatic) {
+        await github.createComment(t.replyTo, invalidConfigReply(sender, atRef.problems, ref));
+      }
+      return {
+        ok: false,
+        outcome: {
+          action: "refused",
+          reason: `${CONFIG_PATH} at ${ref} is not valid: ${atRef.problems.join("; ").slice(0, 500)}`,
+        },
+      };
+    }
+    testCommand = atRef.file?.test === undefined ? deps.settings.testCommand : undefined;
+    protectedPaths = config.protectedPaths;
+  }
+
   const comments = await commentsAhead;
   const statusComment = comments.find(isStatusComment);
   const state: IssueState = (statusComment && readStatusMarker(statusComment.body)) || { runs: 0 };
@@ -200,18 +235,19 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
   const data = RunDataSchema.parse({
     cloneUrl: t.cloneUrl,
     defaultBranch: t.defaultBranch,
-    ref: refFromIssue(body) ?? t.defaultBranch,
+    ref,
     statusCommentId: statusComment?.id ?? 0,
     run,
     maxRuns: config.maxRunsPerIssue,
     trigger: triggerText(t, sender, retry, config, ciUsed + 1),
     maxCostUsd: budget,
     spend: { key: spendKey, reservedUsd: budget },
-    ...(config.testCommand ? { testCommand: config.testCommand } : {}),
+    ...(testCommand ? { testCommand } : {}),
+    ...(protectedPaths.length > 0 ? { protectedPaths } : {}),
     ...(retry && state.advice ? { previousAdvice: state.advice } : {}),
     ...(t.commentId ? { commandCommentId: t.commentId } : {}),
     ...(t.review ? { review: t.review } : {}),
-    ...(t.ci ? { ci: t.ci } : {}),
+    ...(t.ci ? { ci: { ...t.ci, automatic: { run: ciUsed + 1, of: config.ciRetries } } } : {}),
     ...(config.model ? { model: config.model } : {}),
     // Automatic runs after failing checks are counted until a person starts a run again.
     issueState: { ...state, runs: run, ciRetries: automatic ? ciUsed + 1 : 0 },

@@ -97,6 +97,12 @@ export function createCliPipeline(options: {
       for (const old of RENAMED_SETTINGS.AUTO_FIX_MAX_COST_USD_PER_RUN ?? []) delete env[old];
       env.AUTO_FIX_MAX_COST_USD_PER_RUN = String(req.maxCostUsd);
       const startedAt = performance.now();
+      // A run on another ref: the default branch's protected globs as well as the ref's own.
+      if (req.protectedPaths && req.protectedPaths.length > 0) {
+        env.AUTO_FIX_PROTECTED_PATHS = [env.AUTO_FIX_PROTECTED_PATHS ?? "", ...req.protectedPaths]
+          .filter((g) => g.trim() !== "")
+          .join("\n");
+      }
       // The repository's model, already checked against the operator's list at admission.
       if (req.model) env.AUTO_FIX_MODEL = req.model;
       const child = spawn(process.execPath, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });

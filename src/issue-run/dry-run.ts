@@ -78,7 +78,8 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
       issue: { number: options.issueNumber, ...options.issue },
       permission: options.permission,
       gitToken: server.token,
-      readFile: (path, maxBytes) => readRemoteFile(remote.bareDir, remote.defaultBranch, path, maxBytes),
+      readFile: (path, maxBytes, ref) =>
+        readRemoteFile(remote.bareDir, ref ?? remote.defaultBranch, path, maxBytes),
       diff: (base, head) => remoteDiff(remote.bareDir, base, head),
     });
     const retry =
@@ -124,7 +125,7 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
       ledger,
       limits,
       settings,
-      loadRepoConfig: () => readRepoConfig(github),
+      loadRepoConfig: (ref) => readRepoConfig(github, ref),
       now: Date.now,
     });
     const result = (outcome: DryRunResult["outcome"], branch: string | null, pullBody: string | null) =>

@@ -14,6 +14,11 @@ export const RunDataSchema = z.object({
   /** The model budget this run reserved from the repository's daily spend (given back as used). */
   spend: z.object({ key: z.string(), reservedUsd: z.number().nonnegative() }).optional(),
   testCommand: z.string().optional(),
+  /**
+   * Globs the default branch's configuration protects, for a run on another ref (whose own file the
+   * pipeline reads): a patch may touch none of them either.
+   */
+  protectedPaths: z.array(z.string().min(1).max(1000)).max(500).optional(),
   /** The previous run's reviewer advice (retries only). */
   previousAdvice: z.string().optional(),
   /** The comment holding the command (retry), to react on. */
@@ -21,7 +26,16 @@ export const RunDataSchema = z.object({
   /** The review that started the run: its comments are the run's guidance and get an answer each. */
   review: z.object({ pull: z.number().int().positive(), id: z.number().int().positive() }).optional(),
   /** The failing head commit of the app's pull request that started an automatic run (`ci_retries`). */
-  ci: z.object({ pull: z.number().int().positive(), sha: z.string().min(1).max(64) }).optional(),
+  ci: z
+    .object({
+      pull: z.number().int().positive(),
+      sha: z.string().min(1).max(64),
+      /** The failing checks' names, as the CI report on the status comment named them. */
+      failing: z.array(z.string().max(200)).max(100).default([]),
+      /** Which automatic run this is, of how many `ci_retries` allows. */
+      automatic: z.object({ run: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+    })
+    .optional(),
   /** The model the repository picked from the operator's list (`model:` in `.github/auto-fix.yml`). */
   model: z.string().optional(),
   /** The issue's run history as the status comment's marker holds it. */

@@ -67,7 +67,7 @@ type Ending = { status: string; reason?: string; pull?: number };
 /**
  * One log line per stage, carrying the logger's bindings (delivery id, job id, repository, issue,
  * attempt) and `stage`, `durationMs`, `outcome`: the admission, the checkpoints the run records
- * (acknowledged, cloned, pipeline, pushed, pr-opened), the pipeline's own stages (index, reproduce,
+ * (acknowledged, cloned, pipeline, pushed, pull-written/-commented/-replied, pr-opened), the pipeline's own stages (index, reproduce,
  * search, patch, review, validate) and the run as a whole (`stage: "run"`).
  */
 export function stageLog(log: Pick<Log, "info">) {
@@ -187,7 +187,7 @@ async function runAdmitted(
       ledger: options.ledger,
       limits: options.limits,
       settings: options.settings,
-      loadRepoConfig: () => readRepoConfig(github),
+      loadRepoConfig: (ref) => readRepoConfig(github, ref),
       now,
     }).catch((error: unknown) => {
       // GitHub unreachable, failing or rate limiting: the job goes back to the queue with back-off.

@@ -9,14 +9,18 @@ import { inlineCode } from "../core/inert-markdown.ts";
 import type { RepoGitHub } from "../github/port.ts";
 
 /**
- * The repository's `.github/auto-fix.yml` as the app reads it: the same file the pipeline reads from
- * the clone (no fallback to another repository), validated by the same schema (config/schema.ts) with
- * the same messages. A file the command line would refuse is refused here, with every problem named.
+ * The repository's `.github/auto-fix.yml` as the app reads it, on the default branch or at `ref` (no
+ * fallback to another repository), validated by the same schema (config/schema.ts) with the same
+ * messages as the command line's reading of a clone. A file the command line would refuse is refused
+ * here, with every problem named. Which settings come from which file: docs/configuration.md.
  */
 export type AppRepoConfig = { ok: true; file: RepoConfigFile | null } | { ok: false; problems: string[] };
 
-export async function readRepoConfig(github: Pick<RepoGitHub, "readFile">): Promise<AppRepoConfig> {
-  const read = await github.readFile(CONFIG_PATH, MAX_CONFIG_BYTES);
+export async function readRepoConfig(
+  github: Pick<RepoGitHub, "readFile">,
+  ref?: string,
+): Promise<AppRepoConfig> {
+  const read = await github.readFile(CONFIG_PATH, MAX_CONFIG_BYTES, ref);
   if (read.kind === "missing") return { ok: true, file: null };
   if (read.kind === "unusable") return { ok: false, problems: [`the file cannot be used: ${read.reason}`] };
   try {
@@ -31,11 +35,14 @@ export async function readRepoConfig(github: Pick<RepoGitHub, "readFile">): Prom
 const MAX_PROBLEMS_SHOWN = 10;
 
 /** The reply to a maintainer whose trigger met an invalid file: each problem inert, in inline code. */
-export function invalidConfigReply(sender: string, problems: readonly string[]): string {
+export function invalidConfigReply(sender: string, problems: readonly string[], ref?: string): string {
   const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `- ${inlineCode(p, 300)}`);
   const more = problems.length - shown.length;
+  const which = ref
+    ? `${inlineCode(CONFIG_PATH)} at ${inlineCode(ref, 100)} (the ref this issue names, whose code the run would work on)`
+    : `this repository's ${inlineCode(CONFIG_PATH)}`;
   return [
-    `@${sender} auto-fix did not start: this repository's ${inlineCode(CONFIG_PATH)} is not valid.`,
+    `@${sender} auto-fix did not start: ${which} is not valid.`,
     "",
     ...shown,
     ...(more > 0 ? [`- … and ${more} more`] : []),

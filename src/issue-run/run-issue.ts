@@ -1,46 +1,27 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
-import { applyPatch, commitAndPush, shallowClone } from "../github/git.ts";
+import { applyPatch, commitAndPush, remoteBranchHead, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
-import { inertText, plainInert } from "../core/inert-markdown.ts";
+import { inlineCode, plainInert } from "../core/inert-markdown.ts";
 import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 import { DAY_MS } from "./budgets.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import type { IssueState } from "../github/render/markers.ts";
-import type { FixResult, Pipeline } from "../contract/app-result.ts";
+import type { Pipeline } from "../contract/app-result.ts";
 import { renderPullBody } from "../github/render/pr-body.ts";
 import type { AppSettings } from "./settings.ts";
-import {
-  type FinalState,
-  renderStatus,
-  STAGES,
-  type StageLine,
-  type StageName,
-  type StatusView,
-} from "../github/render/status-comment.ts";
+import { type FinalState, STAGES } from "../github/render/status-comment.ts";
 import { runFailureState } from "./failures.ts";
-import { adviceOf, explainNoPatch, pipelineStages, retryComment } from "./run-report.ts";
+import { adviceOf, explainNoPatch, pipelineStages } from "./run-report.ts";
 import type { PullGitHub } from "../github/pull-port.ts";
 import { gatherMaintainerInput } from "./maintainer-input.ts";
-import { answersSection, type PointAnswer, replyToPoints } from "./review-answers.ts";
-
-/** What a run started by a review or by failing checks says in its comment on the pull request. */
-function startedBy(data: RunData): string | undefined {
-  if (data.review)
-    return "The run followed your review (its comments are answered below and in their threads).";
-  if (data.ci) {
-    return `The run followed the failing checks on \`${data.ci.sha.slice(0, 7)}\` (their names, annotations and log tails).`;
-  }
-  return undefined;
-}
-
-/** The pipeline's answers to the review's comments (`maintainer.points` in its result). */
-function pointAnswers(result: FixResult): PointAnswer[] {
-  return result.maintainer?.points ?? [];
-}
+import { replyToPoints } from "./review-answers.ts";
+import { publishPull } from "./publish.ts";
+import { type PullPlan, planStages, pullPlan, readProgress, readPushed } from "./pull-plan.ts";
+import { progress, StatusUpdater } from "./status-updater.ts";
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -80,63 +61,6 @@ export function branchFor(issueNumber: number): string {
   return `auto-fix/issue-${issueNumber}`;
 }
 
-/** Keeps the status comment in step with the run: edits are serialised and identical texts skipped. */
-class StatusUpdater {
-  readonly view: StatusView;
-  readonly #github: RepoGitHub;
-  readonly #issueNumber: number;
-  #commentId = 0;
-  #last = "";
-  #inFlight: Promise<void> | null = null;
-
-  constructor(github: RepoGitHub, issueNumber: number, view: StatusView) {
-    this.#github = github;
-    this.#issueNumber = issueNumber;
-    this.view = view;
-  }
-
-  /** Posts the status comment, or takes over the issue's existing one; returns its id. */
-  async open(existingId: number): Promise<number> {
-    const text = renderStatus(this.view);
-    this.#last = text;
-    if (existingId > 0) {
-      this.#commentId = existingId;
-      await this.#github.updateComment(existingId, text);
-    } else {
-      this.#commentId = (await this.#github.createComment(this.#issueNumber, text)).id;
-    }
-    return this.#commentId;
-  }
-
-  stage(name: StageName, line: StageLine): void {
-    this.view.stages[name] = line;
-    // flush() never rejects: a failed edit is retried with the next change.
-    void this.flush();
-  }
-
-  /**
-   * Writes the current view. Edits coalesce: while one write is in flight, later changes wait for it
-   * and go out together as one edit with the latest text (GitHub writes are spaced a second apart).
-   */
-  flush(): Promise<void> {
-    if (this.#commentId === 0) return Promise.resolve();
-    if (this.#inFlight !== null) return this.#inFlight;
-    const text = renderStatus(this.view);
-    if (text === this.#last) return Promise.resolve();
-    this.#last = text;
-    this.#inFlight = this.#github
-      .updateComment(this.#commentId, text)
-      .catch(() => {
-        this.#last = "";
-      })
-      .finally(() => {
-        this.#inFlight = null;
-      })
-      .then(() => this.flush());
-    return this.#inFlight;
-  }
-}
-
 function issueMarkdown(data: RunData, body: string): string {
   return `# ${sanitizeUntrusted(data.title).trim()}\n\n${sanitizeUntrusted(body).trim()}\n`;
 }
@@ -152,37 +76,6 @@ export function runGuidance(
     parts.push(`Reviewer advice from the previous run:\n${sanitizeUntrusted(previousAdvice).trim()}`);
   }
   return parts.length > 0 ? parts.join("\n\n") : undefined;
-}
-
-/** The pipeline's stage names (`auto-fix fix` progress) and the status comment's. */
-const PIPELINE_STAGES: Record<string, StageName> = {
-  index: "indexed",
-  reproduce: "reproduced",
-  search: "located",
-  patch: "patched",
-  review: "reviewed",
-  validate: "validated",
-};
-
-/**
- * A pipeline stage began (`index`, `search`, ...): the stages running before it are done and it is
- * running. A status-comment stage name (`located`) marks that stage done.
- */
-function progress(status: StatusUpdater, stage: string, note: string | undefined): void {
-  const started = PIPELINE_STAGES[stage];
-  if (started) {
-    for (const s of STAGES) {
-      if (s !== started && status.view.stages[s]?.status === "running")
-        status.view.stages[s] = { status: "done" };
-    }
-    status.stage(started, { status: "running", ...(note ? { note } : {}) });
-  } else if (
-    (STAGES as readonly string[]).includes(stage) &&
-    stage !== "cloned" &&
-    stage !== "pull request"
-  ) {
-    status.stage(stage as StageName, { status: "done", ...(note ? { note } : {}) });
-  }
 }
 
 const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
@@ -205,6 +98,18 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
     phase: "running",
     stages: {},
+    // An automatic run keeps the lines that reported the failing checks which started it.
+    ...(data.ci
+      ? {
+          ci: {
+            sha: data.ci.sha,
+            pull: data.ci.pull,
+            failing: data.ci.failing,
+            automatic: data.ci.automatic ?? null,
+            usedUp: null,
+          },
+        }
+      : {}),
   });
   const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
   const repoDir = join(workDir, "repo");
@@ -241,6 +146,38 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     );
   };
 
+  /** The pull request step (opened or updated, commented, replies), then the run's final state. */
+  const publish = async (
+    plan: PullPlan,
+    resumed: boolean,
+    openPull?: { number: number } | null,
+  ): Promise<RunOutcome> => {
+    status.view.stages = { ...planStages(plan), "pull request": { status: "running" } };
+    if (plan.advice) state.advice = plan.advice;
+    void status.flush();
+    const done = await publishPull(
+      plan,
+      resumed ? readProgress(job.checkpoint, plan) : null,
+      { github, pulls: deps.pulls, checkpoint: ctx.checkpoint, warn: deps.log.warn },
+      { resumed, ...(openPull !== undefined ? { openPull } : {}) },
+    );
+    state.pull = done.pull;
+    await ctx.checkpoint("pr-opened", { pull: done.pull });
+    status.view.stages["pull request"] = { status: "done", ref: done.pull };
+    return finish(
+      {
+        ok: true,
+        headline: `${done.existed ? "Updated" : "Opened"} draft pull request #${done.pull} on \`${plan.branch}\`.`,
+        details: plan.details,
+        next: [
+          `Review #${done.pull} and mark it ready when it is right.`,
+          "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
+        ],
+      },
+      { status: done.existed ? "pull-updated" : "pull-opened", pull: done.pull, commit: plan.commit },
+    );
+  };
+
   try {
     // 👀 on what triggered the run, then the status comment (a resumed job reuses the one it posted).
     const saved = job.checkpoint.statusCommentId;
@@ -250,15 +187,44 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     }
     const commentId = await status.open(typeof saved === "number" ? saved : data.statusCommentId);
     await ctx.checkpoint("acknowledged", { statusCommentId: commentId });
+    const pushedRecord = readPushed(job.checkpoint, issueNumber);
     const donePull = job.checkpoint.pull;
     if (typeof donePull === "number") {
       // Resumed after its pull request was already opened or updated: only the final state is missing.
       state.pull = donePull;
+      if (pushedRecord.kind === "plan") {
+        status.view.stages = planStages(pushedRecord.plan);
+        if (pushedRecord.plan.advice) state.advice = pushedRecord.plan.advice;
+      }
       status.view.stages["pull request"] = { status: "done", ref: donePull };
       return await finish(
-        { ok: true, headline: `Draft pull request #${donePull} is up to date.`, details: [], next: [] },
+        {
+          ok: true,
+          headline: `Draft pull request #${donePull} is up to date.`,
+          details: pushedRecord.kind === "plan" ? pushedRecord.plan.details : [],
+          next: [],
+        },
         { status: "pull-updated", pull: donePull, commit: String(job.checkpoint.commit ?? "") },
       );
+    }
+    if (pushedRecord.kind !== "none") {
+      // Resumed after the branch was pushed: the pull request step goes on from what the run recorded,
+      // as long as the branch still holds the recorded commit; otherwise the run starts again, and says why.
+      token = await github.gitToken();
+      const restart = await resumeAfterPush(pushedRecord, data.cloneUrl, token);
+      if (restart === null && pushedRecord.kind === "plan") {
+        const plan = pushedRecord.plan;
+        deps.log.info(`resuming after the push of ${plan.commit} to ${plan.branch}: pull request step only`);
+        status.view.notices = [
+          `The run was resumed after its worker stopped. The branch ${inlineCode(plan.branch, 100)} already held its commit (${inlineCode(plan.commit.slice(0, 7), 20)}), so it went on with the pull request.`,
+        ];
+        return await publish(plan, true);
+      }
+      if (restart) {
+        deps.log.warn(restart);
+        status.view.notices = [restart];
+        await status.flush();
+      }
     }
     await mkdir(workDir, { recursive: true });
     const issue = await github.getIssue(issueNumber);
@@ -294,6 +260,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       ...(data.model ? { model: data.model } : {}),
       outDir,
       ...(data.testCommand ? { testCommand: data.testCommand } : {}),
+      ...(data.protectedPaths ? { protectedPaths: data.protectedPaths } : {}),
       maxCostUsd: data.maxCostUsd,
       signal: ctx.signal,
       onStage: (stage, note) => progress(status, stage, note),
@@ -326,7 +293,6 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     if (advice) state.advice = advice;
     if (ctx.signal.aborted) return await cancelled();
 
-    const answers = pointAnswers(result);
     if ((result.status !== "fixed" && result.status !== "patched") || !result.patch?.trim()) {
       status.stage("pull request", { status: "skipped", note: "no patch passed the checks" });
       // A review's comments hear that this run changed nothing (the status comment says why).
@@ -352,70 +318,40 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       author: settings.gitAuthor,
       force: true,
     });
-    await ctx.checkpoint("pushed", { commit: pushed.commit, branch });
-    const seconds = (deps.now() - started) / 1000;
     const artifactsPath = join(outDir, "pull-request.md");
     const rendered = renderPullBody({
       issueNumber,
       issueTitle: data.title,
       result,
       run: data.run,
-      seconds,
+      seconds: (deps.now() - started) / 1000,
       model: result.model ?? data.model ?? deps.model,
       files: pushed.files,
       ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
       artifactsPath,
     });
     await writeFile(artifactsPath, rendered.full);
-    const title = `Fix #${issueNumber}: ${plainInert(data.title)}`.slice(0, 256);
-    const existing = await github.findOpenPull(branch);
-    let pull: number;
-    let outcome: RunOutcome;
-    if (existing) {
-      pull = existing.number;
-      await github.updatePull(pull, { title, body: rendered.body });
-      await github.createComment(
-        pull,
-        retryComment(data, job.spec.guidance, result, pushed.files, pushed.commit, startedBy(data)) +
-          answersSection(points, answers, data.run),
-      );
-      // Each review comment gets its answer in its own thread too, when a person asked for the run (an
-      // automatic run after failing checks answers in the pull request's comment only).
-      if (deps.pulls && points.length > 0 && !data.ci) {
-        await replyToPoints(deps.pulls, pull, points, answers, data.run, pushed.commit, deps.log.warn);
-      }
-      outcome = { status: "pull-updated", pull, commit: pushed.commit };
-    } else {
-      const created = await github.createPull({
-        title,
-        body: rendered.body,
-        head: branch,
-        base: clone.branch ?? data.defaultBranch,
-        draft: true,
-      });
-      pull = created.number;
-      outcome = { status: "pull-opened", pull, commit: pushed.commit };
-    }
-    state.pull = pull;
-    await ctx.checkpoint("pr-opened", { pull });
-    status.view.stages["pull request"] = { status: "done", ref: pull };
-    const verdict = result.review?.approved
-      ? "The reviewer judged the patch and the reproducer correct."
-      : result.status === "fixed"
-        ? "The repository's tests show the fix: tests that failed before the patch pass with it, and none broke."
-        : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
-    return await finish(
-      {
-        ok: true,
-        headline: `${existing ? "Updated" : "Opened"} draft pull request #${pull} on \`${branch}\`.`,
-        details: result.summary.trim() ? [verdict, inertText(result.summary, { max: 1500 })] : [verdict],
-        next: [
-          `Review #${pull} and mark it ready when it is right.`,
-          "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
-        ],
-      },
-      outcome,
-    );
+    const open = await github.findOpenPull(branch);
+    // Everything the pull request step writes is recorded with the push: a worker that dies after it
+    // resumes from here without a second pipeline run (publish.ts).
+    const plan = pullPlan({
+      data,
+      guidance: job.spec.guidance,
+      result,
+      pushed,
+      branch,
+      base: clone.branch ?? data.defaultBranch,
+      body: rendered.body,
+      existingPull: open?.number ?? 0,
+      title: `Fix #${issueNumber}: ${plainInert(data.title)}`.slice(0, 256),
+      points,
+      // An automatic run after failing checks answers in the pull request's comment only.
+      replyInThreads: deps.pulls !== undefined && !data.ci,
+      stages: status.view.stages,
+      advice: state.advice,
+    });
+    await ctx.checkpoint("pushed", { commit: pushed.commit, branch, pullPlan: plan });
+    return await publish(plan, false, open);
   } catch (error) {
     if (ctx.signal.aborted) return await cancelled();
     const message = redact(error instanceof Error ? error.message : String(error), token);
@@ -425,4 +361,27 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       { status: "failed", reason: message },
     );
   }
+}
+
+/**
+ * Why a job resumed after its push must run again (a notice for the status comment), or null when the
+ * pull request step can go on from the record: the branch still holds the recorded commit.
+ */
+async function resumeAfterPush(
+  record: Exclude<ReturnType<typeof readPushed>, { kind: "none" }>,
+  cloneUrl: string,
+  token: string,
+): Promise<string | null> {
+  const lead = "The run was resumed after its worker stopped.";
+  if (record.kind === "unreadable") {
+    return `${lead} Its record of the pushed branch could not be read (${inlineCode(record.problem, 300)}), so the run started again from a fresh clone.`;
+  }
+  const { branch, commit } = record.plan;
+  const head = await remoteBranchHead({ url: cloneUrl, token, branch });
+  if (head === commit) return null;
+  const now =
+    head === null
+      ? "no longer exists on the repository (it was deleted)"
+      : `now points at another commit (${inlineCode(head.slice(0, 7), 20)})`;
+  return `${lead} The branch ${inlineCode(branch, 100)} it had pushed (${inlineCode(commit.slice(0, 7), 20)}) ${now}, so the run started again from a fresh clone.`;
 }

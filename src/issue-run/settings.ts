@@ -92,6 +92,8 @@ export interface EffectiveConfig {
   model: string | undefined;
   /** Automatic runs after a failing check on the app's pull request (`ci_retries:`, default 0). */
   ciRetries: number;
+  /** The file's `protected-paths` (a run on another ref protects them as well as that ref's own). */
+  protectedPaths: string[];
 }
 
 /**
@@ -113,5 +115,6 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     testCommand: c.test === undefined ? settings.testCommand : undefined,
     model: c.model,
     ciRetries: c.ci_retries ?? 0,
+    protectedPaths: c["protected-paths"] ?? [],
   };
 }

@@ -16,6 +16,7 @@ import {
 import { fakeResult } from "../support/fix-result.ts";
 import { renderCiSection, withCiSection } from "../../src/github/render/ci-section.ts";
 import { renderPullBody } from "../../src/github/render/pr-body.ts";
+import { renderStatus } from "../../src/github/render/status-comment.ts";
 import { pullMarker } from "../../src/github/render/markers.ts";
 import { modelChoiceRefusal } from "../../src/issue-run/admission.ts";
 import { createCliPipeline } from "../../src/issue-run/cli-pipeline.ts";
@@ -229,6 +230,34 @@ test("the CI lines of the status comment are replaced, never stacked, and check 
   assert.match(once, /automatic run 1 of 2/);
 });
 
+test("an automatic run's status comment carries the CI report's lines, and the next report replaces them", () => {
+  const ci = {
+    sha: "abcdef1234",
+    pull: 9,
+    failing: ["tests (3.12)", "@team fixes #1"],
+    automatic: { run: 1, of: 2 },
+    usedUp: null,
+  };
+  const view = {
+    state: { runs: 2, ciRetries: 1 },
+    run: 2,
+    maxRuns: 5,
+    trigger: "started automatically",
+    phase: "running" as const,
+    stages: {},
+  };
+  const body = renderStatus({ ...view, ci });
+  assert.ok(body.includes(renderCiSection(ci)), body);
+  assert.ok(!renderStatus(view).includes("CI failed"), "a run no check started has no CI lines");
+  const live = liveEffects(body);
+  assert.deepEqual([live.mentions, live.closing], [[], []]);
+  const next = withCiSection(body, renderCiSection({ ...ci, sha: "0123456789", automatic: null }));
+  assert.equal(next.match(/<!-- auto-fix:ci -->/g)?.length, 1);
+  assert.match(next, /CI failed\*\* on `0123456`/);
+  // A job stored before the names were recorded still says which commit failed.
+  assert.match(renderCiSection({ ...ci, failing: [] }), /CI failed\*\* on `abcdef1` of #9\.\n/);
+});
+
 test("each review comment's answer is inert and says where the change is", () => {
   const reply = pointReply(
     { id: 1, status: "partly", reply: "cc @mona, closes #4 [x](https://e.example)" },
@@ -303,6 +332,39 @@ console.log(JSON.stringify({ status: "no-patch", patch: null, reproduced: null, 
     assert.equal(result.model, "repo-model");
     assert.deepEqual(JSON.parse(result.reason!), { text: "typed words", checks: [] });
     assert.equal(result.summary, "false", "typed input replaces the plain --guidance");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the pipeline child gets the default branch's protected globs of a run on another ref, with the operator's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "auto-fix-child-"));
+  try {
+    const cli = join(dir, "cli.mjs");
+    writeFileSync(
+      cli,
+      `console.log(JSON.stringify({ status: "no-patch", patch: null, reproduced: null, review: null,
+  validation: null, reproducer: null, usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  out: "out", reason: "r", error: null, timed_out_after: null,
+  summary: JSON.stringify(process.env.AUTO_FIX_PROTECTED_PATHS ?? null), model: null, locations: [],
+  selection: null, seconds: 1, maintainer: null }));`,
+    );
+    const run = (env: NodeJS.ProcessEnv, protectedPaths?: string[]) =>
+      createCliPipeline({ env: { PATH: process.env.PATH, ...env }, cliPath: cli })({
+        repoDir: dir,
+        issueFile: join(dir, "issue.md"),
+        outDir: join(dir, "out", `run${Math.random()}`),
+        maxCostUsd: 1,
+        ...(protectedPaths ? { protectedPaths } : {}),
+        signal: new AbortController().signal,
+        onStage: () => {},
+      });
+    assert.equal(JSON.parse((await run({}, ["docs/**", "*.lock"])).summary), "docs/**\n*.lock");
+    assert.equal(
+      JSON.parse((await run({ AUTO_FIX_PROTECTED_PATHS: "vendor/**" }, ["docs/**"])).summary),
+      "vendor/**\ndocs/**",
+    );
+    assert.equal(JSON.parse((await run({})).summary), null);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

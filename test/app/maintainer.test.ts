@@ -349,6 +349,15 @@ test("a failing check's annotations and log tail reach the next run's prompts; c
       "the status comment said which check failed",
     );
     assert.match(status.body, /started automatically: checks failed on/);
+    // The automatic run's own status comment, from its first edit to its final state, keeps the lines
+    // that reported the failing checks (the same lines the CI report wrote).
+    const ciLine =
+      /❌ \*\*CI failed\*\* on `[0-9a-f]{7}` of #\d+: `tests \(3\.12\)`\.\n.*automatic run 1 of 1/;
+    const during = status.history.filter((b) => b.includes("started automatically"));
+    assert.ok(during.length >= 2, "the run edited its status comment");
+    for (const b of during) assert.match(b, ciLine);
+    assert.match(status.body, /🚀 \*\*auto-fix\*\* finished/);
+    assert.equal(status.body.match(/<!-- auto-fix:ci -->/g)?.length, 1, "one CI section");
     const prompts = promptsSince(before);
     for (const role of ["search", "patch", "review"]) {
       const p = prompts.find((x) => x.role === role)!;

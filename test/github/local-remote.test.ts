@@ -120,4 +120,13 @@ test("the configuration file is read like the command line reads it: a link or a
     await readRemoteFile(join(tempDir("x"), "none"), "trunk", "a", 10).catch((e: Error) => e.name),
     "ExecError",
   );
+  // A ref the repository does not have reads as a missing file, as GitHub's contents API answers it.
+  const remote = await prepareLocalRemote(good, join(tempDir("auto-fix-remote-"), "remote.git"));
+  assert.deepEqual(await readRemoteFile(remote.bareDir, "no-such-ref", ".github/auto-fix.yml", 1000), {
+    kind: "missing",
+  });
+  assert.equal(
+    (await readRemoteFile(remote.bareDir, remote.defaultBranch, ".github/auto-fix.yml", 1000)).kind,
+    "file",
+  );
 });

@@ -201,6 +201,56 @@ test("fix on a terminal rewrites one status line with stage, round and tokens; d
   }
 });
 
+test("fix protects the globs of AUTO_FIX_PROTECTED_PATHS besides the configuration's (the app's run on another ref)", async () => {
+  const work = tmp("auto-fix-repo-");
+  cpSync(repo, work, { recursive: true });
+  mkdirSync(join(work, ".github"), { recursive: true });
+  writeFileSync(join(work, ".github", "auto-fix.yml"), "budgets:\n  search-rounds: 1\n");
+  const server = await startScriptedModel(
+    agentScript({
+      search: ["I do not know where to look."],
+      patch: [
+        patchAnswer(
+          "stats/summary.py",
+          "    return sum(values) / (len(values) - 1)",
+          "    return sum(values) / len(values)",
+        ),
+        "no",
+        "no",
+      ],
+    }),
+  );
+  try {
+    const cwd = tmp("auto-fix-cwd-");
+    const env = {
+      OPENAI_BASE_URL: server.baseURL,
+      AUTO_FIX_MODEL: "gpt-4o-mini",
+      AUTO_FIX_MAX_UNUSABLE_ANSWERS: "10",
+      AUTO_FIX_CACHE_DIR: join(cwd, "cache"),
+      AUTO_FIX_PROTECTED_PATHS: "\n  stats/**  \ndocs/**\n",
+    };
+    const c = io(env, cwd);
+    const code = await main(["fix", "--repo", work, "--issue", issueFile, "--out", "o", "--json"], c.io);
+    assert.equal(code, 1, c.err());
+    const settings = JSON.parse(readFileSync(join(cwd, "o", "settings.json"), "utf8"));
+    assert.ok(settings.protectedPaths.includes("stats/**") && settings.protectedPaths.includes("docs/**"));
+    assert.match(
+      readFileSync(join(cwd, "o", "patch", "attempt-1.md"), "utf8"),
+      /Status: RAW_PATCH_BUT_UNSAFE_PATH/,
+    );
+    // A value that cannot be a list of globs stops the command before anything is paid for.
+    const bad = io({ ...env, AUTO_FIX_PROTECTED_PATHS: "x".repeat(1001) }, cwd);
+    const refused = await main(
+      ["fix", "--repo", work, "--issue", issueFile, "--out", "o2", "--json"],
+      bad.io,
+    );
+    assert.equal(refused, 2);
+    assert.match(bad.err(), /AUTO_FIX_PROTECTED_PATHS: a glob may be at most 1000 characters/);
+  } finally {
+    await server.close();
+  }
+});
+
 test("fix honours the repository configuration: search rounds, protected paths, budget", async () => {
   const work = tmp("auto-fix-repo-");
   cpSync(repo, work, { recursive: true });

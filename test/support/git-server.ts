@@ -31,6 +31,8 @@ export interface GitServer {
   createRepo(fullName: string, files: Record<string, string>, options?: { branch?: string }): string;
   /** `git` run inside a bare repo (e.g. `["show", "auto-fix/issue-1:src/a.py"]`), returning stdout. */
   git(fullName: string, args: string[]): string;
+  /** Commits `files` (written over the tree of `from`) on `branch` of a repo, as someone's push would. */
+  commitFiles(fullName: string, branch: string, files: Record<string, string>, from?: string): string;
   close(): Promise<void>;
 }
 
@@ -145,6 +147,25 @@ export async function startGitServer(): Promise<GitServer> {
     },
     git(fullName, args) {
       return runGit(join(root, `${fullName}.git`), args);
+    },
+    commitFiles(fullName, branch, files, from = "HEAD") {
+      const bare = join(root, `${fullName}.git`);
+      const work = mkdtempSync(join(tmpdir(), "git-commit-"));
+      try {
+        runGit(work, ["clone", "-q", bare, "."]);
+        runGit(work, ["checkout", "-q", "-B", branch, from === "HEAD" ? "HEAD" : `origin/${from}`]);
+        for (const [path, content] of Object.entries(files)) {
+          const full = join(work, path);
+          mkdirSync(dirname(full), { recursive: true });
+          writeFileSync(full, content);
+        }
+        runGit(work, ["add", "-A"]);
+        runGit(work, ["commit", "-q", "--allow-empty", "-m", `Change ${Object.keys(files).join(", ")}`]);
+        runGit(work, ["push", "-q", "-f", "origin", `HEAD:refs/heads/${branch}`]);
+        return runGit(work, ["rev-parse", "HEAD"]).trim();
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
-import { loadRepoConfig } from "../../config/index.ts";
+import { loadRepoConfig, protectedPathsFromEnv } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
 import { type MaintainerInput, MaintainerInputSchema } from "../../core/maintainer-input.ts";
 import { readInstructions } from "../../config/instructions.ts";
@@ -143,10 +143,10 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   // protected paths, strategy and test command; the command line and the environment override it. It is
   // read once, here, and handed to every stage; a file that does not parse stops the command (exit 2)
   // with every problem named, before anything is paid for.
-  const repoConfig = loadRepoConfig(
-    repo,
-    values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {},
-  );
+  const repoConfig = loadRepoConfig(repo, {
+    ...(values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {}),
+    protectedPaths: protectedPathsFromEnv(io.env),
+  });
   const notes: string[] = [...repoConfig.notes];
   const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
   const budget = { ...settings.budget };

@@ -26,7 +26,7 @@ export function renderCiSection(v: CiView): string {
     START,
     "",
     "---",
-    `❌ **CI failed** on ${inlineCode(v.sha.slice(0, 7), 20)} of #${v.pull}: ${names.join(", ")}${more}.`,
+    `❌ **CI failed** on ${inlineCode(v.sha.slice(0, 7), 20)} of #${v.pull}${names.length > 0 ? `: ${names.join(", ")}${more}` : ""}.`,
     next,
     END,
   ].join("\n");

@@ -1,4 +1,5 @@
 import { inlineCode } from "../../core/inert-markdown.ts";
+import { type CiView, renderCiSection } from "./ci-section.ts";
 import { type IssueState, statusMarker } from "./markers.ts";
 
 /** The stages the status comment shows, in order. */
@@ -44,6 +45,10 @@ export interface StatusView {
   phase: "running" | "finished";
   stages: Partial<Record<StageName, StageLine>>;
   final?: FinalState;
+  /** Facts about the run itself (e.g. how a resumed run went on), Markdown written by the app. */
+  notices?: string[];
+  /** The failing checks that started an automatic run: the same lines the CI report adds. */
+  ci?: CiView;
 }
 
 const ICONS: Record<StageStatus, string> = {
@@ -77,6 +82,7 @@ export function renderStatus(view: StatusView): string {
   lines.push(head, "");
   lines.push(`Run ${view.run} of at most ${view.maxRuns} for this issue, ${view.trigger}.`);
   if (view.guidance?.trim()) lines.push(`Guidance: ${inlineCode(view.guidance, 500)}`);
+  for (const n of view.notices ?? []) lines.push("", `ℹ️ ${n}`);
   lines.push("");
   for (const stage of STAGES) {
     const s = view.stages[stage] ?? { status: "pending" };
@@ -96,5 +102,6 @@ export function renderStatus(view: StatusView): string {
   if (view.phase !== "finished") {
     lines.push("", "Comment `/cancel` to stop this run.");
   }
+  if (view.ci) lines.push("", renderCiSection(view.ci));
   return lines.join("\n");
 }

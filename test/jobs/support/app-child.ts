@@ -61,10 +61,25 @@ const pipeline: Pipeline = async (req) => {
     await until(() => existsSync(hold), req.signal);
   }
   req.onStage("patched");
+  // A run a review started answers each of its comments.
+  const review = req.maintainer?.review;
   return fakeResult({
     status: "patched",
     patch: FIX_PATCH,
+    summary: `Summary of the run (${issue ?? ""}).`,
     usage: { prompt_tokens: 1000, completion_tokens: 200, cost_usd: 0.01 },
+    ...(review
+      ? {
+          maintainer: {
+            review: { id: review.id, points: review.points.length },
+            points: review.points.map((p) => ({
+              id: p.id,
+              status: "addressed" as const,
+              reply: `Answer to ${p.id}.`,
+            })),
+          },
+        }
+      : {}),
   });
 };
 

@@ -11,7 +11,7 @@ import { type FakeGitHub, type FakeRepo, startFakeGitHub } from "../../support/f
 import { type GitServer, startGitServer } from "../../support/git-server.ts";
 
 const CHILD = fileURLToPath(new URL("./app-child.ts", import.meta.url));
-const SECRET = "e2e-webhook-secret";
+export const SECRET = "e2e-webhook-secret";
 const examples = createRequire(import.meta.url)("@octokit/webhooks-examples") as Array<{
   name: string;
   examples: Array<Record<string, unknown>>;
