@@ -154,6 +154,9 @@ interface Row {
   /** Selected targets that ran, left out for the budget, left out after a regression. */
   ran: number;
   overBudget: number;
+  /** Of those over the budget, the ones whose batch was stopped at it, and why (the first reason). */
+  stopped: number;
+  stopReason: string | null;
   afterRegression: number;
   pristineRuns: number;
   status: string;
@@ -182,6 +185,8 @@ for (const m of mutants) {
       ranTests: v.run?.tests?.size ?? 0,
       ran: (r.tests?.selected ?? []).filter((x) => (x.run ?? "ran") === "ran").length,
       overBudget: (r.tests?.selected ?? []).filter((x) => x.run === "over-budget").length,
+      stopped: (r.tests?.selected ?? []).filter((x) => x.stoppedAfterMs !== undefined).length,
+      stopReason: (r.tests?.selected ?? []).find((x) => x.stoppedAfterMs !== undefined)?.reason ?? null,
       afterRegression: (r.tests?.selected ?? []).filter((x) => x.run === "after-regression").length,
       pristineRuns: r.tests?.pristineRuns ?? 0,
       status: r.status,
@@ -206,9 +211,10 @@ for (const m of mutants) {
   }
   rows.push(row);
   console.log(
-    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} selected ${String(row.ran).padStart(3)} ran ${String(row.overBudget).padStart(3)} over budget ${String(row.afterRegression).padStart(3)} after regression ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
+    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} selected ${String(row.ran).padStart(3)} ran ${String(row.overBudget).padStart(3)} over budget (${row.stopped} stopped) ${String(row.afterRegression).padStart(3)} after regression ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
   );
   console.log(`        ${row.caught ? `regressions: ${row.regressions}` : row.notRun}`);
+  if (row.stopped > 0) console.log(`        ${row.stopped} stopped at the budget: ${row.stopReason}`);
 }
 
 // The same candidates again: the job's unpatched results exist, only the candidate's tests run.
@@ -275,7 +281,7 @@ console.log(
 );
 const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
 console.log(
-  `Related test modules: ${sum((r) => r.selected)} selected, ${sum((r) => r.ran)} ran, ${sum((r) => r.overBudget)} left out over the ${s(config.validation.relatedBudgetMs)} budget (in ${rows.filter((r) => r.overBudget > 0).length} candidates), ${sum((r) => r.afterRegression)} left out after a regression was shown`,
+  `Related test modules: ${sum((r) => r.selected)} selected, ${sum((r) => r.ran)} ran, ${sum((r) => r.overBudget)} left out over the ${s(config.validation.relatedBudgetMs)} budget (in ${rows.filter((r) => r.overBudget > 0).length} candidates; ${sum((r) => r.stopped)} of them in batches stopped at the budget, in ${rows.filter((r) => r.stopped > 0).length} candidates), ${sum((r) => r.afterRegression)} left out after a regression was shown`,
 );
 console.log(
   `Same candidates again (the job's unpatched results reused): median ${s(median(again))}, max ${s(Math.max(0, ...again))}; ` +

@@ -127,8 +127,14 @@ export const TestsRanSchema = z.strictObject({
       target: z.string(),
       reasons: z.array(z.string()),
       detail: z.string().optional(),
-      /** ran; over-budget or after-regression: left out, and why (absent: ran). */
+      /** ran; over-budget, after-regression or unpatched-too-slow: left out, and why (absent: ran). */
       run: z.enum(["ran", "over-budget", "after-regression", "unpatched-too-slow"]).optional(),
+      /** Why it did not run, when more can be said than `run` (e.g. its batch was stopped at the budget). */
+      reason: z.string().optional(),
+      /** over-budget because its batch was stopped at the budget: after how long (ms). */
+      stoppedAfterMs: z.number().nonnegative().optional(),
+      /** How long the same tests (its batch) took on the unpatched tree (ms), when known. */
+      unpatchedMs: z.number().nonnegative().optional(),
     }),
   ),
   total: z.number().nullable(),

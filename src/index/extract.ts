@@ -108,10 +108,13 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
           defNode = cap.node;
           kind = cap.name;
           break;
-        case "name":
+        case "name": {
           // The source text itself: tree-sitter's string indices are the text's (UTF-16) indices.
-          name = text.slice(cap.node.startIndex, cap.node.endIndex);
+          const start = cap.node.startIndex;
+          const end = python ? asciiIdentifierEnd(text, start) : -1;
+          name = text.slice(start, end >= 0 ? end : cap.node.endIndex);
           break;
+        }
         case "value":
           value = cap.node;
           break;
@@ -146,6 +149,22 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
     }
   }
   return { defs, pending };
+}
+
+/**
+ * Where a Python identifier that starts at `start` ends, read from the text (no call into the parser):
+ * known when its characters are ASCII and an ASCII character that no identifier holds follows it; -1
+ * otherwise (a non-ASCII letter may continue it: the tree says where it ends).
+ */
+function asciiIdentifierEnd(text: string, start: number): number {
+  let i = start;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return -1;
+    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+    if (!word) break;
+  }
+  return i > start ? i : -1;
 }
 
 interface Item {

@@ -45,9 +45,7 @@ const READ_ERRORS: Record<string, string> = {
 
 /** A NUL byte in the first 8 KiB: not a text file. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 8192);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
+  return bytes.subarray(0, 8192).indexOf(0) !== -1;
 }
 
 /**

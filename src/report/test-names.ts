@@ -114,13 +114,15 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
       ? o.reasons.filter((x): x is string => typeof x === "string")
       : [];
     const detail = str(o.detail);
+    const reason = str(o.reason);
+    const because = reason ? ` (${codeSpan(reason)})` : "";
     const left =
       o.run === "over-budget"
-        ? " — not run: over the budget for related tests"
+        ? ` — not run: over the budget for related tests${because}`
         : o.run === "after-regression"
           ? " — not run: a regression was already shown"
           : o.run === "unpatched-too-slow"
-            ? " — not run: its run on the unpatched tree did not finish in time"
+            ? ` — not run: its run on the unpatched tree did not finish in time${because}`
             : "";
     items.push(
       `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,

@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
+import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { TestTimes } from "./test-times.ts";
 import type { TestSuiteMap, TreeListing } from "./targets/types.ts";
@@ -43,8 +44,6 @@ export class PristineTests {
   #fullTrial: Promise<TestRun | null> | undefined;
   /** Set when the whole suite did not finish within a budget it was given: it is not tried again. */
   #fullTooSlow: number | null = null;
-  /** Targets whose unpatched run did not finish within the limit given (ms), for the whole job. */
-  readonly #givenUp = new Map<string, number>();
   /** The unpatched tree's tests per runner, found once (the tree does not change during a job). */
   readonly suites = new Map<string, TestSuiteMap>();
   /** The unpatched tree's files, listed once. */
@@ -136,11 +135,6 @@ export class PristineTests {
     ]);
   }
 
-  /** Targets whose unpatched run did not finish within the limit it was given (ms): not tried again. */
-  givenUp(target: string): number | undefined {
-    return this.#givenUp.get(target);
-  }
-
   /** The whole suite's run when it has finished, else undefined. */
   get fullResult(): TestRun | null | undefined {
     return this.#fullDone;
@@ -208,7 +202,9 @@ export class PristineTests {
   /**
    * The unpatched tree's results for exactly `targets`: tests not run yet on it are run now (once, even
    * when several candidates ask at the same time), then the results of every run that covered them are
-   * put together, each test id kept only when it belongs to one of the targets.
+   * put together, each test id kept only when it belongs to one of the targets. A run given `timeoutMs`
+   * that does not finish in it keeps what its output shows of the targets it finished (see
+   * `#keepStopped`); the others stay missing, with the time they took at least recorded.
    */
   async forTargets(
     targets: readonly string[],
@@ -217,7 +213,7 @@ export class PristineTests {
     definitions: (target: string) => number = () => 1,
     timeoutMs?: number,
   ): Promise<TestRun | null> {
-    const missing = this.missing(targets, ownerOf).filter((t) => !this.#givenUp.has(t));
+    const missing = this.missing(targets, ownerOf);
     const waits = targets.flatMap((t) => this.#inflight.get(t) ?? []);
     if (missing.length > 0) {
       const cmd = targetedCommand(this.#config, missing);
@@ -226,8 +222,7 @@ export class PristineTests {
       const p = this.#runOn(opts, signal).then((run) => {
         if (!run) return;
         if (timeoutMs !== undefined && run.exec.limit === "time") {
-          // Not finished within the limit it was given: these tests are given up for the job.
-          for (const t of missing) this.#givenUp.set(t, timeoutMs);
+          this.#keepStopped(missing, run, ownerOf, cmd.sequential === true, definitions);
           return;
         }
         this.#runs.push({ targets: new Set(missing), run });
@@ -242,6 +237,32 @@ export class PristineTests {
     }
     await Promise.all(waits);
     return this.view(targets, ownerOf);
+  }
+
+  /**
+   * An unpatched run stopped at its time limit: the targets it finished (a runner that runs them one
+   * after the other) keep their results and their share of the run's time, as a run of their own; the
+   * target it was in records the time it took at least, so that no later candidate expects it to be
+   * shorter. Nothing of a runner that runs targets side by side is known finished.
+   */
+  #keepStopped(
+    targets: readonly string[],
+    run: TestRun,
+    ownerOf: OwnerOf,
+    sequential: boolean,
+    definitions: (target: string) => number,
+  ): void {
+    const split = splitStopped(run, targets, ownerOf, sequential, definitions, this.times.scale);
+    if (split.finished.length > 0) {
+      const keep = new Set(split.finished.flatMap((t) => split.ids.get(t) ?? []));
+      const ms = split.finished.reduce((a, t) => a + (split.shares.get(t) ?? 0), 0);
+      const part = partOfRun(run, keep, ms);
+      this.#runs.push({ targets: new Set(split.finished), run: part });
+      this.times.record(split.finished, part, ownerOf, definitions);
+    }
+    if (split.partial !== null) this.times.recordStopped(split.partial, split.shares.get(split.partial) ?? 0);
+    else if (sequential) this.times.recordStopped(targets[0]!, run.exec.durationMs);
+    else for (const [t, ms] of split.shares) this.times.recordStopped(t, ms);
   }
 
   /** The results for `targets` from the runs made so far (null when none covered them). */

@@ -44,6 +44,12 @@ export interface TestsRan {
      * regression was already shown; unpatched-too-slow: its unpatched run did not finish within its
      * limit. Absent: ran (a record from before budgets). */
     run?: "ran" | "over-budget" | "after-regression" | "unpatched-too-slow" | undefined;
+    /** Why it did not run, when more can be said than its `run` (e.g. its batch was stopped at the budget). */
+    reason?: string | undefined;
+    /** Over the budget because its batch was stopped at the budget: after how long (ms). */
+    stoppedAfterMs?: number | undefined;
+    /** How long the same tests (its batch) took on the unpatched tree (ms), when known. */
+    unpatchedMs?: number | undefined;
   }[];
   /** Test targets (files, modules, packages, classes) the tree holds, when known. */
   total: number | null;

@@ -13,6 +13,7 @@ import {
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
+import { partOfRun, splitStopped } from "./stopped-runs.ts";
 
 /** The tests may take this many times as long after the patch as before it, plus the grace. */
 export const SLOWDOWN_FACTOR = 4;
@@ -21,10 +22,12 @@ export const SLOWDOWN_GRACE_MS = 10_000;
 /** The rank tier of tests that only failed before the patch, and the share of the budget they may take. */
 const FAILED_ONLY_TIER = 4;
 export const FAILED_ONLY_SHARE = 0.25;
-/** The unpatched run of a batch gets this many times the budget before its tests are given up. */
-export const UNPATCHED_BUDGETS = 2;
-/** An unpatched run is never given up before this (start-up on a loaded machine). */
-export const MIN_UNPATCHED_LIMIT_MS = 10_000;
+/**
+ * A candidate's first batch may run until this many times the budget has passed since the candidate
+ * began (every later batch stops at the budget): a test whose unpatched run fits the budget gets a real
+ * chance beside the copies and the load, and the candidate still ends near the budget (56 s for 45 s).
+ */
+export const FIRST_BATCH_ALLOWANCE = 1.25;
 /** A batch's estimated wall time with the unpatched run beside it, as a multiple of one run's. */
 const PAIR_PARALLEL = 1.3;
 const PAIR_SEQUENTIAL = 2;
@@ -51,6 +54,17 @@ export interface RelatedRunsInput {
   parallel?: boolean;
 }
 
+/** A batch stopped at the budget: its tests that were not judged, and what is known of their times. */
+export interface StoppedBatch {
+  targets: string[];
+  /** How long the batch had run when it was stopped (ms). */
+  afterMs: number;
+  /** How long the same tests took on the unpatched tree (ms), when every one of them is known. */
+  unpatchedMs: number | null;
+  /** Why, as the report says it ("stopped at the budget after 12 s; …"). */
+  reason: string;
+}
+
 export interface RelatedRuns {
   /** The comparison of every batch that ran (null when none did). */
   result: ValidationResult | null;
@@ -60,73 +74,108 @@ export interface RelatedRuns {
   ran: string[];
   overBudget: string[];
   afterRegression: string[];
-  /** Targets whose unpatched run did not finish within its limit, with that limit (ms). */
+  /** Over the budget because their batch was stopped at it (also in no other list). */
+  stopped: StoppedBatch[];
+  /** Over the budget because their unpatched run alone took longer than the budget (ms), also in overBudget. */
+  longerThanBudget: Map<string, number>;
+  /**
+   * Targets whose unpatched run was stopped, for this or an earlier candidate, after at least the whole
+   * budget (ms): no candidate can run them, so they are given up for the job.
+   */
   givenUp: { target: string; limitMs: number }[];
   /** Commands of the patched runs, in order. */
   commands: string[];
 }
 
 interface Batch {
-  /** Null when the unpatched run did not finish (the batch's tests are then not judged). */
+  /** The comparison of what both runs finished (null when nothing could be compared). */
   result: ValidationResult | null;
   after: TestRun | null;
   command: string;
-  /** Targets whose unpatched run did not finish within its limit (given up for the job). */
-  givenUp: string[];
+  /** Targets judged: both runs finished them, or a stopped run showed a regression in them. */
+  ran: string[];
+  /** The others, when the batch was stopped at the budget. */
+  stopped: StoppedBatch | null;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
+/** The sum of the unpatched times of `targets`, when each is known. */
+function unpatchedTime(store: PristineTests, targets: readonly string[]): number | null {
+  const m = targets.map((t) => store.times.measured(t));
+  return m.every((x) => x !== undefined) ? m.reduce<number>((a, x) => a + (x ?? 0), 0) : null;
+}
+
 /**
  * One batch: the targets' unpatched results (run now for those the job lacks, beside the patched run
- * when cores allow) and the patched run, which is stopped as a hang once it takes SLOWDOWN_FACTOR× the
- * time the same tests took unpatched, plus the grace.
+ * when cores allow) and the patched run. Both stop at `deadline` (a `performance.now()` time; null = no
+ * budget); the patched run is also stopped as a hang once it takes SLOWDOWN_FACTOR× the time the same
+ * tests took unpatched, plus the grace, when that comes before the deadline. A batch stopped at the
+ * deadline judges what both runs finished (and a regression a stopped run already shows); its other
+ * tests are over the budget, with how long they ran and, when known, took before the patch.
  */
 async function runBatch(
   input: RelatedRunsInput,
   targets: string[],
   parallel: boolean,
-  unpatchedLimitMs: number | undefined,
+  deadline: number | null,
 ): Promise<Batch> {
-  const { sandbox, config, pristine, workdir, signal } = input;
+  const { sandbox, config, pristine, workdir, signal, ownerOf } = input;
   const store = pristine.tests;
   const cmd = targetedCommand(config, targets);
   if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
+  const t0 = performance.now();
+  /** A run starting now stops at the deadline when that comes before the configured test limit. */
+  const limitNow = (): number | undefined => {
+    if (deadline === null) return undefined;
+    const left = Math.max(1, Math.round(deadline - performance.now()));
+    return left < config.timeouts.testMs ? left : undefined;
+  };
   const hang = new AbortController();
   const stop = signal ? AbortSignal.any([signal, hang.signal]) : hang.signal;
   let timer: NodeJS.Timeout | undefined;
   let hung = false;
   let settled = false;
+  /** The unpatched run did not finish every target: the patched run was stopped, it cannot be judged. */
+  let baselineShort = false;
   let beforeMs = 0;
-  const beforeP = store.forTargets(targets, input.ownerOf, signal, input.definitions, unpatchedLimitMs);
-  const gaveUp = () => targets.filter((t) => store.givenUp(t) !== undefined);
+  const beforeP = store.forTargets(targets, ownerOf, signal, input.definitions, limitNow());
+  const uncovered = () => store.missing(targets, ownerOf);
   if (!parallel) await beforeP.catch(() => null);
-  if (!parallel && gaveUp().length > 0)
-    return { result: null, after: null, command: cmd.display, givenUp: gaveUp() };
+  if (!parallel && uncovered().length > 0) {
+    await beforeP;
+    return stoppedBatch(input, targets, cmd, null, uncovered(), performance.now() - t0, false);
+  }
   const patchedStart = performance.now();
+  const patchedLimit = limitNow();
   void beforeP.then(
     (before) => {
       if (settled) return;
-      // The unpatched run did not finish: the patched run judges nothing, it is stopped.
-      if (gaveUp().length > 0) {
+      if (uncovered().length > 0) {
+        baselineShort = true;
         hang.abort();
         return;
       }
       if (!before || before.exec.limit !== null) return;
-      const measured = targets.map((t) => store.times.measured(t));
-      beforeMs = measured.every((m) => m !== undefined)
-        ? measured.reduce<number>((a, m) => a + (m ?? 0), 0)
-        : before.exec.durationMs;
-      const limitMs = SLOWDOWN_FACTOR * beforeMs + input.slowdownGraceMs;
-      const wait = Math.max(0, patchedStart + limitMs - performance.now());
-      timer = setTimeout(() => {
-        hung = true;
-        hang.abort();
-      }, wait);
+      beforeMs = unpatchedTime(store, targets) ?? before.exec.durationMs;
+      const at = patchedStart + SLOWDOWN_FACTOR * beforeMs + input.slowdownGraceMs;
+      // The deadline comes first: a run stopped there is over the budget, not a hang.
+      if (deadline !== null && at >= deadline) return;
+      timer = setTimeout(
+        () => {
+          hung = true;
+          hang.abort();
+        },
+        Math.max(0, at - performance.now()),
+      );
     },
     () => {},
   );
-  const afterP = runTestSuite(sandbox, workdir, config, stop, { pristine: pristine.dir, targeted: cmd });
+  const afterP = runTestSuite(sandbox, workdir, config, stop, {
+    pristine: pristine.dir,
+    targeted: cmd,
+    ...(patchedLimit !== undefined ? { timeoutMs: patchedLimit } : {}),
+  });
   try {
     let before: TestRun | null;
     try {
@@ -138,7 +187,19 @@ async function runBatch(
     }
     let after = await afterP;
     settled = true;
-    if (gaveUp().length > 0) return { result: null, after: null, command: cmd.display, givenUp: gaveUp() };
+    const short = uncovered();
+    const atDeadline = after !== null && patchedLimit !== undefined && after.exec.limit === "time" && !hung;
+    if (short.length > 0 || atDeadline || baselineShort) {
+      return stoppedBatch(
+        input,
+        targets,
+        cmd,
+        after,
+        short,
+        performance.now() - t0,
+        !atDeadline && !baselineShort,
+      );
+    }
     if (hung && after) after = { ...after, exec: { ...after.exec, limit: "time" } };
     const result = compareRuns(before, after);
     if (hung && result.status === "regressions") {
@@ -151,11 +212,110 @@ async function runBatch(
     }
     addRestored(result, after);
     baselineLimit(result, before);
-    return { result, after, command: cmd.display, givenUp: [] };
+    return { result, after, command: cmd.display, ran: targets, stopped: null };
   } finally {
     settled = true;
     clearTimeout(timer);
   }
+}
+
+/**
+ * A batch stopped at the budget (`after`: the patched run, null when it did not start; `short`: targets
+ * whose unpatched run did not finish; `afterDone`: the patched run finished). What both runs finished
+ * is compared, with the tests the patched run reached in the target it was stopped in (a test that
+ * passed before and fails after is a regression wherever the run stopped); the rest is over the budget.
+ */
+function stoppedBatch(
+  input: RelatedRunsInput,
+  targets: readonly string[],
+  cmd: { display: string; sequential?: true },
+  after: TestRun | null,
+  short: readonly string[],
+  wallMs: number,
+  afterDone: boolean,
+): Batch {
+  const { ownerOf } = input;
+  const store = input.pristine.tests;
+  const split =
+    after && !afterDone
+      ? splitStopped(after, targets, ownerOf, cmd.sequential === true, input.definitions)
+      : null;
+  const finished = (afterDone ? [...targets] : (split?.finished ?? [])).filter((t) => !short.includes(t));
+  const partial =
+    split?.partial != null && !short.includes(split.partial) && !finished.includes(split.partial)
+      ? split.partial
+      : null;
+  const reached = new Set(partial ? (split?.ids.get(partial) ?? []) : []);
+  let result: ValidationResult | null = null;
+  const asked = [...finished, ...(partial ? [partial] : [])];
+  const before = asked.length > 0 && after?.tests ? store.view(asked, ownerOf) : null;
+  if (after?.tests && before?.tests) {
+    const owner = (id: string, files?: readonly string[]) => (targets.includes(id) ? id : ownerOf(id, files));
+    const keep = (run: TestRun) =>
+      new Set(
+        [...(run.tests?.keys() ?? [])].filter((id) => {
+          const o = owner(id, run.files?.get(id));
+          return o !== null && (finished.includes(o) || (o === partial && reached.has(id)));
+        }),
+      );
+    const a = partOfRun(after, keep(after), after.exec.durationMs);
+    const b = partOfRun(before, keep(before), before.exec.durationMs);
+    if ((a.tests?.size ?? 0) > 0) {
+      result = compareRuns(b, a);
+      result.summary += ` (the batch was stopped at the budget after ${seconds(wallMs)}: only the tests both runs finished are compared)`;
+      addRestored(result, after);
+    }
+  }
+  const ran = [...finished, ...(partial && result?.regressions.some((r) => reached.has(r)) ? [partial] : [])];
+  const left = targets.filter((t) => !ran.includes(t));
+  // A comparison of part of a target, with no regression in it, judges no target: it is not a result.
+  if (ran.length === 0) result = null;
+  const unpatchedMs = unpatchedTime(store, left);
+  const patchedMs = after?.exec.durationMs ?? 0;
+  let reason: string;
+  if (after === null) {
+    reason = `stopped at the budget after ${seconds(wallMs)}: their run on the unpatched tree did not finish, so the patched run did not start`;
+  } else if (afterDone) {
+    reason = `their run on the unpatched tree was stopped at the budget after ${seconds(wallMs)}, so the patched run (${seconds(patchedMs)}) has nothing to be compared with`;
+  } else if (left.some((t) => short.includes(t))) {
+    reason = `stopped at the budget after ${seconds(patchedMs)} of the patched run; their run on the unpatched tree did not finish either`;
+  } else {
+    reason = `stopped at the budget after ${seconds(patchedMs)} of the patched run`;
+    if (unpatchedMs !== null) {
+      const ratio = patchedMs / Math.max(1, unpatchedMs);
+      // How far the patched run got: its results of these tests against the unpatched run's (which
+      // finished them all in unpatchedMs). Far behind is shown, never judged: a test's time is unknown.
+      const owned = (run: TestRun | null, id: string) => {
+        const o = left.includes(id) ? id : ownerOf(id, run?.files?.get(id));
+        return o !== null && left.includes(o);
+      };
+      const prior = store.view(left, ownerOf);
+      const had = prior?.tests ? [...prior.tests.keys()].filter((id) => owned(prior, id)).length : 0;
+      const got = after.tests ? [...after.tests.keys()].filter((id) => owned(after, id)).length : null;
+      const counted = had > 0 && got !== null;
+      if (counted) reason += `, with ${got} of the ${had} test results the unpatched run gave`;
+      reason += `; the same tests took ${seconds(unpatchedMs)} before the patch`;
+      if (ratio >= SLOWDOWN_FACTOR)
+        reason += ` (${Math.floor(ratio)}× as long already: the patch may make them hang or run far slower)`;
+      else if (counted && ratio >= 1 && got * SLOWDOWN_FACTOR < had)
+        reason += " (far behind the unpatched run: the patch may make them hang or run far slower)";
+    }
+  }
+  return {
+    result,
+    after,
+    command: cmd.display,
+    ran,
+    stopped:
+      left.length > 0
+        ? {
+            targets: left,
+            afterMs: Math.round(after && !afterDone ? patchedMs : wallMs),
+            unpatchedMs,
+            reason,
+          }
+        : null,
+  };
 }
 
 /** Tests named first (by the change's module names, the reproducer, the model) run as one batch. */
@@ -164,8 +324,10 @@ const phaseOf = (tier: number): number => (tier <= 1 ? 0 : 1);
 /**
  * Runs the related tests of a candidate in rank order within its budget: each round takes, in rank
  * order, the tests whose estimated time (with the unpatched run when the job lacks it) fits the time
- * left, runs the best-ranked group of them as one batch, and measures; the first test always runs. It
- * stops once a batch shows a regression (the candidate is rejected anyway). What did not run is named.
+ * left, runs the best-ranked group of them as one batch, and measures. Every batch stops at the budget
+ * (the first at FIRST_BATCH_ALLOWANCE× it), and the first test whose unpatched time is not known to be
+ * over the budget runs whatever its estimate. It stops once a batch shows a regression (the candidate is
+ * rejected anyway). What did not run is named, with why.
  */
 export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> {
   const store = input.pristine.tests;
@@ -178,6 +340,8 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     ran: [],
     overBudget: [],
     afterRegression: [],
+    stopped: [],
+    longerThanBudget: new Map(),
     givenUp: [],
     commands: [],
   };
@@ -188,37 +352,51 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   let lastPick = new Set<RankedTest>();
   /** Time (as measured) of the tests that only failed before which ran. */
   let spentFailedOnly = 0;
-  const giveUp = (t: string) => {
-    out.givenUp.push({ target: t, limitMs: store.givenUp(t) ?? 0 });
+  /** Whether a batch ran (the first one's privilege is used). */
+  let first = true;
+  const budget = input.budgetMs;
+  const drop = (t: string) =>
     pending.splice(
       pending.findIndex((r) => r.test.target === t),
       1,
     );
-  };
   while (pending.length > 0) {
-    // Tests whose unpatched run did not finish for an earlier candidate are not tried again.
-    for (const r of [...pending]) if (store.givenUp(r.test.target) !== undefined) giveUp(r.test.target);
+    // Tests whose unpatched run was stopped after the whole budget (for this candidate or an earlier
+    // one) fit no candidate: given up for the job, not tried again.
+    for (const r of [...pending]) {
+      const atLeast = budget === null ? undefined : store.times.atLeast(r.test.target);
+      if (budget !== null && atLeast !== undefined && atLeast >= budget) {
+        out.givenUp.push({ target: r.test.target, limitMs: atLeast });
+        drop(r.test.target);
+      }
+    }
     if (pending.length === 0) break;
     // Slower than estimated (load, contention) makes later estimates longer; faster never shortens them.
     const ratio = predicted > 0 ? Math.min(4, Math.max(1, spent / predicted)) : 1;
-    const left = input.budgetMs === null ? Infinity : input.started + input.budgetMs - performance.now();
+    const left = budget === null ? Infinity : input.started + budget - performance.now();
     const costOf = (r: RankedTest): number => {
       const t = r.test.target;
       return input.estimate(t) * (store.missing([t], input.ownerOf).length > 0 ? pair : 1) * ratio;
     };
-    // In rank order, the tests that fit the time left (the first test of the candidate always runs).
-    // Tests that only failed before the patch cannot show a regression (they fail already): they get
-    // what is left of the budget, at most a quarter of it.
+    /** A test whose unpatched run took longer than the budget can have the first batch's privilege. */
+    const mayLead = (r: RankedTest): boolean => {
+      const m = store.times.measured(r.test.target);
+      return budget === null || m === undefined || m <= budget;
+    };
+    // In rank order, the tests that fit the time left (the first test of the candidate that may lead
+    // runs whatever its estimate). Tests that only failed before the patch cannot show a regression
+    // (they fail already): they get what is left of the budget, at most a quarter of it.
     const pick: RankedTest[] = [];
     let acc = store.overheadMs;
     let failedOnly = spentFailedOnly;
-    const failedOnlyCap = input.budgetMs === null ? Infinity : input.budgetMs * FAILED_ONLY_SHARE;
+    const failedOnlyCap = budget === null ? Infinity : budget * FAILED_ONLY_SHARE;
     for (const r of pending) {
       const c = costOf(r);
       const last = r.tier === FAILED_ONLY_TIER;
-      if (out.ran.length === 0 && pick.length === 0) {
+      if (first && pick.length === 0 && mayLead(r)) {
         pick.push(r);
         acc += c;
+        if (last) failedOnly += c;
       } else if (acc + c <= left && (!last || failedOnly + c <= failedOnlyCap)) {
         pick.push(r);
         acc += c;
@@ -251,46 +429,38 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     const t0 = performance.now();
     const unpatchedNow = store.missing(targets, input.ownerOf);
     const overhead = store.overheadMs;
-    // The unpatched run of tests the job lacks gets twice the budget (or 4× its estimate and the grace,
-    // or 10 s, when longer): past it they are given up for the job, not waited for by every candidate.
-    const unpatchedLimitMs =
-      input.budgetMs === null
-        ? undefined
-        : Math.max(
-            MIN_UNPATCHED_LIMIT_MS,
-            UNPATCHED_BUDGETS * input.budgetMs,
-            SLOWDOWN_FACTOR * batch.reduce((a, r) => a + input.estimate(r.test.target), 0) +
-              input.slowdownGraceMs,
-          );
-    const b = await runBatch(input, targets, parallel, unpatchedLimitMs);
+    const deadline = budget === null ? null : input.started + budget * (first ? FIRST_BATCH_ALLOWANCE : 1);
+    first = false;
+    const b = await runBatch(input, targets, parallel, deadline);
     const wall = performance.now() - t0;
     // What the batch would have been estimated at with the times it just measured: the ratio then
     // holds only what estimates from measured times miss (load, contention), not first guesses.
     spent += wall;
     predicted +=
       overhead + targets.reduce((a, t) => a + input.estimate(t) * (unpatchedNow.includes(t) ? pair : 1), 0);
-    // What the batch cost beyond its runs' own time (copies, the configuration check, waiting).
-    const unpatchedMs = unpatchedNow.reduce((a, t) => a + (store.times.measured(t) ?? 0), 0);
-    const own = parallel
-      ? Math.max(b.after?.exec.durationMs ?? 0, unpatchedMs)
-      : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
-    store.noteOverhead(wall - own);
-    if (b.result === null) {
-      // The others of the batch stay pending: their unpatched results are known now, or run next round.
-      for (const t of b.givenUp) giveUp(t);
-      continue;
+    if (b.stopped === null) {
+      // What the batch cost beyond its runs' own time (copies, the configuration check, waiting).
+      const unpatchedMs = unpatchedNow.reduce((a, t) => a + (store.times.measured(t) ?? 0), 0);
+      const own = parallel
+        ? Math.max(b.after?.exec.durationMs ?? 0, unpatchedMs)
+        : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
+      store.noteOverhead(wall - own);
+    } else {
+      out.stopped.push(b.stopped);
     }
-    batches.push(b);
-    for (const r of batch) if (r.tier === FAILED_ONLY_TIER) spentFailedOnly += input.estimate(r.test.target);
-    out.ran.push(...targets);
-    out.commands.push(b.command);
-    for (const t of targets)
-      pending.splice(
-        pending.findIndex((r) => r.test.target === t),
-        1,
-      );
+    if (b.result) batches.push(b);
+    for (const r of batch)
+      if (r.tier === FAILED_ONLY_TIER && b.ran.includes(r.test.target))
+        spentFailedOnly += input.estimate(r.test.target);
+    out.ran.push(...b.ran);
+    if (b.after) out.commands.push(b.command);
+    for (const t of targets) drop(t);
   }
-  out.overBudget.push(...pending.map((r) => r.test.target));
+  for (const r of pending) {
+    out.overBudget.push(r.test.target);
+    const m = store.times.measured(r.test.target);
+    if (budget !== null && m !== undefined && m > budget) out.longerThanBudget.set(r.test.target, m);
+  }
   if (batches.length > 0) {
     out.result = mergeResults(batches.flatMap((b) => (b.result ? [b.result] : [])));
     out.run = mergeRuns(batches.flatMap((b) => (b.after ? [b.after] : [])));

@@ -85,6 +85,10 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   const runsBefore = store.runCount;
   const budgetMs = config.validation.mode === "full" ? null : config.validation.relatedBudgetMs;
   let runOf: (target: string) => NonNullable<TestsRan["selected"][number]["run"]> = () => "ran";
+  /** What more than `run` says of a test that did not run (a batch stopped at the budget). */
+  let detailOf: (
+    target: string,
+  ) => Pick<TestsRan["selected"][number], "reason" | "stoppedAfterMs" | "unpatchedMs"> = () => ({});
   const ran = (kind: TestsRan["kind"], command: string | null, notRun: string | null): TestsRan => ({
     kind,
     runner: selection.runner,
@@ -94,6 +98,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
       reasons: t.reasons.map((r) => REASON_TEXT[r]),
       ...(t.detail ? { detail: t.detail } : {}),
       run: runOf(t.target),
+      ...detailOf(t.target),
     })),
     total: selection.total,
     command,
@@ -168,18 +173,56 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
     for (const t of related.overBudget) status.set(t, "over-budget");
     for (const t of related.afterRegression) status.set(t, "after-regression");
     for (const { target } of related.givenUp) status.set(target, "unpatched-too-slow");
+    const details = new Map<string, ReturnType<typeof detailOf>>();
+    for (const st of related.stopped) {
+      for (const t of st.targets) {
+        status.set(t, "over-budget");
+        details.set(t, {
+          reason: st.reason,
+          stoppedAfterMs: st.afterMs,
+          ...(st.unpatchedMs !== null ? { unpatchedMs: Math.round(st.unpatchedMs) } : {}),
+        });
+      }
+    }
+    for (const [t, ms] of related.longerThanBudget) {
+      details.set(t, {
+        reason: `its run on the unpatched tree took ${seconds(ms)}, longer than the budget`,
+        unpatchedMs: Math.round(ms),
+      });
+    }
     if (related.givenUp.length > 0) {
       const limit = Math.max(...related.givenUp.map((g) => g.limitMs));
+      for (const g of related.givenUp) {
+        details.set(g.target, {
+          reason: `its run on the unpatched tree was stopped after ${seconds(g.limitMs)}, not finished`,
+        });
+      }
       leftOut.push(
-        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, not run: their run on the unpatched tree did not finish within ${seconds(limit)}, so they are given up for this job)`,
+        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, not run: their run on the unpatched tree did not finish within ${seconds(limit)}, at least the budget, so they are given up for this job)`,
       );
     }
     runOf = (t) => status.get(t) ?? "ran";
-    if (related.overBudget.length > 0) {
+    detailOf = (t) => details.get(t) ?? {};
+    for (const st of related.stopped) {
       overBudget = true;
       leftOut.push(
-        `${namesOf(related.overBudget)} (${countOf(related.overBudget.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests, validation.related-budget)`,
+        `${namesOf(st.targets)} (${countOf(st.targets.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests: ${st.reason})`,
       );
+    }
+    if (related.overBudget.length > 0) {
+      overBudget = true;
+      const longer = related.overBudget.filter((t) => related.longerThanBudget.has(t));
+      const rest = related.overBudget.filter((t) => !related.longerThanBudget.has(t));
+      if (rest.length > 0) {
+        leftOut.push(
+          `${namesOf(rest)} (${countOf(rest.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests, validation.related-budget)`,
+        );
+      }
+      if (longer.length > 0) {
+        leftOut.push(
+          `${namesOf(longer)} (${countOf(longer.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests: their run on the unpatched tree alone took longer)`,
+        );
+      }
     }
     if (related.afterRegression.length > 0) {
       leftOut.push(

@@ -20,6 +20,8 @@ const TEST_DEFINITION =
  */
 export class TestTimes {
   readonly #measured = new Map<string, number>();
+  /** Targets whose unpatched run was stopped before they finished: the time they took at least. */
+  readonly #atLeast = new Map<string, number>();
   readonly #counts = new Map<string, number>();
   #measuredSum = 0;
   #guessedSum = 0;
@@ -60,9 +62,25 @@ export class TestTimes {
     return this.#measured.get(target);
   }
 
-  /** The estimated time of `target` (its measured time, else its scaled guess). */
+  /** The time `target` took at least on the unpatched tree, when a run of it was stopped before it ended. */
+  atLeast(target: string): number | undefined {
+    return this.#measured.has(target) ? undefined : this.#atLeast.get(target);
+  }
+
+  /** Records that the unpatched run of `target` was stopped after it had taken `ms` (the longest kept). */
+  recordStopped(target: string, ms: number): void {
+    if (this.#measured.has(target)) return;
+    this.#atLeast.set(target, Math.max(ms, this.#atLeast.get(target) ?? 0));
+  }
+
+  /**
+   * The estimated time of `target`: its measured time, else its scaled guess, and never less than what
+   * a stopped run of it already took.
+   */
   estimate(target: string, tests: number): number {
-    return this.#measured.get(target) ?? TestTimes.guess(tests) * this.scale;
+    const m = this.#measured.get(target);
+    if (m !== undefined) return m;
+    return Math.max(TestTimes.guess(tests) * this.scale, this.#atLeast.get(target) ?? 0);
   }
 
   /**

@@ -110,6 +110,9 @@ const TRICKY = [
   "    return 2",
   "@dec",
   "class Decorated: pass",
+  "def café(): pass",
+  "class Δelta: pass",
+  "def ascii_then_ü(x): return x",
 ].join("\n");
 
 test("python: the fields read through shortcuts equal a full read of the tree (decorators, header, rows, async)", async () => {
@@ -130,6 +133,11 @@ test("python: the fields read through shortcuts equal a full read of the tree (d
   assert.deepEqual(byName("after_decorated")[0]?.decorators, []);
   assert.deepEqual(byName("go")[0]?.decorators, ["staticmethod"]);
   assert.equal(byName("continued")[0]?.headerEnd, 37);
+  // Names with letters beyond ASCII end where the tree says, not where the ASCII letters do.
+  assert.deepEqual(
+    got.slice(-3).map((s) => s.name),
+    ["café", "Δelta", "ascii_then_ü"],
+  );
 });
 
 function pythonFiles(dir: string, limit: number): string[] {

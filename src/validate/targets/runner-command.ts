@@ -25,6 +25,11 @@ export interface TargetedCommand {
    * tests and their files instead of the output: mocha's own reporters do not name a test's file.
    */
   report?: string;
+  /**
+   * The targets run one after the other in the order given, each in its own process: in the output of
+   * a run stopped part-way, a target is finished once a later one has started (see `splitStopped`).
+   */
+  sequential?: true;
 }
 
 /** Why a test command cannot be narrowed (validation then runs the whole suite and says so). */
@@ -268,6 +273,7 @@ export function targetedCommand(
         ...p.args,
       ],
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
+      sequential: true,
     };
   }
   if (runner === "mocha" && config.test.reports.length === 0) {
@@ -305,6 +311,7 @@ export function targetedCommand(
       ],
       fileMarker,
       display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
+      sequential: true,
     };
   }
   return {
