@@ -70,11 +70,26 @@ export function parseJUnitXml(
   xml: string,
   into: Map<string, TestOutcome> = new Map(),
   files: Map<string, string[]> = new Map(),
-  /** A test case's id from its attributes (default `classname.name`). */
-  idOf: (classname: string, name: string, file: string) => string = (c, n) =>
+  /**
+   * A test case's id from its attributes and the names of the `<testsuite>`s it is in, outermost first
+   * (default `classname.name`).
+   */
+  idOf: (classname: string, name: string, file: string, suites: readonly string[]) => string = (c, n) =>
     [c, n].filter(Boolean).join("."),
 ): ParsedTests {
   const { text, note } = capHead(xml, MAX_JUNIT_CHARS, "The JUnit report");
+  // The `<testsuite>`s open where each test case starts (not `<testsuites>`).
+  const SUITE_TAG = /<(\/?)testsuite(?=[\s>/])([^>]*)>/g;
+  const suites: string[] = [];
+  let suiteTag = SUITE_TAG.exec(text);
+  const suitesAt = (pos: number): readonly string[] => {
+    while (suiteTag && suiteTag.index < pos) {
+      if (suiteTag[1] === "/") suites.pop();
+      else if (!suiteTag[2]!.endsWith("/")) suites.push(attribute(suiteTag[2]!, "name"));
+      suiteTag = SUITE_TAG.exec(text);
+    }
+    return suites;
+  };
   const OPEN = "<testcase";
   const CLOSE = "</testcase>";
   // Position of the next `</testcase>` at or after the scan; Infinity once there is none left.
@@ -110,7 +125,7 @@ export function parseJUnitXml(
       }
     }
     const file = attribute(attrs, "file");
-    const id = idOf(attribute(attrs, "classname"), attribute(attrs, "name"), file);
+    const id = idOf(attribute(attrs, "classname"), attribute(attrs, "name"), file, suitesAt(i));
     const outcome: TestOutcome =
       hasElement(body, "failure") || hasElement(body, "error")
         ? "failed"

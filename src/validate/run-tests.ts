@@ -185,7 +185,7 @@ export async function runTestSuite(
       display: string;
       fileMarker?: string;
       onlyFiles?: string[];
-      report?: string;
+      report?: { path: string; suites: "classname" | "nesting" };
     };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
@@ -271,7 +271,12 @@ export async function runTestSuite(
  * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
  * the run wrote none (the runner stopped before its end): the output is read instead.
  */
-function readOwnReport(tree: TreeFs, rel: string, workdir: string): { parsed?: ParsedTests; note?: string } {
+function readOwnReport(
+  tree: TreeFs,
+  report: { path: string; suites: "classname" | "nesting" },
+  workdir: string,
+): { parsed?: ParsedTests; note?: string } {
+  const rel = report.path;
   let text: string;
   try {
     const bytes = tree.readIfExists(rel, { maxBytes: MAX_REPORT_BYTES });
@@ -284,10 +289,15 @@ function readOwnReport(tree: TreeFs, rel: string, workdir: string): { parsed?: P
     return { note: `test report ${rel} not read: ${err.message}` };
   }
   const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
-  const idOf = (classname: string, name: string, file: string): string =>
-    [file === "" ? "" : relFile(file), classname, name].filter(Boolean).join(" > ");
+  // mocha's classname is the full title of the test's suites; node's is the innermost suite's, its
+  // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
+  const idOf = (classname: string, name: string, file: string, suites: readonly string[]): string =>
+    [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
+      .filter(Boolean)
+      .join(" > ");
   const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
-  return parsed.tests.size > 0 ? { parsed: { ...parsed, parser: "mocha-xunit" } } : {};
+  const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
+  return parsed.tests.size > 0 ? { parsed: { ...parsed, parser } } : {};
 }
 
 /**

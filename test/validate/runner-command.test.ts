@@ -73,38 +73,33 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "tests.test_a",
     "b",
   ]);
-  // node --test and mocha: one process per file, each announced by a marker line (their reporters do
-  // not name a test's file).
-  const perFile = (command: string, runner: TestRunnerKind, targets: string[]) => {
-    const cmd = targetedCommand(cfg(command, runner), targets);
-    assert.ok("argv" in cmd);
-    const out = execFileSync(
-      "/bin/sh",
-      ["-c", cmd.argv[2]!.replace(/ (node|npm) /, " printf '[%s]' $1 "), ...cmd.argv.slice(3)],
-      { encoding: "utf8" },
-    );
-    return { argv: cmd.argv, out, display: cmd.display, marker: cmd.fileMarker };
-  };
-  const node = perFile("node --test --test-reporter spec test/", "node-test", [
+  // node --test: one process, its junit reporter writing a fresh report that names each test's file and
+  // its spec reporter the output; the command's own reporters and scope are replaced.
+  const node = targetedCommand(
+    cfg(
+      "node --test --test-reporter tap --test-reporter-destination=out.tap --test-reporter=dot test/",
+      "node-test",
+    ),
+    ["test/a.test.js", "-b.test.js"],
+  );
+  assert.ok("argv" in node);
+  assert.match(node.report?.path ?? "", /^\.auto-fix-node-test-[0-9a-f]{18}\.xml$/);
+  assert.equal(node.report?.suites, "nesting");
+  const nodeFlags = `--test-reporter=junit --test-reporter-destination=${node.report?.path} --test-reporter=spec --test-reporter-destination=stdout`;
+  assert.deepEqual(node.argv, [
+    "/bin/sh",
+    "-c",
+    `node --test ${nodeFlags} "$@"`,
+    "auto-fix-tests",
     "test/a.test.js",
-    "-b.test.js",
+    "./-b.test.js",
   ]);
-  assert.deepEqual(node.argv.slice(3), ["auto-fix-tests", "test/a.test.js", "./-b.test.js"]);
-  assert.match(node.argv[2]!, /node --test --test-reporter spec "\$t"/);
-  assert.doesNotMatch(node.argv[2]!, /test\//, "the command's own scope is dropped");
-  assert.equal(
-    node.display,
-    "node --test --test-reporter spec test/a.test.js -b.test.js (one process per file)",
-  );
-  assert.match(
-    node.out,
-    /^### auto-fix test file [0-9a-f]{18}: test\/a\.test\.js\n.*### auto-fix test file [0-9a-f]{18}: \.\/-b\.test\.js\n/s,
-  );
-  // The marker carries a nonce drawn per command, which the run's parser is given.
-  assert.ok(node.marker && node.out.startsWith(`${node.marker} test/a.test.js\n`));
-  assert.notEqual(perFile("node --test", "node-test", ["a.test.js"]).marker, node.marker);
-  // A command that writes JUnit reports (which name each test's file) runs as one process: per-file
-  // processes would overwrite each other's report.
+  assert.equal(node.display, `node --test ${nodeFlags} test/a.test.js -b.test.js`);
+  const nodeAgain = targetedCommand(cfg("node --test", "node-test"), ["a.test.js"]);
+  assert.ok("argv" in nodeAgain);
+  assert.notEqual(nodeAgain.report?.path, node.report?.path, "a report name is drawn per command");
+  // A command that writes JUnit reports of its own (which name each test's file) keeps its reporters:
+  // those reports are read.
   const withReports = cfg(
     "node --test --test-reporter=junit --test-reporter-destination=junit.xml",
     "node-test",
@@ -113,7 +108,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "a.test.js",
     "b.test.js",
   ]);
-  assert.ok("argv" in one && one.fileMarker === undefined);
+  assert.ok("argv" in one && one.report === undefined);
   assert.equal(one.argv[2], 'node --test --test-reporter=junit --test-reporter-destination=junit.xml "$@"');
   assert.deepEqual(runs("go test -json -count 1 ./...", "go", ["./a", "."]), [
     "go",
@@ -156,20 +151,24 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   // selected files' tests count (its configuration may add others).
   const mocha = targetedCommand(cfg("npm run test -- --silent", "mocha"), ["test/a.js", "-b.js"]);
   assert.ok("argv" in mocha);
-  assert.match(mocha.report ?? "", /^\.auto-fix-mocha-[0-9a-f]{18}\.xml$/);
+  assert.match(mocha.report?.path ?? "", /^\.auto-fix-mocha-[0-9a-f]{18}\.xml$/);
+  assert.equal(mocha.report?.suites, "classname");
   assert.deepEqual(mocha.argv.slice(0, 3), [
     "/bin/sh",
     "-c",
-    `npm run test -- --silent --reporter xunit --reporter-option output=${mocha.report} "$@"`,
+    `npm run test -- --silent --reporter xunit --reporter-option output=${mocha.report?.path} "$@"`,
   ]);
   assert.deepEqual(mocha.argv.slice(4), ["test/a.js", "./-b.js"]);
   assert.deepEqual(mocha.onlyFiles, ["test/a.js", "-b.js"]);
   const viaNpm = targetedCommand(cfg("npm test", "mocha"), ["t.js"]);
   assert.ok("argv" in viaNpm);
-  assert.equal(viaNpm.argv[2], `npm test -- --reporter xunit --reporter-option output=${viaNpm.report} "$@"`);
+  assert.equal(
+    viaNpm.argv[2],
+    `npm test -- --reporter xunit --reporter-option output=${viaNpm.report?.path} "$@"`,
+  );
   const again = targetedCommand(cfg("npm test", "mocha"), ["t.js"]);
   assert.ok("argv" in again);
-  assert.notEqual(again.report, viaNpm.report);
+  assert.notEqual(again.report?.path, viaNpm.report?.path);
   assert.deepEqual(runs("mvn -B -o test -Dtest=Old", "maven", ["a.BTest", "a.CTest"]), [
     "mvn",
     "-B",

@@ -56,7 +56,13 @@ test("node --test: the test files that import the changed file (directly or thro
     !ranIds(v).some((id) => id.includes("adds")),
     `sum.test.js must not run: ${ranIds(v).join(", ")}`,
   );
-  assert.match(v.run?.command ?? "", /^node --test test\/slug\.test\.js \(one process per file\)$/);
+  // One process: node's junit reporter names each test's file in a report of a name drawn per run, its
+  // spec reporter writes the output.
+  assert.match(
+    v.run?.command ?? "",
+    /^node --test --test-reporter=junit --test-reporter-destination=\.auto-fix-node-test-[0-9a-f]{18}\.xml --test-reporter=spec --test-reporter-destination=stdout test\/slug\.test\.js$/,
+  );
+  assert.equal(v.run?.parser, "node-test-junit");
 });
 
 const nodeTest = (name: string, body: string) =>
@@ -246,4 +252,45 @@ test("JUnit 4: test classes of the changed class's package, importers and namesa
   assert.match(out, /Tests run: 1,\s+Failures: 1/, out);
   assert.doesNotMatch(out, /StringsTest/);
   assert.equal(v.result.status, "regressions", v.result.summary);
+});
+
+test("node --test: one process names every test's file and suites; a file that no longer loads is a regression", async () => {
+  const repo = writeRepo({
+    "package.json": JSON.stringify({ type: "module" }),
+    ".github/auto-fix.yml": "test: node --test --test-reporter=dot\nvalidation:\n  budget: 0\n",
+    "src/slug.js": 'export const slug = (s) => s.toLowerCase().replace(" ", "-");\n',
+    // The same suite and test names in two files, nested suites, and a test in no suite.
+    "test/slug.test.js": nodeTest(
+      "slug",
+      'import { describe } from "node:test";\nimport { slug } from "../src/slug.js";\ndescribe("outer", () => { describe("inner", () => { test("same", () => assert.equal(slug("A B"), "a-b")); }); });\ntest("top", () => assert.equal(slug("A"), "a"));',
+    ),
+    "test/slug-more.test.js": nodeTest(
+      "more",
+      'import { describe } from "node:test";\nimport { slug } from "../src/slug.js";\ndescribe("outer", () => { describe("inner", () => { test("same", () => assert.equal(slug("X"), "x")); }); });',
+    ),
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  const upper = await validateEdit(sandbox, job, {
+    "src/slug.js": ["s.toLowerCase()", 's.startsWith("X") ? s : s.toLowerCase()'],
+  });
+  assert.deepEqual(selected(upper), {
+    "test/slug-more.test.js": ["imports a changed module"],
+    "test/slug.test.js": ["imports a changed module", "named after a changed module"],
+  });
+  assert.deepEqual(runs(upper), { "test/slug.test.js": "ran", "test/slug-more.test.js": "ran" });
+  assert.deepEqual(upper.result.regressions, ["test/slug-more.test.js > outer > inner > same"]);
+  assert.deepEqual(ranIds(upper), [
+    "test/slug-more.test.js > outer > inner > same",
+    "test/slug.test.js > outer > inner > same",
+    "test/slug.test.js > top",
+  ]);
+  // The command's own dot reporter is replaced by the junit report (files) and the spec output.
+  assert.match(upper.run?.exec.stdout ?? "", /▶ outer\n {2}▶ inner\n {4}✖ same/);
+  const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
+  assert.equal(unloadable.result.status, "regressions");
+  assert.deepEqual(unloadable.result.regressions, [
+    "test/slug.test.js > outer > inner > same (no longer runs)",
+    "test/slug.test.js > top (no longer runs)",
+  ]);
 });

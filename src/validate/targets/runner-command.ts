@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
-import { TEST_FILE_MARKER } from "../outcomes.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -21,10 +20,12 @@ export interface TargetedCommand {
    */
   onlyFiles?: string[];
   /**
-   * A JUnit report the command writes (relative to the work tree; a fresh name per run), read for the
-   * tests and their files instead of the output: mocha's own reporters do not name a test's file.
+   * A JUnit report the command writes (`path` relative to the work tree, a fresh name per run), read for
+   * the tests and their files instead of the output (mocha's and node's own reporters do not name a
+   * test's file), and where a test's suites are named: its `classname` (mocha's xunit reporter) or the
+   * `<testsuite>`s it is in (node's junit reporter).
    */
-  report?: string;
+  report?: { path: string; suites: "classname" | "nesting" };
   /**
    * The targets run one after the other in the order given, each in its own process: in the output of
    * a run stopped part-way, a target is finished once a later one has started (see `splitStopped`).
@@ -138,6 +139,17 @@ function withoutPositionals(words: string[], from: number, runner: TestRunnerKin
       out.push(w);
       if (values.has(w) && i + 1 < words.length) out.push(words[++i]!);
     }
+  }
+  return out;
+}
+
+/** node --test's words without its reporters and their destinations (`--test-reporter x`, `…=x`). */
+function withoutReporters(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "--test-reporter" || w === "--test-reporter-destination") i++;
+    else if (!w.startsWith("--test-reporter=") && !w.startsWith("--test-reporter-destination=")) out.push(w);
   }
   return out;
 }
@@ -283,35 +295,34 @@ export function targetedCommand(
     // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
     const report = `.auto-fix-mocha-${randomBytes(9).toString("hex")}.xml`;
     const flags = ["--reporter", "xunit", "--reporter-option", `output=${report}`];
+
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
     const words = [...p.words, ...fixed, ...flags];
     return {
       argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "auto-fix-tests", ...paths],
-      report,
+      report: { path: report, suites: "classname" },
       onlyFiles: [...targets],
       display: [...words, ...quoted].join(" "),
     };
   }
   if (runner === "node-test" && config.test.reports.length === 0) {
-    // One process per file, each announced by a marker line: node's and mocha's reporters do not name
-    // the file of a test, and a failure must be told apart per file (see parsePerFile). Not when the
-    // command writes JUnit reports, which name it, to one place that each process would overwrite.
+    // One process (node runs each file in a process of its own anyway), its junit reporter writing a
+    // report that names each test's file, and its spec reporter the output: the command's own reporters
+    // are replaced (each needs a destination of its own).
+    const report = `.auto-fix-node-test-${randomBytes(9).toString("hex")}.xml`;
+    const flags = [
+      "--test-reporter=junit",
+      `--test-reporter-destination=${report}`,
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+    ];
     const paths = targets.map(asPathArg);
-    const fixed = p.args.filter((a) => !paths.includes(a));
-    const words = [...p.words, ...fixed].join(" ");
-    const fileMarker = `${TEST_FILE_MARKER} ${randomBytes(9).toString("hex")}:`;
+    const words = [...withoutReporters(p.words), ...flags];
     return {
-      argv: [
-        "/bin/sh",
-        "-c",
-        `rc=0; for t in "$@"; do printf '%s %s\\n' '${fileMarker}' "$t"; ${words} "$t" || rc=1; done; exit $rc`,
-        "auto-fix-tests",
-        ...paths,
-      ],
-      fileMarker,
-      display: `${[...p.words, ...fixed, ...quoted].join(" ")} (one process per file)`,
-      sequential: true,
+      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "auto-fix-tests", ...paths],
+      report: { path: report, suites: "nesting" },
+      display: [...words, ...quoted].join(" "),
     };
   }
   return {
