@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
+import { installRunner } from "./support/js-runner.ts";
 import { prepareJob, selected, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
-// jest is not installed here: the repository's runner is a script that runs the test files' describe/it
-// blocks for real and prints what jest 30 prints (test/validate/fixtures/jest-format-runner.cjs, checked
-// against output captured from the real jest in fixtures/runner-output/). It runs in the real sandbox.
+// The real jest (auto-fix's development dependency, copied into the repository's node_modules as `npm ci`
+// would have installed it), started by the repository's `npx jest`, in the real sandbox.
 
 let sandbox: SandboxPort;
 const jobs: TreeStates[] = [];
@@ -19,13 +17,10 @@ after(async () => {
   for (const s of jobs) await s.dispose();
 });
 
-const RUNNER = readFileSync(join(import.meta.dirname, "fixtures", "jest-format-runner.cjs"), "utf8");
-
 test("jest: a whole-suite run that names only failures does not stand in for the passing tests of their file", async () => {
   const repo = writeRepo({
-    jest: RUNNER,
     "package.json": JSON.stringify({ name: "shop", private: true }),
-    ".github/auto-fix.yml": "test: node jest\n",
+    ".github/auto-fix.yml": "test: npx jest\n",
     "src/a.js": "exports.one = () => 1;\n",
     "src/b.js": "exports.two = () => 2;\n",
     "test/a.test.js":
@@ -33,6 +28,7 @@ test("jest: a whole-suite run that names only failures does not stand in for the
     "test/b.test.js":
       'const { two } = require("../src/b.js");\nit("b", () => { if (two() !== 2) throw new Error("two"); });\n',
   });
+  installRunner(repo, "jest");
   const job = await prepareJob(sandbox, repo);
   jobs.push(job.states);
   assert.equal(job.config.validation.runner, "jest");
@@ -42,7 +38,7 @@ test("jest: a whole-suite run that names only failures does not stand in for the
   assert.deepEqual(selected(first), {
     "test/b.test.js": ["imports a changed module", "named after a changed module"],
   });
-  assert.match(first.result.tests?.command ?? "", /node jest/);
+  assert.match(first.result.tests?.command ?? "", /npx jest/);
   const whole = job.states.tests.fullResult;
   assert.deepEqual(Object.fromEntries(whole?.tests ?? []), { "test/a.test.js > suite > fails": "failed" });
   // A change that breaks a's passing test: a's file is selected (it failed before, and imports a), and
@@ -54,5 +50,5 @@ test("jest: a whole-suite run that names only failures does not stand in for the
   assert.equal(broken.result.tests?.pristineRuns, 1);
   assert.equal(broken.result.status, "regressions");
   assert.deepEqual(broken.result.regressions, ["test/a.test.js > suite > passes"]);
-  assert.match(broken.run?.command ?? "", /^node jest --verbose --runTestsByPath test\/a\.test\.js$/);
+  assert.match(broken.run?.command ?? "", /^npx jest --verbose --runTestsByPath test\/a\.test\.js$/);
 });
