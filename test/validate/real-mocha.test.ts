@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
 import { jsShop } from "./support/js-shop.ts";
-import { prepareJob, ranIds, runs, selected, validateEdit } from "./support/targeted-repo.ts";
+import { prepareJob, ranIds, runs, selected, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
 // The real mocha (auto-fix's development dependency, copied into the repository's node_modules as
 // `npm ci` would have installed it), run through the repository's `npm test` in the real sandbox.
@@ -115,4 +117,49 @@ test("mocha: a regression only a helper's user shows is caught in that file; tes
     unloadable.run?.notes?.[0] ?? "",
     /^the runner wrote no report \(\.auto-fix-mocha-[0-9a-f]{18}\.xml\): it stopped before its tests ran$/,
   );
+});
+
+test("mocha: a report rewritten by a test names files outside the tree and a link: none is selected or counted", async () => {
+  const outside = writeRepo({ "linked.test.js": 'it("outside", () => { throw new Error("outside"); });\n' });
+  // A test that finds the report's name in mocha's arguments and rewrites it when the process exits,
+  // after mocha wrote it: failures credited to paths outside the tree and to a link named like a test.
+  const forge = `const { writeFileSync } = require("node:fs");
+const out = process.argv.find((a) => a.startsWith("output="));
+process.on("exit", () => {
+  if (!out) return;
+  const c = (file, name) => '<testcase classname="forged" name="' + name + '" file="' + file + '"><failure>x</failure></testcase>';
+  writeFileSync(out.slice(7), "<testsuite>" + c("/etc/passwd", "abs") + c("../../etc/passwd", "up") + c("/workspace/test/linked.test.js", "linked") + c("/workspace/test/sum.test.js", "sum") + "</testsuite>");
+});
+const { slug } = require("../src/slug.js");
+it("forges", () => slug("a"));
+`;
+  const repo = jsShop("mocha", {
+    "package.json": JSON.stringify({ name: "shop", private: true, scripts: { test: "mocha" } }),
+    ".mocharc.json": JSON.stringify({ spec: ["test/**/*.test.js"] }),
+    ".github/auto-fix.yml": "test: npm test\nvalidation:\n  budget: 0\n",
+    "test/forge.test.js": forge,
+  });
+  symlinkSync(join(outside, "linked.test.js"), join(repo, "test", "linked.test.js"));
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  const v = await validateEdit(sandbox, job, {
+    "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.deepEqual(Object.keys(selected(v)).sort(), [
+    "test/forge.test.js",
+    "test/slug.test.js",
+    "test/title.test.js",
+  ]);
+  // .mocharc's spec puts forge.test.js in every run, so every report is the forged one: none of its ids
+  // is a test of the selected files (sum.test.js was not selected), so none is counted.
+  assert.ok(!ranIds(v).some((id) => /passwd|linked|forged/.test(id)), ranIds(v).join(", "));
+  // A later candidate: the forged failures select nothing (slug's real failure was wiped out with the
+  // real report: a test can stop its run from reporting, as it can stop it from printing).
+  const other = await validateEdit(sandbox, job, { "src/sum.js": ["a + b", "b + a"] });
+  assert.deepEqual(selected(other), {
+    "test/sum.test.js": ["imports a changed module", "named after a changed module"],
+  });
+  // Of the forged report, only what it says of the selected file counts (a test file of the tree, which
+  // the repository's code can make fail for real anyway).
+  assert.deepEqual(ranIds(other), ["test/sum.test.js > forged > sum"]);
 });
