@@ -88,7 +88,14 @@ test("vitest: the selection runs exactly its files, per-test ids name them, fixe
 
 test("vitest: a regression only a helper's user shows is caught in that file; test files that no longer load are regressions", async () => {
   const repo = jsShop("vitest", {
-    ".github/auto-fix.yml": "test: npx vitest run\nvalidation:\n  budget: 0\n",
+    // The usual script: `vitest` alone, which runs once (not in watch mode) in the sandbox (CI is set).
+    "package.json": JSON.stringify({
+      name: "shop",
+      private: true,
+      type: "module",
+      scripts: { test: "vitest" },
+    }),
+    ".github/auto-fix.yml": "test: npm test\nvalidation:\n  budget: 0\n",
   });
   const job = await prepareJob(sandbox, repo);
   jobs.push(job.states);
@@ -99,6 +106,10 @@ test("vitest: a regression only a helper's user shows is caught in that file; te
   assert.equal(v.result.status, "regressions");
   assert.deepEqual(v.result.regressions, ["test/title.test.js > title > trims"]);
   assert.deepEqual(runs(v), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
+  assert.equal(
+    v.run?.command,
+    "npm test -- --reporter=verbose test/slug.test.js + npm test -- --reporter=verbose test/title.test.js",
+  );
   assert.deepEqual(v.result.tests?.selected.find((t) => t.target === "test/title.test.js")?.reasons, [
     "imports a changed module",
   ]);
