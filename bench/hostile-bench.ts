@@ -70,8 +70,8 @@ const measure = async (fn: () => unknown): Promise<{ cpu: number; wall: number }
 };
 const time = async (fn: () => unknown): Promise<number> => (await measure(fn)).cpu;
 
-const runner = (framework: Parameters<typeof parseTestOutput>[0], fileMarker?: string) => (s: string) =>
-  parseTestOutput(framework, s, "", fileMarker);
+const runner = (framework: Parameters<typeof parseTestOutput>[0]) => (s: string) =>
+  parseTestOutput(framework, s, "");
 
 const MB = 1024 * 1024;
 const testTargets: Target[] = [
@@ -88,13 +88,6 @@ const testTargets: Target[] = [
   cases: [...mutations(t.sample), ...TEST_OUTPUT_ATTACKS],
   run: runner(t.fw),
 }));
-// auto-fix's one-process-per-file runs: the output is split at its marker lines, each part parsed.
-testTargets.push({
-  name: "node spec, one process per file",
-  cap: MAX_TEST_OUTPUT_CHARS,
-  cases: [...mutations(SAMPLES.perFile), ...TEST_OUTPUT_ATTACKS],
-  run: runner("node-test", "### auto-fix test file 0a1b2c:"),
-});
 testTargets.push({
   name: "TAP output",
   cap: MAX_TEST_OUTPUT_CHARS,
@@ -154,6 +147,13 @@ const targets: Target[] = [
     cap: MAX_JUNIT_CHARS,
     cases: [...mutations(SAMPLES.junit), ...JUNIT_ATTACKS],
     run: (s) => parseJUnitXml(s),
+  },
+  {
+    // As auto-fix reads the report it has node --test write: ids from the file and the suites.
+    name: "JUnit report (suites named in ids)",
+    cap: MAX_JUNIT_CHARS,
+    cases: [...mutations(SAMPLES.junit), ...JUNIT_ATTACKS],
+    run: (s) => parseJUnitXml(s, new Map(), new Map(), (_c, n, f, suites) => [f, ...suites, n].join(" > ")),
   },
   {
     name: "patch answer (parser)",

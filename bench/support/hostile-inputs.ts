@@ -76,14 +76,6 @@ test_d (test_u.T.test_d) ... skipped 'no'`,
 test at test/a.test.js:5:3
 ✖ top bad (0.5ms)
   AssertionError [ERR_ASSERTION]: 1 == 2`,
-  /** One process per file (auto-fix's targeted node --test and mocha runs), with its marker lines. */
-  perFile: `### auto-fix test file 0a1b2c: test/a.test.js
-▶ suite A
-  ✔ passes (0.5ms)
-  ✖ fails (0.7ms)
-✖ suite A (2.2ms)
-### auto-fix test file 0a1b2c: test/b.test.js
-✔ b ok (0.6ms)`,
   vitest: ` ❯ vt/a.test.js (4 tests | 2 failed) 9ms
    ❯ suite A (3)
      ✓ passes 1ms
@@ -205,7 +197,7 @@ export const TEST_OUTPUT_ATTACKS: Case[] = [
     },
   },
   {
-    name: "file markers: one per line",
+    name: "lines like file markers: one per line",
     gen: (n) => fill("### auto-fix test file 0a1b2c: test/a.test.js\n✖ x\n", n),
   },
 ];
@@ -235,6 +227,16 @@ export const JUNIT_ATTACKS: Case[] = [
     },
   },
   { name: "`<failure` inside a never-closed body", gen: (n) => `<testcase>${fill("<failur", n)}` },
+  // node's junit reporter nests suites: the suites a test case is in become part of its id.
+  {
+    name: "`<testsuite>` opened ever deeper, a test case in each",
+    gen: (n) => fill('<testsuite name="s"><testcase name="t" file="/workspace/a.test.js"/>', n),
+  },
+  { name: "`<testsuite ` with no `>`", gen: (n) => `${fill("<testsuite ", n - 40)}<testcase name="t"/>` },
+  {
+    name: "`</testsuite>` with no opener, between test cases",
+    gen: (n) => fill('</testsuite><testcase name="t"/>', n),
+  },
 ];
 
 /** Hand-written attacks on the patch answer parser (`<file>/<original>/<patched>`). */

@@ -1,5 +1,8 @@
 import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
-import { capHead } from "./text-scan.ts";
+import { capHead, capId } from "./text-scan.ts";
+
+/** Most `<testsuite>`s a test case's id names, outermost first. */
+const MAX_SUITE_DEPTH = 32;
 
 /** Most characters of one JUnit report read; the rest is cut (the result's note says so). */
 export const MAX_JUNIT_CHARS = 16 * 1024 * 1024;
@@ -78,15 +81,41 @@ export function parseJUnitXml(
     [c, n].filter(Boolean).join("."),
 ): ParsedTests {
   const { text, note } = capHead(xml, MAX_JUNIT_CHARS, "The JUnit report");
-  // The `<testsuite>`s open where each test case starts (not `<testsuites>`).
-  const SUITE_TAG = /<(\/?)testsuite(?=[\s>/])([^>]*)>/g;
+  // The `<testsuite>`s open where each test case starts (not `<testsuites>`), read in the same single
+  // pass: a tag is found with indexOf and ends at the next `>` (none left: no tag after it). The names
+  // kept are capped, and so is the depth (deeper suites are counted, not kept).
   const suites: string[] = [];
-  let suiteTag = SUITE_TAG.exec(text);
+  let deeper = 0;
+  let scan = 0;
+  // The next opening and closing tags at or after `scan` (-1: none left), each searched for again only
+  // once the scan has passed it: the text is searched once per needle.
+  let open = text.indexOf("<testsuite");
+  let close = text.indexOf("</testsuite>");
   const suitesAt = (pos: number): readonly string[] => {
-    while (suiteTag && suiteTag.index < pos) {
-      if (suiteTag[1] === "/") suites.pop();
-      else if (!suiteTag[2]!.endsWith("/")) suites.push(attribute(suiteTag[2]!, "name"));
-      suiteTag = SUITE_TAG.exec(text);
+    while (scan < pos) {
+      if (open >= 0 && open < scan) open = text.indexOf("<testsuite", scan);
+      if (close >= 0 && close < scan) close = text.indexOf("</testsuite>", scan);
+      if ((open < 0 || open >= pos) && (close < 0 || close >= pos)) {
+        scan = pos;
+        break;
+      }
+      if (close >= 0 && (open < 0 || close < open)) {
+        if (deeper > 0) deeper--;
+        else suites.pop();
+        scan = close + "</testsuite>".length;
+        continue;
+      }
+      const c = text[open + "<testsuite".length];
+      const gt = text.indexOf(">", open);
+      if (gt < 0) {
+        scan = text.length;
+        break;
+      }
+      scan = gt + 1;
+      if (c !== undefined && !/[\s>/]/.test(c)) continue;
+      if (text[gt - 1] === "/") continue;
+      if (suites.length >= MAX_SUITE_DEPTH) deeper++;
+      else suites.push(capId(attribute(text.slice(open + "<testsuite".length, gt), "name")));
     }
     return suites;
   };

@@ -72,12 +72,3 @@ export function putFile(files: Map<string, string[]>, id: string, raw: string): 
   if (!cur) files.set(key, [file]);
   else if (cur.length < MAX_FILES_PER_ID && !cur.includes(file)) cur.push(file);
 }
-
-/**
- * The start of the line auto-fix prints before each test file when it runs a runner whose output does
- * not name its files (node --test, mocha) one file per process: `<marker> <nonce>: <file>`, the nonce
- * drawn per run, so that what a test prints cannot pass for it by accident or by a text written in the
- * repository. (A test that reads its parent's command line could still forge it: the file it names is
- * only ever looked up among the tree's tests, never opened.)
- */
-export const TEST_FILE_MARKER = "### auto-fix test file";

@@ -14,7 +14,7 @@ import {
 } from "./text-scan.ts";
 
 import { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
-import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
+import { type ParsedTests, put, type TestOutcome } from "./outcomes.ts";
 
 export { parseJUnitXml } from "./junit.ts";
 export { parseSymbolReporter, parseTap } from "./nested-reporters.ts";
@@ -220,49 +220,6 @@ export function parseGoTest(output: string): ParsedTests {
 }
 
 /**
- * Output of one process per test file, each announced by a line `<marker> <file>` (the run's own
- * marker, see TEST_FILE_MARKER): each file's part is read by `parse` alone and its ids are qualified
- * by the file (`test/a.test.js > suite > name`), as jest's and vitest's are. Without a marker, or
- * output without it, `parse` reads the whole text.
- */
-export function parsePerFile(
-  text: string,
-  parse: (part: string) => ParsedTests,
-  marker: string | undefined,
-): ParsedTests {
-  if (!marker) return parse(text);
-  const parts: { file: string | null; from: number; to: number }[] = [];
-  let file: string | null = null;
-  let from = 0;
-  const atLineStart = (i: number) => i === 0 || text[i - 1] === "\n";
-  for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + 1)) {
-    if (!atLineStart(i)) continue;
-    let end = text.indexOf("\n", i);
-    if (end === -1) end = text.length;
-    parts.push({ file, from, to: i });
-    file = text.slice(i + marker.length, end).trim();
-    from = end + 1;
-    i = end;
-  }
-  if (parts.length === 0) return parse(text);
-  parts.push({ file, from, to: text.length });
-  const tests = new Map<string, TestOutcome>();
-  const files = new Map<string, string[]>();
-  let parser = "";
-  for (const part of parts) {
-    const r = parse(text.slice(part.from, part.to));
-    if (r.tests.size > 0 || parser === "") parser = r.parser;
-    for (const [id, o] of r.tests) {
-      const qualified = part.file ? `${part.file} > ${id}` : id;
-      put(tests, qualified, o);
-      if (part.file) putFile(files, qualified, part.file);
-      for (const f of r.files?.get(id) ?? []) putFile(files, qualified, f);
-    }
-  }
-  return { parser, tests, ...(files.size > 0 ? { files } : {}) };
-}
-
-/**
  * Reads per-test results from a run's output with the parser for its framework; null when none fits.
  * Output past MAX_TEST_OUTPUT_CHARS or MAX_TEST_OUTPUT_LINES is cut in the middle (head and tail kept)
  * and not parsed; the result's `note` says so.
@@ -271,8 +228,6 @@ export function parseTestOutput(
   framework: TestFramework,
   stdout: string,
   stderr: string,
-  /** The line that announces each test file when the run is one process per file (see parsePerFile). */
-  fileMarker?: string,
 ): ParsedTests | null {
   const { text, note } = capHeadTail(
     `${stdout}\n${stderr}`,
@@ -297,8 +252,8 @@ export function parseTestOutput(
     case "mocha":
     case "npm":
       attempts.push(
-        () => parsePerFile(text, (part) => parseSymbolReporter(part, framework), fileMarker),
-        () => parsePerFile(text, parseTap, fileMarker),
+        () => parseSymbolReporter(text, framework),
+        () => parseTap(text),
       );
       break;
     default:

@@ -183,7 +183,6 @@ export async function runTestSuite(
     targeted?: {
       argv: string[];
       display: string;
-      fileMarker?: string;
       onlyFiles?: string[];
       report?: { path: string; suites: "classname" | "nesting" };
     };
@@ -239,7 +238,7 @@ export async function runTestSuite(
     }
   }
   if (!parsed) {
-    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr, opts.targeted?.fileMarker);
+    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }

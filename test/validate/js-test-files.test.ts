@@ -10,14 +10,13 @@ import { tempDir } from "../support/temp.ts";
 
 // Output captured from the real runners (jest 30.5.2, vitest 5.1.1, mocha 12.0.3, node 24.21) on the
 // same two test files: test/a.test.js (a suite with a passing and a failing test, and a failing
-// top-level test) and test/b.test.js (a passing and a skipped test). `*-per-file.txt` is the output of
-// the command auto-fix runs for node --test and mocha: one process per file, each announced by a line.
+// top-level test) and test/b.test.js (a passing and a skipped test). (auto-fix's own targeted runs of
+// node --test and mocha read JUnit reports that name each test's file: test/validate/targeted-runners.test.ts,
+// real-mocha.test.ts.)
 const FIXTURES = join(import.meta.dirname, "fixtures", "runner-output");
 const read = (name: string) => readFileSync(join(FIXTURES, name), "utf8");
-/** The marker line the per-file fixtures were captured with (a run draws its own nonce). */
-const MARKER = "### auto-fix test file:";
 const parse = (name: string, framework: TestFramework) => {
-  const r = parseTestOutput(framework, read(name), "", name.includes("per-file") ? MARKER : undefined);
+  const r = parseTestOutput(framework, read(name), "");
   assert.ok(r, `${name}: nothing parsed`);
   return {
     tests: Object.fromEntries(r.tests),
@@ -74,7 +73,7 @@ test("jest and vitest: ids start with the file their output names (PASS/FAIL hea
   });
 });
 
-test("node --test and mocha: the failure recap names each failure's file; one process per file names every test's", () => {
+test("node --test and mocha: the failure recap names each failure's file", () => {
   const spec = parse("node-24-spec.txt", "node-test");
   assert.equal(spec.tests["suite A > fails"], "failed");
   assert.equal(spec.tests["b ok"], "passed");
@@ -84,24 +83,9 @@ test("node --test and mocha: the failure recap names each failure's file; one pr
   const tap = parse("node-24-tap.txt", "node-test");
   assert.deepEqual(tap.files["top fail"], ["/tmp/rt/nt/a.test.mjs"]);
   assert.equal(tap.files["b ok"], undefined);
-  const perFile = parse("node-24-per-file.txt", "node-test");
-  assert.deepEqual(perFile.tests, {
-    "nt/a.test.mjs > suite A > passes": "passed",
-    "nt/a.test.mjs > suite A > fails": "failed",
-    "nt/a.test.mjs > suite A": "failed",
-    "nt/a.test.mjs > top fail": "failed",
-    "nt/b.test.mjs > b ok": "passed",
-    "nt/b.test.mjs > b skip": "skipped",
-  });
   // mocha's spec reporter names no file: a failure's stack frames do (numbered `2) fails` ↔ `2) suite A`).
   const mocha = parse("mocha-12.txt", "mocha");
   assert.deepEqual(mocha.files, { "top fail": ["test/a.test.js"], "suite A > fails": ["test/a.test.js"] });
-  assert.deepEqual(Object.keys(parse("mocha-12-per-file.txt", "mocha").tests).sort(), [
-    "test/a.test.js > suite A > fails",
-    "test/a.test.js > suite A > passes",
-    "test/a.test.js > top fail",
-    "test/b.test.js > b ok",
-  ]);
 });
 
 test("JUnit reports: the `file` attribute is kept for each test case (node's junit reporter, jest-junit)", () => {
@@ -148,36 +132,21 @@ test("ids map to their test file only when it is a regular test file of the tree
     assert.equal(owner(`${named} > t`), null, named);
     assert.equal(fileTarget(suite.targets, named), null, named);
   }
-  // Output whose failing tests are named like paths, and crafted file markers and headers: the run's
-  // marker (with its nonce) names files outside the tree and a link; a marker without it is output.
-  const marker = "### auto-fix test file 0123abcd:";
+  // Output whose failing tests are named like paths, a line like the file markers auto-fix once printed,
+  // and a recap naming a path outside the tree: nothing in it is a test file of the tree.
   const hostile = [
-    `${marker} ../../etc/passwd`,
+    "### auto-fix test file 0123abcd: test/a.test.js",
     "✖ ../../etc/passwd (1ms)",
-    `${marker} /etc/shadow`,
     "✖ stolen (1ms)",
-    `${marker} test/a.test.js`,
-    "### auto-fix test file: test/linked.test.js",
-    "### auto-fix test file 0123abce: test/linked.test.js",
-    "✖ real (1ms)",
-    `${marker} test/linked.test.js`,
-    "✖ linked (1ms)",
     "",
     "✖ failing tests:",
     "",
     "test at ../../etc/passwd:1:1",
-    "✖ linked (1ms)",
+    "✖ ../../etc/passwd (1ms)",
   ].join("\n");
-  const r = parseTestOutput("node-test", hostile, "", marker)!;
-  assert.deepEqual([...r.tests.keys()].sort(), [
-    "../../etc/passwd > ../../etc/passwd",
-    "/etc/shadow > stolen",
-    "test/a.test.js > real",
-    "test/linked.test.js > linked",
-  ]);
-  for (const [id] of r.tests) {
-    assert.equal(owner(id, r.files?.get(id)), id.startsWith("test/a.test.js") ? "test/a.test.js" : null, id);
-  }
+  const r = parseTestOutput("node-test", hostile, "")!;
+  assert.deepEqual([...r.tests.keys()].sort(), ["../../etc/passwd", "stolen"]);
+  for (const [id] of r.tests) assert.equal(owner(id, r.files?.get(id)), null, id);
   const jest = parseTestOutput("jest", "FAIL ../../etc/passwd\n  ● root › x\nFAIL /etc/passwd\n  ✕ y", "")!;
   for (const [id] of jest.tests) assert.equal(owner(id, jest.files?.get(id)), null, id);
 });
@@ -194,4 +163,43 @@ test("absolute paths are made relative only inside the run's tree (the sandbox's
     b: ["test/b.test.js"],
     c: ["/workspace-other/test/a.test.js", "/etc/passwd", "/workspace/"],
   });
+});
+
+test("JUnit reports: the suites a test case is in, outermost first (node's junit reporter nests them)", () => {
+  // As node 24's junit reporter writes it: nested <testsuite>s, a test in no suite, a file that failed to load.
+  const xml = `<?xml version="1.0" encoding="utf-8"?>
+<testsuites>
+  <testcase name="test/broken.test.mjs" classname="test" file="/workspace/test/broken.test.mjs"><failure message="test failed"/></testcase>
+  <testsuite name="a" tests="2"><testsuite name="b.c" tests="1">
+      <testcase name="same" classname="a.b.c" file="/workspace/test/n.test.mjs"/>
+    </testsuite>
+    <testcase name="same" classname="a" file="/workspace/test/n.test.mjs"/>
+    <testsuite name="empty"/>
+    <testcase name="after" classname="a" file="/workspace/test/n.test.mjs"/>
+  </testsuite>
+  <testcase name="top" classname="test" file="/workspace/test/n.test.mjs"/>
+</testsuites>`;
+  const ids: string[] = [];
+  parseJUnitXml(xml, new Map(), new Map(), (_c, name, file, suites) => {
+    const id = [file, ...suites, name].join(" > ");
+    ids.push(id);
+    return id;
+  });
+  assert.deepEqual(ids, [
+    "/workspace/test/broken.test.mjs > test/broken.test.mjs",
+    "/workspace/test/n.test.mjs > a > b.c > same",
+    "/workspace/test/n.test.mjs > a > same",
+    "/workspace/test/n.test.mjs > a > after",
+    "/workspace/test/n.test.mjs > top",
+  ]);
+  // Nesting deeper than 32 suites names the outer 32; the closes of the deeper ones are not mistaken
+  // for theirs.
+  const deep = `${'<testsuite name="s">'.repeat(40)}<testcase name="in"/>${"</testsuite>".repeat(40)}<testcase name="out"/>`;
+  const seen: string[][] = [];
+  parseJUnitXml(deep, new Map(), new Map(), (_c, name, _f, suites) => {
+    seen.push([...suites]);
+    return name;
+  });
+  assert.equal(seen[0]?.length, 32);
+  assert.deepEqual(seen[1], []);
 });

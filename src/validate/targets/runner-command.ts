@@ -9,8 +9,6 @@ import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
 export interface TargetedCommand {
   /** argv for the sandbox. */
   argv: string[];
-  /** The line that announces each test file, when the command runs one process per file. */
-  fileMarker?: string;
   /** How the report shows it (the tests quoted). */
   display: string;
   /**
