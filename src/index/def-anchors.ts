@@ -48,7 +48,6 @@ export function makeMatchPlan(lang: LanguageId, query: Query, source: string): M
   for (const root of patternRoots(query, source)) {
     if (!anchored.has(root)) return { query, anchors: null };
   }
-  // Keywords are ASCII words: a real keyword token has no ASCII word character on either side.
   return { query, anchors: new Map(Object.entries(table)) };
 }
 
@@ -75,8 +74,9 @@ function isWordChar(c: number): boolean {
 }
 
 /**
- * Where the anchor words stand in `text` as whole words, in increasing order. A plain scan: a regular
- * expression would build a match object for each of the tens of thousands of hits in a large tree.
+ * Where the anchor words stand in `text` as whole words, in increasing order. Keywords are ASCII words:
+ * a real keyword token has no ASCII word character on either side. A plain scan: a regular expression
+ * would build a match object for each of the tens of thousands of hits in a large tree.
  */
 export function keywordStarts(text: string, anchors: ReadonlyMap<string, string>): number[] {
   const hits: number[] = [];

@@ -67,14 +67,14 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
 /** The definitions of a parsed tree (the caller owns and deletes the tree). */
 export function symbolsOfTree(lang: LanguageId, plan: MatchPlan, tree: Tree, text: string): ExtractResult {
   const python = lang === "python";
+  const broken = tree.rootNode.hasError;
   const lines = new LineTable(text);
   const found = collectDefs(definitionMatches(plan, tree, text), text, python);
   const ordered = nestDefs(found, lines);
   const symbols = python
-    ? pythonSymbols(ordered, text, lines)
+    ? pythonSymbols(ordered, text, lines, broken)
     : ordered.map((d) => toSymbol(d, lang, text, lines));
-  const root = tree.rootNode;
-  return { symbols, syntaxErrors: root.hasError ? syntaxProblems(tree, 1000).length : 0 };
+  return { symbols, syntaxErrors: broken ? syntaxProblems(tree, 1000).length : 0 };
 }
 
 /** A capture that belongs to the class around it: its base list, or a class-level statement. */

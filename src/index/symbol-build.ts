@@ -61,14 +61,21 @@ const AT = 64;
  * another definition's header, so the one of a definition lies in that stretch); the header's end is
  * the `:` the query captured.
  */
-export function pythonSymbols(ordered: readonly Def[], text: string, lines: LineTable): SymbolInfo[] {
+export function pythonSymbols(
+  ordered: readonly Def[],
+  text: string,
+  lines: LineTable,
+  brokenTree: boolean,
+): SymbolInfo[] {
   const out: SymbolInfo[] = [];
   let prevStart = 0;
   for (const d of ordered) {
     const start = d.node.startIndex;
     let outer: Node = d.node;
     const decorators: string[] = [];
-    if (hasCharBetween(text, AT, prevStart, start)) {
+    // In a tree with a syntax error, error recovery may leave a definition inside a decorator's text:
+    // every parent is read there.
+    if (brokenTree || hasCharBetween(text, AT, prevStart, start)) {
       const par = d.node.parent;
       if (par?.type === "decorated_definition") {
         outer = par;

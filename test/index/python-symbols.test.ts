@@ -177,3 +177,26 @@ test("python: the shortcuts agree with a full read on the fixtures and on real m
   }
   assert.ok(definitions > 2000 && decorated > 50, `${definitions} definitions, ${decorated} decorated`);
 });
+
+test("python: in a file with a syntax error the fields agree with a full read of the tree", async () => {
+  const broken = [
+    "@a",
+    "@b(lambda: (",
+    "def inner(): pass",
+    "))",
+    "def decorated(): pass",
+    "@register(",
+    "def inner(): pass",
+    ")",
+    "def outer(): pass",
+    "",
+    "class K:",
+    "    @property",
+    "    def p(self): return (1,",
+    "    @other",
+    "    def q(self): pass",
+  ].join("\n");
+  const expected = await readTheLongWay(broken);
+  assert.ok(expected.length >= 3, JSON.stringify(expected));
+  assert.deepEqual(await readByIndex(broken), expected);
+});
