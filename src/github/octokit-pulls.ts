@@ -25,9 +25,11 @@ const tailBytes = (maxChars: number): number => maxChars * 4;
  */
 async function downloadLogTail(url: string, maxChars: number): Promise<string | null> {
   const res = await fetch(url, { headers: { range: `bytes=-${tailBytes(maxChars)}` } });
-  if (res.status === 404 || res.status === 410 || res.status === 403) return null;
-  if (!res.ok)
+  if (!res.ok) {
+    await res.body?.cancel();
+    if (res.status === 404 || res.status === 410 || res.status === 403) return null;
     throw Object.assign(new Error(`the job log's download answered ${res.status}`), { status: res.status });
+  }
   return await bodyTail(res.body, maxChars);
 }
 
