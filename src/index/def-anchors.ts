@@ -69,7 +69,7 @@ export function definitionMatches(plan: MatchPlan, tree: Tree, text: string): Qu
 }
 
 /** Is the UTF-16 code an ASCII word character (what `\b` in a regular expression sees)? */
-function isWordChar(c: number): boolean {
+export function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }
 

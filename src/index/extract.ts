@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Query, type Node, type QueryMatch, type Tree } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
-import { definitionMatches, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
+import { definitionMatches, isWordChar, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
 import { type Def, LineTable, pythonSymbols, toSymbol } from "./symbol-build.ts";
 import type { ExtractResult, SymbolKind } from "./types.ts";
 
@@ -161,8 +161,7 @@ function asciiIdentifierEnd(text: string, start: number): number {
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128) return -1;
-    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
-    if (!word) break;
+    if (!isWordChar(c)) break;
   }
   return i > start ? i : -1;
 }
