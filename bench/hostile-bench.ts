@@ -5,12 +5,14 @@
  *
  * Each target is first probed at a small size with every mutation of a realistic sample (prefixes of
  * its lines repeated, runs of the character at each cut) and with hand-written attacks; the slowest
- * per byte are then timed at the full cap. Target: every row under 1 s. Each target runs in a worker
+ * per byte are then timed at the full cap. Repository source is one of the targets: Python parsed as the
+ * index and the patch engine parse it (a parse past its CPU time limit counts as what it cost). Target:
+ * every row under 1 s. Each target runs in a worker
  * thread with a time limit, so a parser that hangs is reported as such instead of stopping the bench.
  * Figures are the CPU time the bench process spent (its main thread only waits), and wall time: the
  * machine may be shared, so wall time can be several times the CPU time.
  *
- *   npm run bench:hostile [-- --probe 65536 --top 6 --limit 120]
+ *   npm run bench:hostile [-- --probe 65536 --top 6 --limit 120 --only <part of a target's name>]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -27,6 +29,7 @@ import { reviewVerdictSchema } from "../src/review/reviewer.ts";
 import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
 import { extractReflection } from "../src/strategies/tree/answer.ts";
+import { ParseTimeLimitError, parseSource } from "../src/treesitter/languages.ts";
 import { MAX_JUNIT_CHARS } from "../src/validate/junit.ts";
 import { parseJUnitXml, parseTestOutput } from "../src/validate/parsers.ts";
 import { MAX_TEST_OUTPUT_CHARS } from "../src/validate/text-scan.ts";
@@ -38,6 +41,8 @@ import {
   JUNIT_ATTACKS,
   mutations,
   PATCH_ATTACKS,
+  PYTHON_ATTACKS,
+  PYTHON_SAMPLE,
   SAMPLES,
   TEST_OUTPUT_ATTACKS,
 } from "./support/hostile-inputs.ts";
@@ -47,6 +52,7 @@ const { values } = parseArgs({
     probe: { type: "string", default: "65536" },
     top: { type: "string", default: "6" },
     limit: { type: "string", default: "120" },
+    only: { type: "string" },
   },
 });
 const PROBE = Number(values.probe);
@@ -140,8 +146,24 @@ const searchCases: Case[] = [
   ...mutations(SAMPLES.patch, 24).filter((_c, i) => i % 7 === 0),
 ];
 
+/** Repository source as the index and the patch engine read it; a parse past its time limit counts as what it cost. */
+const parsePython = async (s: string): Promise<void> => {
+  try {
+    (await parseSource("python", s)).delete();
+  } catch (err) {
+    if (!(err instanceof ParseTimeLimitError)) throw err;
+  }
+};
+
 const targets: Target[] = [
   ...testTargets,
+  {
+    // The index's file cap is 1 MiB.
+    name: "Python source (tree-sitter parse)",
+    cap: MB,
+    cases: [...mutations(PYTHON_SAMPLE, 24), ...PYTHON_ATTACKS],
+    run: parsePython,
+  },
   {
     name: "JUnit report",
     cap: MAX_JUNIT_CHARS,
@@ -279,7 +301,10 @@ if (!isMainThread) {
   }
 } else {
   const rows: Row[] = [];
-  for (const name of [...targets.map((t) => t.name), EDIT_PARSE, EDIT_APPLY]) {
+  const names = [...targets.map((t) => t.name), EDIT_PARSE, EDIT_APPLY];
+  for (const name of names.filter(
+    (n) => !values.only || n.toLowerCase().includes(values.only.toLowerCase()),
+  )) {
     console.error(`${name}…`);
     const worker = new Worker(new URL(import.meta.url), {
       workerData: { name },

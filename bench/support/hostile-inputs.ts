@@ -279,3 +279,59 @@ export const CALL_ATTACKS: Case[] = [
   { name: "keyword argument runs", gen: (n) => `search_code(${fill("a=", n)})` },
   { name: "bracket depth runs", gen: (n) => `search_code(${fill("([{", n)})` },
 ];
+
+/** A realistic Python module: comments, decorators, strings of every kind, brackets over lines. */
+export const PYTHON_SAMPLE = `# Licensed under the terms in LICENSE.
+# Nothing here is warranted.
+import os, re  # two imports
+
+@dataclass(frozen=True)
+class Cart(Base, metaclass=Meta):
+    """A cart.
+
+    It holds items."""
+    items: list[int] = field(default_factory=list)
+
+    # The total, with tax.
+    def total(self, rate: float = 0.2) -> float:
+        s = sum(i.price for i in self.items)  # plain sum
+        msg = f"{s!r:>10} and {rate}" + r'\\d+' + b"bytes".decode()
+        data = {'a': [1, 2, (3,
+                 4)], "b": lambda x: x ** 2}
+        if s > 100 and \\
+           rate:
+            return s * (1 + rate)
+        # else:
+        #     return s
+        return s
+`;
+
+/** Hand-written attacks on tree-sitter's Python reading of repository source (index, patch checks). */
+export const PYTHON_ATTACKS: Case[] = [
+  {
+    name: "comment lines (one run)",
+    gen: (n) => `def f():\n${fill("    # a comment line\n", n - 20)}    pass\n`,
+  },
+  {
+    name: "comment lines and a syntax error",
+    gen: (n) => `def f(:\n${fill("    # a comment line\n", n - 20)}    pass\n`,
+  },
+  {
+    name: "comment lines, each less indented",
+    gen: (n) => {
+      const lines = Math.floor(Math.sqrt(2 * n));
+      return Array.from({ length: lines }, (_v, i) => `${" ".repeat(lines - i)}#`)
+        .join("\n")
+        .slice(0, n);
+    },
+  },
+  { name: "comment lines, alternating indentation", gen: (n) => fill("#\n        #\n", n) },
+  { name: "blank lines in a comment run", gen: (n) => fill("# c\n\n", n) },
+  { name: "`(` run", gen: (n) => `x = ${fill("(", n - 4)}` },
+  { name: "`[` then `,` run", gen: (n) => `x = [${fill("1,", n - 5)}` },
+  { name: "triple quote never closed", gen: (n) => `x = """${fill("a\n", n - 7)}` },
+  { name: "block depth run", gen: (n) => fill("if x:\n", n) },
+  { name: "indentation ramp", gen: (n) => fill("def f():\n if x:\n  y = 1\n   z = 2\n", n) },
+  { name: "backslash continuations", gen: (n) => `x = 1 + \\\n${fill("  2 + \\\n", n - 20)}3\n` },
+  { name: "f-string nesting", gen: (n) => `x = ${fill('f"{', n / 2)}${fill('}"', n / 2)}` },
+];

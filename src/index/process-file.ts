@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { LanguageId } from "../treesitter/languages.ts";
+import { type LanguageId, ParseTimeLimitError } from "../treesitter/languages.ts";
 import { hashBytes, type IndexCache } from "./cache.ts";
 import { encodeSymbols } from "./codec.ts";
 import { extractSymbols } from "./extract.ts";
@@ -93,7 +93,9 @@ export async function processBatch(
       const rows = JSON.stringify(encodeSymbols(x.symbols));
       out.push({ ok: true, hash, bytes: size, ...x, rows, parsed: true, notes: [] });
     } catch (err) {
-      out.push({ ok: false, notes: [`skipped ${job.rel}: the parser failed (${(err as Error).message})`] });
+      const why =
+        err instanceof ParseTimeLimitError ? err.message : `the parser failed (${(err as Error).message})`;
+      out.push({ ok: false, notes: [`skipped ${job.rel}: ${why}`] });
     }
   }
   return out;

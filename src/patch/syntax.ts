@@ -8,6 +8,7 @@ import type { Node, Tree } from "web-tree-sitter";
 import {
   type LanguageId,
   languageForPath,
+  ParseTimeLimitError,
   parseSource,
   syntaxProblems,
   type SyntaxProblem,
@@ -45,7 +46,15 @@ export const treeSitterChecker: SyntaxChecker = {
   async analyse(path, text) {
     const lang = languageForPath(path);
     if (!lang) return { problems: [], blocks: null, meaning: text, shape: text };
-    const tree = await parseSource(lang, text);
+    let tree: Tree;
+    try {
+      tree = await parseSource(lang, text);
+    } catch (err) {
+      // A text crafted to take the parser minutes cannot be checked: it does not pass.
+      if (!(err instanceof ParseTimeLimitError)) throw err;
+      const problem: SyntaxProblem = { line: 1, column: 1, kind: "error", detail: err.message };
+      return { problems: [problem], blocks: null, meaning: text, shape: text };
+    }
     try {
       return analyseTree(lang, tree, text);
     } finally {
@@ -225,7 +234,8 @@ export function describeProblem(p: SyntaxProblem, lines: readonly string[]): str
       : p.detail === "unexpected indent" ||
           p.detail.startsWith("expected an") ||
           p.detail.startsWith("indentation") ||
-          p.detail.includes("not aligned")
+          p.detail.includes("not aligned") ||
+          p.detail.startsWith("parsing took over")
         ? p.detail
         : `the parser could not read ${JSON.stringify(p.detail.split("\n")[0]!.slice(0, 40))}`;
   return `line ${p.line}, column ${p.column}: ${what}${src ? ` (line reads: ${src.slice(0, 80)})` : ""}`;

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+import { Language, type Node, Parser, type Range, type Tree } from "web-tree-sitter";
+import { parsePython } from "./python-parse.ts";
 
 /** The languages auto-fix reads. */
 export type LanguageId = "python" | "javascript" | "typescript" | "tsx" | "java" | "go";
@@ -68,16 +69,94 @@ export async function createParser(lang: LanguageId): Promise<Parser> {
 
 const parserCache = new Map<LanguageId, Promise<Parser>>();
 
-/** Parses `source` as `lang` with a parser shared within this thread. */
-export async function parseSource(lang: LanguageId, source: string): Promise<Tree> {
+/** A parse stopped at its time limit (`parseSource`): the text is not read. */
+export class ParseTimeLimitError extends Error {
+  readonly limitMs: number;
+  constructor(limitMs: number) {
+    super(`parsing took over ${formatLimit(limitMs)} of CPU time, the limit for one file`);
+    this.name = "ParseTimeLimitError";
+    this.limitMs = limitMs;
+  }
+}
+
+const formatLimit = (ms: number): string => (ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`);
+
+/** CPU time one parse may take, unless `AUTO_FIX_PARSE_TIME_LIMIT_MS` says otherwise. */
+export const DEFAULT_PARSE_TIME_LIMIT_MS = 10_000;
+
+function parseTimeLimitMs(): number {
+  const raw = process.env.AUTO_FIX_PARSE_TIME_LIMIT_MS;
+  const n = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_PARSE_TIME_LIMIT_MS;
+}
+
+/** This thread's CPU time in microseconds. */
+export function threadCpuMicros(): number {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
+}
+
+/** One parse of the text at hand, under the text's time limit, optionally with included ranges only. */
+export type ParseOnce = (options?: { includedRanges?: Range[] }) => Tree | null;
+
+/**
+ * A progress callback that stops a parse once this thread has spent `limitMs` of CPU time on it. The
+ * parser calls it every hundred or so steps (a step can be long: a scanner may read far ahead). Reading
+ * the thread's CPU clock costs a few microseconds, the wall clock next to nothing: since a thread cannot
+ * spend more CPU time than the wall time that passes, the CPU clock is read only once as much wall time
+ * has passed as the budget had left at the last reading.
+ */
+function cpuLimit(limitMs: number): { stop: () => boolean; hit: () => boolean } {
+  const cpuStart = threadCpuMicros();
+  let nextCheck = performance.now() + limitMs;
+  let hit = false;
+  return {
+    stop: () => {
+      const now = performance.now();
+      if (now < nextCheck) return false;
+      const leftMs = limitMs - (threadCpuMicros() - cpuStart) / 1000;
+      hit = leftMs <= 0;
+      nextCheck = now + Math.max(1, leftMs);
+      return hit;
+    },
+    hit: () => hit,
+  };
+}
+
+/**
+ * Parses `source` as `lang` with a parser shared within this thread. A parse that takes more than the
+ * time limit (default 10 s of this thread's CPU time, `AUTO_FIX_PARSE_TIME_LIMIT_MS`) is stopped with
+ * a `ParseTimeLimitError`: a crafted text must not hold a job for minutes. Python goes through
+ * `parsePython` (python-parse.ts), which reads long runs of comment lines in one step.
+ */
+export async function parseSource(
+  lang: LanguageId,
+  source: string,
+  options: { timeLimitMs?: number } = {},
+): Promise<Tree> {
   let p = parserCache.get(lang);
   if (!p) {
     p = createParser(lang);
     parserCache.set(lang, p);
   }
   const parser = await p;
-  const tree = parser.parse(source);
-  if (!tree) throw new Error(`tree-sitter returned no tree for a ${lang} source`);
+  const limitMs = options.timeLimitMs ?? parseTimeLimitMs();
+  // One limit for the text, however many times parsePython has it parsed.
+  const limit = cpuLimit(limitMs);
+  const parse: ParseOnce = (opts = {}) => {
+    const tree = parser.parse(source, null, {
+      ...(opts.includedRanges ? { includedRanges: opts.includedRanges } : {}),
+      progressCallback: limit.stop,
+    });
+    // A stopped parse leaves the parser mid-text: the next one must start from the beginning.
+    if (!tree) parser.reset();
+    return tree;
+  };
+  const tree = lang === "python" ? parsePython(parse, source) : parse();
+  if (!tree) {
+    if (limit.hit()) throw new ParseTimeLimitError(limitMs);
+    throw new Error(`tree-sitter returned no tree for a ${lang} source`);
+  }
   return tree;
 }
 

@@ -1,0 +1,244 @@
+import type { Range } from "web-tree-sitter";
+
+/**
+ * tree-sitter-python's external scanner, at the end of each line, reads ahead over every comment line
+ * that follows to learn the next code line's indentation, and it is called again at the end of each of
+ * those comment lines. A run of n comment lines therefore costs O(n²) characters read: 800 lines of
+ * 45 characters take 0.34 s to parse, 4,000 lines (a 250 KB file) 13 s, and a 1 MiB file of comment
+ * lines minutes. Files with long runs are common (licence headers, tables of values, code commented
+ * out), and a repository can craft them.
+ *
+ * The parser is given included ranges that hide most of each long run: consecutive comment lines
+ * become one group, and everything from just after the group's first `#` to the last character of its
+ * last line is hidden. A comment token runs on across a hidden stretch to the end of its line, so the
+ * group reads as one comment spanning the lines of all of its comments, and the scanner steps over it
+ * in one move. Every other node keeps its kind and its position: the scanner decides a dedent at a
+ * line end by the indentation of the first comment that follows (a comment indented at least as far as
+ * the block stays in it), so a group only takes in comment lines indented at least as far as its
+ * first, after which no line end inside it can end a block. Nothing reads the text of comment nodes
+ * (the index skips them; the syntax check's shapes count them, and both texts it compares are read
+ * the same way).
+ *
+ * A line is taken when it starts, outside any string, with `#` after spaces and tabs, and holds no NUL
+ * (which ends a comment for the parser). Strings are followed here as Python writes them; where this
+ * reading and the parser's differ (a construct read otherwise, or a file with a syntax error),
+ * `parsePython` (python-parse.ts) finds out from the tree it gets. A group whose first line is a
+ * comment holds only comments: a comment line leaves the lexer where it was, outside any string.
+ *
+ * What grouping cannot help: a run whose lines each start less indented than the one before is one
+ * group per line, and a crafted file of them still costs a plain parse's square; the parse's time limit
+ * (`parseSource`) stops it.
+ */
+
+/** Comment lines a run needs before its groups are hidden: a short run costs little. */
+const MIN_RUN = 8;
+/** A group shorter than this many characters (from its `#` to its end) is left as it is. */
+const MIN_HIDDEN = 32;
+
+export interface CommentGroup {
+  /** Offset of the group's first `#`. */
+  start: number;
+  /** Offset of the group's last character, which stays: the comment node reaches at least here. */
+  last: number;
+}
+
+export interface CommentRunRanges {
+  /**
+   * About how many characters a plain parse's scanner reads over the text's comment runs, counting
+   * each character once per line end it is read after: a plain parse costs about this much more than
+   * one with the ranges (see the file comment).
+   */
+  plainScanCost: number;
+  /** The parser's included ranges: everything but the hidden stretches. */
+  ranges: Range[];
+  /** The groups whose middles are hidden. */
+  groups: CommentGroup[];
+}
+
+interface Group {
+  start: number;
+  indent: number;
+  startRow: number;
+  startLineStart: number;
+  /** The last comment line taken so far: its row, its start, and its end (before the line end). */
+  endRow: number;
+  endLineStart: number;
+  end: number;
+}
+
+const CODE_STOP = /[#'"\\\n]/g;
+const SINGLE_STOP: Record<string, RegExp> = { "'": /['\\\n]/g, '"': /["\\\n]/g };
+const TRIPLE_STOP: Record<string, RegExp> = { "'": /'''|\\/g, '"': /"""|\\/g };
+
+/**
+ * The first line start after `from` (a point in code, outside any string) where the code is outside
+ * any string again, or `source.length`. Comments and strings on the way are skipped: a string that
+ * spans lines (triple quotes, or a backslash before a line end) takes the lines it spans, and so does
+ * a backslash at the end of a line of code.
+ */
+function nextCodeLine(source: string, from: number): number {
+  const n = source.length;
+  let p = from;
+  for (;;) {
+    CODE_STOP.lastIndex = p;
+    const m = CODE_STOP.exec(source);
+    if (!m) return n;
+    const at = m.index;
+    const c = source.charCodeAt(at);
+    if (c === 10) return at + 1;
+    if (c === 35) {
+      const nl = source.indexOf("\n", at);
+      return nl < 0 ? n : nl + 1;
+    }
+    if (c === 92) {
+      p = at + 2;
+      continue;
+    }
+    const q = source[at] as "'" | '"';
+    const triple = source.charCodeAt(at + 1) === c && source.charCodeAt(at + 2) === c;
+    const re = triple ? TRIPLE_STOP[q]! : SINGLE_STOP[q]!;
+    let k = at + (triple ? 3 : 1);
+    for (;;) {
+      re.lastIndex = k;
+      const e = re.exec(source);
+      if (!e) return n;
+      const ec = source.charCodeAt(e.index);
+      if (ec === 92) k = e.index + 2;
+      else if (ec === 10)
+        return e.index + 1; // a string left open ends at the line end
+      else {
+        k = e.index + (triple ? 3 : 1);
+        break;
+      }
+    }
+    p = k;
+  }
+}
+
+/** The scanner's indentation: a space counts 1, a tab 8. */
+function indentOf(source: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n += source.charCodeAt(i) === 9 ? 8 : 1;
+  return n;
+}
+
+/** Line ends in `source` from `from` up to `to`. */
+function linesBetween(source: string, from: number, to: number): number {
+  let rows = 0;
+  for (let k = source.indexOf("\n", from); k >= 0 && k < to; k = source.indexOf("\n", k + 1)) rows++;
+  return rows;
+}
+
+interface Found {
+  groups: Group[];
+  /** About how many characters the scanner reads over comment runs in a plain parse (see `scanCost`). */
+  cost: number;
+}
+
+/** The long runs' groups worth hiding, in order, and what the runs cost a plain parse. */
+function findGroups(source: string): Found {
+  const groups: Group[] = [];
+  let run: Group[] = [];
+  let runLines = 0;
+  let runStart = -1;
+  let runEnd = -1;
+  let cost = 0;
+  const endRun = (): void => {
+    if (runLines >= MIN_RUN) for (const g of run) if (g.end - g.start >= MIN_HIDDEN) groups.push(g);
+    // At each of its line ends the scanner reads on to the run's end: half the run, on average.
+    if (runLines > 1) cost += (runLines * (runEnd - runStart)) / 2;
+    run = [];
+    runLines = 0;
+    runStart = -1;
+  };
+  const n = source.length;
+  let lineStart = 0;
+  let row = 0;
+  // The first NUL at or after the current line's first non-blank (each NUL is found once).
+  let nul = source.indexOf("\0");
+  while (lineStart < n) {
+    let i = lineStart;
+    let c = i < n ? source.charCodeAt(i) : 0;
+    while (c === 32 || c === 9) c = ++i < n ? source.charCodeAt(i) : 0;
+    const nl = c === 35 /* # */ ? source.indexOf("\n", i) : -1;
+    const lineEnd = c !== 35 ? -1 : nl < 0 ? n : nl;
+    // A NUL ends a comment for the parser: such a line is left to it, like code.
+    if (nul >= 0 && nul < i) nul = source.indexOf("\0", i);
+    if (c === 35 && (nul < 0 || nul >= lineEnd)) {
+      runLines++;
+      if (runStart < 0) runStart = lineStart;
+      runEnd = lineEnd;
+      const indent = indentOf(source, lineStart, i);
+      const open = run.at(-1);
+      if (open && indent >= open.indent) {
+        open.endRow = row;
+        open.endLineStart = lineStart;
+        open.end = lineEnd;
+      } else {
+        run.push({
+          start: i,
+          indent,
+          startRow: row,
+          startLineStart: lineStart,
+          endRow: row,
+          endLineStart: lineStart,
+          end: lineEnd,
+        });
+      }
+      lineStart = lineEnd + 1;
+      row++;
+    } else if (i >= n || c === 10) {
+      // A blank line: the scanner reads over it without a decision, so a run goes on across it.
+      lineStart = i + 1;
+      row++;
+    } else {
+      // Code (or a line whose indentation holds a form feed or a carriage return, at which the
+      // scanner resets its count): it ends the run, and a string in it may take the lines after it.
+      endRun();
+      const next = nextCodeLine(source, i);
+      row += linesBetween(source, i, next);
+      lineStart = next;
+    }
+  }
+  endRun();
+  return { groups, cost };
+}
+
+/**
+ * The ranges for `source`, or null when no group is worth hiding (the parser then reads the whole
+ * text, as before). Linear in the length of the text.
+ */
+export function commentRunRanges(source: string): CommentRunRanges | null {
+  const kept: CommentGroup[] = [];
+  const ranges: Range[] = [];
+  let start = 0;
+  let startPosition = { row: 0, column: 0 };
+  const found = findGroups(source);
+  for (const g of found.groups) {
+    // The last character stays, whole: two code units when it ends a surrogate pair.
+    let last = g.end - 1;
+    const c = source.charCodeAt(last);
+    if (c >= 0xdc00 && c <= 0xdfff && last - 1 > g.start) {
+      const hi = source.charCodeAt(last - 1);
+      if (hi >= 0xd800 && hi <= 0xdbff) last--;
+    }
+    if (last <= g.start + 1) continue;
+    kept.push({ start: g.start, last });
+    ranges.push({
+      startIndex: start,
+      endIndex: g.start + 1,
+      startPosition,
+      endPosition: { row: g.startRow, column: g.start + 1 - g.startLineStart },
+    });
+    start = last;
+    startPosition = { row: g.endRow, column: last - g.endLineStart };
+  }
+  if (kept.length === 0) return null;
+  ranges.push({
+    startIndex: start,
+    endIndex: 0xffffffff,
+    startPosition,
+    endPosition: { row: 0xffffffff, column: 0xffffffff },
+  });
+  return { ranges, groups: kept, plainScanCost: found.cost };
+}
