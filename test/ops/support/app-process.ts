@@ -28,7 +28,22 @@ export async function startApp(
   env: NodeJS.ProcessEnv,
   options: { cwd: string; port?: number },
 ): Promise<AppProcess> {
-  const port = options.port ?? (await freePort());
+  // A free port is free when it is picked, not always when the app binds it: another test file running
+  // beside this one may take it in between. Only a port of our own choosing is tried again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, options.cwd, options.port ?? (await freePort()));
+    } catch (err) {
+      const taken = err instanceof PortTakenError;
+      if (!taken || options.port !== undefined || attempt >= 5) throw taken ? err.cause : err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(env: NodeJS.ProcessEnv, cwd: string, port: number): Promise<AppProcess> {
+  const options = { cwd };
   const child = spawn(process.execPath, [START], {
     cwd: options.cwd,
     env: {
@@ -77,8 +92,13 @@ export async function startApp(
     },
   };
   for (let i = 0; i < 400; i++) {
-    if (child.exitCode !== null) throw new Error(`app exited (${child.exitCode}): ${output}`);
-    const ok = await fetch(`${url}/ping`).then(
+    if (child.exitCode !== null) {
+      const err = new Error(`app exited (${child.exitCode}): ${output}`);
+      if (/EADDRINUSE|already in use/.test(output)) throw new PortTakenError("port taken", { cause: err });
+      throw err;
+    }
+    // Bounded: whatever else may hold the port must not hold the test.
+    const ok = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(2000) }).then(
       (r) => r.ok,
       () => false,
     );
