@@ -317,16 +317,30 @@ export const PYTHON_ATTACKS: Case[] = [
     gen: (n) => `def f(:\n${fill("    # a comment line\n", n - 20)}    pass\n`,
   },
   {
+    // In a block, before its last line: the scanner reads the run at each line end.
     name: "comment lines, each less indented",
     gen: (n) => {
-      const lines = Math.floor(Math.sqrt(2 * n));
-      return Array.from({ length: lines }, (_v, i) => `${" ".repeat(lines - i)}#`)
-        .join("\n")
-        .slice(0, n);
+      const lines = Math.floor(Math.sqrt(2 * (n - 40)));
+      const run = Array.from({ length: lines }, (_v, i) => `${" ".repeat(lines - i)}#`).join("\n");
+      return `def f():\n    x = 1\n${run}\n    return x\n`;
     },
   },
-  { name: "comment lines, alternating indentation", gen: (n) => fill("#\n        #\n", n) },
-  { name: "blank lines in a comment run", gen: (n) => fill("# c\n\n", n) },
+  {
+    name: "comment lines, each less indented, then a dedent",
+    gen: (n) => {
+      const lines = Math.floor(Math.sqrt(2 * (n - 40)));
+      const run = Array.from({ length: lines }, (_v, i) => `${" ".repeat(lines - i)}#`).join("\n");
+      return `def f():\n    x = 1\n${run}\ny = 2\n`;
+    },
+  },
+  {
+    name: "comment lines, alternating indentation",
+    gen: (n) => `def f():\n    x = 1\n${fill("#\n        #\n", n - 40)}\n    return x\n`,
+  },
+  {
+    name: "blank lines in a comment run",
+    gen: (n) => `def f():\n    x = 1\n${fill("# c\n\n", n - 40)}\n    return x\n`,
+  },
   { name: "`(` run", gen: (n) => `x = ${fill("(", n - 4)}` },
   { name: "`[` then `,` run", gen: (n) => `x = [${fill("1,", n - 5)}` },
   { name: "triple quote never closed", gen: (n) => `x = """${fill("a\n", n - 7)}` },

@@ -8,26 +8,23 @@ import type { Range } from "web-tree-sitter";
  * lines minutes. Files with long runs are common (licence headers, tables of values, code commented
  * out), and a repository can craft them.
  *
- * The parser is given included ranges that hide most of each long run: consecutive comment lines
- * become one group, and everything from just after the group's first `#` to the last character of its
- * last line is hidden. A comment token runs on across a hidden stretch to the end of its line, so the
- * group reads as one comment spanning the lines of all of its comments, and the scanner steps over it
- * in one move. Every other node keeps its kind and its position: the scanner decides a dedent at a
- * line end by the indentation of the first comment that follows (a comment indented at least as far as
- * the block stays in it), so a group only takes in comment lines indented at least as far as its
- * first, after which no line end inside it can end a block. Nothing reads the text of comment nodes
- * (the index skips them; the syntax check's shapes count them, and both texts it compares are read
- * the same way).
+ * The parser is given included ranges that hide most of each long run: its comment lines become
+ * groups, and everything from just after a group's first `#` to the last character of its last line is
+ * hidden. A comment token runs on across a hidden stretch to the end of its line, so a group reads as
+ * one comment spanning the lines of all of its comments, and the scanner steps over it in one move.
+ * Every other node keeps its kind and its position, because a group never hides a line end where the
+ * scanner decides something (`groupRun`): inside a run it only ever ends blocks (DEDENT), and it does
+ * so at a line end when the innermost block is indented deeper than both the next code line and the
+ * comment line that follows. The block stack is followed here as Python's tokenizer keeps it, over
+ * statement starts outside brackets; in brackets nothing is decided. Nothing reads the text of comment
+ * nodes (the index skips them; the syntax check's shapes count them, and both texts it compares are
+ * read the same way).
  *
  * A line is taken when it starts, outside any string, with `#` after spaces and tabs, and holds no NUL
- * (which ends a comment for the parser). Strings are followed here as Python writes them; where this
- * reading and the parser's differ (a construct read otherwise, or a file with a syntax error),
- * `parsePython` (python-parse.ts) finds out from the tree it gets. A group whose first line is a
- * comment holds only comments: a comment line leaves the lexer where it was, outside any string.
- *
- * What grouping cannot help: a run whose lines each start less indented than the one before is one
- * group per line, and a crafted file of them still costs a plain parse's square; the parse's time limit
- * (`parseSource`) stops it.
+ * (which ends a comment for the parser). Strings and brackets are followed here as Python writes them;
+ * where this reading and the parser's differ (a construct read otherwise, or a file with a syntax
+ * error), `parsePython` (python-parse.ts) finds out from the tree it gets. A group whose first line is
+ * a comment holds only comments: a comment line leaves the lexer where it was, outside any string.
  */
 
 /** Comment lines a run needs before its groups are hidden: a short run costs little. */
@@ -66,17 +63,22 @@ interface Group {
   end: number;
 }
 
-const CODE_STOP = /[#'"\\\n]/g;
+const CODE_STOP = /[#'"\\\n()[\]{}]/g;
 const SINGLE_STOP: Record<string, RegExp> = { "'": /['\\\n]/g, '"': /["\\\n]/g };
 const TRIPLE_STOP: Record<string, RegExp> = { "'": /'''|\\/g, '"': /"""|\\/g };
+
+/** How deep in brackets the code is (never below 0: a stray closer is an error the tree will show). */
+interface Brackets {
+  depth: number;
+}
 
 /**
  * The first line start after `from` (a point in code, outside any string) where the code is outside
  * any string again, or `source.length`. Comments and strings on the way are skipped: a string that
  * spans lines (triple quotes, or a backslash before a line end) takes the lines it spans, and so does
- * a backslash at the end of a line of code.
+ * a backslash at the end of a line of code. Brackets outside strings and comments move `brackets`.
  */
-function nextCodeLine(source: string, from: number): number {
+function nextCodeLine(source: string, from: number, brackets: Brackets): number {
   const n = source.length;
   let p = from;
   for (;;) {
@@ -92,6 +94,16 @@ function nextCodeLine(source: string, from: number): number {
     }
     if (c === 92) {
       p = at + 2;
+      continue;
+    }
+    if (c === 40 || c === 91 || c === 123) {
+      brackets.depth++;
+      p = at + 1;
+      continue;
+    }
+    if (c === 41 || c === 93 || c === 125) {
+      if (brackets.depth > 0) brackets.depth--;
+      p = at + 1;
       continue;
     }
     const q = source[at] as "'" | '"';
@@ -138,17 +150,25 @@ interface Found {
 /** The long runs' groups worth hiding, in order, and what the runs cost a plain parse. */
 function findGroups(source: string): Found {
   const groups: Group[] = [];
-  let run: Group[] = [];
-  let runLines = 0;
+  let lines: Group[] = [];
   let runStart = -1;
   let runEnd = -1;
+  let runInBrackets = false;
   let cost = 0;
-  const endRun = (): void => {
-    if (runLines >= MIN_RUN) for (const g of run) if (g.end - g.start >= MIN_HIDDEN) groups.push(g);
+  const brackets: Brackets = { depth: 0 };
+  // The scanner's stack of block indentations as of the last line that starts a statement (outside
+  // brackets); null once a statement's indentation is unknown (a form feed or a carriage return in it)
+  // or matches no open block (a syntax error): then only the plain rule below applies.
+  let blocks: number[] | null = [0];
+  /** Ends the run before a code line indented `next` (-1: unknown), or before the end of the text. */
+  const endRun = (next: number): void => {
+    if (lines.length >= MIN_RUN) {
+      for (const g of groupRun(lines, runInBrackets, blocks, next))
+        if (g.end - g.start >= MIN_HIDDEN) groups.push(g);
+    }
     // At each of its line ends the scanner reads on to the run's end: half the run, on average.
-    if (runLines > 1) cost += (runLines * (runEnd - runStart)) / 2;
-    run = [];
-    runLines = 0;
+    if (lines.length > 1) cost += (lines.length * (runEnd - runStart)) / 2;
+    lines = [];
     runStart = -1;
   };
   const n = source.length;
@@ -165,26 +185,21 @@ function findGroups(source: string): Found {
     // A NUL ends a comment for the parser: such a line is left to it, like code.
     if (nul >= 0 && nul < i) nul = source.indexOf("\0", i);
     if (c === 35 && (nul < 0 || nul >= lineEnd)) {
-      runLines++;
-      if (runStart < 0) runStart = lineStart;
+      if (lines.length === 0) {
+        runInBrackets = brackets.depth > 0;
+        runStart = lineStart;
+      }
       runEnd = lineEnd;
       const indent = indentOf(source, lineStart, i);
-      const open = run.at(-1);
-      if (open && indent >= open.indent) {
-        open.endRow = row;
-        open.endLineStart = lineStart;
-        open.end = lineEnd;
-      } else {
-        run.push({
-          start: i,
-          indent,
-          startRow: row,
-          startLineStart: lineStart,
-          endRow: row,
-          endLineStart: lineStart,
-          end: lineEnd,
-        });
-      }
+      lines.push({
+        start: i,
+        indent,
+        startRow: row,
+        startLineStart: lineStart,
+        endRow: row,
+        endLineStart: lineStart,
+        end: lineEnd,
+      });
       lineStart = lineEnd + 1;
       row++;
     } else if (i >= n || c === 10) {
@@ -194,14 +209,71 @@ function findGroups(source: string): Found {
     } else {
       // Code (or a line whose indentation holds a form feed or a carriage return, at which the
       // scanner resets its count): it ends the run, and a string in it may take the lines after it.
-      endRun();
-      const next = nextCodeLine(source, i);
+      const indent = c === 12 || c === 13 || c === 11 ? -1 : indentOf(source, lineStart, i);
+      endRun(indent);
+      if (brackets.depth === 0) blocks = statementAt(blocks, indent);
+      const next = nextCodeLine(source, i, brackets);
       row += linesBetween(source, i, next);
       lineStart = next;
     }
   }
-  endRun();
+  // At the end of the text the scanner counts the indentation as 0.
+  endRun(0);
   return { groups, cost };
+}
+
+/** The block stack once a statement indented `indent` starts (Python's own rule), or null. */
+function statementAt(blocks: number[] | null, indent: number): number[] | null {
+  if (!blocks || indent < 0) return null;
+  if (indent > blocks.at(-1)!) return [...blocks, indent];
+  let k = blocks.length;
+  while (k > 1 && blocks[k - 1]! > indent) k--;
+  return blocks[k - 1] === indent ? (k === blocks.length ? blocks : blocks.slice(0, k)) : null;
+}
+
+/**
+ * A run's comment lines in groups whose inner line ends the scanner decides nothing at. At a line end
+ * before a comment line indented `c`, with the next code line indented `next`, the scanner ends blocks
+ * (one DEDENT each) while the innermost block is indented deeper than both; it opens none (INDENT is
+ * only made at the line end before the run, for `next`). So a line where blocks end starts a new
+ * group, and every other line joins the group before it. In brackets the scanner ends no block, and
+ * the run is one group. Without a known block stack (or the next line's indentation), the plain rule:
+ * a line joins the group before it when it is indented at least as far as the group's first line
+ * (the innermost block is then indented no deeper than that line, or it would have ended before it).
+ */
+function groupRun(lines: Group[], inBrackets: boolean, blocks: number[] | null, next: number): Group[] {
+  const out: Group[] = [];
+  const join = (g: Group): void => {
+    const open = out.at(-1)!;
+    open.endRow = g.endRow;
+    open.endLineStart = g.endLineStart;
+    open.end = g.end;
+  };
+  if (inBrackets) {
+    out.push({ ...lines[0]! });
+    for (const g of lines.slice(1)) join(g);
+    return out;
+  }
+  if (blocks && next >= 0) {
+    // (A block the line end before the run opens, for a deeper next line, is never ended in it.)
+    const stack = [...blocks];
+    for (const [k, g] of lines.entries()) {
+      let ended = false;
+      while (stack.length > 1 && stack.at(-1)! > next && stack.at(-1)! > g.indent) {
+        stack.pop();
+        ended = true;
+      }
+      if (k === 0 || ended) out.push({ ...g });
+      else join(g);
+    }
+    return out;
+  }
+  for (const g of lines) {
+    const open = out.at(-1);
+    if (open && g.indent >= open.indent) join(g);
+    else out.push({ ...g });
+  }
+  return out;
 }
 
 /**
