@@ -85,7 +85,8 @@ const BODIES = [
 
 function commentRun(r: () => number, nextIndent: string, crlf: boolean): string {
   const lines: string[] = [];
-  const n = 8 + Math.floor(r() * 30);
+  // Mostly runs long enough to be grouped (32 lines), some just short of it.
+  const n = r() < 0.2 ? 20 + Math.floor(r() * 12) : 32 + Math.floor(r() * 40);
   let indent = r() < 0.5 ? nextIndent : " ".repeat(Math.floor(r() * 12));
   for (let i = 0; i < n; i++) {
     const roll = r();
@@ -177,7 +178,7 @@ test("python: with comment runs read as one comment, every error-free text gets 
 
 test("python: crafted runs inside strings, brackets and continued lines keep the plain tree", async () => {
   const run = (indent: string) =>
-    Array.from({ length: 12 }, (_v, i) => `${indent}# line ${i} "of" '`).join("\n");
+    Array.from({ length: 40 }, (_v, i) => `${indent}# line ${i} "of" '`).join("\n");
   const sources = [
     `x = """\n${run("")}\n"""\ndef f():\n    pass\n`,
     `x = '''\\\n${run("    ")}\n'''\n`,
