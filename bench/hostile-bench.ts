@@ -12,7 +12,7 @@
  * Figures are the CPU time the bench process spent (its main thread only waits), and wall time: the
  * machine may be shared, so wall time can be several times the CPU time.
  *
- *   npm run bench:hostile [-- --probe 65536 --top 6 --limit 120 --only <part of a target's name>]
+ *   npm run bench:hostile [-- --probe 65536 --top 6 --limit 300 --only <part of a target's name>]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -29,7 +29,7 @@ import { reviewVerdictSchema } from "../src/review/reviewer.ts";
 import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
 import { extractReflection } from "../src/strategies/tree/answer.ts";
-import { ParseTimeLimitError, parseSource } from "../src/treesitter/languages.ts";
+import { type LanguageId, ParseTimeLimitError, parseSource } from "../src/treesitter/languages.ts";
 import { MAX_JUNIT_CHARS } from "../src/validate/junit.ts";
 import { parseJUnitXml, parseTestOutput } from "../src/validate/parsers.ts";
 import { MAX_TEST_OUTPUT_CHARS } from "../src/validate/text-scan.ts";
@@ -44,6 +44,8 @@ import {
   PYTHON_ATTACKS,
   PYTHON_SAMPLE,
   SAMPLES,
+  SOURCE_SAMPLES,
+  BRACE_ATTACKS,
   TEST_OUTPUT_ATTACKS,
 } from "./support/hostile-inputs.ts";
 
@@ -51,7 +53,7 @@ const { values } = parseArgs({
   options: {
     probe: { type: "string", default: "65536" },
     top: { type: "string", default: "6" },
-    limit: { type: "string", default: "120" },
+    limit: { type: "string", default: "300" },
     only: { type: "string" },
   },
 });
@@ -62,6 +64,8 @@ const LIMIT_S = Number(values.limit);
 interface Target {
   name: string;
   cap: number;
+  /** Probe size for this target when smaller than `--probe` (a grammar's square shows early). */
+  probe?: number;
   cases: Case[];
   run: (input: string) => unknown;
 }
@@ -147,23 +151,33 @@ const searchCases: Case[] = [
 ];
 
 /** Repository source as the index and the patch engine read it; a parse past its time limit counts as what it cost. */
-const parsePython = async (s: string): Promise<void> => {
-  try {
-    (await parseSource("python", s)).delete();
-  } catch (err) {
-    if (!(err instanceof ParseTimeLimitError)) throw err;
-  }
-};
+const parseAs =
+  (lang: LanguageId) =>
+  async (s: string): Promise<void> => {
+    try {
+      (await parseSource(lang, s)).delete();
+    } catch (err) {
+      if (!(err instanceof ParseTimeLimitError)) throw err;
+    }
+  };
 
 const targets: Target[] = [
   ...testTargets,
+  // The index's file cap is 1 MiB.
   {
-    // The index's file cap is 1 MiB.
     name: "Python source (tree-sitter parse)",
     cap: MB,
+    probe: 16 * 1024,
     cases: [...mutations(PYTHON_SAMPLE, 24), ...PYTHON_ATTACKS],
-    run: parsePython,
+    run: parseAs("python"),
   },
+  ...(["javascript", "typescript", "java", "go"] as const).map((lang) => ({
+    name: `${lang === "javascript" ? "JavaScript" : lang === "typescript" ? "TypeScript" : lang === "java" ? "Java" : "Go"} source (tree-sitter parse)`,
+    cap: MB,
+    probe: 16 * 1024,
+    cases: [...mutations(SOURCE_SAMPLES[lang], 16), ...BRACE_ATTACKS],
+    run: parseAs(lang),
+  })),
   {
     name: "JUnit report",
     cap: MAX_JUNIT_CHARS,
@@ -243,7 +257,7 @@ async function benchTarget(t: Target): Promise<Row> {
   const probed: { c: Case; ms: number }[] = [];
   for (const c of t.cases) {
     parentPort?.postMessage({ at: `probing ${c.name}` });
-    const input = c.gen(Math.min(PROBE, t.cap));
+    const input = c.gen(Math.min(PROBE, t.probe ?? PROBE, t.cap));
     probed.push({ c, ms: await time(() => t.run(input)) });
   }
   probed.sort((a, b) => b.ms - a.ms);

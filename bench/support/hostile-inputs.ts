@@ -349,3 +349,96 @@ export const PYTHON_ATTACKS: Case[] = [
   { name: "backslash continuations", gen: (n) => `x = 1 + \\\n${fill("  2 + \\\n", n - 20)}3\n` },
   { name: "f-string nesting", gen: (n) => `x = ${fill('f"{', n / 2)}${fill('}"', n / 2)}` },
 ];
+
+/** Realistic sources of the other languages the index reads: comments, strings, templates, generics. */
+export const SOURCE_SAMPLES = {
+  javascript: `// Licensed under the terms in LICENSE.
+/* A block comment
+ * over lines. */
+import { a, b as c } from "./mod.js";
+export class Cart extends Base {
+  #items = [];
+  static of(...xs) { return new Cart(xs); }
+  get total() {
+    const s = this.#items.reduce((acc, i) => acc + i.price, 0); // sum
+    return \`\${s.toFixed(2)} of \${this.#items.length}\` + /a+[b/]c/g.source;
+  }
+  async *each() { for await (const x of this.#items) yield x?.name ?? "none"; }
+}
+export default function make(o = { a: [1, 2, { b: 3 }] }) { return o.a.map((x) => x * 2); }
+`,
+  typescript: `// Licensed under the terms in LICENSE.
+export interface Item<T extends object = {}> { readonly price: number; meta?: Record<string, T> }
+export abstract class Cart<T> implements Iterable<T> {
+  private items: Array<Item<T>> = [];
+  constructor(public readonly id: string, protected rate = 0.2) {}
+  total(this: Cart<T>, extra?: number): number {
+    return this.items.reduce((a, i) => a + i.price, extra ?? 0) * (1 + this.rate);
+  }
+  abstract [Symbol.iterator](): Iterator<T>;
+}
+export const make = <T,>(x: T): Cart<T> | null => (x as unknown as Cart<T>) satisfies object;
+type Deep<T> = { [K in keyof T]: T[K] extends object ? Deep<T[K]> : T[K] };
+enum Kind { A = 1, B = A << 1 }
+`,
+  java: `// Licensed under the terms in LICENSE.
+package shop;
+
+import java.util.*;
+
+/** A cart. */
+@SuppressWarnings("unchecked")
+public final class Cart<T extends Item> implements Iterable<T> {
+    private final List<T> items = new ArrayList<>();
+    public double total(double rate) {
+        double s = items.stream().mapToDouble(i -> i.price()).sum(); // sum
+        String msg = """
+            total: %s
+            """.formatted(s);
+        return s * (1 + rate);
+    }
+    @Override public Iterator<T> iterator() { return items.iterator(); }
+    record Pair<A, B>(A a, B b) {}
+    enum Kind { A, B; int code() { return ordinal(); } }
+}
+`,
+  go: `// Licensed under the terms in LICENSE.
+package shop
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Cart holds items.
+type Cart[T any] struct {
+	items []T
+	rate  float64 \`json:"rate"\`
+}
+
+func (c *Cart[T]) Total(price func(T) float64) (sum float64) {
+	for _, i := range c.items {
+		sum += price(i) // plain sum
+	}
+	return sum * (1 + c.rate)
+}
+
+func Make[T any](xs ...T) *Cart[T] { return &Cart[T]{items: xs, rate: 0.2} }
+
+var _ = fmt.Sprintf("%v %s", strings.Repeat("a", 3), \`raw\`)
+`,
+} as const;
+
+/** Hand-written attacks on the brace languages' grammars. */
+export const BRACE_ATTACKS: Case[] = [
+  { name: "`{` run", gen: (n) => fill("{", n) },
+  { name: "`(` run", gen: (n) => `x = ${fill("(", n - 4)}` },
+  { name: "`<` run (generics)", gen: (n) => `f${fill("<", n - 1)}` },
+  { name: "`/*` never closed", gen: (n) => `/*${fill("a\n", n - 2)}` },
+  { name: "`/*` on every line, none closed", gen: (n) => fill("/* a\n", n) },
+  { name: "line comments", gen: (n) => fill("// a comment line\n", n) },
+  { name: "string never closed", gen: (n) => `x = "${fill("a", n - 5)}` },
+  { name: "template nesting", gen: (n) => `${fill("`${", n / 2)}${fill("}`", n / 2)}` },
+  { name: "`if (a) {` run", gen: (n) => fill("if (a) {\n", n) },
+  { name: "`a ? b :` run", gen: (n) => `x = ${fill("a ? b : ", n - 4)}c` },
+];
