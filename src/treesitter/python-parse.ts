@@ -23,7 +23,8 @@ const STRING_PARTS = /string|interpolation/;
  * more than the text's length (`plainScanCost`): a file crafted to miss the confirmation (one syntax
  * error) must not bring the minutes back. Then the tree with hidden runs is what the text gets: for a
  * file with a syntax error, "as far as it parses" either way. Which tree a text gets depends on the
- * text alone, never on the machine.
+ * text alone, not on how fast the machine is (the time limit aside: a whole parse it stops leaves the
+ * grouped tree, and a grouped parse it stops leaves none).
  */
 export function parsePython(parse: ParseOnce, source: string): Tree | null {
   const runs = commentRunRanges(source);
