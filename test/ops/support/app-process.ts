@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../../src/app/server.ts";
 
@@ -41,6 +42,39 @@ export async function startApp(
 }
 
 class PortTakenError extends Error {}
+
+/** Whether process `pid` holds the socket listening on TCP `port` (Linux: /proc's socket table and fds). */
+function listensOn(pid: number | undefined, port: number): boolean {
+  if (pid === undefined) return false;
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (link.startsWith("socket:[")) inodes.add(link.slice(8, -1));
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return false;
+  }
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local address, state 0A (LISTEN), inode
+      if (f[1]?.endsWith(hex) && f[3] === "0A" && inodes.has(f[9] ?? "")) return true;
+    }
+  }
+  return false;
+}
 
 async function startOnce(env: NodeJS.ProcessEnv, cwd: string, port: number): Promise<AppProcess> {
   const options = { cwd };
@@ -96,6 +130,12 @@ async function startOnce(env: NodeJS.ProcessEnv, cwd: string, port: number): Pro
       const err = new Error(`app exited (${child.exitCode}): ${output}`);
       if (/EADDRINUSE|already in use/.test(output)) throw new PortTakenError("port taken", { cause: err });
       throw err;
+    }
+    // Only once this very process listens on the port: a server of another test file that took the
+    // port in between would answer the ping too.
+    if (!listensOn(child.pid, port)) {
+      await new Promise((r) => setTimeout(r, 50));
+      continue;
     }
     // Bounded: whatever else may hold the port must not hold the test.
     const ok = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(2000) }).then(
