@@ -50,7 +50,9 @@ export const treeSitterChecker: SyntaxChecker = {
     try {
       tree = await parseSource(lang, text);
     } catch (err) {
-      // A text crafted to take the parser minutes cannot be checked: it does not pass.
+      // A text that takes the parser past its time limit cannot be checked: it counts as one syntax
+      // problem, so a patch that makes a file so does not pass, and a file that already was is judged
+      // like one that did not parse before the patch.
       if (!(err instanceof ParseTimeLimitError)) throw err;
       const problem: SyntaxProblem = { line: 1, column: 1, kind: "error", detail: err.message };
       return { problems: [problem], blocks: null, meaning: text, shape: text };
