@@ -6,6 +6,7 @@
  */
 import { treeSitterChecker } from "../src/patch/syntax.ts";
 import type { LanguageId } from "../src/treesitter/languages.ts";
+export { rng } from "../test/support/rng.ts";
 
 export interface Sample {
   id: number;
@@ -18,18 +19,6 @@ export interface Sample {
   /** Path → the exact text after a correct application (shouldApply only). */
   expected: Record<string, string>;
   protect?: string[];
-}
-
-/** mulberry32: small, seeded, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Rand = () => number;

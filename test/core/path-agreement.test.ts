@@ -20,23 +20,12 @@ import { forbiddenPatchPath } from "../../src/github/git.ts";
 import { walkSources } from "../../src/index/walk.ts";
 import { computePatch, createMemoryRepo } from "../../src/patch/index.ts";
 import { tempDir } from "../support/temp.ts";
+import { rng } from "../support/rng.ts";
 
 // The configuration (`isProtectedPath`), the patch engine (`checkEditablePath`, `computePatch`) and the
 // app's last look before a commit (`forbiddenPatchPath`) read one set of path rules. These tests feed
 // them paths built from the rules' own names, from globs, from look-alikes and from sloppy spellings,
 // and require the same answer from each.
-
-/** A small deterministic generator (mulberry32), so that a failure names a path that can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const GLOBS = [
   "docs/**",

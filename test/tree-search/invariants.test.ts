@@ -5,18 +5,7 @@ import { diffKey } from "../../src/strategies/tree/evaluate.ts";
 import { runTreeSearch } from "../../src/strategies/tree/search.ts";
 import { isDead } from "../../src/strategies/tree/tree.ts";
 import type { CheckResult, Evaluator, Expander } from "../../src/strategies/tree/types.ts";
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../support/rng.ts";
 
 /** A random world: edits from a small alphabet (so duplicates happen), random breakage and scores. */
 function randomWorld(seed: number) {

@@ -10,6 +10,7 @@ import { computePatch, createMemoryRepo } from "../../src/patch/index.ts";
 import { createParser, ParseTimeLimitError, parseSource } from "../../src/treesitter/languages.ts";
 import { commentRunRanges } from "../../src/treesitter/python-comment-runs.ts";
 import { edit } from "../patch/helpers.ts";
+import { rng } from "../support/rng.ts";
 
 /**
  * Long runs of comment lines are read by the parser as one comment each (python-comment-runs.ts): the
@@ -50,18 +51,6 @@ function hasGroupedComment(tree: Tree): boolean {
     (n.type === "comment" && n.endPosition.row > n.startPosition.row) ||
     n.children.some((c) => c !== null && visit(c));
   return visit(tree.rootNode);
-}
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const BODIES = [
