@@ -82,7 +82,7 @@ export class ParseTimeLimitError extends Error {
 const formatLimit = (ms: number): string => (ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`);
 
 /** CPU time one parse may take, unless `AUTO_FIX_PARSE_TIME_LIMIT_MS` says otherwise. */
-export const DEFAULT_PARSE_TIME_LIMIT_MS = 10_000;
+const DEFAULT_PARSE_TIME_LIMIT_MS = 10_000;
 
 function parseTimeLimitMs(): number {
   const raw = process.env.AUTO_FIX_PARSE_TIME_LIMIT_MS;
@@ -91,7 +91,7 @@ function parseTimeLimitMs(): number {
 }
 
 /** This thread's CPU time in microseconds. */
-export function threadCpuMicros(): number {
+function threadCpuMicros(): number {
   const u = process.threadCpuUsage();
   return u.user + u.system;
 }
