@@ -127,15 +127,24 @@ export class IndexCache {
    */
   async saveManifest(
     manifest: Manifest,
-    rowsOf: (f: ManifestEntry) => string | undefined = () => undefined,
+    rowsOf: (f: ManifestEntry) => string | Uint8Array | undefined = () => undefined,
   ): Promise<void> {
     const q = JSON.stringify;
-    const files = manifest.files.map(
-      (f) =>
-        `{"p":${q(f.path)},"l":${q(f.language)},"b":${f.bytes},"h":${q(f.hash)},"m":${f.mtimeMs},"e":${f.syntaxErrors},"s":${rowsOf(f) ?? q(encodeSymbols(f.symbols))}}`,
-    );
-    const text = `{"root":${q(manifest.root)},"writtenAt":${manifest.writtenAt},"files":[${files.join(",")}]}`;
-    await this.writeAtomic(this.manifestPath(manifest.root), text);
+    // Written as bytes, piece by piece: rows that came as UTF-8 from a parse worker are not encoded
+    // again, and no one string of the whole manifest is built.
+    const parts: Uint8Array[] = [
+      Buffer.from(`{"root":${q(manifest.root)},"writtenAt":${manifest.writtenAt},"files":[`),
+    ];
+    manifest.files.forEach((f, i) => {
+      const rows = rowsOf(f) ?? q(encodeSymbols(f.symbols));
+      const head = `${i > 0 ? "," : ""}{"p":${q(f.path)},"l":${q(f.language)},"b":${f.bytes},"h":${q(f.hash)},"m":${f.mtimeMs},"e":${f.syntaxErrors},"s":`;
+      parts.push(
+        Buffer.from(typeof rows === "string" ? `${head}${rows}}` : head),
+        ...(typeof rows === "string" ? [] : [rows, CLOSE]),
+      );
+    });
+    parts.push(Buffer.from("]}"));
+    await this.writeAtomic(this.manifestPath(manifest.root), Buffer.concat(parts));
     await this.pruneManifests();
   }
 
@@ -174,7 +183,7 @@ export class IndexCache {
     this.objects.close();
   }
 
-  private async writeAtomic(path: string, text: string): Promise<void> {
+  private async writeAtomic(path: string, text: string | Uint8Array): Promise<void> {
     if (this.writeFailed) return;
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
@@ -194,6 +203,8 @@ export class IndexCache {
     }
   }
 }
+
+const CLOSE = Buffer.from("}");
 
 /** The manifest as stored: short keys, symbols encoded by codec.ts. */
 interface StoredManifest {

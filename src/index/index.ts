@@ -90,7 +90,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
   const outcomes = new Map<SourceCandidate, ManifestEntry>();
   /** Symbols already encoded by whoever read the file, for the manifest. */
-  const rowsOf = new Map<ManifestEntry, string>();
+  const rowsOf = new Map<ManifestEntry, string | Uint8Array>();
   let cached = 0;
   let parsed = 0;
   const parsedHashes = new Set<string>();
@@ -121,7 +121,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       syntaxErrors,
     };
     outcomes.set(c, entry);
-    if (r.rows !== null) rowsOf.set(entry, r.rows);
+    if (r.rows !== null) rowsOf.set(entry, r.rowBytes ?? r.rows);
     if (r.parsed && r.rows !== null) cache?.putObject(r.hash, r.rows, r.syntaxErrors);
     if (r.parsed) {
       parsedHashes.add(r.hash);

@@ -28,6 +28,7 @@ function cacheFor(msg: ParseRequest): IndexCache | null {
   return current.cache;
 }
 
+const encoder = new TextEncoder();
 let chain: Promise<void> = Promise.resolve();
 /**
  * Whether the compile cache (core/compile-cache.ts) has been written: after the first batch every
@@ -41,9 +42,18 @@ port.on("message", (msg: ParseRequest) => {
       results[0]!.notes.push(...cacheNotes);
       cacheNotes = [];
     }
-    // Symbols cross as their encoded rows (one string per file), far cheaper to clone than objects.
-    for (const r of results) if (r.ok && r.rows !== null) r.symbols = null;
-    port.postMessage({ id: msg.id, results } satisfies ParseReply);
+    // Symbols cross as their encoded rows, far cheaper to clone than objects, and as UTF-8 bytes that
+    // are handed over, not copied: the manifest is written from them (pool.ts decodes the text).
+    const transfer: ArrayBuffer[] = [];
+    for (const r of results) {
+      if (!r.ok || r.rows === null) continue;
+      const bytes = encoder.encode(r.rows);
+      r.symbols = null;
+      r.rows = null;
+      r.rowBytes = bytes;
+      transfer.push(bytes.buffer as ArrayBuffer);
+    }
+    port.postMessage({ id: msg.id, results } satisfies ParseReply, transfer);
     if (!flushed && msg.jobs.length > 0) {
       flushed = true;
       flushCompileCache();

@@ -10,10 +10,16 @@ export interface ParseRequest {
   jobs: FileJob[];
 }
 
+/**
+ * A worker's answer. An outcome with symbols comes with `rows: null` and the rows as `rowBytes` (UTF-8,
+ * transferred): `onReply` puts the text back in `rows` before anyone sees it.
+ */
 export interface ParseReply {
   id: number;
   results: FileOutcome[];
 }
+
+const utf8 = new TextDecoder("utf-8");
 
 /** What one index build asks of the pool. */
 export interface ParseSession {
@@ -155,6 +161,7 @@ export class ParsePool {
     slot.batches.delete(msg.id);
     batch.forEach((p, i) => {
       const r = msg.results[i];
+      if (r?.ok && r.rowBytes) r.rows = utf8.decode(r.rowBytes);
       if (r) p.resolve(r);
       else p.reject(new Error("no result from parse worker"));
     });

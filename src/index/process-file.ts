@@ -26,6 +26,11 @@ export type FileOutcome =
       symbols: SymbolInfo[] | null;
       /** The symbols as the cache stores them (JSON of codec.ts rows); null when the content is unchanged. */
       rows: string | null;
+      /**
+       * `rows` as UTF-8, when they crossed from a parse worker that way (pool.ts): the manifest writes
+       * these bytes as they are.
+       */
+      rowBytes?: Uint8Array;
       syntaxErrors: number;
       /** Parsed in this run (not found in the object store): the caller stores `rows`. */
       parsed: boolean;

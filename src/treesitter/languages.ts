@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Language, type Node, Parser, type Range, type Tree } from "web-tree-sitter";
 import { parsePython } from "./python-parse.ts";
+import { initRuntime, withParseInput } from "./wasm-runtime.ts";
 
 /** The languages auto-fix reads. */
 export type LanguageId = "python" | "javascript" | "typescript" | "tsx" | "java" | "go";
@@ -50,7 +51,7 @@ const languageCache = new Map<LanguageId, Promise<Language>>();
 
 /** Loads (once per thread) the tree-sitter Language for `lang`. */
 export function loadLanguage(lang: LanguageId): Promise<Language> {
-  initPromise ??= Parser.init();
+  initPromise ??= initRuntime();
   let p = languageCache.get(lang);
   if (!p) {
     p = initPromise.then(() => Language.load(grammarWasmPath(lang)));
@@ -152,7 +153,7 @@ export async function parseSource(
     if (!tree) parser.reset();
     return tree;
   };
-  const tree = lang === "python" ? parsePython(parse, source) : parse();
+  const tree = withParseInput(source, () => (lang === "python" ? parsePython(parse, source) : parse()));
   if (!tree) {
     if (limit.hit()) throw new ParseTimeLimitError(limitMs);
     throw new Error(`tree-sitter returned no tree for a ${lang} source`);

@@ -113,3 +113,24 @@ test("a pool started and never used does not keep a process alive", () => {
   assert.equal(run.error, undefined, "the process ended by itself");
   assert.equal(run.stdout.trim(), "started");
 });
+
+test("symbols that crossed from the workers as bytes come back the same from the manifest", async () => {
+  // Names, bases and decorators outside ASCII: the rows cross as UTF-8 and the manifest is written from
+  // those very bytes.
+  const repo = repoOf(30, "F");
+  writeFileSync(
+    join(repo, "pkg/unicode.py"),
+    `# ${"é".repeat(4000)}\n@dec("😀 \\uD83D")\nclass Café(Bäse["ü"]):\n    π = 3\n    def naïve(self):\n        return "中文"\n`,
+  );
+  const cacheDir = tempDir();
+  const cold = await buildIndex(repo, { cacheDir, workers: 2 });
+  assert.equal(cold.stats.cache, "miss");
+  const warm = await buildIndex(repo, { cacheDir, workers: 2 });
+  assert.equal(warm.stats.cache, "hit");
+  assert.equal(warm.stats.parsedFiles, 0);
+  const symbols = (index: typeof cold) => index.files.map((f) => [f.path, f.symbols]);
+  assert.deepEqual(symbols(warm), symbols(cold));
+  const cafe = cold.files.find((f) => f.path === "pkg/unicode.py")?.symbols.find((s) => s.name === "Café");
+  assert.deepEqual(cafe?.bases, ['Bäse["ü"]']);
+  assert.deepEqual(cafe?.decorators, ['dec("😀 \\uD83D")']);
+});
