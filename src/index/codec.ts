@@ -15,9 +15,9 @@ type Row = [
   number, // headerEnd
   number, // flags: 1 async, 2 exported
   string | 0, // classKind
-  string[] | 0, // decorators
-  string[] | 0, // bases
-  [number, number][] | 0, // attrs
+  readonly string[] | 0, // decorators
+  readonly string[] | 0, // bases
+  readonly (readonly [number, number])[] | 0, // attrs
 ];
 
 const KINDS: readonly SymbolKind[] = ["class", "function", "method"];
@@ -41,6 +41,13 @@ export function encodeSymbols(symbols: readonly SymbolInfo[]): Row[] {
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
 
+/**
+ * The one empty list every symbol without decorators, bases or attributes shares (frozen: nothing may
+ * add to it). Most symbols have none: a first index build decodes tens of thousands of symbols in the
+ * thread that also hands files to the parse workers, and an array apiece is work for its collector.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
 export function decodeSymbols(rows: unknown): SymbolInfo[] {
   if (!Array.isArray(rows)) throw new Error("symbols are not a list");
   return rows.map((r: unknown) => {
@@ -63,7 +70,7 @@ export function decodeSymbols(rows: unknown): SymbolInfo[] {
     ) {
       throw new Error("bad symbol row");
     }
-    const b = bases === 0 ? [] : bases;
+    const b = bases === 0 ? NONE : bases;
     const sym: SymbolInfo = {
       kind,
       name,
@@ -72,12 +79,12 @@ export function decodeSymbols(rows: unknown): SymbolInfo[] {
       start,
       end,
       headerEnd,
-      decorators: decorators === 0 ? [] : decorators,
+      decorators: decorators === 0 ? NONE : decorators,
       bases: b,
-      baseNames: b.map(lastNameSegment).filter((x) => x.length > 0),
+      baseNames: b === NONE ? NONE : b.map(lastNameSegment).filter((x) => x.length > 0),
       async: (flags & 1) !== 0,
       exported: (flags & 2) !== 0,
-      attrs: attrs === 0 ? [] : attrs,
+      attrs: attrs === 0 ? NONE : attrs,
     };
     if (typeof classKind === "string") sym.classKind = classKind;
     return sym;

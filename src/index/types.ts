@@ -25,15 +25,15 @@ export interface SymbolInfo {
   /** Last line of the header (signature) before the body. */
   headerEnd: number;
   /** Decorators or annotations as written, without the leading `@`. */
-  decorators: string[];
+  decorators: readonly string[];
   /** Superclasses, implemented interfaces and embedded types as written (`models.Model`, `Base<T>`). */
-  bases: string[];
+  bases: readonly string[];
   /** The same, by last name segment without type arguments (`Model`, `Base`). */
-  baseNames: string[];
+  baseNames: readonly string[];
   async: boolean;
   exported: boolean;
   /** Classes only: line ranges of class attributes (fields, constants, docstring) for the signature. */
-  attrs: [number, number][];
+  attrs: readonly (readonly [number, number])[];
 }
 
 /** What the extractor returns for one file. */

@@ -1,5 +1,4 @@
-import type { Dirent, Stats } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isNonSourceDir, isVirtualEnvMarker, type ListedKind, VCS_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
@@ -28,19 +27,24 @@ export interface WalkOptions {
  * Lists the source files of the supported languages under `root` (sorted by path), skipping what an
  * index should not read. Every skipped file worth knowing about gets a note; nothing here throws for a
  * single bad entry.
+ *
+ * The file system is read with synchronous calls: a checkout is on a local disk, where a listing or a
+ * stat takes microseconds, and each asynchronous call costs the calling thread far more than that in
+ * promises and a round trip through libuv's pool. That thread also feeds the parse workers (index.ts),
+ * which `onFile` hands files to as they are found.
  */
 export async function walkSources(root: string, opts: WalkOptions): Promise<SourceCandidate[]> {
-  const realRoot = await realpath(root);
+  const realRoot = realpathSync(root);
   const out: SourceCandidate[] = [];
   const visitedDirs = new Set<string>([realRoot]);
   const note = opts.onNote;
 
   const inside = (real: string): boolean => real === realRoot || real.startsWith(realRoot + sep);
 
-  async function visit(dirAbs: string): Promise<void> {
+  function visit(dirAbs: string): void {
     let entries: Dirent[];
     try {
-      entries = await readdir(dirAbs, { withFileTypes: true });
+      entries = readdirSync(dirAbs, { withFileTypes: true });
     } catch (err) {
       note(`skipped directory ${relPath(dirAbs) || "."}: ${errText(err)}`);
       return;
@@ -55,10 +59,8 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
-    // Entries are examined concurrently (stat calls overlap in libuv's pool); files and
-    // subdirectories keep their sorted order.
-    const kinds = await Promise.all(entries.map((e) => examine(dirAbs, e)));
-    for (const k of kinds) {
+    for (const e of entries) {
+      const k = examine(dirAbs, e);
       if (k === null) continue;
       if (typeof k === "string") subdirs.push(k);
       else addFile(k.abs, k.rel, k.name, k.st);
@@ -66,7 +68,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     for (const sub of subdirs) {
       let real: string;
       try {
-        real = await realpath(sub);
+        real = realpathSync(sub);
       } catch (err) {
         note(`skipped directory ${relPath(sub)}: ${errText(err)}`);
         continue;
@@ -76,15 +78,15 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
         continue;
       }
       visitedDirs.add(real);
-      await visit(sub);
+      visit(sub);
     }
   }
 
   /** One directory entry: a subdirectory to visit (its path), a file to add, or null to skip. */
-  async function examine(
+  function examine(
     dirAbs: string,
     e: Dirent,
-  ): Promise<string | { abs: string; rel: string; name: string; st: Stats } | null> {
+  ): string | { abs: string; rel: string; name: string; st: Stats } | null {
     const abs = join(dirAbs, e.name);
     if (e.isDirectory()) return isSkippedDir(e.name, opts) ? null : abs;
     const rel = relPath(abs);
@@ -92,8 +94,8 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
       let real: string;
       let st: Stats;
       try {
-        real = await realpath(abs);
-        st = await stat(real);
+        real = realpathSync(abs);
+        st = statSync(real);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === "ELOOP") note(`skipped ${rel}: symlink loop`);
@@ -117,7 +119,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     }
     if (!e.isFile() || !languageForPath(e.name)) return null;
     try {
-      return { abs, rel, name: e.name, st: await stat(abs) };
+      return { abs, rel, name: e.name, st: statSync(abs) };
     } catch (err) {
       note(`skipped ${rel}: ${errText(err)}`);
       return null;
@@ -140,7 +142,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     return relative(root, abs).split(sep).join("/");
   }
 
-  await visit(root);
+  visit(root);
   out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return out;
 }

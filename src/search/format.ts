@@ -43,7 +43,7 @@ export function numbered(lines: readonly string[], start: number, end: number, w
 }
 
 /** Sorted, merged 1-based line ranges. */
-export function mergeRanges(ranges: [number, number][]): [number, number][] {
+export function mergeRanges(ranges: readonly (readonly [number, number])[]): [number, number][] {
   const sorted = ranges.filter(([a, b]) => b >= a).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const out: [number, number][] = [];
   for (const [a, b] of sorted) {
@@ -55,7 +55,10 @@ export function mergeRanges(ranges: [number, number][]): [number, number][] {
 }
 
 /** Selected ranges of a file, numbered, with a `...` line where lines were left out. */
-export function numberedRanges(lines: readonly string[], ranges: [number, number][]): string {
+export function numberedRanges(
+  lines: readonly string[],
+  ranges: readonly (readonly [number, number])[],
+): string {
   const merged = mergeRanges(ranges);
   const width = String(merged[merged.length - 1]?.[1] ?? 1).length;
   const parts: string[] = [];
@@ -74,7 +77,7 @@ export function numberedRanges(lines: readonly string[], ranges: [number, number
 export async function classSignature(index: CodeIndex, cls: SymbolHit): Promise<string> {
   const lines = (await index.readLines(cls.file.path)) ?? [];
   const s = cls.sym;
-  const ranges: [number, number][] = [[s.start, s.headerEnd], ...s.attrs];
+  const ranges: (readonly [number, number])[] = [[s.start, s.headerEnd], ...s.attrs];
   for (const other of cls.file.symbols) {
     if (other.kind === "class" && other.className === s.qualName) ranges.push([other.start, other.headerEnd]);
   }

@@ -20,7 +20,7 @@ interface Read {
   start: number;
   headerEnd: number;
   end: number;
-  decorators: string[];
+  decorators: readonly string[];
   async: boolean;
 }
 
