@@ -1,15 +1,18 @@
 /**
- * Index benchmark: `npm run bench:index -- <dir> [--all] [--rounds N] [--searches N] [--no-python]`.
+ * Index benchmark: `npm run bench:index -- <dir> [--all] [--rounds N] [--jobs N] [--searches N] [--no-python]`.
  *
  * Each round indexes `dir` cold (fresh index cache) and, when the tree holds Python files, runs Python's
  * own `ast.parse` + `ast.walk` over the same files in a child process, so both see the same machine
  * load. The first round is what a job pays (the GitHub App runs each job in a process of its own): it
  * also starts the parse workers and loads the grammars. Python runs right before and right after it,
  * and the first build is compared with the mean of the two, so a load that drifts during the run
- * weighs on both sides alike. Prints files, MB, symbols, cold and warm seconds, MB/s, CPU seconds, the
- * ratios against the targets (first build >= 2.5x Python's speed, warm <= 1/10 of cold) and the median
- * search-call time on the warm index. `--all` also descends into node_modules, dist, build and vendor
- * (to measure dependency trees).
+ * weighs on both sides alike. Then `--jobs` more first builds (default 4), each in a fresh process as
+ * a job makes it (bench/support/first-build.ts), each followed by a Python run: on a shared machine one
+ * pair can be off by a third, so the target is judged on the median ratio of all the first builds.
+ * Prints files, MB, symbols, cold and warm seconds, MB/s, CPU seconds, the ratios against the targets
+ * (first build >= 2.5x Python's speed, warm <= 1/10 of cold) and the median search-call time on the
+ * warm index. `--all` also descends into node_modules, dist, build and vendor (to measure dependency
+ * trees).
  *
  * As the command line does (bin/auto-fix.js), the process keeps Node's compile cache in auto-fix's cache
  * folder: "cold" means an empty index cache, not a first-ever start of auto-fix.
@@ -30,13 +33,16 @@ const { values, positionals } = parseArgs({
   options: {
     all: { type: "boolean" },
     rounds: { type: "string", default: "4" },
+    jobs: { type: "string", default: "4" },
     searches: { type: "string", default: "200" },
     "no-python": { type: "boolean" },
   },
 });
 const dir = positionals[0];
 if (!dir) {
-  console.error("usage: npm run bench:index -- <dir> [--all] [--rounds N] [--searches N] [--no-python]");
+  console.error(
+    "usage: npm run bench:index -- <dir> [--all] [--rounds N] [--jobs N] [--searches N] [--no-python]",
+  );
   process.exit(2);
 }
 
@@ -57,7 +63,8 @@ const PY_SCRIPT = [
 
 const median = (xs: number[]): number => {
   const a = [...xs].sort((x, y) => x - y);
-  return a[Math.floor(a.length / 2)] ?? 0;
+  const m = Math.floor(a.length / 2);
+  return a.length === 0 ? 0 : a.length % 2 === 1 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
 };
 const p90 = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length * 0.9)] ?? 0;
 const best = (xs: number[]): number => Math.min(...xs);
@@ -78,13 +85,13 @@ try {
   /** Reading and parsing the same files in fresh worker threads and nothing else (bench/support/parse-floor.ts). */
   let floor: { s: number; cpu: number; load: number } | null = null;
   let floorInfo = "";
-  const runPython = (): void => {
+  const runPython = (into = py): void => {
     if (pyList === null) return;
     const load = load1();
     const res = spawnSync("python3", ["-c", PY_SCRIPT, pyList], { encoding: "utf8" });
     if (res.status === 0) {
       const [files, defs, secs, cpuSecs] = res.stdout.trim().split(/\s+/);
-      py.push({ s: Number(secs), cpu: Number(cpuSecs), load });
+      into.push({ s: Number(secs), cpu: Number(cpuSecs), load });
       pyInfo = `${files} files, ${defs} class/def nodes`;
     } else {
       pyInfo = `not run: ${res.error?.message ?? res.stderr.trim().slice(0, 200)}`;
@@ -131,6 +138,33 @@ try {
     }
     if (r < rounds - 1) rmSync(cacheDir, { recursive: true, force: true });
   }
+  // First builds in fresh processes, each with a Python run after it (the one before is the last above).
+  const jobs: { s: number; cpu: number; load: number }[] = [];
+  const jobPy: { s: number; cpu: number; load: number }[] = py.length > 0 ? [py[py.length - 1]!] : [];
+  let jobInfo = "";
+  for (let j = 0; j < Math.max(0, Number(values.jobs)) && pyList !== null; j++) {
+    const load = load1();
+    const res = spawnSync(
+      process.execPath,
+      [
+        new URL("./support/first-build.ts", import.meta.url).pathname,
+        dir,
+        join(work, `job-${j}`),
+        ...(values.all ? ["--all"] : []),
+      ],
+      { encoding: "utf8" },
+    );
+    try {
+      const out = JSON.parse(res.stdout.trim().split("\n").pop() ?? "") as { s: number; cpu: number };
+      jobs.push({ s: out.s, cpu: out.cpu, load });
+    } catch {
+      jobInfo = `not measured: ${res.stderr.trim().slice(0, 200) || `exit ${res.status}`}`;
+      break;
+    }
+    rmSync(join(work, `job-${j}`), { recursive: true, force: true });
+    runPython(jobPy);
+  }
+
   const idx = index!;
   const wcpu0 = process.cpuUsage();
   const t1 = performance.now();
@@ -176,8 +210,7 @@ try {
     const pyAround = py.length > 1 ? (py[0]!.s + py[1]!.s) / 2 : py[0]!.s;
     const firstRatio = pyAround / first.s;
     console.log(
-      `1st build vs python  ${firstRatio.toFixed(2)}x as fast (python ${pyAround.toFixed(2)} s, mean of the runs around it / index ${first.s.toFixed(2)} s) — ` +
-        `target >= 2.5x: ${firstRatio >= 2.5 ? "met" : "NOT met"}`,
+      `1st build vs python  ${firstRatio.toFixed(2)}x as fast (python ${pyAround.toFixed(2)} s, mean of the runs around it / index ${first.s.toFixed(2)} s)`,
     );
     const pyCpu = py.length > 1 ? (py[0]!.cpu + py[1]!.cpu) / 2 : py[0]!.cpu;
     console.log(
@@ -195,6 +228,23 @@ try {
     } else if (floorInfo) {
       console.log(`parse-only floor     ${floorInfo}`);
     }
+    const jobRatios = jobs
+      .map((b, j) => (jobPy[j + 1] ? (jobPy[j]!.s + jobPy[j + 1]!.s) / 2 / b.s : 0))
+      .filter((x) => x > 0);
+    if (jobRatios.length > 0) {
+      console.log(
+        `fresh processes      first builds ${jobs.map((b) => b.s.toFixed(2)).join(", ")} s (CPU ${median(jobs.map((b) => b.cpu)).toFixed(2)} s); ` +
+          `python around them ${jobPy.map((p) => p.s.toFixed(2)).join(", ")} s; vs python ${jobRatios.map((x) => `${x.toFixed(2)}x`).join(", ")}`,
+      );
+    } else if (jobInfo) {
+      console.log(`fresh processes      ${jobInfo}`);
+    }
+    const allFirst = [firstRatio, ...jobRatios];
+    const firstMedian = median(allFirst);
+    console.log(
+      `first builds vs python  median ${firstMedian.toFixed(2)}x of ${allFirst.length} (this process's and ${jobRatios.length} in fresh processes, ` +
+        `each against the mean of the Python runs around it) — target >= 2.5x: ${firstMedian >= 2.5 ? "met" : "NOT met"}`,
+    );
     const laterRatios = later.map((c, i) => (py[i + 2] ? py[i + 2]!.s / c.s : 0)).filter((x) => x > 0);
     if (laterRatios.length > 0) {
       console.log(
