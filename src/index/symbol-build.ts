@@ -51,9 +51,6 @@ function decoratorText(n: Node): string {
   return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
 }
 
-/** `@` (a decorator's first character). */
-const AT = 64;
-
 /**
  * Python's symbols, in document order. The same fields as toSymbol() gives, with fewer reads from the
  * tree: a definition is read for its decorators only when an `@` stands between the previous
@@ -69,13 +66,16 @@ export function pythonSymbols(
 ): SymbolInfo[] {
   const out: SymbolInfo[] = [];
   let prevStart = 0;
+  // The first `@` at or after prevStart (-1: none left): one forward scan of the text in all.
+  let nextAt = text.indexOf("@");
   for (const d of ordered) {
     const start = d.node.startIndex;
     let outer: Node = d.node;
     const decorators: string[] = [];
+    if (nextAt >= 0 && nextAt < prevStart) nextAt = text.indexOf("@", prevStart);
     // In a tree with a syntax error, error recovery may leave a definition inside a decorator's text:
     // every parent is read there.
-    if (brokenTree || hasCharBetween(text, AT, prevStart, start)) {
+    if (brokenTree || (nextAt >= 0 && nextAt < start)) {
       const par = d.node.parent;
       if (par?.type === "decorated_definition") {
         outer = par;
@@ -93,12 +93,6 @@ export function pythonSymbols(
     out.push(finishSymbol(d, first, end, headerEnd, decorators, isAsync, false, null));
   }
   return out;
-}
-
-/** Whether `text` holds the character `code` in [from, to). */
-function hasCharBetween(text: string, code: number, from: number, to: number): boolean {
-  for (let i = to - 1; i >= from; i--) if (text.charCodeAt(i) === code) return true;
-  return false;
 }
 
 /** `async` at the start of a Python definition (sticky: tested at lastIndex). */
