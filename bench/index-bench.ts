@@ -166,12 +166,18 @@ try {
   }
 
   const idx = index!;
-  const wcpu0 = process.cpuUsage();
-  const t1 = performance.now();
-  const warm = await buildIndex(dir, { cacheDir, ...extra });
-  const warmS = (performance.now() - t1) / 1000;
-  const wcpu = process.cpuUsage(wcpu0);
-  const warmCpu = (wcpu.user + wcpu.system) / 1e6;
+  // Warm: three builds over the last cache; the median of each figure.
+  const warmRuns: { s: number; cpu: number }[] = [];
+  let warm = index!;
+  for (let i = 0; i < 3; i++) {
+    const wcpu0 = process.cpuUsage();
+    const t1 = performance.now();
+    warm = await buildIndex(dir, { cacheDir, ...extra });
+    const wcpu = process.cpuUsage(wcpu0);
+    warmRuns.push({ s: (performance.now() - t1) / 1000, cpu: (wcpu.user + wcpu.system) / 1e6 });
+  }
+  const warmS = median(warmRuns.map((w) => w.s));
+  const warmCpu = median(warmRuns.map((w) => w.cpu));
 
   const s = idx.stats;
   const mb = s.bytes / 1024 / 1024;
@@ -197,10 +203,12 @@ try {
         `of ${later.length}; CPU ${median(later.map((c) => c.cpu)).toFixed(2)} s — empty index cache, parse workers already running`,
     );
   }
-  const warmFraction = warmS / first.s;
+  // Against the median first build (this process's and those in fresh processes).
+  const firstS = median([first.s, ...jobs.map((b) => b.s)]);
+  const warmFraction = warmS / firstS;
   console.log(
-    `warm           ${warmS.toFixed(3)} s (${(mb / warmS).toFixed(0)} MB/s, cache ${warm.stats.cache}; CPU ${warmCpu.toFixed(2)} s) = ` +
-      `1/${(1 / warmFraction).toFixed(0)} of the first cold build — target <= 1/10: ${warmFraction <= 0.1 ? "met" : "NOT met"}`,
+    `warm           median ${warmS.toFixed(3)} s of ${warmRuns.map((w) => w.s.toFixed(3)).join(", ")} (${(mb / warmS).toFixed(0)} MB/s, cache ${warm.stats.cache}; CPU ${warmCpu.toFixed(2)} s) = ` +
+      `1/${(1 / warmFraction).toFixed(0)} of the median first build (${firstS.toFixed(2)} s) — target <= 1/10: ${warmFraction <= 0.1 ? "met" : "NOT met"}`,
   );
   if (py.length > 0) {
     console.log(

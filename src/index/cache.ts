@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { LANGUAGES } from "../treesitter/languages.ts";
@@ -144,7 +144,7 @@ export class IndexCache {
       );
     });
     parts.push(Buffer.from("]}"));
-    await this.writeAtomic(this.manifestPath(manifest.root), Buffer.concat(parts));
+    await this.writeAtomic(this.manifestPath(manifest.root), parts);
     await this.pruneManifests();
   }
 
@@ -183,7 +183,8 @@ export class IndexCache {
     this.objects.close();
   }
 
-  private async writeAtomic(path: string, text: string | Uint8Array): Promise<void> {
+  /** Writes `parts` one after the other (one gathered write, no copy into one buffer) to `path`, atomically. */
+  private async writeAtomic(path: string, parts: Uint8Array[]): Promise<void> {
     if (this.writeFailed) return;
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
@@ -192,7 +193,12 @@ export class IndexCache {
         await mkdir(dir, { recursive: true });
         this.madeDirs.add(dir);
       }
-      await writeFile(tmp, text);
+      const file = await open(tmp, "w");
+      try {
+        await file.writev(parts);
+      } finally {
+        await file.close();
+      }
       await rename(tmp, path);
     } catch (err) {
       this.writeFailed = true;
