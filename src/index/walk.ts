@@ -3,6 +3,9 @@ import { join, relative, sep } from "node:path";
 import { isNonSourceDir, isVirtualEnvMarker, type ListedKind, VCS_DIRS } from "../core/path-rules.ts";
 import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
 
+/** How long the walk reads the file system before it lets the event loop run. */
+const YIELD_EVERY_MS = 10;
+
 /** Files larger than this are skipped (generated bundles, data dumps). */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -21,6 +24,8 @@ export interface WalkOptions {
   includeSkippedDirs?: boolean;
   /** Called for each file as it is found. */
   onFile?: (c: SourceCandidate) => void;
+  /** Reading time after which the walk gives the event loop a turn (default YIELD_EVERY_MS). */
+  yieldEveryMs?: number;
 }
 
 /**
@@ -31,7 +36,8 @@ export interface WalkOptions {
  * The file system is read with synchronous calls: a checkout is on a local disk, where a listing or a
  * stat takes microseconds, and each asynchronous call costs the calling thread far more than that in
  * promises and a round trip through libuv's pool. That thread also feeds the parse workers (index.ts),
- * which `onFile` hands files to as they are found.
+ * which `onFile` hands files to as they are found: the walk gives the event loop a turn every
+ * YIELD_EVERY_MS, so that their answers are taken (and more files sent) during a long walk too.
  */
 export async function walkSources(root: string, opts: WalkOptions): Promise<SourceCandidate[]> {
   const realRoot = realpathSync(root);
@@ -41,7 +47,13 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
 
   const inside = (real: string): boolean => real === realRoot || real.startsWith(realRoot + sep);
 
-  function visit(dirAbs: string): void {
+  const yieldEveryMs = opts.yieldEveryMs ?? YIELD_EVERY_MS;
+  let lastYield = performance.now();
+  async function visit(dirAbs: string): Promise<void> {
+    if (performance.now() - lastYield >= yieldEveryMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
     let entries: Dirent[];
     try {
       entries = readdirSync(dirAbs, { withFileTypes: true });
@@ -78,7 +90,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
         continue;
       }
       visitedDirs.add(real);
-      visit(sub);
+      await visit(sub);
     }
   }
 
@@ -142,7 +154,7 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     return relative(root, abs).split(sep).join("/");
   }
 
-  visit(root);
+  await visit(root);
   out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return out;
 }
