@@ -6,9 +6,12 @@
  * load. The first round is what a job pays (the GitHub App runs each job in a process of its own): it
  * also starts the parse workers and loads the grammars. Python runs right before and right after it,
  * and the first build is compared with the mean of the two, so a load that drifts during the run
- * weighs on both sides alike. Then `--jobs` more first builds (default 4), each in a fresh process as
- * a job makes it (bench/support/first-build.ts), each followed by a Python run: on a shared machine one
- * pair can be off by a third, so the target is judged on the median ratio of all the first builds.
+ * weighs on both sides alike. Then `--jobs` pairs of first builds in fresh processes (default 3), each
+ * followed by a Python run (bench/support/first-build.ts): in turn one that starts its own workers, as on
+ * a local checkout, and one made as `auto-fix fix` (and so every GitHub App job) makes it, with the
+ * workers started as the run begins and the tree copied into a work tree before it is indexed. On a
+ * shared machine one pair can be off by a third, so each kind is judged on the median ratio of its
+ * steady pairs, and the target on the builds made as in a job.
  * Prints files, MB, symbols, cold and warm seconds, MB/s, CPU seconds, the ratios against the targets
  * (first build >= 2.5x Python's speed, warm <= 1/10 of cold) and the median search-call time on the
  * warm index. `--all` also descends into node_modules, dist, build and vendor (to measure dependency
@@ -33,7 +36,7 @@ const { values, positionals } = parseArgs({
   options: {
     all: { type: "boolean" },
     rounds: { type: "string", default: "4" },
-    jobs: { type: "string", default: "4" },
+    jobs: { type: "string", default: "3" },
     searches: { type: "string", default: "200" },
     "no-python": { type: "boolean" },
   },
@@ -141,12 +144,14 @@ try {
     }
     if (r < rounds - 1) rmSync(cacheDir, { recursive: true, force: true });
   }
-  // First builds in fresh processes, each with a Python run after it (the one before is the last above).
-  const jobs: { s: number; cpu: number; load: number }[] = [];
+  // First builds in fresh processes, each with a Python run after it (the one before is the last above):
+  // in turn one that starts its own workers and one made as a job makes it (bench/support/first-build.ts).
+  const jobs: { s: number; cpu: number; load: number; job: boolean; copyS: number }[] = [];
   const jobPy: { s: number; cpu: number; load: number }[] = py.length > 0 ? [py[py.length - 1]!] : [];
   let jobInfo = "";
-  for (let j = 0; j < Math.max(0, Number(values.jobs)) && pyList !== null; j++) {
+  for (let j = 0; j < 2 * Math.max(0, Number(values.jobs)) && pyList !== null; j++) {
     const load = load1();
+    const job = j % 2 === 1;
     const res = spawnSync(
       process.execPath,
       [
@@ -154,12 +159,17 @@ try {
         dir,
         join(work, `job-${j}`),
         ...(values.all ? ["--all"] : []),
+        ...(job ? ["--job"] : []),
       ],
       { encoding: "utf8" },
     );
     try {
-      const out = JSON.parse(res.stdout.trim().split("\n").pop() ?? "") as { s: number; cpu: number };
-      jobs.push({ s: out.s, cpu: out.cpu, load });
+      const out = JSON.parse(res.stdout.trim().split("\n").pop() ?? "") as {
+        s: number;
+        cpu: number;
+        copyS: number;
+      };
+      jobs.push({ s: out.s, cpu: out.cpu, load, job, copyS: out.copyS });
     } catch {
       jobInfo = `not measured: ${res.stderr.trim().slice(0, 200) || `exit ${res.status}`}`;
       break;
@@ -239,40 +249,64 @@ try {
     } else if (floorInfo) {
       console.log(`parse-only floor     ${floorInfo}`);
     }
-    const jobRatios = jobs
-      .map((b, j) => (jobPy[j + 1] ? (jobPy[j]!.s + jobPy[j + 1]!.s) / 2 / b.s : 0))
-      .filter((x) => x > 0);
-    if (jobRatios.length > 0) {
+    // Each fresh-process build against the mean of the Python runs around it. A pair whose two Python
+    // runs differ by more than STEADY is left out: the machine's speed moved under it. The fastest Python
+    // run of the whole benchmark gives a figure no slowdown of Python can flatter.
+    type Pair = { ratio: number; around: number[]; build: number };
+    const pairOf = (b: { s: number }, j: number): Pair[] =>
+      jobPy[j + 1]
+        ? [
+            {
+              ratio: (jobPy[j]!.s + jobPy[j + 1]!.s) / 2 / b.s,
+              around: [jobPy[j]!.s, jobPy[j + 1]!.s],
+              build: b.s,
+            },
+          ]
+        : [];
+    const own: Pair[] = [
+      { ratio: firstRatio, around: [py[0]!.s, (py[1] ?? py[0]!).s], build: first.s },
+      ...jobs.flatMap((b, j) => (b.job ? [] : pairOf(b, j))),
+    ];
+    const inJob: Pair[] = jobs.flatMap((b, j) => (b.job ? pairOf(b, j) : []));
+    const fastestPy = Math.min(...py.map((p) => p.s), ...jobPy.map((p) => p.s));
+    if (jobs.length > 0) {
       console.log(
-        `fresh processes      first builds ${jobs.map((b) => b.s.toFixed(2)).join(", ")} s (CPU ${median(jobs.map((b) => b.cpu)).toFixed(2)} s); ` +
-          `python around them ${jobPy.map((p) => p.s.toFixed(2)).join(", ")} s; vs python ${jobRatios.map((x) => `${x.toFixed(2)}x`).join(", ")}`,
+        `python around them   ${jobPy.map((p) => p.s.toFixed(2)).join(", ")} s (one before each fresh-process build, one after the last)`,
       );
     } else if (jobInfo) {
       console.log(`fresh processes      ${jobInfo}`);
     }
-    // A pair whose two Python runs differ by more than STEADY is left out: the machine's speed moved
-    // under it. The fastest Python run of the whole benchmark gives a figure no slowdown can flatter.
-    const pairs = [
-      { ratio: firstRatio, around: [py[0]!.s, (py[1] ?? py[0]!).s], build: first.s },
-      ...jobs.flatMap((b, j) =>
-        jobPy[j + 1] ? [{ ratio: jobRatios[j]!, around: [jobPy[j]!.s, jobPy[j + 1]!.s], build: b.s }] : [],
-      ),
-    ];
-    const steady = pairs.filter((p) => Math.max(...p.around) / Math.min(...p.around) <= 1 + STEADY);
-    const fastestPy = Math.min(...py.map((p) => p.s), ...jobPy.map((p) => p.s));
-    const firstMedian = median(steady.map((p) => p.ratio));
-    const verdict =
-      steady.length < 3
-        ? `not judged: only ${steady.length} pairs were steady`
-        : firstMedian >= 2.5
-          ? "met"
-          : "NOT met";
-    console.log(
-      `first builds vs python  median ${firstMedian.toFixed(2)}x of the ${steady.length} steady pairs of ${pairs.length} (this process's and ${jobRatios.length} in fresh processes, ` +
-        `each against the mean of the Python runs around it; a pair whose two Python runs differ by more than ${STEADY * 100}% is left out) — target >= 2.5x: ${verdict}`,
+    const judge = (label: string, pairs: Pair[], what: string, target: boolean): void => {
+      if (pairs.length === 0) return;
+      const steady = pairs.filter((p) => Math.max(...p.around) / Math.min(...p.around) <= 1 + STEADY);
+      const m = median(steady.map((p) => p.ratio));
+      const verdict =
+        steady.length < 3
+          ? `not judged: only ${steady.length} pairs were steady`
+          : m >= 2.5
+            ? "met"
+            : "NOT met";
+      console.log(
+        `${label.padEnd(23)}${pairs.map((p) => p.build.toFixed(2)).join(", ")} s; vs python ${pairs.map((p) => `${p.ratio.toFixed(2)}x`).join(", ")}: ` +
+          `median ${m.toFixed(2)}x of the ${steady.length} steady pairs (${what}; a pair whose two Python runs differ by more than ${STEADY * 100}% is left out)` +
+          (target ? ` — target >= 2.5x: ${verdict}` : ""),
+      );
+      console.log(
+        `${"".padEnd(23)}against the fastest Python run of this benchmark (${fastestPy.toFixed(2)} s): median ${(fastestPy / median(pairs.map((p) => p.build))).toFixed(2)}x`,
+      );
+    };
+    judge(
+      "first builds, own",
+      own,
+      "the build starts its workers, as on a local checkout: this process's and those in fresh processes",
+      false,
     );
-    console.log(
-      `                     against the fastest Python run of this benchmark (${fastestPy.toFixed(2)} s): median ${(fastestPy / median(pairs.map((p) => p.build))).toFixed(2)}x`,
+    const copies = jobs.filter((b) => b.job).map((b) => b.copyS.toFixed(2));
+    judge(
+      "first builds, in a job",
+      inJob,
+      `fresh processes that start the workers as the run begins, then copy the tree as auto-fix fix does (copies ${copies.join(", ")} s)`,
+      true,
     );
     const laterRatios = later.map((c, i) => (py[i + 2] ? py[i + 2]!.s / c.s : 0)).filter((x) => x > 0);
     if (laterRatios.length > 0) {

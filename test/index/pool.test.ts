@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, test } from "node:test";
-import { buildIndex } from "../../src/index/index.ts";
+import { buildIndex, startParseWorkers } from "../../src/index/index.ts";
 import { closeParsePool, sharedParsePool } from "../../src/index/pool.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -133,4 +133,20 @@ test("symbols that crossed from the workers as bytes come back the same from the
   const cafe = cold.files.find((f) => f.path === "pkg/unicode.py")?.symbols.find((s) => s.name === "Café");
   assert.deepEqual(cafe?.bases, ['Bäse["ü"]']);
   assert.deepEqual(cafe?.decorators, ['dec("😀 \\uD83D")']);
+});
+
+test("workers started before there is anything to index are the ones the first build uses", async () => {
+  await closeParsePool();
+  startParseWorkers({ cacheDir: null, workers: 2 });
+  const started = sharedParsePool(1);
+  assert.equal(started.alive, 2);
+  const index = await buildIndex(repoOf(30, "G"), { cacheDir: null, workers: 2 });
+  assert.equal(index.stats.parsedFiles, 30);
+  // No other pool was started for the build.
+  assert.equal(sharedParsePool(2), started);
+  // No workers: nothing starts.
+  await closeParsePool();
+  startParseWorkers({ cacheDir: null, workers: 0 });
+  const fresh = sharedParsePool(1);
+  assert.equal(fresh.alive, 1, "a pool of one: none was started before");
 });

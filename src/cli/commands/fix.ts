@@ -11,6 +11,7 @@ import { checkModelEndpoint } from "../../model/endpoint-check.ts";
 import { OpenAIModel } from "../../model/openai-model.ts";
 import { ArtifactRecorder } from "../../model/recorder.ts";
 import { formatUsd, priceFor, UsageMeter } from "../../model/usage.ts";
+import { startParseWorkers } from "../../index/index.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../pipeline/stage-hooks.ts";
@@ -169,6 +170,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   }
   const recorder = new ArtifactRecorder(out);
   const meter = new UsageMeter({ budget, prices: settings.prices, maxUnusable: settings.maxUnusable });
+  // The index's parse workers start now: they are up by the time the work tree is copied and indexed.
+  startParseWorkers(io.env.AUTO_FIX_CACHE_DIR !== undefined ? { cacheDir: io.env.AUTO_FIX_CACHE_DIR } : {});
   // One cheap request before anything is paid for: a wrong URL, a refused key or a web page instead of
   // the API is reported now, and what came back is kept with the run's artifacts.
   const check = await checkModelEndpoint(settings.model);
