@@ -47,8 +47,10 @@ type ChunkCallback = (
 
 /** The text being parsed in this thread, as UTF-16LE code units, while a parse runs. */
 let current: { bytes: Buffer; units: number } | null = null;
-/** Grown as needed, kept between parses: no allocation per file. */
+/** Grown as needed and kept between parses (no allocation per file), up to KEEP_BYTES. */
 let scratch = Buffer.alloc(0);
+/** A larger text (the index reads files of up to 1 MiB) gets a buffer of its own, not kept. */
+const KEEP_BYTES = 4 * 1024 * 1024;
 let installed = false;
 let chunks = 0;
 
@@ -69,9 +71,12 @@ export function fastInputChunks(): number {
 export function withParseInput<T>(source: string, parse: () => T): T {
   if (!installed) return parse();
   const need = source.length * 2;
-  if (scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2, 64 * 1024));
-  scratch.write(source, 0, "utf16le");
-  current = { bytes: scratch, units: source.length };
+  if (scratch.length < need && need <= KEEP_BYTES) {
+    scratch = Buffer.allocUnsafe(Math.min(KEEP_BYTES, Math.max(need, scratch.length * 2, 64 * 1024)));
+  }
+  const bytes = need <= scratch.length ? scratch : Buffer.allocUnsafe(need);
+  bytes.write(source, 0, "utf16le");
+  current = { bytes, units: source.length };
   try {
     return parse();
   } finally {

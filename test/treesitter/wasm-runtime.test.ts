@@ -131,6 +131,8 @@ test("trees read through the bulk copy equal the stock callback's, in every lang
   // Texts that end on and around a chunk boundary.
   for (const n of [0, 1, 5118, 5119, 5120, 10238, 10239]) texts.push(["python", "a".repeat(n)]);
   texts.push(["python", `${"x = 1\n".repeat(853)}y😀`]); // a pair at code units 5118–5119
+  // Over 4 MiB as UTF-16: a buffer of its own, not the kept one; the texts after it use the kept one.
+  texts.push(["python", `x = 1\n#${"a😀".repeat(700_000)}\ny = 2\n`], ["python", "def f():\n    return 1\n"]);
 
   const before = fastInputChunks();
   let compared = 0;
