@@ -49,11 +49,14 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
 
   const yieldEveryMs = opts.yieldEveryMs ?? YIELD_EVERY_MS;
   let lastYield = performance.now();
+  /** Time for a turn? (Checked without a promise: most checks say no.) */
+  const due = (): boolean => performance.now() - lastYield >= yieldEveryMs;
+  const turn = async (): Promise<void> => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    lastYield = performance.now();
+  };
   async function visit(dirAbs: string): Promise<void> {
-    if (performance.now() - lastYield >= yieldEveryMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      lastYield = performance.now();
-    }
+    if (due()) await turn();
     let entries: Dirent[];
     try {
       entries = readdirSync(dirAbs, { withFileTypes: true });
@@ -72,6 +75,8 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
     for (const e of entries) {
+      // A directory may hold many thousands of entries.
+      if (due()) await turn();
       const k = examine(dirAbs, e);
       if (k === null) continue;
       if (typeof k === "string") subdirs.push(k);
