@@ -168,7 +168,13 @@ try {
         s: number;
         cpu: number;
         copyS: number;
+        files: number;
       };
+      // The same files as Python parses, or the pair means nothing (a copy that left files out, say).
+      if (out.files !== index!.stats.files) {
+        jobInfo = `not measured: a fresh-process build indexed ${out.files} files, not ${index!.stats.files}`;
+        break;
+      }
       jobs.push({ s: out.s, cpu: out.cpu, load, job, copyS: out.copyS });
     } catch {
       jobInfo = `not measured: ${res.stderr.trim().slice(0, 200) || `exit ${res.status}`}`;
@@ -273,9 +279,8 @@ try {
       console.log(
         `python around them   ${jobPy.map((p) => p.s.toFixed(2)).join(", ")} s (one before each fresh-process build, one after the last)`,
       );
-    } else if (jobInfo) {
-      console.log(`fresh processes      ${jobInfo}`);
     }
+    if (jobInfo) console.log(`fresh processes      ${jobInfo}`);
     const judge = (label: string, pairs: Pair[], what: string, target: boolean): void => {
       if (pairs.length === 0) return;
       const steady = pairs.filter((p) => Math.max(...p.around) / Math.min(...p.around) <= 1 + STEADY);
