@@ -293,7 +293,7 @@ try {
             : "NOT met";
       console.log(
         `${label.padEnd(23)}${pairs.map((p) => p.build.toFixed(2)).join(", ")} s; vs python ${pairs.map((p) => `${p.ratio.toFixed(2)}x`).join(", ")}: ` +
-          `median ${m.toFixed(2)}x of the ${steady.length} steady pairs (${what}; a pair whose two Python runs differ by more than ${STEADY * 100}% is left out)` +
+          `median ${steady.length > 0 ? `${m.toFixed(2)}x` : "none"} of the ${steady.length} steady pairs (${what}; a pair whose two Python runs differ by more than ${STEADY * 100}% is left out)` +
           (target ? ` — target >= 2.5x: ${verdict}` : ""),
       );
       console.log(
