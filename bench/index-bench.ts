@@ -287,7 +287,7 @@ try {
       const m = median(steady.map((p) => p.ratio));
       const verdict =
         steady.length < 3
-          ? `not judged: only ${steady.length} pairs were steady`
+          ? `not judged: only ${steady.length} ${steady.length === 1 ? "pair was" : "pairs were"} steady`
           : m >= 2.5
             ? "met"
             : "NOT met";
