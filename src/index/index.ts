@@ -43,10 +43,18 @@ export function startParseWorkers(opts: Pick<BuildIndexOptions, "cacheDir" | "wo
   if (n <= 0) return;
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
   try {
-    sharedParsePool(n, { env: workerEnv(workerCompileCacheDir(cacheDir)) });
+    parsePoolFor(n, cacheDir);
   } catch {
     // The build starts them again when it needs them, and notes a failure then.
   }
+}
+
+/**
+ * The shared parse pool with at least `n` workers, given the compile cache that goes with `cacheDir`: one
+ * place for both callers, so that workers started ahead of a build are the ones it would start itself.
+ */
+function parsePoolFor(n: number, cacheDir: string | null): ParsePool {
+  return sharedParsePool(n, { env: workerEnv(workerCompileCacheDir(cacheDir)) });
 }
 
 /** Symbols a parse worker sent as encoded rows (they were made by this very code: no parse error expected). */
@@ -98,7 +106,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     const storeUsable = cache?.objects.open() === true;
     session = newParseSession(storeUsable ? cacheDir : null, MAX_FILE_BYTES);
     try {
-      pool = sharedParsePool(Math.min(maxWorkers, n), { env: workerEnv(workerCompileCacheDir(cacheDir)) });
+      pool = parsePoolFor(Math.min(maxWorkers, n), cacheDir);
     } catch (err) {
       poolFailed = true;
       note(`parse workers could not start (${(err as Error).message}); parsing in one thread`);
