@@ -36,13 +36,20 @@ function repoOfDirs(dirs: number): string {
 test("the walk gives the event loop a turn whenever it has read for its interval, and finds every file in order", async () => {
   const repo = repoOfDirs(300);
   // An interval of 0: a turn before every directory (600 of them), whatever the machine's speed.
+  // What the build sees: each file handed over once, as it is found, in path order (the walk sorts its
+  // returned list in any case; the order of the hand-overs is the walk's own).
+  const handed: string[] = [];
   const { result: files, turns } = await turnsDuring(() =>
-    walkSources(repo, { onNote: () => {}, yieldEveryMs: 0 }),
+    walkSources(repo, { onNote: () => {}, yieldEveryMs: 0, onFile: (c) => handed.push(c.rel) }),
   );
   assert.equal(files.length, 300);
   assert.deepEqual(
     files.map((f) => f.rel),
     files.map((f) => f.rel).sort(),
+  );
+  assert.deepEqual(
+    handed,
+    files.map((f) => f.rel),
   );
   assert.ok(turns >= 600, `${turns} turns for 601 directories and 600 entries`);
   // The default interval: far fewer turns, the same files.
