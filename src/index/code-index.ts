@@ -90,12 +90,31 @@ export class CodeIndex {
   private buildMaps(): void {
     const byName = new Map<string, SymbolHit[]>();
     const byQual = new Map<string, SymbolHit[]>();
+    for (const file of this.files) addFile(file, byName, byQual);
+    this.byName = byName;
+    this.byQualName = byQual;
+  }
+
+  /**
+   * Makes the name tables now, a slice at a time, giving the event loop a turn every few milliseconds:
+   * for a caller that has a wait ahead of it (a model call) before its first search. A first build
+   * leaves the symbols its parse workers sent as rows, read on first use (codec.ts), and the tables are
+   * made on the first lookup: for a large repository a few hundred milliseconds that need not be
+   * spent on the first search. A lookup before this is done makes the tables itself, at once.
+   */
+  async prepareLookups(sliceMs = 5): Promise<void> {
+    const byName = new Map<string, SymbolHit[]>();
+    const byQual = new Map<string, SymbolHit[]>();
+    let sliceStart = performance.now();
     for (const file of this.files) {
-      for (const sym of file.symbols) {
-        push(byName, sym.name, { file, sym });
-        push(byQual, sym.qualName, { file, sym });
+      if (this.byName) return;
+      addFile(file, byName, byQual);
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
       }
     }
+    if (this.byName) return;
     this.byName = byName;
     this.byQualName = byQual;
   }
@@ -152,6 +171,13 @@ export function splitLines(text: string): string[] {
   }
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+function addFile(file: FileRecord, byName: Map<string, SymbolHit[]>, byQual: Map<string, SymbolHit[]>): void {
+  for (const sym of file.symbols) {
+    push(byName, sym.name, { file, sym });
+    push(byQual, sym.qualName, { file, sym });
+  }
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {

@@ -90,3 +90,41 @@ export function decodeSymbols(rows: unknown): SymbolInfo[] {
     return sym;
   });
 }
+
+/** How many classes, functions and methods a file defines. */
+export type KindCounts = readonly [classes: number, functions: number, methods: number];
+
+export function countKinds(symbols: readonly SymbolInfo[]): KindCounts {
+  let classes = 0;
+  let functions = 0;
+  for (const s of symbols) {
+    if (s.kind === "class") classes++;
+    else if (s.kind === "function") functions++;
+  }
+  return [classes, functions, symbols.length - classes - functions];
+}
+
+/**
+ * `record` with a `symbols` property read from `rows` (JSON of this module's rows) when first asked
+ * for, and kept from then on. A first index build takes the rows of tens of thousands of symbols from
+ * its parse workers while it still hands them files; as objects they would be made, and then copied by
+ * the collector, in that thread, before anyone looks at them. Searches ask for them later, when that
+ * thread has nothing else to do. The rows must be ones this code made (a parse worker's, or read back
+ * and checked from the object store): a malformed row would throw at the first read.
+ *
+ * The property is the record's own and enumerable, so a copy (`{ ...record }`, JSON) has the symbols.
+ */
+export function withLazySymbols<T extends object>(record: T, rows: string): T & { symbols: SymbolInfo[] } {
+  let symbols: SymbolInfo[] | null = null;
+  return Object.defineProperty(record, "symbols", {
+    get: () => {
+      symbols ??= decodeSymbols(JSON.parse(rows));
+      return symbols;
+    },
+    set: (v: SymbolInfo[]) => {
+      symbols = v;
+    },
+    enumerable: true,
+    configurable: true,
+  }) as T & { symbols: SymbolInfo[] };
+}

@@ -6,7 +6,7 @@ import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
-import { decodeSymbols } from "./codec.ts";
+import { countKinds, type KindCounts, withLazySymbols } from "./codec.ts";
 import { newParseSession, type ParsePool, type ParseSession, sharedParsePool } from "./pool.ts";
 import { type FileJob, type FileOutcome, processBatch } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
@@ -56,9 +56,6 @@ export function startParseWorkers(opts: Pick<BuildIndexOptions, "cacheDir" | "wo
 function parsePoolFor(n: number, cacheDir: string | null): ParsePool {
   return sharedParsePool(n, { env: workerEnv(workerCompileCacheDir(cacheDir)) });
 }
-
-/** Symbols a parse worker sent as encoded rows (they were made by this very code: no parse error expected). */
-const decodeRows = (rows: string) => decodeSymbols(JSON.parse(rows));
 
 /** Below this many files to parse, starting worker threads costs more than it saves. */
 const MIN_FILES_FOR_WORKERS = 24;
@@ -115,6 +112,8 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const previous = new Map<string, ManifestEntry>();
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
   const outcomes = new Map<SourceCandidate, ManifestEntry>();
+  /** What the symbols of a file read in this run are, as whoever read it counted them. */
+  const kindsOf = new Map<ManifestEntry, KindCounts>();
   /** Symbols already encoded by whoever read the file, for the manifest. */
   const rowsOf = new Map<ManifestEntry, string | Uint8Array>();
   let cached = 0;
@@ -133,19 +132,23 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     if (!r.ok) return;
     const prev = previous.get(c.rel);
     const fresh = r.rows !== null;
-    const symbols = r.symbols ?? (r.rows !== null ? decodeRows(r.rows) : (prev?.symbols ?? []));
     const syntaxErrors = fresh ? r.syntaxErrors : (prev?.syntaxErrors ?? 0);
     if (!prev || prev.hash !== r.hash || prev.mtimeMs !== c.mtimeMs || prev.bytes !== r.bytes) changed = true;
-    const entry: ManifestEntry = {
+    const fields = {
       path: c.rel,
       language: c.language,
       isTest: false,
       bytes: r.bytes,
       hash: r.hash,
       mtimeMs: c.mtimeMs,
-      symbols,
       syntaxErrors,
     };
+    // Rows from a parse worker are read into symbols when a search first needs them (codec.ts).
+    const entry: ManifestEntry =
+      r.symbols === null && r.rows !== null
+        ? withLazySymbols(fields, r.rows)
+        : { ...fields, symbols: r.symbols ?? prev?.symbols ?? [] };
+    if (r.kinds) kindsOf.set(entry, r.kinds);
     outcomes.set(c, entry);
     if (r.rows !== null) rowsOf.set(entry, r.rowBytes ?? r.rows);
     if (r.parsed && r.rows !== null) cache?.putObject(r.hash, r.rows, r.syntaxErrors);
@@ -177,10 +180,14 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   };
   // Every file handed to the workers; a worker's failure sends its files to the main thread.
   const running: Promise<void>[] = [];
+  let workerFiles = 0;
   const dispatch = (p: ParsePool, c: SourceCandidate): void => {
     running.push(
       p.run(session!, jobOf(c), c.size).then(
-        (r) => accept(c, r),
+        (r) => {
+          workerFiles++;
+          accept(c, r);
+        },
         async (err: Error) => {
           note(`a parse worker failed on ${c.rel} (${err.message}); processed it in the main thread`);
           await inMainThread([c]);
@@ -286,11 +293,10 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   let bytesTotal = 0;
   for (const f of files) {
     bytesTotal += f.bytes;
-    for (const s of f.symbols) {
-      if (s.kind === "class") classes++;
-      else if (s.kind === "function") functions++;
-      else methods++;
-    }
+    const [c, fn, m] = kindsOf.get(f) ?? countKinds(f.symbols);
+    classes += c;
+    functions += fn;
+    methods += m;
   }
   const cacheState: CacheState = parsed === 0 ? "hit" : cached === 0 ? "miss" : "partial";
   const stats: IndexStats = {
@@ -303,6 +309,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
     cache: cacheState,
     cachedFiles: cached,
     parsedFiles: parsed,
+    workerFiles,
   };
   return new CodeIndex({ root: absRoot, realRoot, files, notes, stats });
 }

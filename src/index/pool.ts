@@ -77,7 +77,11 @@ export class ParsePool {
     this.size = size;
     const env = opts.env ?? process.env;
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), { env });
+      const execArgv = workerExecArgv(process.execArgv);
+      const worker = new Worker(new URL("./parse-worker.ts", import.meta.url), {
+        env,
+        ...(execArgv ? { execArgv } : {}),
+      });
       const slot: Slot = { worker, batches: new Map() };
       worker.on("message", (msg: ParseReply) => this.onReply(slot, msg));
       worker.on("error", (err: unknown) =>
@@ -225,6 +229,24 @@ export class ParsePool {
     for (const p of this.queue.splice(0)) p.reject(err);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
+}
+
+/**
+ * Node options for a worker when the process's own would stop it: `--input-type`, which a worker
+ * refuses at startup (its code is a file), is left out, so that a process run with `node
+ * --input-type=module -e …` still gets its parse workers. Undefined otherwise: the worker inherits the
+ * process's options as Node passes them (an explicit list is checked, and refused, for options that only
+ * a process may have).
+ */
+export function workerExecArgv(execArgv: readonly string[]): string[] | undefined {
+  if (!execArgv.some((a) => a === "--input-type" || a.startsWith("--input-type="))) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const a = execArgv[i]!;
+    if (a === "--input-type") i++;
+    else if (!a.startsWith("--input-type=")) out.push(a);
+  }
+  return out;
 }
 
 let shared: ParsePool | null = null;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type LanguageId, ParseTimeLimitError } from "../treesitter/languages.ts";
 import { hashBytes, type IndexCache } from "./cache.ts";
-import { encodeSymbols } from "./codec.ts";
+import { countKinds, encodeSymbols, type KindCounts } from "./codec.ts";
 import { extractSymbols } from "./extract.ts";
 import type { SymbolInfo } from "./types.ts";
 
@@ -32,6 +32,11 @@ export type FileOutcome =
        */
       rowBytes?: Uint8Array;
       syntaxErrors: number;
+      /**
+       * What the symbols are (when there are symbols or rows): a parse worker sends rows only, and the
+       * build's figures are counted without reading them.
+       */
+      kinds?: KindCounts;
       /** Parsed in this run (not found in the object store): the caller stores `rows`. */
       parsed: boolean;
       notes: string[];
@@ -90,13 +95,30 @@ export async function processBatch(
     }
     const hit = stored.get(hash);
     if (hit) {
-      out.push({ ok: true, hash, bytes: size, ...hit, parsed: false, notes: [] });
+      out.push({
+        ok: true,
+        hash,
+        bytes: size,
+        ...hit,
+        kinds: countKinds(hit.symbols),
+        parsed: false,
+        notes: [],
+      });
       continue;
     }
     try {
       const x = await extractSymbols(job.language, decoder.decode(bytes));
       const rows = JSON.stringify(encodeSymbols(x.symbols));
-      out.push({ ok: true, hash, bytes: size, ...x, rows, parsed: true, notes: [] });
+      out.push({
+        ok: true,
+        hash,
+        bytes: size,
+        ...x,
+        rows,
+        kinds: countKinds(x.symbols),
+        parsed: true,
+        notes: [],
+      });
     } catch (err) {
       const why =
         err instanceof ParseTimeLimitError ? err.message : `the parser failed (${(err as Error).message})`;

@@ -70,4 +70,6 @@ export interface IndexStats {
   /** Files whose symbols came from the cache / were parsed in this run. */
   cachedFiles: number;
   parsedFiles: number;
+  /** Files read by parse worker threads (the others, if any, were read in the calling thread). */
+  workerFiles: number;
 }

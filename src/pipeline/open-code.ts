@@ -40,6 +40,9 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     onNote: (n) => notes.push(n),
   });
+  // The first search comes after at least one model call: the name tables are made while it is awaited.
+  // A failure there (none is expected) is met again, and reported, by the lookup that needs the tables.
+  index.prepareLookups().catch(() => {});
   const apis = new SearchApis(index);
   const repo = createDiskRepo(workdir);
   return {

@@ -47,7 +47,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   } else {
     io.stdout(
       `${s.files} files (${(s.bytes / 1024 / 1024).toFixed(2)} MB): ${s.classes} classes, ${s.functions} functions, ` +
-        `${s.methods} methods in ${s.seconds.toFixed(2)} s (cache: ${s.cache}, ${s.cachedFiles} cached, ${s.parsedFiles} parsed)\n`,
+        `${s.methods} methods in ${s.seconds.toFixed(2)} s (cache: ${s.cache}, ${s.cachedFiles} cached, ${s.parsedFiles} parsed${s.workerFiles > 0 ? `, ${s.workerFiles} read by parse workers` : ""})\n`,
     );
   }
   return 0;
