@@ -287,7 +287,17 @@ export async function applyVariant(
   }
   if (built.placeholdersKept > 0) msg += "; placeholder lines kept the original code they stand for";
   if (c.displaced > 0 || c.rank > 0) msg += `; <patched> indented ${c.name}`;
-  return { ok: true, report: { file: path, status: "APPLICABLE_PATCH", message: `${msg}.` } };
+  const unchecked = chosen.analysis.unchecked;
+  if (unchecked) msg += `; the file's syntax was not checked (${unchecked})`;
+  return {
+    ok: true,
+    report: {
+      file: path,
+      status: "APPLICABLE_PATCH",
+      message: `${msg}.`,
+      ...(unchecked ? { syntaxUnchecked: unchecked } : {}),
+    },
+  };
 }
 
 /**

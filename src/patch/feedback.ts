@@ -24,6 +24,13 @@ export function summarise(
   diff: string,
 ): PatchResult {
   const lines: string[] = [HEADLINE[status]];
+  if (status === "APPLICABLE_PATCH") {
+    const unchecked = [...new Set(edits.filter((e) => e.syntaxUnchecked).map((e) => e.file))];
+    if (unchecked.length > 0) {
+      const why = edits.find((e) => e.syntaxUnchecked)!.syntaxUnchecked;
+      lines[0] = `The patch applies, but the syntax of ${unchecked.join(", ")} was not checked: ${why}.`;
+    }
+  }
   if (status === "NO_PATCH") {
     lines.push(`Write your change in this format.\n\n${PATCH_FORMAT_HELP}`);
   } else if (status === "MATCHED_BUT_EMPTY_DIFF") {

@@ -25,6 +25,11 @@ export interface SyntaxAnalysis {
   meaning: string;
   /** The tree alone (string literals' text left out). */
   shape: string;
+  /**
+   * Why the text's syntax could not be checked at all (the parse reached its time limit), when it could
+   * not: `problems` then holds that one problem, and nothing else is known.
+   */
+  unchecked?: string;
 }
 
 export interface SyntaxChecker {
@@ -55,7 +60,7 @@ export const treeSitterChecker: SyntaxChecker = {
       // like one that did not parse before the patch.
       if (!(err instanceof ParseTimeLimitError)) throw err;
       const problem: SyntaxProblem = { line: 1, column: 1, kind: "error", detail: err.message };
-      return { problems: [problem], blocks: null, meaning: text, shape: text };
+      return { problems: [problem], blocks: null, meaning: text, shape: text, unchecked: err.message };
     }
     try {
       return analyseTree(lang, tree, text);

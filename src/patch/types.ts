@@ -63,6 +63,11 @@ export interface EditReport {
   file: string;
   status: PatchStatus;
   message: string;
+  /**
+   * An applied edit whose file's syntax could not be checked after it (the parser reached its time
+   * limit), and why: the result's summary says so, so that nobody takes the patch for checked.
+   */
+  syntaxUnchecked?: string;
 }
 
 export interface ChangedFile {

@@ -312,6 +312,23 @@ test("a file over the parse time limit is left out of the index with a note, and
     );
     assert.equal(result.status, "APPLICABLE_PATCH", result.feedback);
     assert.match(result.diff, /^\+ {4}x = 2$/m);
+    // And it says so: in the summary's first line (what a run's report shows) and in the edit's report.
+    assert.match(
+      result.feedback.split("\n")[0]!,
+      /^The patch applies, but the syntax of unclosed\.py was not checked: parsing took over 50 ms of CPU time/,
+    );
+    assert.equal(
+      result.edits[0]?.syntaxUnchecked,
+      "parsing took over 50 ms of CPU time, the limit for one file",
+    );
+    assert.match(result.edits[0]!.message, /the file's syntax was not checked/);
+    // A file the parser reads in time gets no such words.
+    const checked = await computePatch(
+      createMemoryRepo({ "ok.py": "def f():\n    x = 1\n" }),
+      edit("ok.py", "    x = 1", "    x = 2"),
+    );
+    assert.equal(checked.feedback.split("\n")[0], "The patch applies.");
+    assert.equal(checked.edits[0]?.syntaxUnchecked, undefined);
   } finally {
     if (saved === undefined) delete process.env.AUTO_FIX_PARSE_TIME_LIMIT_MS;
     else process.env.AUTO_FIX_PARSE_TIME_LIMIT_MS = saved;
