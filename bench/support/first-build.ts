@@ -28,7 +28,7 @@ let root = dir;
 let copyS = 0;
 let dispose = async (): Promise<void> => {};
 if (job) {
-  startParseWorkers({ cacheDir });
+  startParseWorkers({ cacheDir, root: dir });
   const t = performance.now();
   const ws = await createWorkspace(dir);
   copyS = (performance.now() - t) / 1000;

@@ -38,12 +38,21 @@ export interface BuildIndexOptions {
  * same options would start, and it uses them; idle ones hold no reference on the event loop and close
  * after 10 minutes. Workers that cannot start now are left to the build, which says so in a note.
  */
-export function startParseWorkers(opts: Pick<BuildIndexOptions, "cacheDir" | "workers"> = {}): void {
+export function startParseWorkers(
+  opts: Pick<BuildIndexOptions, "cacheDir" | "workers"> & {
+    /**
+     * The tree about to be indexed (or the one it is copied from): the workers load the grammars of the
+     * languages in its first folders while they wait.
+     */
+    root?: string;
+  } = {},
+): void {
   const n = opts.workers ?? availableParallelism();
   if (n <= 0) return;
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
   try {
-    parsePoolFor(n, cacheDir);
+    const pool = parsePoolFor(n, cacheDir);
+    if (opts.root !== undefined) pool.prepare(opts.root);
   } catch {
     // The build starts them again when it needs them, and notes a failure then.
   }

@@ -10,6 +10,11 @@ export interface ParseRequest {
   jobs: FileJob[];
 }
 
+/** Have the workers load, ahead of a build, the grammars of the languages under `prepare` (a folder). */
+export interface PrepareRequest {
+  prepare: string;
+}
+
 /**
  * A worker's answer. An outcome with symbols comes with `rows: null` and the rows as `rowBytes` (UTF-8,
  * transferred): `onReply` puts the text back in `rows` before anyone sees it.
@@ -111,6 +116,11 @@ export class ParsePool {
       this.busy();
       this.pump();
     });
+  }
+
+  /** Has every worker load the grammars of the languages found in the first folders of `root` (parse-worker.ts). */
+  prepare(root: string): void {
+    for (const s of this.slots) s.worker.postMessage({ prepare: root } satisfies PrepareRequest);
   }
 
   /**

@@ -164,6 +164,39 @@ export async function walkSources(root: string, opts: WalkOptions): Promise<Sour
   return out;
 }
 
+/**
+ * The languages of the source files in the first folders under `root`, most files first: a look of a
+ * few milliseconds, not an index (breadth first, at most `maxDirs` folders and `budgetMs` of listing).
+ * Links are not followed and no file is opened; folders an index leaves out by name are left out here
+ * too. A folder that cannot be listed is passed over.
+ */
+export function sniffLanguages(
+  root: string,
+  opts: { maxDirs?: number; budgetMs?: number } = {},
+): LanguageId[] {
+  const maxDirs = opts.maxDirs ?? 200;
+  const deadline = performance.now() + (opts.budgetMs ?? 20);
+  const counts = new Map<LanguageId, number>();
+  const queue = [root];
+  for (let i = 0; i < queue.length && i < maxDirs && performance.now() < deadline; i++) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(queue[i]!, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) {
+        if (!isNonSourceDir(e.name)) queue.push(join(queue[i]!, e.name));
+      } else if (e.isFile()) {
+        const lang = languageForPath(e.name);
+        if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+      }
+    }
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([lang]) => lang);
+}
+
 /** Folders left out by name (core/path-rules); virtual environments are found by their marker instead. */
 function isSkippedDir(name: string, opts: WalkOptions): boolean {
   if (opts.includeSkippedDirs) return VCS_DIRS.has(name);

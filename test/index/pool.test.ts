@@ -157,6 +157,19 @@ test("workers started before there is anything to index are the ones the first b
   assert.equal(index.stats.workerFiles, 30);
   // No other pool was started for the build.
   assert.equal(sharedParsePool(2), started);
+  // Workers asked to load the grammars of a tree first, or of a folder that is not there, serve as well.
+  await closeParsePool();
+  const repo = repoOf(30, "P");
+  writeFileSync(join(repo, "pkg/tool.go"), "package pkg\n\nfunc Tool() {}\n");
+  startParseWorkers({ cacheDir: null, workers: 2, root: repo });
+  sharedParsePool(2).prepare(join(repo, "missing"));
+  const prepared = await buildIndex(repo, { cacheDir: null, workers: 2 });
+  assert.equal(prepared.stats.workerFiles, 31);
+  assert.deepEqual(
+    prepared.files.find((f) => f.path === "pkg/tool.go")?.symbols.map((s) => s.name),
+    ["Tool"],
+  );
+  assert.equal(classNames(prepared).length, 30);
   // No workers: nothing starts.
   await closeParsePool();
   startParseWorkers({ cacheDir: null, workers: 0 });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { walkSources } from "../../src/index/walk.ts";
+import { sniffLanguages, walkSources } from "../../src/index/walk.ts";
 import { tempDir } from "./helpers.ts";
 
 /**
@@ -56,4 +56,24 @@ test("the walk gives the event loop a turn whenever it has read for its interval
   const again = await turnsDuring(() => walkSources(repo, { onNote: () => {} }));
   assert.deepEqual(again.result, files);
   assert.ok(again.turns < turns);
+});
+
+test("the first look at a tree names its languages, most files first, without following links or skipped folders", () => {
+  const repo = tempDir();
+  const put = (rel: string) => {
+    mkdirSync(join(repo, rel, ".."), { recursive: true });
+    writeFileSync(join(repo, rel), "x\n");
+  };
+  for (const f of ["a.py", "pkg/b.py", "pkg/deep/c.py", "web/app.ts", "web/main.ts", "tool/main.go"]) put(f);
+  for (let i = 0; i < 5; i++) put(`node_modules/lib/f${i}.js`);
+  put(".git/hooks/x.java");
+  // A link to a folder full of Java: not followed.
+  const elsewhere = tempDir();
+  for (let i = 0; i < 5; i++) writeFileSync(join(elsewhere, `J${i}.java`), "class J {}\n");
+  symlinkSync(elsewhere, join(repo, "linked"));
+  assert.deepEqual(sniffLanguages(repo), ["python", "typescript", "go"]);
+  // Only as far as it is allowed to look: the root's own listing.
+  assert.deepEqual(sniffLanguages(repo, { maxDirs: 1 }), ["python"]);
+  // A folder that cannot be listed: nothing, and no throw.
+  assert.deepEqual(sniffLanguages(join(repo, "missing")), []);
 });

@@ -170,8 +170,12 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   }
   const recorder = new ArtifactRecorder(out);
   const meter = new UsageMeter({ budget, prices: settings.prices, maxUnusable: settings.maxUnusable });
-  // The index's parse workers start now: they are up by the time the work tree is copied and indexed.
-  startParseWorkers(io.env.AUTO_FIX_CACHE_DIR !== undefined ? { cacheDir: io.env.AUTO_FIX_CACHE_DIR } : {});
+  // The index's parse workers start now, and load the grammars the repository needs: they are ready by
+  // the time the work tree is copied and indexed.
+  startParseWorkers({
+    root: repo,
+    ...(io.env.AUTO_FIX_CACHE_DIR !== undefined ? { cacheDir: io.env.AUTO_FIX_CACHE_DIR } : {}),
+  });
   // One cheap request before anything is paid for: a wrong URL, a refused key or a web page instead of
   // the API is reported now, and what came back is kept with the run's artifacts.
   const check = await checkModelEndpoint(settings.model);
