@@ -2,9 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { crc32 } from "node:zlib";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
-import { decodeSymbols, encodeSymbols } from "./codec.ts";
+import { countKinds, encodeSymbols, type KindCounts, rowsOfLazy, withLazySymbols } from "./codec.ts";
 import { ObjectStore } from "./object-store.ts";
 import type { FileRecord } from "./types.ts";
 
@@ -40,6 +41,8 @@ export function hashBytes(bytes: Uint8Array): string {
 /** One file of a root's manifest: what it was when indexed, so that an unchanged file is not read again. */
 export interface ManifestEntry extends FileRecord {
   mtimeMs: number;
+  /** How many classes, functions and methods `symbols` holds, when known without reading them. */
+  kinds?: KindCounts;
 }
 
 export interface Manifest {
@@ -74,46 +77,75 @@ export class IndexCache {
     return join(
       this.dir,
       "roots",
-      `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}.json`,
+      `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}${MANIFEST_EXT}`,
     );
   }
 
+  /**
+   * A root's manifest (see MANIFEST_MAGIC for the layout). The header is checked entry by entry and the
+   * rows by their checksum; each file's symbols are read from its rows when first asked for
+   * (`withLazySymbols`), so a warm build makes no symbol objects at all.
+   */
   async loadManifest(realRoot: string): Promise<Manifest | null> {
     const path = this.manifestPath(realRoot);
-    let text: string;
+    let data: Buffer;
     try {
-      text = await readFile(path, "utf8");
+      data = await readFile(path);
     } catch {
       return null;
     }
     try {
-      const data = JSON.parse(text) as StoredManifest;
-      if (data.root !== realRoot || typeof data.writtenAt !== "number" || !Array.isArray(data.files)) {
+      if (!data.subarray(0, MANIFEST_MAGIC.length).equals(MANIFEST_MAGIC)) throw new Error("bad magic");
+      const nl = data.indexOf(10, MANIFEST_MAGIC.length);
+      if (nl < 0) throw new Error("no header");
+      const head = JSON.parse(data.toString("utf8", MANIFEST_MAGIC.length, nl)) as StoredManifest;
+      const rows = data.subarray(nl + 1);
+      if (
+        head.root !== realRoot ||
+        typeof head.writtenAt !== "number" ||
+        !Array.isArray(head.files) ||
+        head.rowsBytes !== rows.length ||
+        head.crc !== crc32(rows)
+      ) {
         throw new Error("bad shape");
       }
-      const files: ManifestEntry[] = data.files.map((f) => {
+      let offset = 0;
+      const files: ManifestEntry[] = head.files.map((f) => {
         if (
           typeof f.p !== "string" ||
           typeof f.h !== "string" ||
           typeof f.b !== "number" ||
           typeof f.m !== "number" ||
           typeof f.e !== "number" ||
-          typeof f.l !== "string"
+          typeof f.l !== "string" ||
+          !Number.isInteger(f.n) ||
+          f.n < 2 ||
+          offset + f.n > rows.length ||
+          !Array.isArray(f.k) ||
+          f.k.length !== 3 ||
+          !f.k.every((x) => Number.isInteger(x) && x >= 0)
         ) {
           throw new Error("bad entry");
         }
-        return {
-          path: f.p,
-          language: f.l as ManifestEntry["language"],
-          isTest: false,
-          bytes: f.b,
-          hash: f.h,
-          mtimeMs: f.m,
-          syntaxErrors: f.e,
-          symbols: decodeSymbols(f.s),
-        };
+        const [start, end] = [offset, offset + f.n];
+        offset = end;
+        return withLazySymbols(
+          {
+            path: f.p,
+            language: f.l as ManifestEntry["language"],
+            isTest: false,
+            bytes: f.b,
+            hash: f.h,
+            mtimeMs: f.m,
+            syntaxErrors: f.e,
+            kinds: [f.k[0]!, f.k[1]!, f.k[2]!],
+          },
+          () => rows.toString("utf8", start, end),
+          rows.subarray(start, end),
+        );
       });
-      return { root: data.root, writtenAt: data.writtenAt, files };
+      if (offset !== rows.length) throw new Error("rows left over");
+      return { root: head.root, writtenAt: head.writtenAt, files };
     } catch {
       this.onNote("the index cache manifest for this repository was corrupt; rebuilding it");
       await rm(path, { force: true }).catch(() => {});
@@ -123,27 +155,36 @@ export class IndexCache {
 
   /**
    * Writes a root's manifest. `rowsOf` gives a file's symbols already encoded (as the object store has
-   * them) so that files parsed in this run are not encoded twice; the others are encoded here.
+   * them) so that files parsed in this run are not encoded twice; rows read from the last manifest are
+   * written as they were read, and only the others are encoded here.
    */
   async saveManifest(
     manifest: Manifest,
     rowsOf: (f: ManifestEntry) => string | Uint8Array | undefined = () => undefined,
   ): Promise<void> {
-    const q = JSON.stringify;
     // Written as bytes, piece by piece: rows that came as UTF-8 from a parse worker are not encoded
-    // again, and no one string of the whole manifest is built.
-    const parts: Uint8Array[] = [
-      Buffer.from(`{"root":${q(manifest.root)},"writtenAt":${manifest.writtenAt},"files":[`),
-    ];
-    manifest.files.forEach((f, i) => {
-      const rows = rowsOf(f) ?? q(encodeSymbols(f.symbols));
-      const head = `${i > 0 ? "," : ""}{"p":${q(f.path)},"l":${q(f.language)},"b":${f.bytes},"h":${q(f.hash)},"m":${f.mtimeMs},"e":${f.syntaxErrors},"s":`;
-      parts.push(
-        Buffer.from(typeof rows === "string" ? `${head}${rows}}` : head),
-        ...(typeof rows === "string" ? [] : [rows, CLOSE]),
-      );
+    // again, and no one buffer of the whole manifest is made.
+    const rows = manifest.files.map((f) => {
+      const r = rowsOf(f) ?? rowsOfLazy(f) ?? JSON.stringify(encodeSymbols(f.symbols));
+      return typeof r === "string" ? Buffer.from(r) : r;
     });
-    parts.push(Buffer.from("]}"));
+    const head: StoredManifest = {
+      root: manifest.root,
+      writtenAt: manifest.writtenAt,
+      rowsBytes: rows.reduce((n, r) => n + r.length, 0),
+      crc: rows.reduce((c, r) => crc32(r, c), 0),
+      files: manifest.files.map((f, i) => ({
+        p: f.path,
+        l: f.language,
+        b: f.bytes,
+        h: f.hash,
+        m: f.mtimeMs,
+        e: f.syntaxErrors,
+        k: f.kinds ?? countKinds(f.symbols),
+        n: rows[i]!.length,
+      })),
+    };
+    const parts = [MANIFEST_MAGIC, Buffer.from(`${JSON.stringify(head)}\n`), ...rows];
     await this.writeAtomic(this.manifestPath(manifest.root), parts);
     await this.pruneManifests();
   }
@@ -155,7 +196,10 @@ export class IndexCache {
   private async pruneManifests(): Promise<void> {
     const dir = join(this.dir, "roots");
     try {
-      const names = (await readdir(dir)).filter((n) => n.endsWith(".json"));
+      const all = await readdir(dir);
+      // Manifests of the earlier layout (`.json`) are never read again.
+      await Promise.all(all.filter((n) => n.endsWith(".json")).map((n) => rm(join(dir, n), { force: true })));
+      const names = all.filter((n) => n.endsWith(MANIFEST_EXT));
       if (names.length <= MAX_MANIFESTS) return;
       const aged = await Promise.all(
         names.map(async (n) => ({
@@ -210,11 +254,29 @@ export class IndexCache {
   }
 }
 
-const CLOSE = Buffer.from("}");
+/**
+ * A manifest file: this magic line, one line of JSON (StoredManifest: every file but its symbols), then
+ * the files' symbol rows (codec.ts JSON, UTF-8) one after the other, `n` bytes each, as the parse workers
+ * sent them: nothing is escaped or encoded again when it is written, and nothing is read into symbols
+ * when it is loaded. `crc` (CRC-32 of the rows) tells a torn or damaged file from a sound one.
+ */
+const MANIFEST_MAGIC = Buffer.from("auto-fix index manifest 2\n");
+const MANIFEST_EXT = ".manifest";
 
-/** The manifest as stored: short keys, symbols encoded by codec.ts. */
+/** The manifest's header as stored: short keys. */
 interface StoredManifest {
   root: string;
   writtenAt: number;
-  files: { p: string; l: string; b: number; h: string; m: number; e: number; s: unknown }[];
+  rowsBytes: number;
+  crc: number;
+  files: {
+    p: string;
+    l: string;
+    b: number;
+    h: string;
+    m: number;
+    e: number;
+    k: readonly number[];
+    n: number;
+  }[];
 }

@@ -104,27 +104,46 @@ export function countKinds(symbols: readonly SymbolInfo[]): KindCounts {
   return [classes, functions, symbols.length - classes - functions];
 }
 
+/** Where a record made by `withLazySymbols` has its rows: kept to write them again as they are. */
+const rowSources = new WeakMap<object, { text: () => string; bytes: Uint8Array | undefined }>();
+
 /**
- * `record` with a `symbols` property read from `rows` (JSON of this module's rows) when first asked
- * for, and kept from then on. A first index build takes the rows of tens of thousands of symbols from
- * its parse workers while it still hands them files; as objects they would be made, and then copied by
- * the collector, in that thread, before anyone looks at them. Searches ask for them later, when that
- * thread has nothing else to do. The rows must be ones this code made (a parse worker's, or read back
- * and checked from the object store): a malformed row would throw at the first read.
+ * `record` with a `symbols` property read from `rows` (JSON of this module's rows, or a function that
+ * gives it) when first asked for, and kept from then on. A first index build takes the rows of tens of
+ * thousands of symbols from its parse workers while it still hands them files, and a warm build reads
+ * them from the manifest: as objects they would be made, and then copied by the collector, before anyone
+ * looks at them. Searches ask for them later. The rows must be ones this code made (a parse worker's,
+ * the object store's after its check, a manifest's whose checksum holds): a malformed row throws at the
+ * first read.
  *
  * The property is the record's own and enumerable, so a copy (`{ ...record }`, JSON) has the symbols.
  */
-export function withLazySymbols<T extends object>(record: T, rows: string): T & { symbols: SymbolInfo[] } {
+export function withLazySymbols<T extends object>(
+  record: T,
+  rows: string | (() => string),
+  /** The same rows as UTF-8, when the caller holds them so (a manifest): written again from these. */
+  bytes?: Uint8Array,
+): T & { symbols: SymbolInfo[] } {
+  const source = typeof rows === "string" ? () => rows : rows;
   let symbols: SymbolInfo[] | null = null;
-  return Object.defineProperty(record, "symbols", {
+  const lazy = Object.defineProperty(record, "symbols", {
     get: () => {
-      symbols ??= decodeSymbols(JSON.parse(rows));
+      symbols ??= decodeSymbols(JSON.parse(source()));
       return symbols;
     },
     set: (v: SymbolInfo[]) => {
       symbols = v;
+      rowSources.delete(lazy);
     },
     enumerable: true,
     configurable: true,
   }) as T & { symbols: SymbolInfo[] };
+  rowSources.set(lazy, { text: source, bytes });
+  return lazy;
+}
+
+/** The rows a record made by `withLazySymbols` was given (unless its symbols were replaced since). */
+export function rowsOfLazy(record: object): string | Uint8Array | undefined {
+  const r = rowSources.get(record);
+  return r ? (r.bytes ?? r.text()) : undefined;
 }

@@ -6,7 +6,7 @@ import { UserError } from "../core/errors.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { defaultCacheDir, IndexCache, type Manifest, type ManifestEntry } from "./cache.ts";
 import { CodeIndex } from "./code-index.ts";
-import { countKinds, type KindCounts, withLazySymbols } from "./codec.ts";
+import { countKinds, withLazySymbols } from "./codec.ts";
 import { newParseSession, type ParsePool, type ParseSession, sharedParsePool } from "./pool.ts";
 import { type FileJob, type FileOutcome, processBatch } from "./process-file.ts";
 import type { CacheState, IndexStats } from "./types.ts";
@@ -121,8 +121,6 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   const previous = new Map<string, ManifestEntry>();
   for (const f of manifest?.files ?? []) previous.set(f.path, f);
   const outcomes = new Map<SourceCandidate, ManifestEntry>();
-  /** What the symbols of a file read in this run are, as whoever read it counted them. */
-  const kindsOf = new Map<ManifestEntry, KindCounts>();
   /** Symbols already encoded by whoever read the file, for the manifest. */
   const rowsOf = new Map<ManifestEntry, string | Uint8Array>();
   let cached = 0;
@@ -157,7 +155,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
       r.symbols === null && r.rows !== null
         ? withLazySymbols(fields, r.rows)
         : { ...fields, symbols: r.symbols ?? prev?.symbols ?? [] };
-    if (r.kinds) kindsOf.set(entry, r.kinds);
+    if (r.kinds) entry.kinds = r.kinds;
     outcomes.set(c, entry);
     if (r.rows !== null) rowsOf.set(entry, r.rowBytes ?? r.rows);
     if (r.parsed && r.rows !== null) cache?.putObject(r.hash, r.rows, r.syntaxErrors);
@@ -302,7 +300,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   let bytesTotal = 0;
   for (const f of files) {
     bytesTotal += f.bytes;
-    const [c, fn, m] = kindsOf.get(f) ?? countKinds(f.symbols);
+    const [c, fn, m] = f.kinds ?? countKinds(f.symbols);
     classes += c;
     functions += fn;
     methods += m;

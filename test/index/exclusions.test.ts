@@ -120,7 +120,7 @@ test("a corrupt cache is rebuilt, not fatal", async () => {
   const repo = copyFixture("python");
   const cacheDir = tempDir();
   await buildIndex(repo, { cacheDir, workers: 0 });
-  const files = execFileSync("find", [cacheDir, "-name", "*.json", "-o", "-name", "objects.sqlite*"])
+  const files = execFileSync("find", [cacheDir, "-name", "*.manifest", "-o", "-name", "objects.sqlite*"])
     .toString()
     .trim()
     .split("\n");
@@ -138,7 +138,7 @@ test("a corrupt cache is rebuilt, not fatal", async () => {
   const again = await buildIndex(repo, { cacheDir, workers: 0 });
   assert.equal(again.stats.cache, "hit");
   // With the manifest gone, every file is looked up by content in the rebuilt object store.
-  for (const f of files.filter((x) => x.endsWith(".json"))) rmSync(f);
+  for (const f of files.filter((x) => x.endsWith(".manifest"))) rmSync(f);
   const byContent = await buildIndex(repo, { cacheDir, workers: 0 });
   assert.equal(byContent.stats.cache, "hit");
   assert.equal(byContent.stats.parsedFiles, 0);
@@ -153,7 +153,7 @@ test("a corrupt object in the store is a miss, parsed again and replaced", async
   const db = new DatabaseSync(store);
   db.exec("UPDATE objects SET rows = '{\"s\": 5}'");
   db.close();
-  for (const f of execFileSync("find", [cacheDir, "-name", "*.json"]).toString().trim().split("\n"))
+  for (const f of execFileSync("find", [cacheDir, "-name", "*.manifest"]).toString().trim().split("\n"))
     rmSync(f);
   const notes: string[] = [];
   const index = await buildIndex(repo, { cacheDir, workers: 0, onNote: (n) => notes.push(n) });
