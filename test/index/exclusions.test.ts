@@ -176,7 +176,9 @@ test("parse workers give the same symbols as the main thread", async () => {
   const cacheDir = tempDir();
   const threaded = await buildIndex(repo, { cacheDir, workers: 2 });
   const single = await buildIndex(repo, { cacheDir: null, workers: 0 });
-  assert.equal(threaded.stats.parsedFiles, 40, "40 files of 8 KiB are parsed by the workers");
+  assert.equal(threaded.stats.parsedFiles, 40);
+  assert.equal(threaded.stats.workerFiles, 40, "40 files of 8 KiB are parsed by the workers");
+  assert.equal(single.stats.workerFiles, 0);
   assert.deepEqual(
     threaded.files.map((f) => [f.path, f.symbols]),
     single.files.map((f) => [f.path, f.symbols]),
