@@ -104,8 +104,34 @@ export function countKinds(symbols: readonly SymbolInfo[]): KindCounts {
   return [classes, functions, symbols.length - classes - functions];
 }
 
-/** Where a record made by `withLazySymbols` has its rows: kept to write them again as they are. */
-const rowSources = new WeakMap<object, { text: () => string; bytes: Uint8Array | undefined }>();
+/** A record made by `withLazySymbols`: where its rows are, and its symbols once read. */
+interface LazyState {
+  text: (() => string) | null;
+  bytes: Uint8Array | undefined;
+  symbols: SymbolInfo[] | null;
+}
+
+const lazyStates = new WeakMap<object, LazyState>();
+
+/**
+ * One getter and one setter for every record, so that the records share their shape (V8 gives objects
+ * with different accessor functions different hidden classes, and every search reads these records).
+ */
+const LAZY_SYMBOLS: PropertyDescriptor = {
+  get(this: object): SymbolInfo[] {
+    const st = lazyStates.get(this)!;
+    st.symbols ??= decodeSymbols(JSON.parse(st.text!()));
+    return st.symbols;
+  },
+  set(this: object, v: SymbolInfo[]) {
+    const st = lazyStates.get(this)!;
+    st.symbols = v;
+    st.text = null;
+    st.bytes = undefined;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /**
  * `record` with a `symbols` property read from `rows` (JSON of this module's rows, or a function that
@@ -124,26 +150,13 @@ export function withLazySymbols<T extends object>(
   /** The same rows as UTF-8, when the caller holds them so (a manifest): written again from these. */
   bytes?: Uint8Array,
 ): T & { symbols: SymbolInfo[] } {
-  const source = typeof rows === "string" ? () => rows : rows;
-  let symbols: SymbolInfo[] | null = null;
-  const lazy = Object.defineProperty(record, "symbols", {
-    get: () => {
-      symbols ??= decodeSymbols(JSON.parse(source()));
-      return symbols;
-    },
-    set: (v: SymbolInfo[]) => {
-      symbols = v;
-      rowSources.delete(lazy);
-    },
-    enumerable: true,
-    configurable: true,
-  }) as T & { symbols: SymbolInfo[] };
-  rowSources.set(lazy, { text: source, bytes });
-  return lazy;
+  lazyStates.set(record, { text: typeof rows === "string" ? () => rows : rows, bytes, symbols: null });
+  return Object.defineProperty(record, "symbols", LAZY_SYMBOLS) as T & { symbols: SymbolInfo[] };
 }
 
 /** The rows a record made by `withLazySymbols` was given (unless its symbols were replaced since). */
 export function rowsOfLazy(record: object): string | Uint8Array | undefined {
-  const r = rowSources.get(record);
-  return r ? (r.bytes ?? r.text()) : undefined;
+  const st = lazyStates.get(record);
+  if (!st?.text) return undefined;
+  return st.bytes ?? st.text();
 }

@@ -43,7 +43,7 @@ function lazyFiles(n: number): { files: FileRecord[]; decoded: () => number } {
     Object.defineProperty(record, "symbols", {
       get: () => {
         decoded++;
-        return get();
+        return get.call(record);
       },
       enumerable: true,
     });
@@ -74,8 +74,11 @@ test("the name tables made ahead, a slice at a time, are those a lookup would ma
   assert.equal(ahead.decoded(), 0, "nothing is read before it is asked for");
   let turns = 0;
   const timer = setInterval(() => turns++, 0);
-  await index.prepareLookups(0);
-  clearInterval(timer);
+  try {
+    await index.prepareLookups(0);
+  } finally {
+    clearInterval(timer);
+  }
   assert.ok(turns > 0, "the event loop had turns while the tables were made");
   const reads = ahead.decoded();
   assert.ok(reads >= 3000, "every file's symbols were read");
