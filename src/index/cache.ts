@@ -96,16 +96,21 @@ export class IndexCache {
     }
     try {
       if (!data.subarray(0, MANIFEST_MAGIC.length).equals(MANIFEST_MAGIC)) throw new Error("bad magic");
-      const nl = data.indexOf(10, MANIFEST_MAGIC.length);
+      const crcEnd = data.indexOf(10, MANIFEST_MAGIC.length);
+      if (crcEnd < 0) throw new Error("no checksum");
+      const body = data.subarray(crcEnd + 1);
+      if (data.toString("latin1", MANIFEST_MAGIC.length, crcEnd) !== String(crc32(body))) {
+        throw new Error("bad checksum");
+      }
+      const nl = body.indexOf(10);
       if (nl < 0) throw new Error("no header");
-      const head = JSON.parse(data.toString("utf8", MANIFEST_MAGIC.length, nl)) as StoredManifest;
-      const rows = data.subarray(nl + 1);
+      const head = JSON.parse(body.toString("utf8", 0, nl)) as StoredManifest;
+      const rows = body.subarray(nl + 1);
       if (
         head.root !== realRoot ||
         typeof head.writtenAt !== "number" ||
         !Array.isArray(head.files) ||
-        head.rowsBytes !== rows.length ||
-        head.crc !== crc32(rows)
+        head.rowsBytes !== rows.length
       ) {
         throw new Error("bad shape");
       }
@@ -172,7 +177,6 @@ export class IndexCache {
       root: manifest.root,
       writtenAt: manifest.writtenAt,
       rowsBytes: rows.reduce((n, r) => n + r.length, 0),
-      crc: rows.reduce((c, r) => crc32(r, c), 0),
       files: manifest.files.map((f, i) => ({
         p: f.path,
         l: f.language,
@@ -184,7 +188,9 @@ export class IndexCache {
         n: rows[i]!.length,
       })),
     };
-    const parts = [MANIFEST_MAGIC, Buffer.from(`${JSON.stringify(head)}\n`), ...rows];
+    const header = Buffer.from(`${JSON.stringify(head)}\n`);
+    const crc = rows.reduce((c, r) => crc32(r, c), crc32(header));
+    const parts = [MANIFEST_MAGIC, Buffer.from(`${crc}\n`), header, ...rows];
     await this.writeAtomic(this.manifestPath(manifest.root), parts);
     await this.pruneManifests();
   }
@@ -255,10 +261,11 @@ export class IndexCache {
 }
 
 /**
- * A manifest file: this magic line, one line of JSON (StoredManifest: every file but its symbols), then
- * the files' symbol rows (codec.ts JSON, UTF-8) one after the other, `n` bytes each, as the parse workers
- * sent them: nothing is escaped or encoded again when it is written, and nothing is read into symbols
- * when it is loaded. `crc` (CRC-32 of the rows) tells a torn or damaged file from a sound one.
+ * A manifest file: this magic line; a line with the CRC-32 (decimal) of everything after it, which tells
+ * a torn or damaged file from a sound one; one line of JSON (StoredManifest: every file but its symbols);
+ * then the files' symbol rows (codec.ts JSON, UTF-8) one after the other, `n` bytes each, as the parse
+ * workers sent them: nothing is escaped or encoded again when it is written, and nothing is read into
+ * symbols when it is loaded.
  */
 const MANIFEST_MAGIC = Buffer.from("auto-fix index manifest 2\n");
 const MANIFEST_EXT = ".manifest";
@@ -268,7 +275,6 @@ interface StoredManifest {
   root: string;
   writtenAt: number;
   rowsBytes: number;
-  crc: number;
   files: {
     p: string;
     l: string;

@@ -45,13 +45,24 @@ test("a warm build gives the cold build's symbols and figures, and a changed fil
   );
 });
 
+/** `bytes` with the digit at `at` replaced by another. */
+function otherDigitAt(bytes: Buffer, at: number): Buffer {
+  const copy = Buffer.from(bytes);
+  assert.match(String.fromCharCode(copy[at]!), /\d/);
+  copy[at] = copy[at] === 0x31 ? 0x32 : 0x31;
+  return copy;
+}
+
 test("a torn or damaged manifest is rebuilt with a note, never read as symbols", async () => {
   const repo = copyFixture("python");
   const cacheDir = tempDir();
   const cold = await buildIndex(repo, { cacheDir, workers: 0 });
   const path = manifestOf(cacheDir);
   const good = readFileSync(path);
-  const header = good.indexOf(10, good.indexOf(10) + 1);
+  // The magic line, the checksum line, the header line, then the rows.
+  const header = good.indexOf(10, good.indexOf(10, good.indexOf(10) + 1) + 1);
+  const headerStart = good.indexOf(10, good.indexOf(10) + 1) + 1;
+  assert.equal(good[headerStart], "{".charCodeAt(0));
   const damaged: [string, Buffer][] = [
     ["torn in the rows", good.subarray(0, good.length - 7)],
     ["torn in the header", good.subarray(0, header - 3)],
@@ -60,6 +71,7 @@ test("a torn or damaged manifest is rebuilt with a note, never read as symbols",
       Buffer.concat([good.subarray(0, header + 40), Buffer.from("Z"), good.subarray(header + 41)]),
     ],
     ["rows added", Buffer.concat([good, Buffer.from('[[0,"X","X",null,1,1,1,0,0,0,0,0]]')])],
+    ["a digit of the header changed", otherDigitAt(good, good.indexOf('"b":', headerStart) + 4)],
     ["another layout", Buffer.from(JSON.stringify({ root: repo, writtenAt: Date.now(), files: [] }))],
     ["empty", Buffer.alloc(0)],
   ];
