@@ -57,7 +57,8 @@ const MAX_PREPARED = 3;
 
 port.on("message", (msg: ParseRequest | PrepareRequest) => {
   if ("prepare" in msg) {
-    chain = chain.then(() => prepare(msg.prepare));
+    // Never a rejected chain: the batches queued behind it would not run.
+    chain = chain.then(() => prepare(msg.prepare)).catch(() => {});
     return;
   }
   chain = chain.then(async () => {
