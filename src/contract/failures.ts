@@ -10,7 +10,8 @@ import {
   ModelUnavailable,
   NonJsonAnswer,
 } from "../model/errors.ts";
-import type { FixResult, FixState } from "./pipeline.ts";
+import { type EvidenceVerdict, judgeEvidence, reproducerShowsFix } from "./fix-evidence.ts";
+import type { FixResult, FixState, PatchCandidate } from "./pipeline.ts";
 
 /** The run was interrupted (Ctrl-C, cancellation) before it finished. */
 export class RunInterrupted extends Error {
@@ -99,17 +100,36 @@ export function decideOutcome(
 ): { status: FixResult["status"]; reason: string } {
   const c = state.chosen;
   const patched = c?.applicable === true;
-  // "fixed" needs evidence: a reviewer who saw the reproducer run approved the patch, or (without a
-  // review) the repository's tests show the fix: failing before the patch, passing after. Tests that
-  // pass before and after only show that nothing broke: "patched".
-  const evidence =
-    patched && (c.review?.approved === true || (c.review === undefined && c.validation?.showsFix === true));
   const rule = error ? failureRule(error) : null;
   const stopped = rule ? rule.reason(asError(error)) : null;
   if (patched) {
-    const base = evidence ? `fixed: ${state.chosenWhy}` : `patch applies: ${state.chosenWhy}`;
-    return { status: evidence ? "fixed" : "patched", reason: stopped ? `${base} (then ${stopped})` : base };
+    // "fixed" needs evidence that ran and that the model did not write (fix-evidence.ts).
+    const verdict = candidateVerdict(c);
+    const base = verdict.fixed
+      ? `fixed: ${state.chosenWhy}; it rests on ${verdict.restsOn}`
+      : `patch applies: ${state.chosenWhy}; not "fixed": ${verdict.notFixed}`;
+    return {
+      status: verdict.fixed ? "fixed" : "patched",
+      reason: stopped ? `${base} (then ${stopped})` : base,
+    };
   }
   if (rule?.fatal && stopped) return { status: "error", reason: stopped };
   return { status: "no-patch", reason: stopped ?? noPatchReason(state) };
+}
+
+/** The evidence rule applied to one candidate (its review, its validation, its code change). */
+export function candidateVerdict(c: PatchCandidate): EvidenceVerdict {
+  const v = c.validation;
+  const rep = c.review?.data?.reproducer;
+  return judgeEvidence({
+    codeChanged: c.codeChange?.changed,
+    reviewApproved: c.review ? c.review.approved : undefined,
+    reproducerFixed: reproducerShowsFix(rep?.before, rep?.after),
+    validationStatus: v ? (v.data?.status ?? (v.passed ? "no-regressions" : "error")) : undefined,
+    validationSummary: v?.summary,
+    testsShowFix: v?.showsFix === true,
+    testsFixed: v?.showsFix ? (v.data?.fixed ?? []) : [],
+    stillFailingRelated: v?.data?.stillFailingRelated ?? [],
+    related: v?.data?.related,
+  });
 }

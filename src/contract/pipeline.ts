@@ -60,6 +60,16 @@ export interface PatchCandidate {
   applicable: boolean;
   review?: ReviewOutcome;
   validation?: ValidationOutcome;
+  /** Whether the patch changes code once comments and whitespace are set aside (set for the chosen one). */
+  codeChange?: CodeChange;
+}
+
+/** Whether a patch changes code, as the result's evidence says it. */
+export interface CodeChange {
+  /** true: some file's code changes; false: only comments and whitespace change; null: cannot be told. */
+  changed: boolean | null;
+  /** In words, for the report: which files change code, or why it could not be told. */
+  detail: string;
 }
 
 export interface ReproduceOutcome {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { judgeEvidence, reproducerShowsFix } from "./fix-evidence.ts";
 
 /**
  * The result of one run: what `auto-fix fix --json` prints, what `result.json` under `--out` holds, and
@@ -113,7 +114,26 @@ export const TestRunReportSchema = z.strictObject({
 });
 export type TestRunReport = z.infer<typeof TestRunReportSchema>;
 
-export const VALIDATION_STATUSES = ["passed", "no-regressions", "regressions", "no-tests", "error"] as const;
+/**
+ * passed / no-regressions: tests ran and were counted on both trees and nothing regressed; no-tests: no
+ * test command, or no test relates to the change; could-not-run: the repository has tests but none could
+ * be counted (nothing collected, every module failed to load, zero tests, only an exit code); tampered:
+ * the runner's report cannot be trusted (its canaries were lost or misreported); error: the run could not
+ * be judged at all.
+ */
+export const VALIDATION_STATUSES = [
+  "passed",
+  "no-regressions",
+  "regressions",
+  "no-tests",
+  "could-not-run",
+  "tampered",
+  "error",
+] as const;
+export type ValidationReportStatus = (typeof VALIDATION_STATUSES)[number];
+
+/** Statuses whose tests ran and were counted on both trees with no regression: the only "pass". */
+export const COUNTED_CLEAN: readonly ValidationReportStatus[] = ["passed", "no-regressions"];
 
 /** The repository's tests before and after the chosen patch. */
 /** Which tests a validation ran and why, and what it did not run (validate/compare.ts `TestsRan`). */
@@ -166,6 +186,18 @@ export const ValidationReportSchema = z.strictObject({
   summary: z.string(),
   /** Which tests ran and why, and which did not (absent when the whole suite ran as before targeting). */
   tests: TestsRanSchema.optional(),
+  /** Tests that failed before the patch and still fail after it. */
+  stillFailing: z.array(z.string()).optional(),
+  /** Of those, the ones that relate to the change: the patch did not make them pass. */
+  stillFailingRelated: z.array(z.string()).optional(),
+  /** Tests that ran (passed or failed) and were counted on each tree; absent when they were not counted. */
+  counted: z.strictObject({ before: nonNegInt, after: nonNegInt }).optional(),
+  /** Tests that ran and relate to the change (selected for more than having failed before). */
+  related: nonNegInt.optional(),
+  /** The tamper checks of the run after the patch (canaries): intact, tampered or unverified, and why. */
+  integrity: z
+    .strictObject({ state: z.enum(["intact", "tampered", "unverified"]), detail: z.string() })
+    .optional(),
 });
 export type ValidationReport = z.infer<typeof ValidationReportSchema>;
 
@@ -231,6 +263,19 @@ export const MaintainerReportSchema = z.strictObject({
 });
 export type MaintainerReport = z.infer<typeof MaintainerReportSchema>;
 
+/** What a "fixed" rests on, or why a patch that applies is not "fixed" (contract/fix-evidence.ts). */
+export const EvidenceReportSchema = z.strictObject({
+  /** The patch changes code once comments and whitespace are set aside (tree-sitter syntax trees compared); null: could not be told. */
+  code_changed: z.boolean().nullable(),
+  /** Which files change code, or why it could not be told. */
+  code: z.string(),
+  /** What "fixed" rests on; null when the run is not "fixed". */
+  rests_on: z.string().nullable(),
+  /** Why a patch that applies is not "fixed"; null when it is. */
+  not_fixed: z.string().nullable(),
+});
+export type EvidenceReport = z.infer<typeof EvidenceReportSchema>;
+
 const FixResultObject = z.strictObject({
   status: z.enum(RESULT_STATUSES),
   /** The unified diff of the chosen patch; null unless the status is fixed or patched. */
@@ -259,6 +304,8 @@ const FixResultObject = z.strictObject({
   seconds: z.number().nonnegative(),
   /** What the maintainer told the run besides the issue; null when they told it nothing. */
   maintainer: MaintainerReportSchema.nullable(),
+  /** What the status rests on (absent: no patch applied, or a result from before evidence was recorded). */
+  evidence: EvidenceReportSchema.nullable().optional(),
 });
 
 /** The rules between fields that a result must keep (a child claiming more than it shows is refused). */
@@ -267,11 +314,20 @@ export const FixResultSchema = FixResultObject.superRefine((r, ctx) => {
   const patched = r.status === "fixed" || r.status === "patched";
   if (patched && !r.patch?.trim()) issue("patch", `a "${r.status}" result needs the patch`);
   if (!patched && r.patch !== null) issue("patch", `a "${r.status}" result carries no patch`);
-  if (r.status === "fixed" && !(r.review?.approved || (r.review === null && r.validation?.shows_fix))) {
-    issue(
-      "status",
-      '"fixed" needs evidence: the reviewer\'s approval, or (without a review) tests that show the fix',
-    );
+  if (r.status === "fixed") {
+    const v = r.validation;
+    const verdict = judgeEvidence({
+      codeChanged: r.evidence?.code_changed,
+      reviewApproved: r.review ? r.review.approved : undefined,
+      reproducerFixed: reproducerShowsFix(r.reproducer?.before, r.reproducer?.after),
+      validationStatus: v?.status,
+      validationSummary: v?.summary,
+      testsShowFix: v?.shows_fix === true,
+      testsFixed: v?.shows_fix ? v.fixed : [],
+      stillFailingRelated: v?.stillFailingRelated ?? [],
+      related: v?.related,
+    });
+    if (!verdict.fixed) issue("status", `"fixed" needs evidence that ran: ${verdict.notFixed}`);
   }
   if (r.status === "error" && !r.error?.trim()) issue("error", 'an "error" result says what went wrong');
   if (r.status !== "error" && r.error !== null) issue("error", `a "${r.status}" result has no error`);

@@ -8,15 +8,17 @@ import type { FixResult } from "../contract/app-result.ts";
 import { inertText } from "../core/inert-markdown.ts";
 import type { ReviewPoint } from "../core/maintainer-input.ts";
 import { GITHUB_BODY_LIMIT } from "../github/port.ts";
-import { STAGES, type StageLine, type StageName } from "../github/render/status-comment.ts";
+import { STAGE_TITLES, STAGES, type StageLine, type StageName } from "../github/render/status-comment.ts";
 import type { RunData } from "./job-data.ts";
 import { answersSection, pointReply } from "./review-answers.ts";
 import { retryComment } from "./run-report.ts";
 
 const STAGE_LINE = z.object({
-  status: z.enum(["pending", "running", "done", "skipped", "failed"]),
+  status: z.enum(["pending", "running", "done", "skipped", "warning", "failed"]),
   note: z.string().max(20_000).optional(),
   ref: z.number().int().positive().optional(),
+  // Rendered as Markdown, not as code: only the app's own titles are taken back.
+  title: z.enum(STAGE_TITLES).optional(),
 });
 
 /** What the pull request step writes, decided once the branch is pushed (read back: untrusted). */
@@ -121,11 +123,10 @@ export function pullPlan(input: {
   const answers = result.maintainer?.points ?? [];
   const byId = new Map(answers.map((a) => [a.id, a]));
   const existing = input.existingPull > 0;
-  const verdict = result.review?.approved
-    ? "The reviewer judged the patch and the reproducer correct."
-    : result.status === "fixed"
-      ? "The repository's tests show the fix: tests that failed before the patch pass with it, and none broke."
-      : "The patch applies but was not confirmed by a reproducer and review: check it carefully.";
+  const verdict =
+    result.status === "fixed"
+      ? `The fix rests on ${result.evidence?.rests_on ?? "evidence that ran"}.`
+      : `The patch applies but is not marked fixed${result.evidence?.not_fixed ? `: ${inertText(result.evidence.not_fixed, { max: 1500 })}` : ""}. Check it carefully.`;
   return {
     commit: pushed.commit,
     branch: input.branch,
@@ -163,6 +164,7 @@ export function planStages(plan: PullPlan): Partial<Record<StageName, StageLine>
         status: line.status,
         ...(line.note !== undefined ? { note: line.note } : {}),
         ...(line.ref !== undefined ? { ref: line.ref } : {}),
+        ...(line.title !== undefined ? { title: line.title } : {}),
       };
     }
   }

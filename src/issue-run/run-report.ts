@@ -1,5 +1,6 @@
 import type { RunData } from "./job-data.ts";
 import type { FixResult, ReviewReport } from "../contract/result.ts";
+import { validationVerdict } from "../contract/validation-verdict.ts";
 import { unitOf } from "../github/render/pr-body.ts";
 import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
 import type { FinalState, StageLine, StageName } from "../github/render/status-comment.ts";
@@ -54,15 +55,7 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
               : "not approved",
         },
   ]);
-  const val = r.validation;
-  out.push([
-    "validated",
-    !val
-      ? { status: "skipped", note: "no test command" }
-      : val.regressions.length > 0
-        ? { status: "failed", note: `${val.regressions.length} regression(s)` }
-        : { status: "done", note: "no regressions" },
-  ]);
+  out.push(["validated", validatedLine(r.validation)]);
   return out;
 }
 
@@ -154,4 +147,32 @@ export function retryComment(
     "</details>",
   ];
   return lines.join("\n");
+}
+
+/** The status comment's line for the repository's tests: ✅ counted, ⚠️ could not be run, ❌ regressions or tampered. */
+export function validatedLine(val: FixResult["validation"]): StageLine {
+  if (!val) return { status: "skipped", note: "no test command" };
+  const v = validationVerdict(val);
+  switch (v.kind) {
+    case "counted":
+      return { status: "done", note: v.text };
+    case "still-failing":
+      return { status: "warning", note: v.text };
+    case "regressions":
+      return { status: "failed", note: v.text };
+    case "tampered":
+      return {
+        status: "failed",
+        title: "The test run was tampered with",
+        note: v.text.replace(/^The test run was tampered with: /, ""),
+      };
+    case "could-not-run":
+      return {
+        status: "warning",
+        title: "Tests could not be run",
+        note: v.text.replace(/^Tests could not be run: /, ""),
+      };
+    case "no-tests":
+      return { status: "skipped", note: v.text };
+  }
 }

@@ -1,5 +1,7 @@
 import type { FixState, PatchCandidate } from "../contract/pipeline.ts";
+import { candidateVerdict } from "../contract/failures.ts";
 import {
+  type EvidenceReport,
   type ExecReport,
   type FixResult,
   FixResultSchema,
@@ -62,6 +64,11 @@ function validationOf(c: PatchCandidate): ValidationReport | null {
     after: v.data?.after ?? null,
     summary: v.summary,
     ...(v.data?.tests ? { tests: v.data.tests } : {}),
+    ...(v.data?.stillFailing ? { stillFailing: v.data.stillFailing } : {}),
+    ...(v.data?.stillFailingRelated ? { stillFailingRelated: v.data.stillFailingRelated } : {}),
+    ...(v.data?.counted ? { counted: v.data.counted } : {}),
+    ...(v.data?.related !== undefined ? { related: v.data.related } : {}),
+    ...(v.data?.integrity ? { integrity: v.data.integrity } : {}),
   };
 }
 
@@ -128,15 +135,43 @@ export function summarize(r: Omit<FixResult, "summary">): string {
     parts.push("No reviewer judged the patch (there was no reproducer to judge it with).");
   }
   const v = r.validation;
-  if (v) {
+  if (v?.status === "tampered") {
+    parts.push(`The repository's test run cannot be trusted: ${v.summary.replace(/\.$/, "")}.`);
+  } else if (v?.status === "could-not-run" || v?.status === "error") {
+    parts.push(`The repository's tests could not be run as evidence: ${v.summary.replace(/\.$/, "")}.`);
+  } else if (v?.status === "no-tests") {
+    parts.push(`The repository's tests did not judge the patch: ${v.summary.replace(/\.$/, "")}.`);
+  } else if (v) {
     const regress =
       v.regressions.length > 0
-        ? `${v.regressions.length} test(s) that passed before fail after it`
-        : "no test that passed before fails after it";
+        ? `${v.regressions.length} test(s) that passed before fail or no longer run after it`
+        : "no test that ran before fails or goes missing after it";
+    const counted = v.counted ? ` (${v.counted.before} counted before, ${v.counted.after} after)` : "";
     const fixed = v.fixed.length > 0 ? `, ${v.fixed.length} failing test(s) pass with it` : "";
-    parts.push(`The repository's tests ran before and after the patch: ${regress}${fixed}.`);
+    const still =
+      (v.stillFailingRelated?.length ?? 0) > 0
+        ? `, and ${v.stillFailingRelated!.length} related test(s) that failed before still fail`
+        : "";
+    parts.push(
+      `The repository's tests ran before and after the patch${counted}: ${regress}${fixed}${still}.`,
+    );
   }
+  if (r.evidence?.not_fixed && r.patch)
+    parts.push(`It is not marked fixed: ${r.evidence.not_fixed.replace(/\.$/, "")}.`);
+  else if (r.evidence?.rests_on && r.status === "fixed")
+    parts.push(`The fix rests on ${r.evidence.rests_on}.`);
   return parts.join(" ");
+}
+
+/** What the chosen patch's status rests on, from the same rule that decided it. */
+function evidenceOf(c: PatchCandidate): EvidenceReport {
+  const verdict = candidateVerdict(c);
+  return {
+    code_changed: c.codeChange?.changed ?? null,
+    code: c.codeChange?.detail ?? "whether the patch changes code was not checked",
+    rests_on: verdict.restsOn,
+    not_fixed: verdict.notFixed,
+  };
 }
 
 export interface ResultInputs {
@@ -187,6 +222,7 @@ export function buildResult(i: ResultInputs): FixResult {
     seconds: i.seconds,
     // Answers to review comments stand for a patch: without one there is nothing they describe.
     maintainer: i.maintainer && !chosen ? { ...i.maintainer, points: [] } : i.maintainer,
+    evidence: chosen ? evidenceOf(chosen) : null,
   };
   return FixResultSchema.parse({ ...base, summary: summarize(base) });
 }

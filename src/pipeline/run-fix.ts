@@ -16,6 +16,7 @@ import type { MaintainerReport } from "../contract/result.ts";
 import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
 import { selectStage } from "../select/index.ts";
 import { buildResult } from "./build-result.ts";
+import { codeChangeOfDiff } from "../patch/code-change.ts";
 import type {
   CodeTools,
   FixContext,
@@ -213,6 +214,15 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       : selectStage(state.candidates, { compare: ctx.code.engine.compare, noTests: !deps.hooks?.validate });
     state.chosen = sel.chosen;
     state.chosenWhy = sel.why;
+  }
+  // Whether the chosen patch changes code at all (comments and whitespace set aside): part of its evidence.
+  if (!early && workspace && state.chosen?.applicable && !state.chosen.codeChange) {
+    const chosen = state.chosen;
+    const root = workspace.root;
+    chosen.codeChange = await codeChangeOfDiff(root, chosen.result.diff).catch((err: unknown) => ({
+      changed: null,
+      detail: `whether the patch changes code could not be told: ${(err as Error).message}`,
+    }));
   }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;

@@ -1,6 +1,7 @@
 import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
+import { validationVerdict } from "../contract/validation-verdict.ts";
 
 const fence = (text: string, lang = "") => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -17,6 +18,15 @@ export function renderReport(run: FixRunRecord): string {
   const out: string[] = [];
   out.push(`# auto-fix report: ${one(run.issue.title) || "(untitled issue)"}`, "");
   out.push(`**Status: ${r.status}** — ${r.reason}`, "");
+  if (r.evidence) {
+    out.push(
+      r.status === "fixed" && r.evidence.rests_on
+        ? `Evidence: the fix rests on ${r.evidence.rests_on}.`
+        : `Evidence: not marked fixed: ${r.evidence.not_fixed ?? "nothing that ran shows the bug gone"}.`,
+      `Code change: ${r.evidence.code}.`,
+      "",
+    );
+  }
   const tokens = r.usage.prompt_tokens + r.usage.completion_tokens;
   out.push(
     `- Repository: \`${run.options.repo}\` (read only; the run worked in a private copy${run.workdir ? ` kept at \`${run.workdir}\`` : ""})`,
@@ -100,11 +110,15 @@ export function renderReport(run: FixRunRecord): string {
   }
   if (chosen?.validation) {
     const v = chosen.validation;
+    const verdict = validationVerdict(r.validation);
     out.push(
       "## Validation",
       "",
-      `Passed: ${v.passed ? "yes" : "no"}`,
-      `Shows the fix (a test or the suite failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
+      `${verdict.icon} ${verdict.text}`,
+      "",
+      `Passed (tests ran and were counted on both trees, no regression): ${v.passed ? "yes" : "no"}`,
+      `Shows the fix (a test failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
+      ...(v.data?.integrity ? [`Tamper checks: ${v.data.integrity.state} (${v.data.integrity.detail})`] : []),
       "",
       v.summary,
       "",

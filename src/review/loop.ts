@@ -77,7 +77,8 @@ export interface ReviewLoopDeps {
   signal?: AbortSignal;
 }
 
-const validationFailed = (v: ValidationResult): boolean => v.status === "regressions" || v.status === "error";
+const validationFailed = (v: ValidationResult): boolean =>
+  v.status === "regressions" || v.status === "error" || v.status === "tampered";
 
 /**
  * Stage 7 (seed 000): run the reproducer after the patch, let the reviewer judge patch and test together,

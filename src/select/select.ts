@@ -38,7 +38,9 @@ const regressionFree = (c: Candidate): boolean =>
   c.validation !== null &&
   (c.validation.status === "passed" ||
     c.validation.status === "no-regressions" ||
-    c.validation.status === "no-tests");
+    c.validation.status === "no-tests" ||
+    // Tests that could not run show no regression either: such a patch may be chosen, never "fixed".
+    c.validation.status === "could-not-run");
 
 /**
  * Picks the candidate to report: reviewer-approved and regression-free first, then regression-free, then

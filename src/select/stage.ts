@@ -21,6 +21,7 @@ export interface SelectOutcome {
 
 /** A validation outcome as selection reads it, when the full test runs are not at hand. */
 function evidenceOf(v: ValidationOutcome): ValidationEvidence {
+  if (v.data) return { status: v.data.status, regressions: v.regressions };
   return {
     status: v.passed
       ? v.showsFix

@@ -1,14 +1,22 @@
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
+import { countRun, isLoadFailure, tamperOf, whyNotCounted } from "./evidence.ts";
 
 export type ValidationStatus =
-  /** The suite passes after the patch (and nothing that passed before fails). */
+  /** Tests ran and were counted on both trees, nothing regressed, and the run after the patch is green. */
   | "passed"
-  /** Nothing that passed before fails now, but the suite is not green (it was not green before either). */
+  /** Tests ran and were counted on both trees and nothing regressed, but the run after the patch is not green. */
   | "no-regressions"
   | "regressions"
-  /** No test command for this repository. */
+  /** No test command for this repository, or no test of it relates to the change and none ran. */
   | "no-tests"
+  /**
+   * The tests could not be run as evidence: nothing collected, every module failed to load, every test
+   * skipped, zero tests, or only an exit code. Never a pass; the summary says why.
+   */
+  | "could-not-run"
+  /** A run's report cannot be trusted: its canaries were lost or misreported. Never a pass. */
+  | "tampered"
   /** The suite could not be judged (e.g. it hit a limit after the patch but not before). */
   | "error";
 
@@ -20,6 +28,22 @@ export interface ValidationResult {
   regressions: string[];
   /** Tests that failed before and pass after. */
   fixed: string[];
+  /** Tests that failed before the patch and still fail after it. */
+  stillFailing?: string[] | undefined;
+  /**
+   * Of `stillFailing`, those that relate to the change (selected for a reason other than having failed
+   * before): the patch did not make them pass, so the run is not "fixed".
+   */
+  stillFailingRelated?: string[] | undefined;
+  /** Tests that ran (passed or failed) and were counted on each tree; absent when they were not counted. */
+  counted?: { before: number; after: number } | undefined;
+  /**
+   * How many of the tests that ran relate to the change (selected for a reason other than having failed
+   * before); absent when no selection was made (the whole suite ran on its own).
+   */
+  related?: number | undefined;
+  /** The tamper checks of the run after the patch: intact, or why it is tampered or unverified. */
+  integrity?: { state: "intact" | "tampered" | "unverified"; detail: string } | undefined;
   perTest: boolean;
   before: RunSummary | null;
   after: RunSummary | null;
@@ -90,6 +114,12 @@ export const summarize = (r: TestRun): RunSummary => ({
 
 const green = (r: TestRun): boolean => r.exec.exitCode === 0 && r.exec.limit === null;
 
+const listed = (ids: readonly string[], n = 5): string =>
+  `${ids.slice(0, n).join(", ")}${ids.length > n ? ` and ${ids.length - n} more` : ""}`;
+
+/** The words every status comment, report and pull request uses for runs that judge nothing. */
+export const COULD_NOT_RUN = "tests could not be run";
+
 /** Compares the baseline run with the run after a patch; pure. */
 export function compareRuns(before: TestRun | null, after: TestRun | null): ValidationResult {
   if (!before || !after) {
@@ -104,11 +134,28 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       summary: "no test command: the patch was not validated by the repository's tests",
     };
   }
+  const integrity = after.integrity;
   const base = {
     command: after.command,
     before: summarize(before),
     after: summarize(after),
+    ...(integrity ? { integrity } : {}),
   };
+  const tamperedAfter = tamperOf(after);
+  const tamperedBefore = tamperOf(before);
+  if (tamperedAfter !== null || tamperedBefore !== null) {
+    return {
+      ...base,
+      status: "tampered",
+      regressions: [],
+      fixed: [],
+      perTest: before.tests !== null && after.tests !== null,
+      summary:
+        tamperedAfter !== null
+          ? `the test run after the patch cannot be trusted: ${tamperedAfter}`
+          : `the test run on the unpatched tree cannot be trusted: ${tamperedBefore}`,
+    };
+  }
   if (after.exec.limit !== null && before.exec.limit === null) {
     return {
       ...base,
@@ -119,82 +166,106 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       summary: `the test suite hit the ${after.exec.limit} limit after the patch but not before`,
     };
   }
-  if (after.tests && after.tests.size === 0 && after.passed + after.failed === 0 && green(after)) {
-    // A green run of nothing is no evidence: say so rather than call the patch validated.
+  const whyBefore = whyNotCounted(before);
+  if (whyBefore !== null) {
+    // Nothing was counted before the patch: no test can be said to pass, to regress or to be fixed one
+    // by one. A suite that was green before and fails after is still a regression of the whole suite.
+    if (before.tests === null && green(before) && !green(after)) {
+      return {
+        ...base,
+        status: "regressions",
+        regressions: ["(test suite: passed before the patch, fails after)"],
+        fixed: [],
+        perTest: false,
+        summary: `the test suite passed before the patch and fails after (exit ${after.exec.exitCode}); no per-test results`,
+      };
+    }
+    const newLoadFailures = [...(after.tests ?? [])]
+      .filter(([id, o]) => o === "failed" && isLoadFailure(id) && !before.tests?.has(id))
+      .map(([id]) => id);
+    if (newLoadFailures.length > 0) {
+      return {
+        ...base,
+        status: "regressions",
+        regressions: newLoadFailures,
+        fixed: [],
+        perTest: true,
+        summary: `${newLoadFailures.length} test file(s) or package(s) load before the patch and fail to load after: ${listed(newLoadFailures)}`,
+      };
+    }
     return {
       ...base,
-      status: "no-tests",
+      status: "could-not-run",
       regressions: [],
       fixed: [],
-      perTest: true,
-      summary: `the test command \`${after.command}\` ran no tests after the patch: the patch was not validated by the repository's tests`,
+      perTest: before.tests !== null && after.tests !== null,
+      summary: `${COULD_NOT_RUN}: before the patch, ${whyBefore}; the patch was not validated by the repository's tests`,
     };
   }
-  // A failing run after the patch whose output names no test at all (the runner stopped before its
-  // tests: a test file no longer loads) is compared as a run of none: every test that passed before
-  // no longer runs.
-  const afterTests = after.tests ?? (before.tests && !green(after) ? new Map<string, TestOutcome>() : null);
-  if (before.tests && afterTests) {
-    const regressions: string[] = [];
-    const fixed: string[] = [];
-    for (const [id, outcome] of before.tests) {
-      const now = afterTests.get(id);
-      if (outcome === "passed" && now === "failed") regressions.push(id);
-      else if (outcome === "passed" && now === undefined && !green(after))
+  // Tests ran and were counted before the patch: every test that had an outcome then must have one
+  // after. A run after the patch that names no test (it ended early, its report is gone) loses them all.
+  const beforeTests = before.tests!;
+  const afterTests = after.tests ?? new Map<string, TestOutcome>();
+  const regressions: string[] = [];
+  const fixed: string[] = [];
+  const stillFailing: string[] = [];
+  let vanished = 0;
+  for (const [id, outcome] of beforeTests) {
+    const now = afterTests.get(id);
+    if (now === undefined) {
+      if (!isLoadFailure(id)) {
         regressions.push(`${id} (no longer runs)`);
-      if (outcome === "failed" && now === "passed") fixed.push(id);
+        vanished++;
+      }
+      continue;
     }
-    const newFailures = [...afterTests]
-      .filter(([id, o]) => o === "failed" && !before.tests!.has(id))
-      .map(([id]) => id);
-    regressions.push(...newFailures.filter((id) => id.endsWith("<collection>") || id.endsWith("<package>")));
-    const status: ValidationStatus =
-      regressions.length > 0 ? "regressions" : green(after) ? "passed" : "no-regressions";
-    return {
-      ...base,
-      status,
-      regressions,
-      fixed,
-      perTest: true,
-      summary:
-        status === "regressions"
-          ? `${regressions.length} test(s) passed before the patch and fail after: ${regressions.slice(0, 5).join(", ")}`
-          : `${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}`,
-    };
+    if (outcome === "passed" && now === "failed") regressions.push(id);
+    if (outcome === "failed" && now === "passed") fixed.push(id);
+    if (outcome === "failed" && now === "failed" && !isLoadFailure(id)) stillFailing.push(id);
   }
-  // Exit codes only.
-  if (green(before) && !green(after)) {
-    return {
-      ...base,
-      status: "regressions",
-      regressions: ["(test suite: passed before the patch, fails after)"],
-      fixed: [],
-      perTest: false,
-      summary: `the test suite passed before the patch and fails after (exit ${after.exec.exitCode}); no per-test results`,
-    };
+  const newFailures = [...afterTests]
+    .filter(([id, o]) => o === "failed" && !beforeTests.has(id) && isLoadFailure(id))
+    .map(([id]) => id);
+  regressions.push(...newFailures);
+  const counted = { before: countRun(before)!.ran, after: countRun(after)?.ran ?? 0 };
+  const whyAfter = whyNotCounted(after);
+  const status: ValidationStatus =
+    regressions.length > 0 ? "regressions" : green(after) ? "passed" : "no-regressions";
+  let summary: string;
+  if (status === "regressions") {
+    const gone =
+      vanished > 0 && whyAfter !== null
+        ? `; after the patch ${whyAfter}, so ${vanished} test(s) that ran before no longer run`
+        : "";
+    summary = `${regressions.length} test(s) passed before the patch and fail or no longer run after: ${listed(regressions)}${gone}`;
+  } else {
+    summary = `${counted.before} test(s) ran before the patch and ${counted.after} after: ${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}`;
   }
   return {
     ...base,
-    status: green(after) ? "passed" : "no-regressions",
-    regressions: [],
-    fixed: [],
-    perTest: false,
-    summary: green(after)
-      ? "the test suite passes after the patch"
-      : `the test suite failed before and after the patch (exit ${before.exec.exitCode} → ${after.exec.exitCode}); no per-test results, so no regression can be named`,
+    status,
+    regressions,
+    fixed,
+    ...(stillFailing.length > 0 ? { stillFailing } : {}),
+    counted,
+    perTest: true,
+    summary,
   };
 }
 
 /**
- * Whether the tests show the patch fixing something: a test that failed before passes after, or a
- * suite that failed before passes after. A suite that passes before and after shows that nothing broke,
- * not that the bug is gone.
+ * Whether the tests show the patch fixing something: tests ran and were counted on both trees, nothing
+ * regressed, and a test that failed before passes after. A suite that passes before and after shows that
+ * nothing broke, not that the bug is gone; an exit code alone shows neither.
  */
 export function showsFix(v: ValidationResult): boolean {
   if (v.status !== "passed" && v.status !== "no-regressions") return false;
-  if (v.fixed.length > 0) return true;
-  const green = (r: RunSummary | null): boolean => r !== null && r.exitCode === 0 && r.limit === null;
-  return v.before !== null && !green(v.before) && green(v.after);
+  return v.fixed.length > 0;
+}
+
+/** Whether the tests ran, were counted on both trees and show no regression (the only "pass"). */
+export function countedClean(v: ValidationResult): boolean {
+  return v.status === "passed" || v.status === "no-regressions";
 }
 
 /** The runs of one tree put together (several batches of tests): every test, the time summed. */
@@ -226,7 +297,25 @@ export function mergeRuns(runs: readonly TestRun[]): TestRun | null {
     skipped: runs.reduce((a, r) => a + r.skipped, 0),
     restored: [...new Set(runs.flatMap((r) => r.restored ?? []))],
     notes: runs.flatMap((r) => r.notes ?? []),
+    ...(runs.find((r) => r.perTestUnavailable)?.perTestUnavailable
+      ? { perTestUnavailable: runs.find((r) => r.perTestUnavailable)!.perTestUnavailable! }
+      : {}),
+    ...mergeIntegrity(runs.map((r) => r.integrity)),
   };
+}
+
+type Integrity = NonNullable<TestRun["integrity"]>;
+
+/** The tamper checks of several runs as one: tampered if any is, unverified if any is, else intact. */
+export function mergeIntegrity(list: readonly (Integrity | undefined)[]): { integrity?: Integrity } {
+  const known = list.filter((i): i is Integrity => i !== undefined);
+  if (known.length === 0) return {};
+  const worst =
+    known.find((i) => i.state === "tampered") ??
+    known.find((i) => i.state === "unverified") ??
+    (known.length === list.length ? known[0]! : undefined);
+  if (!worst) return { integrity: { state: "unverified", detail: "some runs placed no canaries" } };
+  return { integrity: worst };
 }
 
 const addSummaries = (a: RunSummary | null, b: RunSummary | null): RunSummary | null => {
@@ -252,24 +341,37 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
   if (results.length === 1) return results[0]!;
   if (results.length === 0) return compareRuns(null, null);
   const has = (s: ValidationStatus) => results.some((r) => r.status === s);
-  const status: ValidationStatus = has("regressions")
-    ? "regressions"
-    : has("error")
-      ? "error"
-      : results.every((r) => r.status === "passed")
-        ? "passed"
-        : results.every((r) => r.status === "no-tests")
-          ? "no-tests"
-          : "no-regressions";
+  const counted = results.filter((r) => countedClean(r));
+  // Tests that ran and were counted in some batches are evidence of those batches; a batch that could
+  // not run is named in the summary, and judges nothing on its own.
+  const status: ValidationStatus = has("tampered")
+    ? "tampered"
+    : has("regressions")
+      ? "regressions"
+      : has("error")
+        ? "error"
+        : counted.length > 0
+          ? results.every(
+              (r) => r.status === "passed" || r.status === "no-tests" || r.status === "could-not-run",
+            )
+            ? "passed"
+            : "no-regressions"
+          : has("could-not-run")
+            ? "could-not-run"
+            : "no-tests";
   const regressions = results.flatMap((r) => r.regressions);
   const fixed = results.flatMap((r) => r.fixed);
+  const stillFailing = results.flatMap((r) => r.stillFailing ?? []);
   const before = results.map((r) => r.before).reduce(addSummaries, null);
   const after = results.map((r) => r.after).reduce(addSummaries, null);
   const notable = results.filter((r) => r.status === status);
+  const sum = (k: "before" | "after") => counted.reduce((a, r) => a + (r.counted?.[k] ?? 0), 0);
+  const unrun = results.filter((r) => r.status === "could-not-run").map((r) => r.summary);
   const summary =
     status === "passed" || status === "no-regressions"
-      ? `${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}`
+      ? `${sum("before")} test(s) ran before the patch and ${sum("after")} after: ${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}${unrun.length > 0 ? `; in another batch ${unrun.join("; ")}` : ""}`
       : notable.map((r) => r.summary).join("; ");
+  const integrity = mergeIntegrity(results.map((r) => r.integrity));
   return {
     status,
     command:
@@ -279,6 +381,9 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
         .join(" + ") || null,
     regressions,
     fixed,
+    ...(stillFailing.length > 0 ? { stillFailing } : {}),
+    ...(counted.length > 0 ? { counted: { before: sum("before"), after: sum("after") } } : {}),
+    ...integrity,
     perTest: results.every((r) => r.perTest),
     before,
     after,

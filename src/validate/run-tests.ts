@@ -32,6 +32,17 @@ export interface TestRun {
   restored?: string[];
   /** Reports that could not be read, and why. */
   notes?: string[];
+  /**
+   * Why the runner's output cannot name single tests under this command (shell syntax, a script, a
+   * runner whose report options could not be added); absent when it can, or when nothing is known.
+   */
+  perTestUnavailable?: string;
+  /**
+   * Whether the run proved that test bodies executed and that the runner reported honestly (canaries
+   * placed in the run's private copy): intact, tampered (a canary lost, misreported or without its
+   * proof), or unverified (no canary could be placed, or the run was cut). Absent: none was asked for.
+   */
+  integrity?: { state: "intact" | "tampered" | "unverified"; detail: string };
 }
 
 /** A setup step's outcome (dependency install), kept for the report. */

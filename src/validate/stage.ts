@@ -2,7 +2,7 @@ import type { RepoConfig } from "../config/index.ts";
 import { stopsRun } from "../contract/failures.ts";
 import type { ValidationOutcome } from "../contract/pipeline.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
-import { compareRuns, showsFix, type ValidationResult } from "./compare.ts";
+import { compareRuns, countedClean, showsFix, type ValidationResult } from "./compare.ts";
 import { validateCandidate } from "./targeted.ts";
 import { changedFilesOfDiff } from "./targets/diff-files.ts";
 import { type TreeStates, testRunKey } from "./tree-states.ts";
@@ -72,7 +72,7 @@ export function validateDiff(
 /** A validation result as the pipeline's candidates carry it. */
 export function toValidationOutcome(v: ValidationResult): ValidationOutcome {
   return {
-    passed: v.status === "passed" || v.status === "no-regressions",
+    passed: countedClean(v),
     showsFix: showsFix(v),
     regressions: v.regressions,
     summary: v.summary,
@@ -86,6 +86,11 @@ export function toValidationOutcome(v: ValidationResult): ValidationOutcome {
       after: v.after ? { ...v.after, notes: v.after.notes ?? [] } : null,
       summary: v.summary,
       ...(v.tests ? { tests: v.tests } : {}),
+      ...(v.stillFailing ? { stillFailing: v.stillFailing } : {}),
+      ...(v.stillFailingRelated ? { stillFailingRelated: v.stillFailingRelated } : {}),
+      ...(v.counted ? { counted: v.counted } : {}),
+      ...(v.related !== undefined ? { related: v.related } : {}),
+      ...(v.integrity ? { integrity: v.integrity } : {}),
     },
   };
 }

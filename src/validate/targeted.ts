@@ -7,7 +7,7 @@ import { rankTests } from "./targets/rank.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { listTree } from "./targets/tree-listing.ts";
-import { REASON_TEXT } from "./targets/types.ts";
+import { REASON_TEXT, type TestSuiteMap } from "./targets/types.ts";
 import type { RepoConfig } from "../config/index.ts";
 import { TreeFsError } from "../core/tree-fs.ts";
 
@@ -34,6 +34,8 @@ export interface CandidateValidation {
   /** The last run on the candidate's tree (targeted or whole). */
   run: TestRun | null;
   selection: TestSelection;
+  /** The tree's tests as the runner's suite map knows them (how an id names its target), when listed. */
+  suite?: TestSuiteMap | undefined;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -54,6 +56,34 @@ const namesOf = (names: readonly string[]): string =>
  * did not run.
  */
 export async function validateCandidate(input: CandidateInput): Promise<CandidateValidation> {
+  const out = await validateSelected(input);
+  relateResult(out);
+  return out;
+}
+
+/**
+ * Says how many of the tests that ran relate to the change (selected for more than having failed
+ * before), and which of the tests that failed before and still fail are among them.
+ */
+function relateResult(out: CandidateValidation): void {
+  const { result, selection } = out;
+  const selected = result.tests?.selected;
+  if (!selected || selection.kind !== "targeted") return;
+  const relates = (reasons: readonly string[]) => reasons.some((r) => r !== REASON_TEXT["failed-before"]);
+  const ranRelated = selected.filter((t) => (t.run ?? "ran") === "ran" && relates(t.reasons));
+  result.related = ranRelated.length;
+  const relatedTargets = new Set(ranRelated.map((t) => t.target));
+  const still = result.stillFailing ?? [];
+  const owner = (id: string): string | null =>
+    relatedTargets.has(id) ? id : (out.suite?.targetOfId(id) ?? null);
+  const stillRelated = still.filter((id) => {
+    const o = owner(id);
+    return o !== null && relatedTargets.has(o);
+  });
+  if (stillRelated.length > 0) result.stillFailingRelated = stillRelated;
+}
+
+async function validateSelected(input: CandidateInput): Promise<CandidateValidation> {
   const started = performance.now();
   const { sandbox, config, pristine, workdir, signal } = input;
   const store = pristine.tests;
@@ -124,7 +154,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
         first.command,
         `the whole suite ran but cannot judge single tests: ${result.summary}`,
       );
-      return { result: first, run: firstRun, selection };
+      return { result: first, run: firstRun, selection, suite };
     }
     if (first && first.status === "regressions" && result.status !== "regressions") {
       // The whole suite cannot undo what the selected tests showed.
@@ -133,7 +163,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
       result.summary = `${first.summary}; whole suite: ${result.summary}`;
     }
     result.tests = ran(first ? "targeted+rest" : "full", config.test.command, null);
-    return { result, run: after, selection };
+    return { result, run: after, selection, suite };
   };
   if (selection.kind === "full") return wholeSuite(null);
 
@@ -240,7 +270,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   if (first?.status === "regressions") {
     const left = rest === 0 ? null : `${restText}: not run, the selected tests already show a regression`;
     first.tests = ran("targeted", command, withLeftOut(left));
-    return { result: first, run, selection };
+    return { result: first, run, selection, suite };
   }
   if (config.validation.mode === "full") return wholeSuite(first, run);
   const unjudged = (): ValidationResult => ({
@@ -252,10 +282,15 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
         ? "none of the related tests could be run (see what was not run): the patch was not validated by the repository's tests"
         : `no test relates to the change, and ${restText} was not run: the patch was not validated by the repository's tests`,
   });
+  if (targets.length === 0 && selection.total === 0) {
+    // The runner finds no test in the tree: the command runs as it is, so that what it does (zero tests,
+    // nothing collected) is what the result says, never "no test relates".
+    return wholeSuite(null);
+  }
   if (rest === 0) {
     const result = first ?? unjudged();
     result.tests = ran("targeted", command, withLeftOut(null));
-    return { result, run, selection };
+    return { result, run, selection, suite };
   }
   // The rest of the suite when it fits the budget: its time estimated from what ran (the unpatched whole
   // suite when the job has it, else the selected tests' time per test), doubled when the unpatched
@@ -272,7 +307,7 @@ export async function validateCandidate(input: CandidateInput): Promise<Candidat
   const notRun = (why: string): CandidateValidation => {
     const result = first ?? unjudged();
     result.tests = ran("targeted", command, withLeftOut(`${restText}: not run, ${why}`));
-    return { result, run, selection };
+    return { result, run, selection, suite };
   };
   if (overBudget) return notRun("the related tests already took the budget for related tests");
   if (store.fullTooSlowMs !== null && (known === undefined || known === null)) {

@@ -115,12 +115,92 @@ test("errors are told apart by class, not by name: a look-alike name is an inter
   assert.match(decideOutcome(state(null), "a string").reason, /^internal error: a string$/);
 });
 
-test("without an error the outcome comes from the evidence: approval or tests that show the fix", () => {
+test("without an error the outcome comes from evidence that ran, never from the reviewer's approval alone", () => {
   assert.equal(decideOutcome(state(applicable), null).status, "patched");
-  assert.equal(
-    decideOutcome(state({ ...applicable, review: { approved: true, summary: "ok" } }), null).status,
-    "fixed",
+  // The reviewer is the same model that wrote the patch: its approval alone is no evidence.
+  const approvedOnly = decideOutcome(
+    state({ ...applicable, review: { approved: true, summary: "ok" } }),
+    null,
   );
+  assert.equal(approvedOnly.status, "patched");
+  assert.match(approvedOnly.reason, /nothing that ran shows the bug gone/);
+  const exec = (exitCode: number) => ({
+    exitCode,
+    signal: null,
+    limit: null,
+    stdout: "",
+    stderr: exitCode === 0 ? "" : "AssertionError",
+    truncated: false,
+    durationMs: 10,
+  });
+  const reviewed = (before: number, after: number): NonNullable<PatchCandidate["review"]> => ({
+    approved: true,
+    summary: "ok",
+    data: {
+      rounds: 1,
+      "patch-correct": "yes",
+      "test-correct": "yes",
+      "patch-analysis": "",
+      "patch-advice": "",
+      "test-analysis": "",
+      "test-advice": "",
+      history: [],
+      reproducer: { script: "assert f() == 2", before: exec(before), after: exec(after) },
+    },
+  });
+  const fixed = decideOutcome(state({ ...applicable, review: reviewed(1, 0) }), null);
+  assert.equal(fixed.status, "fixed");
+  assert.match(
+    fixed.reason,
+    /rests on the reproducer, which failed before the patch and passes after it alone/,
+  );
+  // The reproducer still fails after the patch: the approval does not make it fixed.
+  assert.equal(decideOutcome(state({ ...applicable, review: reviewed(1, 1) }), null).status, "patched");
+  // A patch that changes no code is never fixed, whatever ran.
+  const comment = decideOutcome(
+    state({
+      ...applicable,
+      review: reviewed(1, 0),
+      codeChange: { changed: false, detail: "only a comment" },
+    }),
+    null,
+  );
+  assert.equal(comment.status, "patched");
+  assert.match(comment.reason, /changes no code/);
+  // Tests that could not be run, or a run that was tampered with, keep it at "patched".
+  const withValidation = (status: "could-not-run" | "tampered" | "passed", extra: object = {}) =>
+    decideOutcome(
+      state({
+        ...applicable,
+        review: reviewed(1, 0),
+        validation: {
+          passed: status === "passed",
+          showsFix: false,
+          regressions: [],
+          summary: `status ${status}`,
+          data: {
+            status,
+            command: "pytest",
+            regressions: [],
+            fixed: [],
+            perTest: true,
+            before: null,
+            after: null,
+            summary: `status ${status}`,
+            ...extra,
+          },
+        },
+      }),
+      null,
+    );
+  assert.equal(withValidation("could-not-run").status, "patched");
+  assert.match(withValidation("could-not-run").reason, /tests could not be run: status could-not-run/);
+  assert.equal(withValidation("tampered").status, "patched");
+  assert.equal(withValidation("passed", { related: 2 }).status, "fixed");
+  // A related test that failed before and still fails: "patched", and the test is named.
+  const still = withValidation("passed", { related: 2, stillFailingRelated: ["tests/test_a.py::test_bug"] });
+  assert.equal(still.status, "patched");
+  assert.match(still.reason, /still fail after it: tests\/test_a.py::test_bug/);
   const none = decideOutcome(state(null), null);
   assert.equal(none.status, "no-patch");
   assert.match(none.reason, /the search did not finish; 0 patch attempt\(s\), none applicable/);

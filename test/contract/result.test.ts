@@ -255,7 +255,8 @@ test("each outcome says what it is, in the fields the contract fixes and in its 
     "The patch changes stats/summary.py. The search located the bug in stats/summary.py (mean). " +
       "A reproducer script fails on the unpatched code (exit 1) and passes with the patch (exit 0). " +
       "The reviewer judged the patch correct and the reproducer correct after 1 review round. " +
-      "The repository's tests ran before and after the patch: no test that passed before fails after it.",
+      "The repository's tests ran before and after the patch: no test that ran before fails or goes missing after it. " +
+      "The fix rests on the reproducer, which failed before the patch and passes after it; the repository's tests ran and were counted on both trees with no regression.",
   );
 
   const patched = OUTCOMES.patched!();

@@ -227,7 +227,7 @@ test("an interrupted run ends as an error with its report, and removes its priva
   }
 });
 
-test("'fixed' needs evidence: an approving review, or (without a review) tests that failed and now pass", () => {
+test("'fixed' needs evidence that ran: tests that failed and now pass, or an approved reproducer that went red to green", () => {
   const cand = (extra: Partial<PatchCandidate>): PatchCandidate => ({
     id: "c",
     source: "linear attempt 1",
@@ -266,8 +266,14 @@ test("'fixed' needs evidence: an approving review, or (without a review) tests t
     "tests green before and after show no regression, not a fix",
   );
   assert.equal(decideOutcome(state(cand({ validation: fails })), null).status, "patched");
+  // The reviewer's approval alone is no evidence: nothing that ran shows the bug gone.
   assert.equal(
     decideOutcome(state(cand({ review: { approved: true, summary: "ok" } })), null).status,
+    "patched",
+  );
+  assert.equal(
+    decideOutcome(state(cand({ review: { approved: true, summary: "ok" }, validation: passes })), null)
+      .status,
     "fixed",
   );
   const rejected = cand({ review: { approved: false, summary: "no" }, validation: passes });

@@ -130,7 +130,7 @@ test("a baseline started early is stopped when the run's trees are disposed", as
   assert.equal(run?.exec.limit, null);
 });
 
-test("a green run that ran no tests is not counted as validation", () => {
+test("a green run that ran no tests is not counted as validation: the tests could not be run", () => {
   const exec = {
     exitCode: 0,
     signal: null,
@@ -151,8 +151,12 @@ test("a green run that ran no tests is not counted as validation", () => {
     skipped: 0,
   });
   const empty = compareRuns(run([]), run([]));
-  assert.equal(empty.status, "no-tests");
-  assert.match(empty.summary, /ran no tests/);
+  assert.equal(empty.status, "could-not-run");
+  assert.match(
+    empty.summary,
+    /^tests could not be run: before the patch, the runner collected no test \(it exited with code 0\)/,
+  );
+  assert.equal(showsFix(empty), false);
   const real = compareRuns(run([["t.a", "passed"]]), run([["t.a", "passed"]]));
   assert.equal(real.status, "passed");
 });
@@ -202,9 +206,15 @@ test("only tests that failed and now pass show a fix; a suite green before and a
   const greenBoth = compareRuns(perTest(0, [["t.ok", "passed"]]), perTest(0, [["t.ok", "passed"]]));
   assert.equal(greenBoth.status, "passed");
   assert.equal(showsFix(greenBoth), false, "nothing broke, but nothing shows the bug gone");
-  assert.equal(showsFix(compareRuns(exitOnly(2), exitOnly(0))), true, "red before, green after");
-  assert.equal(showsFix(compareRuns(exitOnly(0), exitOnly(0))), false);
+  // An exit code alone judges no single test: red before and green after is no evidence of a fix.
+  const exitFix = compareRuns(exitOnly(2), exitOnly(0));
+  assert.equal(exitFix.status, "could-not-run");
+  assert.match(exitFix.summary, /only an exit code/);
+  assert.equal(showsFix(exitFix), false);
+  assert.equal(compareRuns(exitOnly(0), exitOnly(0)).status, "could-not-run");
   assert.equal(showsFix(compareRuns(exitOnly(2), exitOnly(2))), false);
+  // Green before and red after is still a regression of the whole suite.
+  assert.equal(compareRuns(exitOnly(0), exitOnly(1)).status, "regressions");
   const broke = compareRuns(
     perTest(1, [
       ["t.ok", "passed"],
@@ -228,7 +238,22 @@ test("only tests that failed and now pass show a fix; a suite green before and a
     { ...exitOnly(1), command: "pytest" },
   );
   assert.equal(unloadable.status, "regressions");
-  assert.deepEqual(unloadable.regressions, ["t.ok (no longer runs)"]);
-  // A green run that names nothing is not called a regression (nothing shows a test failing).
-  assert.equal(compareRuns(perTest(1, [["t.ok", "passed"]]), exitOnly(0)).status, "passed");
+  assert.deepEqual(unloadable.regressions, ["t.ok (no longer runs)", "t.bug (no longer runs)"]);
+  // A green run after the patch that names no test (the runner was ended early, e.g. os._exit(0) at
+  // import) loses every test that ran before: a regression, never a pass and never a fix.
+  const ended = compareRuns(
+    perTest(1, [
+      ["t.ok", "passed"],
+      ["t.bug", "failed"],
+    ]),
+    { ...perTest(0, []), command: "pytest" },
+  );
+  assert.equal(ended.status, "regressions");
+  assert.deepEqual(ended.regressions, ["t.ok (no longer runs)", "t.bug (no longer runs)"]);
+  assert.match(
+    ended.summary,
+    /after the patch the runner collected no test \(it exited with code 0\), so 2 test\(s\) that ran before no longer run/,
+  );
+  assert.equal(showsFix(ended), false);
+  assert.equal(compareRuns(perTest(1, [["t.ok", "passed"]]), exitOnly(0)).status, "regressions");
 });

@@ -2,6 +2,7 @@ import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges, testsRunLines } from "../../report/test-names.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
+import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { pullMarker } from "./markers.ts";
 import type {
   ExecReport,
@@ -99,7 +100,7 @@ function summaryText(input: PullBodyInput): string {
   const verdict =
     input.result.status === "fixed"
       ? "The evidence below supports it; review the change before marking this ready."
-      : "It applies, but nothing below confirms that it fixes the issue: review it carefully.";
+      : "It applies, but it is not marked fixed: the evidence below does not show the bug gone. Review it carefully.";
   return `auto-fix wrote a patch for #${input.issueNumber} (${inlineCode(input.issueTitle)}). ${verdict}`;
 }
 
@@ -166,10 +167,35 @@ function render(input: PullBodyInput, max: number): string {
   if (!val) {
     lines.push("The repository's tests were not run (no test command configured or detected).", "");
   } else {
+    const verdict = validationVerdict(val);
+    lines.push(`${verdict.icon} ${inertText(verdict.text, { max })}`, "");
+    if (val.integrity && val.integrity.state !== "tampered")
+      lines.push(
+        `Tamper checks: ${val.integrity.state} (${inertText(val.integrity.detail, { max: 500 })})`,
+        "",
+      );
     if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
     if (val.summary.trim()) lines.push(inertText(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");
+  }
+  if (r.evidence) {
+    lines.push("## Evidence", "");
+    lines.push(
+      r.status === "fixed" && r.evidence.rests_on
+        ? "✅ Marked fixed. It rests on:"
+        : "⚠️ Not marked fixed, because:",
+      "",
+      inertText(
+        r.status === "fixed" && r.evidence.rests_on
+          ? r.evidence.rests_on
+          : (r.evidence.not_fixed ?? "nothing that ran shows the bug gone"),
+        { max },
+      ),
+      "",
+      `Code change: ${inertText(r.evidence.code, { max: 1000 })}.`,
+      "",
+    );
   }
   const u = r.usage;
   lines.push(

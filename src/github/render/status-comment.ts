@@ -15,7 +15,11 @@ export const STAGES = [
 ] as const;
 export type StageName = (typeof STAGES)[number];
 
-export type StageStatus = "pending" | "running" | "done" | "skipped" | "failed";
+/** Titles a stage line may carry instead of its stage's own: the tests' outcomes that are not a pass. */
+export const STAGE_TITLES = ["Tests could not be run", "The test run was tampered with"] as const;
+
+/** warning: the stage ran but could not show what it is for (e.g. tests that could not be run). */
+export type StageStatus = "pending" | "running" | "done" | "skipped" | "warning" | "failed";
 
 export interface StageLine {
   status: StageStatus;
@@ -23,6 +27,8 @@ export interface StageLine {
   note?: string;
   /** The pull request or issue the stage produced, shown as a live reference. */
   ref?: number;
+  /** Words that replace the stage's title (one of the app's own, rendered as Markdown). */
+  title?: (typeof STAGE_TITLES)[number];
 }
 
 export interface FinalState {
@@ -56,6 +62,7 @@ const ICONS: Record<StageStatus, string> = {
   running: "⏳",
   done: "✅",
   skipped: "➖",
+  warning: "⚠️",
   failed: "❌",
 };
 
@@ -87,8 +94,11 @@ export function renderStatus(view: StatusView): string {
   for (const stage of STAGES) {
     const s = view.stages[stage] ?? { status: "pending" };
     const ref = s.ref ? ` — #${s.ref}` : "";
+    const note = s.note?.trim() ? inlineCode(s.note) : "";
     lines.push(
-      `- ${ICONS[s.status]} ${TITLES[stage]}${ref}${s.note?.trim() ? ` — ${inlineCode(s.note)}` : ""}`,
+      s.title
+        ? `- ${ICONS[s.status]} ${s.title}${ref}${note ? `: ${note}` : ""}`
+        : `- ${ICONS[s.status]} ${TITLES[stage]}${ref}${note ? ` — ${note}` : ""}`,
     );
   }
   if (view.final) {

@@ -4,7 +4,8 @@ import { describeOutcome, formatExecForModel, truncateMiddle } from "../../sandb
 import { makeWorkCopy } from "../../sandbox/index.ts";
 import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
 import type { PristineTests } from "../../validate/baseline.ts";
-import { compareRuns, type ValidationResult } from "../../validate/compare.ts";
+import { compareRuns, countedClean, showsFix, type ValidationResult } from "../../validate/compare.ts";
+import { codeChangeOfDiff } from "../../patch/code-change.ts";
 import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
 import { validateCandidate } from "../../validate/targeted.ts";
 import { reproducerRunKey, testRunKey, type TreeStates } from "../../validate/tree-states.ts";
@@ -206,17 +207,31 @@ export function sandboxChecks(deps: {
           };
         }
       }
-      const testsOk = cmp.status === "passed" || cmp.status === "no-regressions" || cmp.status === "no-tests";
+      // The pipeline's rule for "fixed" (contract/fix-evidence.ts): tests that ran and were counted with
+      // no regression (or none to run), no related test still failing, code that changed, and something
+      // that ran showing the bug gone: the reproducer, or (without one) a test that failed before.
+      const testsOk = countedClean(cmp) || cmp.status === "no-tests";
       if (testsRecord) testsRecord.passed = testsOk;
       const reproOk = !repro || clean(repro);
-      // Without a reproducer the suite itself must turn green.
-      const fixed = reproducer ? reproOk && testsOk : cmp.status === "passed";
+      const stillRelated = cmp.stillFailingRelated ?? [];
+      const code = change && deps.pristine ? await codeChangeOfDiff(deps.pristine, change.diff) : null;
+      const fixed =
+        code?.changed !== false &&
+        testsOk &&
+        stillRelated.length === 0 &&
+        (reproducer ? reproOk : showsFix(cmp));
       if (fixed) return { outcome: "passed", ...runs(testsRecord ? { tests: testsRecord } : {}) };
       const failure: string[] = [];
+      if (code?.changed === false) failure.push(`The patch changes no code: ${code.detail}.`);
       if (repro && reproducer && !reproOk) {
         failure.push(`Reproducer (${reproducer.command}):\n${formatExecForModel(repro, 2_000)}`);
       }
-      if (after && (!testsOk || (!reproducer && cmp.status !== "passed"))) {
+      if (cmp.status === "tampered" || cmp.status === "could-not-run") failure.push(`Tests: ${cmp.summary}`);
+      if (stillRelated.length > 0)
+        failure.push(
+          `Tests that relate to the change failed before the patch and still fail: ${stillRelated.slice(0, 10).join(", ")}`,
+        );
+      if (after && (!testsOk || (!reproducer && !showsFix(cmp)))) {
         failure.push(testFailure(after, cmp.regressions));
       }
       return {

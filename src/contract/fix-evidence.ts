@@ -1,0 +1,104 @@
+/**
+ * When a run may say "fixed": the one rule, used by the linear pipeline, the tree search and the result
+ * contract alike. The reviewer is the same untrusted model that wrote the patch, so its approval alone
+ * never makes a run "fixed": something that ran must show the bug gone (the reproducer failing before
+ * and passing after, or a repository test failing before and passing after), the patch must change code
+ * (not only comments or whitespace), the repository's tests must have run and been counted with no
+ * regression (or the repository must have none that run), no run may have been tampered with, and no
+ * test that relates to the change may still fail.
+ */
+
+/** The facts the rule reads, from a candidate or from a finished result. */
+export interface EvidenceFacts {
+  /** Whether the patch changes code once comments and whitespace are set aside (null: not known). */
+  codeChanged: boolean | null | undefined;
+  /** The reviewer's verdict: true approved, false not approved, undefined not reviewed. */
+  reviewApproved: boolean | undefined;
+  /** The reproducer failed on the unpatched code and exits 0 after the patch (the run shows it). */
+  reproducerFixed: boolean;
+  /** The validation's status, or undefined when the repository has no test command. */
+  validationStatus: string | undefined;
+  validationSummary?: string | undefined;
+  /** The repository's tests show the fix: a test failed before the patch and passes after it. */
+  testsShowFix: boolean;
+  /** Those tests, by name (may be empty when only the verdict is known). */
+  testsFixed: readonly string[];
+  /** Tests that relate to the change, failed before the patch and still fail after it. */
+  stillFailingRelated: readonly string[];
+  /** Tests that ran and relate to the change (undefined: not known). */
+  related: number | undefined;
+}
+
+export interface EvidenceVerdict {
+  fixed: boolean;
+  /** What "fixed" rests on (when fixed), in words for people. */
+  restsOn: string | null;
+  /** Why the run is not "fixed" although its patch applies (when not fixed). */
+  notFixed: string | null;
+}
+
+const list = (ids: readonly string[]): string =>
+  `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ` and ${ids.length - 5} more` : ""}`;
+
+export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
+  const no = (why: string): EvidenceVerdict => ({ fixed: false, restsOn: null, notFixed: why });
+  if (f.codeChanged === false)
+    return no("the patch changes no code: only comments or whitespace differ from the unpatched files");
+  const s = f.validationStatus;
+  const summary = f.validationSummary ? `: ${f.validationSummary}` : "";
+  if (s === "tampered") return no(`the repository's test run cannot be trusted${summary}`);
+  if (s === "regressions") return no(`the repository's tests show regressions${summary}`);
+  if (s === "could-not-run")
+    return no(
+      f.validationSummary?.startsWith("tests could not be run")
+        ? `the repository's ${f.validationSummary}`
+        : `the repository's tests could not be run${summary}`,
+    );
+  if (s === "error") return no(`the repository's tests could not be judged${summary}`);
+  if (f.stillFailingRelated.length > 0)
+    return no(
+      `tests that relate to the change failed before the patch and still fail after it: ${list(f.stillFailingRelated)}`,
+    );
+  const testsShow = (s === "passed" || s === "no-regressions") && f.testsShowFix;
+  if (f.reviewApproved === false) return no("the reviewer did not approve the patch");
+  if (f.reviewApproved === undefined && !testsShow)
+    return no("no reviewer judged the patch and no test of the repository failed before it and passes after");
+  if (!f.reproducerFixed && !testsShow)
+    return no(
+      "nothing that ran shows the bug gone: no reproducer failed before the patch and passed after, and no test of the repository did",
+    );
+  const parts: string[] = [];
+  if (testsShow)
+    parts.push(
+      f.testsFixed.length > 0
+        ? `the repository's tests: ${list(f.testsFixed)} failed before the patch and pass after it`
+        : "the repository's tests: a test that failed before the patch passes after it",
+    );
+  if (f.reproducerFixed) {
+    const alone =
+      !testsShow && (s === undefined || s === "no-tests" || f.related === 0)
+        ? " alone: no test of the repository relates to the change"
+        : "";
+    parts.push(`the reproducer, which failed before the patch and passes after it${alone}`);
+  }
+  if ((s === "passed" || s === "no-regressions") && f.related !== 0)
+    parts.push(
+      f.related === undefined
+        ? "the repository's tests ran and were counted on both trees with no regression"
+        : `the ${f.related} related test(s) ran and were counted on both trees with no regression`,
+    );
+  return { fixed: true, restsOn: parts.join("; "), notFixed: null };
+}
+
+/** An ExecReport-like run: its exit code and the limit it hit. */
+interface Ran {
+  exitCode: number | null;
+  limit: string | null;
+}
+
+/** The reproducer failed on the unpatched code and exits 0 (no limit hit) after the patch. */
+export function reproducerShowsFix(before: Ran | null | undefined, after: Ran | null | undefined): boolean {
+  if (!before || !after) return false;
+  const failedBefore = before.exitCode !== 0 || before.limit !== null;
+  return failedBefore && after.exitCode === 0 && after.limit === null;
+}

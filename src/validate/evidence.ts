@@ -1,0 +1,96 @@
+import type { TestRun } from "./run-tests.ts";
+
+/**
+ * What a run of the repository's tests can stand for as evidence. A run is evidence only when its tests
+ * ran and were counted one by one: an exit code alone, nothing collected, every module failing to load
+ * or every test skipped shows nothing about the patch, and a run whose report was tampered with shows
+ * less than nothing. Pure functions over a run's parsed results.
+ */
+
+/**
+ * A result id that stands for a file, module or package that failed to load, not for a test:
+ * pytest's collection errors, unittest's stand-ins for a module it could not import, a Go package that
+ * failed to build, jest's and vitest's suites that failed to run.
+ */
+export function isLoadFailure(id: string): boolean {
+  return (
+    id.endsWith("::<collection>") ||
+    id.endsWith(".<package>") ||
+    id.startsWith("unittest.loader._FailedTest.") ||
+    id.startsWith("unittest.loader.ModuleImportFailure.") ||
+    id.endsWith("<suite failed to run>")
+  );
+}
+
+/** The file, module or package a load failure stands for, as a person names it. */
+export const loadedName = (id: string): string =>
+  id
+    .replace(/::<collection>$|\.<package>$|\s*<suite failed to run>$/, "")
+    .replace(/^unittest\.loader\.(_FailedTest|ModuleImportFailure)\./, "");
+
+/** How many of a run's results are tests that ran (passed or failed), and how many are load failures. */
+export interface RunCount {
+  /** Tests that ran: passed or failed, load failures not included. */
+  ran: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Files, modules or packages that failed to load. */
+  loadFailures: string[];
+}
+
+export function countRun(run: TestRun): RunCount | null {
+  if (run.tests === null) return null;
+  const c: RunCount = { ran: 0, passed: 0, failed: 0, skipped: 0, loadFailures: [] };
+  for (const [id, o] of run.tests) {
+    if (isLoadFailure(id)) {
+      c.loadFailures.push(id);
+      continue;
+    }
+    if (o === "passed") c.passed++;
+    else if (o === "failed") c.failed++;
+    else c.skipped++;
+    if (o !== "skipped") c.ran++;
+  }
+  return c;
+}
+
+const exitText = (run: TestRun): string =>
+  run.exec.limit !== null
+    ? `it was stopped by the ${run.exec.limit} limit`
+    : run.exec.exitCode === null
+      ? `it was killed${run.exec.signal ? ` by ${run.exec.signal}` : ""}`
+      : `it exited with code ${run.exec.exitCode}`;
+
+const firstOf = (ids: readonly string[]): string =>
+  ids.length === 0
+    ? ""
+    : `: ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""}`;
+
+/**
+ * Why a run's tests cannot be evidence (in words that follow "tests could not be run: "), or null when
+ * tests ran and were counted.
+ */
+export function whyNotCounted(run: TestRun): string | null {
+  const c = countRun(run);
+  if (c === null) {
+    const why = run.perTestUnavailable ?? "its output named no single test";
+    return `only an exit code: ${why}, so single tests cannot be judged (${exitText(run)})`;
+  }
+  if (c.ran > 0) return null;
+  if (c.loadFailures.length > 0) {
+    return `every test module failed to load (${c.loadFailures.length}${firstOf(c.loadFailures.map(loadedName))})`;
+  }
+  if (c.skipped > 0) return `every test was skipped (${c.skipped}); none ran`;
+  return `the runner collected no test (${exitText(run)})`;
+}
+
+/** Why a run's report cannot be trusted (its canaries were lost or misreported), or null. */
+export function tamperOf(run: TestRun | null): string | null {
+  return run?.integrity?.state === "tampered" ? run.integrity.detail : null;
+}
+
+/** Why a run's report could not be checked for tampering, or null when it was checked (or never asked). */
+export function unverifiedOf(run: TestRun | null): string | null {
+  return run?.integrity?.state === "unverified" ? run.integrity.detail : null;
+}
