@@ -244,3 +244,52 @@ test("a command whose report options cannot be added says that single tests cann
   assert.deepEqual(outcomes(run), PYTEST_WANT);
   assert.equal(run?.perTestUnavailable, undefined);
 });
+
+test("JUnit 4 through JUnitCore (a command and a {tests} template): single tests cannot be judged, and the run says so", {
+  skip: !has("javac", ["-version"]) && "javac is not installed",
+}, async () => {
+  const cp = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+  const build = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${cp} $(find src -name '*.java')`;
+  const junit = (cls: string, body: string) =>
+    `package shop;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class ${cls} {\n${body}}\n`;
+  const repo = writeRepo({
+    "src/main/java/shop/Price.java":
+      "package shop;\n\npublic class Price {\n  public static int half(int p) { return p / 3; }\n}\n",
+    "src/test/java/shop/PriceTest.java": junit(
+      "PriceTest",
+      "  @Test public void half() { assertEquals(5, Price.half(10)); }\n  @Test public void zero() { assertEquals(0, Price.half(0)); }\n",
+    ),
+    ".github/auto-fix.yml": [
+      `test: ${build} && java -cp /tmp/af-out:${cp} org.junit.runner.JUnitCore shop.PriceTest`,
+      "validation:",
+      "  runner: junit",
+      `  command: ${build} && java -cp /tmp/af-out:${cp} org.junit.runner.JUnitCore {tests}`,
+      "",
+    ].join("\n"),
+  });
+  const config = loadRepoConfig(repo);
+  config.timeouts = { ...config.timeouts, testMs: 300_000 };
+  const whole = await runTestSuite(sandbox, repo, config);
+  assert.ok(whole);
+  assert.match(whole.exec.stdout, /Tests run: 2,\s+Failures: 1/, whole.exec.stdout + whole.exec.stderr);
+  assert.match(whole.perTestUnavailable ?? "", /JUnitCore prints only the tests that failed/);
+  // Its output names at most the failure (read by the fallback parsers), never a passing test.
+  assert.deepEqual(
+    Object.values(outcomes(whole)).filter((o) => o !== "failed"),
+    [],
+  );
+  const cmd = targetedCommand(config, ["shop.PriceTest"]);
+  assert.ok("argv" in cmd);
+  const targeted = await runTestSuite(sandbox, repo, config, undefined, { targeted: cmd });
+  assert.match(targeted?.perTestUnavailable ?? "", /JUnitCore prints only the tests that failed/);
+  // A template that writes JUnit XML reports the configuration names is read per test.
+  const reports = loadRepoConfig(repo);
+  reports.test = {
+    ...reports.test,
+    reports: ["reports/TEST-*.xml"],
+    command: `mkdir -p reports && printf '<testsuite><testcase classname="shop.PriceTest" name="half"><failure/></testcase><testcase classname="shop.PriceTest" name="zero"/></testsuite>' > reports/TEST-shop.xml`,
+  };
+  const read = await runTestSuite(sandbox, repo, reports);
+  assert.deepEqual(outcomes(read), { "shop.PriceTest.half": "failed", "shop.PriceTest.zero": "passed" });
+  assert.equal(read?.perTestUnavailable, undefined);
+});
