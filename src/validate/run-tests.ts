@@ -265,6 +265,13 @@ export async function runTestSuite(
   }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
+  if (
+    !parsed &&
+    (exec.stderr.includes("No module named pytest") || exec.stdout.includes("No module named pytest"))
+  )
+    reportNotes.push(
+      "pytest is not installed in the sandbox's Python (`No module named pytest`): no test ran; install it in a setup step",
+    );
   // A command auto-fix could not add report options to shows that single tests pass only when its
   // output lists passing (or skipped) tests: a quiet runner lists at most its failures.
   const unavailable =

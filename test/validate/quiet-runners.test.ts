@@ -238,6 +238,17 @@ test("a command whose report options cannot be added says that single tests cann
       [],
     );
   }
+  // pytest missing from the sandbox's Python (-S: no site-packages) is said, not left to an exit code.
+  const missing = await runTestSuite(
+    sandbox,
+    repo,
+    loadRepoConfig(repo, { testCommand: "python3 -S -m pytest -q" }),
+  );
+  assert.equal(missing?.tests, null);
+  assert.ok(
+    missing?.notes?.some((n) => /pytest is not installed in the sandbox's Python/.test(n)),
+    `${missing?.notes?.join(" | ")}\n${missing?.exec.stderr}`,
+  );
   // A script around a verbose runner still names its passing tests: judged as usual.
   const verbose = loadRepoConfig(repo, { testCommand: "cd . && python3 -m pytest -rA -p no:cacheprovider" });
   const run = await runTestSuite(sandbox, repo, verbose);
