@@ -347,6 +347,14 @@ test("quiet commands get the runner's report options, for the whole suite and fo
   const runs = (command: string, runner: TestRunnerKind, targets: string[]) =>
     argvOf(targetedCommand(cfg(command, runner), targets));
   assert.deepEqual(runs("pytest -q", "pytest", ["t/test_a.py"]), ["pytest", "-q", "-rA", "t/test_a.py"]);
+  // `-r` takes the next word: it is kept with it (a later -rA replaces it), not dropped as a path.
+  assert.deepEqual(runs("pytest -r fE tests/", "pytest", ["t/test_a.py"]), [
+    "pytest",
+    "-r",
+    "fE",
+    "-rA",
+    "t/test_a.py",
+  ]);
   assert.deepEqual(runs("go test ./...", "go", ["./a"]), ["go", "test", "-json", "./a"]);
   const ut = targetedCommand(cfg("python3 -m unittest -q", "unittest"), ["t.test_a"]);
   assert.ok("argv" in ut);
