@@ -6,7 +6,7 @@ import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { runTestSuite, type TestRun, targetedCommand } from "../../src/validate/index.ts";
 import { jsShop } from "./support/js-shop.ts";
-import { writeRepo } from "./support/targeted-repo.ts";
+import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
 // Quiet commands (`pytest -q`, `python3 -m unittest`, `go test ./...`, the JavaScript runners' default
 // reporters) run with the real runners in the real sandbox: the whole suite and a run of selected tests
@@ -303,4 +303,25 @@ test("JUnit 4 through JUnitCore (a command and a {tests} template): single tests
   const read = await runTestSuite(sandbox, repo, reports);
   assert.deepEqual(outcomes(read), { "shop.PriceTest.half": "failed", "shop.PriceTest.zero": "passed" });
   assert.equal(read?.perTestUnavailable, undefined);
+});
+
+test("`pytest -q` as the command: a candidate's fix is named by its test, and a regression by its own", async () => {
+  const repo = writeRepo(PYTEST_TESTS);
+  const job = await prepareJob(sandbox, repo, () =>
+    loadRepoConfig(repo, { testCommand: "python3 -m pytest -q -p no:cacheprovider" }),
+  );
+  try {
+    const fix = await validateEdit(sandbox, job, { "shop.py": ["sum(xs) // len(xs)", "sum(xs) / len(xs)"] });
+    assert.deepEqual(fix.result.fixed, ["tests/test_mean.py::test_half"], fix.result.summary);
+    assert.deepEqual(fix.result.regressions, []);
+    const broken = await validateEdit(sandbox, job, {
+      "shop.py": ["return sum(xs)\n", "return sum(xs) + 1\n"],
+    });
+    assert.deepEqual(broken.result.regressions.sort(), [
+      "tests/test_total.py::test_empty",
+      "tests/test_total.py::test_three",
+    ]);
+  } finally {
+    await job.states.dispose();
+  }
 });
