@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { extname } from "node:path";
 import { isNonSourceDir, notVirtualEnv } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
@@ -96,20 +97,98 @@ function projectFiles(tree: TreeFs, reasons: string[]) {
   return { read, has };
 }
 
-function hasPythonTests(tree: TreeFs): boolean {
+/** Python test files read to tell pytest's style from unittest's, and how much of each. */
+const MAX_STYLE_FILES = 200;
+const MAX_STYLE_BYTES = 256 * 1024;
+const MAX_STYLE_LINE = 400;
+const PY_TEST_FILE = /^test_.*\.py$|_test\.py$/;
+
+/** What the repository's Python test files are written for, with the first file showing each. */
+interface PythonTestStyle {
+  /** Test files found (`test_*.py`, `*_test.py`). */
+  files: number;
+  /** Why they need pytest (`tests/test_a.py imports pytest`), or null. */
+  pytest: string | null;
+  /** A file with a `unittest.TestCase` suite, or null. */
+  testCase: string | null;
+}
+
+/** What one line of a test module shows: pytest's style, a TestCase suite, or nothing. */
+function lineStyle(raw: string): { pytest?: string; testCase?: true } {
+  const line = raw.length > MAX_STYLE_LINE ? raw.slice(0, MAX_STYLE_LINE) : raw;
+  if (/^(import[ \t]+pytest\b|from[ \t]+pytest\b|import[ \t]+[\w., \t]*\bpytest\b)/.test(line))
+    return { pytest: "imports pytest" };
+  if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };
+  if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))
+    return { pytest: "has a module-level test function" };
+  if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))
+    return { pytest: "has a test class that is not a unittest.TestCase" };
+  if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };
+  return {};
+}
+
+/**
+ * Reads the repository's Python test files (through tree-fs: no link followed, at most 200 files of at
+ * most 256 KiB each, larger ones left out, lines cut at 400 characters) for what they are written for: a file that imports pytest,
+ * defines a fixture, a module-level `def test_…` or a plain `class Test…:` runs only under pytest; a
+ * `conftest.py` anywhere asks for pytest too.
+ */
+function pythonTestStyle(tree: TreeFs): PythonTestStyle {
   const { entries } = tree.walk({
-    maxDepth: 3,
+    maxDepth: 8,
     maxEntries: DETECT_MAX_ENTRIES,
     descend: worthEntering,
     keep: notVirtualEnv,
   });
-  return entries.some((e) => e.kind === "file" && /^test_.*\.py$|_test\.py$/.test(e.name));
+  const style: PythonTestStyle = { files: 0, pytest: null, testCase: null };
+  let read = 0;
+  for (const e of entries) {
+    if (e.kind !== "file") continue;
+    if (e.name === "conftest.py") {
+      style.pytest ??= `${e.rel} configures pytest`;
+      continue;
+    }
+    if (!PY_TEST_FILE.test(e.name)) continue;
+    style.files++;
+    if (read >= MAX_STYLE_FILES || (style.pytest !== null && style.testCase !== null)) continue;
+    read++;
+    let text: string;
+    try {
+      text = tree.read(e.rel, { maxBytes: MAX_STYLE_BYTES }).toString("utf8");
+    } catch (err) {
+      // A file over 256 KiB, a link or a special file is not read.
+      if (!(err instanceof TreeFsError)) throw err;
+      continue;
+    }
+    for (const line of text.split("\n")) {
+      const s = lineStyle(line);
+      if (s.pytest) style.pytest ??= `${e.rel} ${s.pytest}`;
+      if (s.testCase) style.testCase ??= e.rel;
+      if (style.pytest !== null && style.testCase !== null) break;
+    }
+  }
+  return style;
+}
+
+let pytestInstalledCache: boolean | undefined;
+
+/** Whether `python3 -m pytest` can start in the sandbox's Python (the host's /usr, bound read-only). */
+export function pytestInstalled(): boolean {
+  pytestInstalledCache ??=
+    spawnSync("python3", ["-c", "import pytest"], { stdio: "ignore", timeout: 20_000 }).status === 0;
+  return pytestInstalledCache;
 }
 
 const NPM_DEFAULT_TEST = /no test specified/;
+const PYTEST_COMMAND = "python3 -m pytest -rA -p no:cacheprovider";
 
 /** Detects language, test command, setup and reproducer runtime from a repository's files. */
-export function detectProject(root: string): Detection {
+export function detectProject(
+  root: string,
+  opts: {
+    /** Whether pytest runs in the sandbox's Python (default: asks python3). */ pytestInstalled?: () => boolean;
+  } = {},
+): Detection {
   const reasons: string[] = [];
   const tree = openTree(root);
   const { read, has } = projectFiles(tree, reasons);
@@ -163,15 +242,30 @@ export function detectProject(root: string): Detection {
     case "python": {
       out.runtime = "python";
       const cfg = `${read("pyproject.toml")}\n${read("setup.cfg")}\n${read("tox.ini")}\n${read("requirements.txt")}\n${read("requirements-dev.txt")}`;
-      const pytest = has("pytest.ini") || has("conftest.py") || /pytest/.test(cfg);
-      if (pytest) {
+      const configured = has("pytest.ini") || has("conftest.py") || /pytest/.test(cfg);
+      const style = configured ? null : pythonTestStyle(tree);
+      if (configured) {
         out.framework = "pytest";
-        out.testCommand = "python3 -m pytest -rA -p no:cacheprovider";
+        out.testCommand = PYTEST_COMMAND;
         reasons.push("tests: pytest (configured or required by the project)");
-      } else if (hasPythonTests(tree)) {
+      } else if (style?.pytest) {
+        // unittest would collect none of these tests: they run under pytest, installed or not.
+        out.framework = "pytest";
+        out.testCommand = PYTEST_COMMAND;
+        reasons.push(`tests: pytest (no pytest configuration, but ${style.pytest})`);
+        if (!(opts.pytestInstalled ?? pytestInstalled)()) {
+          reasons.push(
+            "pytest is not installed in the sandbox's Python (python3 -m pytest will fail): install it in a setup step (`setup:` in .github/auto-fix.yml) or list it in requirements.txt",
+          );
+        }
+      } else if (style && style.files > 0) {
         out.framework = "unittest";
         out.testCommand = "python3 -m unittest discover -v";
-        reasons.push("tests: unittest discovery (test files found, no pytest configuration)");
+        reasons.push(
+          style.testCase
+            ? `tests: unittest discovery (${style.testCase} defines a unittest.TestCase suite; no pytest configuration)`
+            : `tests: unittest discovery (${style.files} test file${style.files === 1 ? "" : "s"} found, none defining a unittest.TestCase or a pytest test that auto-fix recognises: it may collect nothing; set \`test:\` in .github/auto-fix.yml)`,
+        );
       }
       if (has("requirements.txt")) out.setup.push("python3 -m pip install --user -r requirements.txt");
       break;

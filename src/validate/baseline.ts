@@ -158,9 +158,17 @@ export class PristineTests {
     return [...out.values()];
   }
 
-  /** A whole-suite run answers for single tests only when it named them (per-test results, no limit). */
+  /**
+   * A whole-suite run answers for single tests only when it named them (per-test results, no limit; not
+   * a run that cannot judge single tests, whose output lists at most failures).
+   */
   static #usableWhole(r: PristineRun): boolean {
-    return r.targets === null && r.run.tests !== null && r.run.exec.limit === null;
+    return (
+      r.targets === null &&
+      r.run.tests !== null &&
+      r.run.exec.limit === null &&
+      r.run.perTestUnavailable === undefined
+    );
   }
 
   /**
@@ -318,6 +326,7 @@ export class PristineTests {
     }
     const first = runs[0]!.run;
     const count = (o: string) => (tests ? [...tests.values()].filter((v) => v === o).length : 0);
+    const unavailable = runs.find((r) => r.run.perTestUnavailable)?.run.perTestUnavailable;
     return {
       command: runs.map((r) => r.run.command).join(" + "),
       exec: { ...first.exec, exitCode, limit, durationMs, stdout: "", stderr: "" },
@@ -328,6 +337,7 @@ export class PristineTests {
       failed: count("failed"),
       skipped: count("skipped"),
       notes: runs.flatMap((r) => r.run.notes ?? []),
+      ...(unavailable ? { perTestUnavailable: unavailable } : {}),
     };
   }
 }

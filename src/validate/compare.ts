@@ -170,7 +170,11 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
   if (whyBefore !== null) {
     // Nothing was counted before the patch: no test can be said to pass, to regress or to be fixed one
     // by one. A suite that was green before and fails after is still a regression of the whole suite.
-    if (before.tests === null && green(before) && !green(after)) {
+    if (
+      (before.tests === null || before.perTestUnavailable !== undefined) &&
+      green(before) &&
+      !green(after)
+    ) {
       return {
         ...base,
         status: "regressions",
@@ -180,8 +184,15 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
         summary: `the test suite passed before the patch and fails after (exit ${after.exec.exitCode}); no per-test results`,
       };
     }
+    // A failure after the patch that the run before did not name: a file that no longer loads, or (from
+    // a runner that names only its failures) a test that fails now.
     const newLoadFailures = [...(after.tests ?? [])]
-      .filter(([id, o]) => o === "failed" && isLoadFailure(id) && !before.tests?.has(id))
+      .filter(
+        ([id, o]) =>
+          o === "failed" &&
+          (isLoadFailure(id) || before.perTestUnavailable !== undefined) &&
+          before.tests?.get(id) !== "failed",
+      )
       .map(([id]) => id);
     if (newLoadFailures.length > 0) {
       return {
@@ -190,7 +201,7 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
         regressions: newLoadFailures,
         fixed: [],
         perTest: true,
-        summary: `${newLoadFailures.length} test file(s) or package(s) load before the patch and fail to load after: ${listed(newLoadFailures)}`,
+        summary: `${newLoadFailures.length} test(s) or test file(s) fail after the patch and did not before: ${listed(newLoadFailures)}`,
       };
     }
     return {

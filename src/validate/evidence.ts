@@ -10,22 +10,21 @@ import type { TestRun } from "./run-tests.ts";
 /**
  * A result id that stands for a file, module or package that failed to load, not for a test:
  * pytest's collection errors, unittest's stand-ins for a module it could not import, a Go package that
- * failed to build, jest's and vitest's suites that failed to run.
+ * failed to build.
  */
 export function isLoadFailure(id: string): boolean {
   return (
     id.endsWith("::<collection>") ||
     id.endsWith(".<package>") ||
     id.startsWith("unittest.loader._FailedTest.") ||
-    id.startsWith("unittest.loader.ModuleImportFailure.") ||
-    id.endsWith("<suite failed to run>")
+    id.startsWith("unittest.loader.ModuleImportFailure.")
   );
 }
 
 /** The file, module or package a load failure stands for, as a person names it. */
 export const loadedName = (id: string): string =>
   id
-    .replace(/::<collection>$|\.<package>$|\s*<suite failed to run>$/, "")
+    .replace(/::<collection>$|\.<package>$/, "")
     .replace(/^unittest\.loader\.(_FailedTest|ModuleImportFailure)\./, "");
 
 /** How many of a run's results are tests that ran (passed or failed), and how many are load failures. */
@@ -73,7 +72,9 @@ const firstOf = (ids: readonly string[]): string =>
  */
 export function whyNotCounted(run: TestRun): string | null {
   const c = countRun(run);
-  if (c === null) {
+  if (c === null || run.perTestUnavailable) {
+    // A quiet runner whose report options could not be added names at most its failures: no test can
+    // be shown to pass.
     const why = run.perTestUnavailable ?? "its output named no single test";
     return `only an exit code: ${why}, so single tests cannot be judged (${exitText(run)})`;
   }

@@ -28,7 +28,12 @@ export { type CandidateInput, type CandidateValidation, validateCandidate } from
 export { SLOWDOWN_FACTOR, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 export { type RankedTest, rankTests, TIERS, tierOf } from "./targets/rank.ts";
 export { TestTimes } from "./test-times.ts";
-export { type TargetedCommand, targetedCommand, validTarget } from "./targets/runner-command.ts";
+export {
+  suiteCommand,
+  type TargetedCommand,
+  targetedCommand,
+  validTarget,
+} from "./targets/runner-command.ts";
 export {
   describeSelected,
   selectTests,

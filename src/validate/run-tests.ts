@@ -12,6 +12,7 @@ import { resolve } from "node:path";
 import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
+import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
 
 /** One run of the repository's test suite. */
 export interface TestRun {
@@ -33,8 +34,12 @@ export interface TestRun {
   /** Reports that could not be read, and why. */
   notes?: string[];
   /**
-   * Why the runner's output cannot name single tests under this command (shell syntax, a script, a
-   * runner whose report options could not be added); absent when it can, or when nothing is known.
+   * Set when single tests cannot be judged from this run, and why: the runner's report options could
+   * not be added to its command (shell syntax, a script, an unknown runner, a `validation.command`
+   * template, JUnitCore) and its output named no test that passed or was skipped (a quiet runner lists
+   * at most its failures). `tests` then holds what the output named, if anything; neither can show that
+   * a test passes. Unset when per-test results were read (or the options were added and the run wrote
+   * none: it stopped before its tests ran).
    */
   perTestUnavailable?: string;
   /**
@@ -181,7 +186,10 @@ export async function runSetup(
 
 /**
  * Runs the test command in the sandbox (network off) and reads per-test results: JUnit reports when
- * the configuration names them (stale ones are removed first), else the runner's output.
+ * the configuration names them or the runner writes them anyway (Maven, Gradle; stale ones are removed
+ * first), else the report auto-fix had the runner write (node --test, mocha), else the runner's output.
+ * The whole suite runs with its runner's report options added (`suiteCommand`), as targeted runs do
+ * (`targetedCommand`): a quiet command still names every test.
  */
 export async function runTestSuite(
   sandbox: SandboxPort,
@@ -191,33 +199,34 @@ export async function runTestSuite(
   opts: {
     pristine?: string;
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
-    targeted?: {
-      argv: string[];
-      display: string;
-      onlyFiles?: string[];
-      report?: { path: string; suites: "classname" | "nesting" };
-    };
+    targeted?: Pick<
+      TargetedCommand,
+      "argv" | "display" | "onlyFiles" | "report" | "reports" | "noReportOptions"
+    >;
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
-  const command = opts.targeted?.display ?? config.test.command;
+  const whole = opts.targeted ? null : suiteCommand(config);
+  const how = opts.targeted ?? whole!;
+  const command = how.display;
+  const globs = config.test.reports.length > 0 ? config.test.reports : (how.reports ?? []);
   const tree = openTree(workdir);
   const restored = opts.pristine
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
-  for (const stale of findReports(tree, config.test.reports, true)) tree.remove(stale);
+  for (const stale of findReports(tree, globs, true)) tree.remove(stale);
   const exec = await sandbox.run({
     workdir,
-    command: opts.targeted?.argv ?? config.test.command,
+    command: opts.targeted?.argv ?? whole!.command,
     timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
     memoryMb: config.sandbox.memoryMb,
     maxProcesses: config.sandbox.maxProcesses,
     ...(signal ? { signal } : {}),
   });
   let parsed: ParsedTests | null = null;
-  const reports = findReports(tree, config.test.reports);
+  const reports = findReports(tree, globs);
   const reportNotes: string[] = [];
   const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
@@ -240,8 +249,8 @@ export async function runTestSuite(
     if (tests.size > 0) parsed = { parser: "junit-xml", tests };
   }
   let files = parsed ? reportFiles : undefined;
-  if (!parsed && opts.targeted?.report) {
-    const own = readOwnReport(tree, opts.targeted.report, workdir);
+  if (!parsed && how.report) {
+    const own = readOwnReport(tree, how.report, workdir);
     if (own.note) reportNotes.push(own.note);
     if (own.parsed) {
       parsed = own.parsed;
@@ -262,6 +271,20 @@ export async function runTestSuite(
   }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
+  if (
+    !parsed &&
+    (exec.stderr.includes("No module named pytest") || exec.stdout.includes("No module named pytest"))
+  )
+    reportNotes.push(
+      "pytest is not installed in the sandbox's Python (`No module named pytest`): no test ran; install it in a setup step",
+    );
+  // A command auto-fix could not add report options to shows that single tests pass only when its
+  // output lists passing (or skipped) tests: a quiet runner lists at most its failures.
+  const unavailable =
+    how.noReportOptions !== undefined && count("passed") + count("skipped") === 0
+      ? how.noReportOptions
+      : undefined;
+  if (unavailable) reportNotes.push(`single tests cannot be judged from this run: ${unavailable}`);
   return {
     command,
     exec,
@@ -273,6 +296,7 @@ export async function runTestSuite(
     skipped: count("skipped"),
     restored,
     notes: reportNotes,
+    ...(unavailable ? { perTestUnavailable: unavailable } : {}),
   };
 }
 
@@ -296,6 +320,12 @@ function readOwnReport(
     tree.remove(rel);
   } catch (err) {
     if (!(err instanceof TreeFsError)) throw err;
+    // A link, a folder or an oversized file in its place: never read, and not left in the tree.
+    try {
+      tree.remove(rel);
+    } catch (e) {
+      if (!(e instanceof TreeFsError)) throw e;
+    }
     return { note: `test report ${rel} not read: ${err.message}` };
   }
   const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;

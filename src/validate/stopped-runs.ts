@@ -91,5 +91,6 @@ export function partOfRun(run: TestRun, keep: ReadonlySet<string>, durationMs: n
     skipped: count("skipped"),
     ...(run.restored ? { restored: run.restored } : {}),
     notes: run.notes ?? [],
+    ...(run.perTestUnavailable ? { perTestUnavailable: run.perTestUnavailable } : {}),
   };
 }

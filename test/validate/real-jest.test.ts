@@ -37,23 +37,28 @@ test("jest: the selection runs by path, per-test ids name their file, fixes and 
   assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
   assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
   assert.deepEqual(runs(fix), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
-  assert.equal(
-    fix.run?.command,
-    "npm test -- --verbose --runTestsByPath test/slug.test.js + npm test -- --verbose --runTestsByPath test/title.test.js",
-  );
+  // The whole suite ran last (it fits the budget), with --verbose added: every test by its file.
+  assert.equal(fix.result.tests?.kind, "targeted+rest");
+  assert.equal(fix.run?.command, "npm test -- --verbose");
   assert.deepEqual(ranIds(fix), [
     "test/slug.test.js > slug > many words",
     "test/slug.test.js > slug > one space",
+    "test/sum.test.js > sum > adds",
+    "test/sum.test.js > sum > zero",
     "test/title.test.js > title > trims",
   ]);
 
-  // The unpatched whole suite ran once the related tests passed: without --verbose jest names only the
-  // failures of several files, so it cannot stand in for a passing test.
+  // The unpatched whole suite ran once the related tests passed: --verbose (added after `--`) has jest
+  // name every test under its file, not only the failures.
   const whole = job.states.tests.fullResult;
   assert.ok(whole, "the unpatched whole suite ran");
-  assert.equal(whole.command, "npm test");
+  assert.equal(whole.command, "npm test -- --verbose");
   assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
     "test/slug.test.js > slug > many words": "failed",
+    "test/slug.test.js > slug > one space": "passed",
+    "test/sum.test.js > sum > adds": "passed",
+    "test/sum.test.js > sum > zero": "passed",
+    "test/title.test.js > title > trims": "passed",
   });
 
   // A regression: slug's test failed before the patch and is selected as such too.
@@ -95,7 +100,11 @@ test("jest: a regression only a helper's user shows is caught in that file; test
   // that passed before are regressions, not "no regressions".
   const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
   assert.equal(unloadable.result.status, "regressions");
-  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
+  // Every test that had an outcome before needs one after: the one that failed before no longer runs either.
+  assert.deepEqual(unloadable.result.regressions, [
+    "test/slug.test.js > slug > one space (no longer runs)",
+    "test/slug.test.js > slug > many words (no longer runs)",
+  ]);
   // jest names the file that failed to load.
   assert.deepEqual(ranIds(unloadable), ["test/slug.test.js > Test suite failed to run"]);
 });

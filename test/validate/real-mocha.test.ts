@@ -44,23 +44,26 @@ test("mocha: the selection runs exactly its files though .mocharc names the whol
   });
   assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
   assert.deepEqual(runs(fix), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
-  // The whole suite ran last (it fits the budget): the fix is named by its id there, mocha's own
-  // reporter naming a file only for a failure.
-  assert.deepEqual(fix.result.fixed, ["slug > many words"]);
+  // The whole suite ran last (it fits the budget): the fix is named by the same id as in the selected
+  // tests' run, the xunit report auto-fix has mocha write naming each test's file.
+  assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
   assert.equal(fix.result.tests?.kind, "targeted+rest");
 
-  // The unpatched whole suite: every test by `suite > name`, the file beside a failure.
+  // The unpatched whole suite: every test by `file > suite > name`, from the xunit report.
   const whole = job.states.tests.fullResult;
   assert.ok(whole, "the unpatched whole suite ran");
-  assert.equal(whole.command, "npm test");
+  assert.match(
+    whole.command,
+    /^npm test -- --reporter xunit --reporter-option output=\.auto-fix-mocha-[0-9a-f]{18}\.xml$/,
+  );
+  assert.equal(whole.parser, "mocha-xunit");
   assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
-    "slug > one space": "passed",
-    "slug > many words": "failed",
-    "sum > adds": "passed",
-    "sum > zero": "passed",
-    "title > trims": "passed",
+    "test/slug.test.js > slug > one space": "passed",
+    "test/slug.test.js > slug > many words": "failed",
+    "test/sum.test.js > sum > adds": "passed",
+    "test/sum.test.js > sum > zero": "passed",
+    "test/title.test.js > title > trims": "passed",
   });
-  assert.deepEqual(Object.fromEntries(whole.files ?? []), { "slug > many words": ["test/slug.test.js"] });
 
   // A regression: slug's test failed before the patch and is selected as such too; it runs in one
   // process whose xunit report names each test's file. .mocharc's spec adds every other test file to
@@ -111,7 +114,11 @@ test("mocha: a regression only a helper's user shows is caught in that file; tes
   // that passed before are regressions, not "no regressions".
   const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
   assert.equal(unloadable.result.status, "regressions");
-  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
+  // Every test that had an outcome before needs one after: the one that failed before no longer runs either.
+  assert.deepEqual(unloadable.result.regressions, [
+    "test/slug.test.js > slug > one space (no longer runs)",
+    "test/slug.test.js > slug > many words (no longer runs)",
+  ]);
   // mocha stopped before its tests: it wrote no report, and its output names no test.
   assert.match(
     unloadable.run?.notes?.[0] ?? "",

@@ -39,30 +39,22 @@ test("vitest: the selection runs exactly its files, per-test ids name them, fixe
   assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
   assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
   assert.deepEqual(runs(fix), { "test/slug.test.js": "ran", "test/title.test.js": "ran" });
-  // The last batch (the helper's user) ran that file alone: not the whole suite, not another file whose
-  // path holds its path.
-  assert.match(
-    fix.run?.command ?? "",
-    /^npx vitest run --reporter=verbose test\/slug\.test\.js \+ npx vitest run --reporter=verbose test\/title\.test\.js$/,
-  );
-  // vitest's file filters match parts of paths: vendor/test/title.test.js ran too, and is not counted.
-  assert.deepEqual(fix.run?.notes, [
-    "1 test of files not selected also ran (the runner's file filters or its configuration added them); not counted",
-  ]);
-  assert.deepEqual(ranIds(fix), [
-    "test/slug.test.js > slug > many words",
-    "test/slug.test.js > slug > one space",
-    "test/title.test.js > title > trims",
-  ]);
+  // The whole suite ran last (it fits the budget), with the verbose reporter added.
+  assert.equal(fix.result.tests?.kind, "targeted+rest");
+  assert.equal(fix.run?.command, "npx vitest run --reporter=verbose");
 
-  // The unpatched whole suite ran once the related tests passed (the suite fits the budget).
+  // The unpatched whole suite ran once the related tests passed: the verbose reporter lists every test
+  // (the default one folds a passing file into one line).
   const whole = job.states.tests.fullResult;
   assert.ok(whole, "the unpatched whole suite ran");
-  assert.equal(whole.command, "npx vitest run");
-  // vitest's default reporter lists the tests of a failing file and folds a passing file into one line.
+  assert.equal(whole.command, "npx vitest run --reporter=verbose");
   assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
     "test/slug.test.js > slug > one space": "passed",
     "test/slug.test.js > slug > many words": "failed",
+    "test/sum.test.js > sum > adds": "passed",
+    "test/sum.test.js > sum > zero": "passed",
+    "test/title.test.js > title > trims": "passed",
+    "vendor/test/title.test.js > elsewhere": "passed",
   });
 
   // A regression through the helper: title's test is selected (it imports slug through make.js).
@@ -117,5 +109,9 @@ test("vitest: a regression only a helper's user shows is caught in that file; te
   // that passed before are regressions, not "no regressions".
   const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
   assert.equal(unloadable.result.status, "regressions");
-  assert.deepEqual(unloadable.result.regressions, ["test/slug.test.js > slug > one space (no longer runs)"]);
+  // Every test that had an outcome before needs one after: the one that failed before no longer runs either.
+  assert.deepEqual(unloadable.result.regressions, [
+    "test/slug.test.js > slug > one space (no longer runs)",
+    "test/slug.test.js > slug > many words (no longer runs)",
+  ]);
 });

@@ -8,7 +8,7 @@ import {
   type RepoConfig,
   type TestRunnerKind,
 } from "../../src/config/index.ts";
-import { changedFilesOfDiff, targetedCommand } from "../../src/validate/index.ts";
+import { changedFilesOfDiff, suiteCommand, targetedCommand } from "../../src/validate/index.ts";
 
 function cfg(command: string, runner: TestRunnerKind | null, template: string | null = null) {
   const c = parseRepoConfig(`test: ${JSON.stringify(command)}\n`);
@@ -193,6 +193,7 @@ test("hostile targets: option-like paths become ./paths, shell text stays one ar
     "python3",
     "-m",
     "pytest",
+    "-rA",
     "./-p/test_x.py",
     "tests/test_$(id);`id`.py",
   ]);
@@ -278,4 +279,94 @@ test("changed files are read from a unified diff, quoted names too", () => {
     "",
   ].join("\n");
   assert.deepEqual(changedFilesOfDiff(diff).sort(), ["gone.py", "new.py", "pkg/a.py", "sp ace\tx.py"]);
+});
+
+test("quiet commands get the runner's report options, for the whole suite and for selected tests", () => {
+  const whole = (command: string) => {
+    const c = parseRepoConfig(`test: ${JSON.stringify(command)}\n`);
+    return suiteCommand(c);
+  };
+  const hex = "[0-9a-f]{18}";
+  assert.equal(whole("pytest -q").command, "pytest -q -rA");
+  assert.equal(whole("python3 -m pytest -qq -r fE tests").command, "python3 -m pytest -qq -r fE tests -rA");
+  assert.equal(whole("python3 -m pytest -rA").command, "python3 -m pytest -rA");
+  assert.equal(whole("python3 -m unittest").command, "python3 -m unittest -v");
+  assert.equal(
+    whole("python3 -m unittest discover -s tests -q").command,
+    "python3 -m unittest discover -s tests -q -v",
+  );
+  assert.equal(whole("python -m unittest -v").command, "python -m unittest -v");
+  assert.equal(whole("go test ./...").command, "go test -json ./...");
+  assert.equal(whole("go test -json ./...").command, "go test -json ./...");
+  assert.equal(whole("npx jest").command, "npx jest --verbose");
+  assert.equal(whole("npx vitest run").command, "npx vitest run --reporter=verbose");
+  const node = whole("node --test --test-reporter=dot test/");
+  assert.match(
+    node.command,
+    new RegExp(
+      `^node --test --test-reporter=junit --test-reporter-destination=\\.auto-fix-node-test-${hex}\\.xml --test-reporter=spec --test-reporter-destination=stdout test/$`,
+    ),
+  );
+  assert.equal(node.report?.suites, "nesting");
+  assert.equal(node.noReportOptions, undefined);
+  const mocha = whole("npx mocha");
+  assert.match(
+    mocha.command,
+    new RegExp(`^npx mocha --reporter xunit --reporter-option output=\\.auto-fix-mocha-${hex}\\.xml$`),
+  );
+  assert.equal(mocha.report?.suites, "classname");
+  // Through `npm test`, after `--`, when the script's runner is known.
+  const script = parseRepoConfig("test: npm test\n");
+  assert.equal(
+    suiteCommand({ ...script, test: { ...script.test, framework: "jest" } }).command,
+    "npm test -- --verbose",
+  );
+  // Maven and Gradle write JUnit reports anyway: they are read, the command is unchanged.
+  assert.deepEqual(whole("mvn -B -o test").reports, [
+    "target/surefire-reports/TEST-*.xml",
+    "**/target/surefire-reports/TEST-*.xml",
+  ]);
+  assert.equal(whole("mvn -B -o test").command, "mvn -B -o test");
+  // Where options cannot be added, the run says why; a command naming its own reports is kept.
+  for (const [command, why] of [
+    ["cd tests && pytest -q", /shell syntax/],
+    ["make test", /does not start a runner whose report options auto-fix knows/],
+    ["java -cp x org.junit.runner.JUnitCore a.BTest", /JUnitCore prints only the tests that failed/],
+  ] as const) {
+    const w = whole(command);
+    assert.equal(w.command, command);
+    assert.match(w.noReportOptions ?? "", why, command);
+  }
+  const own = parseRepoConfig("test: pytest -q --junitxml=r/TEST-a.xml\ntest-reports: [r/TEST-*.xml]\n");
+  assert.deepEqual(suiteCommand(own), {
+    command: "pytest -q --junitxml=r/TEST-a.xml",
+    display: "pytest -q --junitxml=r/TEST-a.xml",
+  });
+
+  // Selected tests: the same options.
+  const runs = (command: string, runner: TestRunnerKind, targets: string[]) =>
+    argvOf(targetedCommand(cfg(command, runner), targets));
+  assert.deepEqual(runs("pytest -q", "pytest", ["t/test_a.py"]), ["pytest", "-q", "-rA", "t/test_a.py"]);
+  // `-r` takes the next word: it is kept with it (a later -rA replaces it), not dropped as a path.
+  assert.deepEqual(runs("pytest -r fE tests/", "pytest", ["t/test_a.py"]), [
+    "pytest",
+    "-r",
+    "fE",
+    "-rA",
+    "t/test_a.py",
+  ]);
+  assert.deepEqual(runs("go test ./...", "go", ["./a"]), ["go", "test", "-json", "./a"]);
+  const ut = targetedCommand(cfg("python3 -m unittest -q", "unittest"), ["t.test_a"]);
+  assert.ok("argv" in ut);
+  assert.match(ut.argv[2]!, /python3 -m unittest -q -v "\$t"/);
+  // A template runs as written: a quiet one cannot name single tests, and says so.
+  const tpl = targetedCommand(cfg("make test", "junit", "java -cp x org.junit.runner.JUnitCore {tests}"), [
+    "a.BTest",
+  ]);
+  assert.ok("argv" in tpl);
+  assert.match(tpl.noReportOptions ?? "", /JUnitCore prints only the tests that failed/);
+  const mvn = targetedCommand(cfg("mvn -B test", "maven"), ["a.BTest"]);
+  assert.ok("argv" in mvn);
+  assert.equal(mvn.noReportOptions, undefined);
+  assert.deepEqual(mvn.reports?.[0], "target/surefire-reports/TEST-*.xml");
 });

@@ -17,7 +17,7 @@ after(async () => {
   for (const s of jobs) await s.dispose();
 });
 
-test("jest: a whole-suite run that names only failures does not stand in for the passing tests of their file", async () => {
+test("jest: the whole suite of `npx jest` (quiet) names every test by file, and stands in for a file's unpatched results", async () => {
   const repo = writeRepo({
     "package.json": JSON.stringify({ name: "shop", private: true }),
     ".github/auto-fix.yml": "test: npx jest\n",
@@ -33,21 +33,27 @@ test("jest: a whole-suite run that names only failures does not stand in for the
   jobs.push(job.states);
   assert.equal(job.config.validation.runner, "jest");
   // A change to b: its test runs (verbose), then, within the budget, the whole suite on the unpatched
-  // tree, whose output (no --verbose, two files) names only a's failure.
+  // tree, with --verbose added: without it jest would name only a's failure (two files).
   const first = await validateEdit(sandbox, job, { "src/b.js": ["=> 2", "=> 1 + 1"] });
   assert.deepEqual(selected(first), {
     "test/b.test.js": ["imports a changed module", "named after a changed module"],
   });
   assert.match(first.result.tests?.command ?? "", /npx jest/);
   const whole = job.states.tests.fullResult;
-  assert.deepEqual(Object.fromEntries(whole?.tests ?? []), { "test/a.test.js > suite > fails": "failed" });
-  // A change that breaks a's passing test: a's file is selected (it failed before, and imports a), and
-  // runs by itself on the unpatched tree, where its passing test is named: the regression is caught.
+  assert.equal(whole?.command, "npx jest --verbose");
+  assert.deepEqual(Object.fromEntries(whole?.tests ?? []), {
+    "test/a.test.js > suite > fails": "failed",
+    "test/a.test.js > suite > passes": "passed",
+    "test/b.test.js > b": "passed",
+  });
+  // A change that breaks a's passing test: a's file is selected (it failed before, and imports a); the
+  // unpatched whole suite named its passing test, so it does not run again unpatched: the regression is
+  // caught.
   const broken = await validateEdit(sandbox, job, { "src/a.js": ["=> 1", "=> 0"] });
   assert.deepEqual(selected(broken), {
     "test/a.test.js": ["failed before the patch", "imports a changed module", "named after a changed module"],
   });
-  assert.equal(broken.result.tests?.pristineRuns, 1);
+  assert.equal(broken.result.tests?.pristineRuns, 0);
   assert.equal(broken.result.status, "regressions");
   assert.deepEqual(broken.result.regressions, ["test/a.test.js > suite > passes"]);
   assert.match(broken.run?.command ?? "", /^npx jest --verbose --runTestsByPath test\/a\.test\.js$/);

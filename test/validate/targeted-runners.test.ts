@@ -153,20 +153,25 @@ test("node --test: a test that failed before the patch is selected for every lat
   ]);
 });
 
-test("node --test: a whole-suite run whose output names no file for passing tests does not stand in for a file's unpatched results", async () => {
+test("node --test: the whole suite, run with the junit reporter added, names each test's file and stands in for a file's unpatched results", async () => {
   const repo = writeRepo({ ...SLUGS, ".github/auto-fix.yml": "test: node --test\n" });
   const job = await prepareJob(sandbox, repo);
   jobs.push(job.states);
-  // Within the budget the unpatched whole suite runs (its spec output names files only for failures).
+  // Within the budget the unpatched whole suite runs (node's junit reporter names every test's file; its
+  // spec output alone would name files only for failures).
   const first = await validateEdit(sandbox, job, {
     "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
   });
   assert.equal(first.result.tests?.kind, "targeted+rest");
   const whole = job.states.tests.fullResult;
-  assert.ok(whole?.tests?.has("adds"), `the whole suite ran on the unpatched tree: ${whole?.exec.stdout}`);
-  // sum.test.js was not run by itself yet: it runs on the unpatched tree, and its regression is caught.
+  assert.ok(
+    whole?.tests?.has("test/sum.test.js > adds"),
+    `the whole suite ran on the unpatched tree: ${whole?.exec.stdout}`,
+  );
+  assert.equal(whole?.parser, "node-test-junit");
+  // sum.test.js was not run by itself: the whole suite stands in for it, and its regression is caught.
   const broken = await validateEdit(sandbox, job, { "src/sum.js": ["a + b", "a - b"] });
-  assert.equal(broken.result.tests?.pristineRuns, 1);
+  assert.equal(broken.result.tests?.pristineRuns, 0);
   assert.equal(broken.result.status, "regressions");
   assert.deepEqual(broken.result.regressions, ["test/sum.test.js > adds"]);
 });

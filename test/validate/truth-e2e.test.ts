@@ -168,3 +168,65 @@ test("a patch that only adds a comment, with a reproducer that reads the source,
   );
   assert.match(r.status, /The patch applies but is not marked fixed: `the patch changes no code/);
 });
+
+const PYTESTS = [
+  "import pytest",
+  "",
+  "from calc.ops import add, double",
+  "",
+  "",
+  "@pytest.fixture",
+  "def two():",
+  "    return 2",
+  "",
+  "",
+  "def test_add(two):",
+  "    assert add(two, 3) == 5",
+  "",
+  "",
+  "def test_double():",
+  "    assert double(4) == 8",
+  "",
+].join("\n");
+
+test("pytest tests without a pytest configuration file run under pytest: a real fix is fixed, the test named", async () => {
+  const r = await truthRun({
+    files: {
+      "calc/__init__.py": "",
+      "calc/ops.py": OPS,
+      "tests/test_ops.py": PYTESTS,
+    },
+    location: LOCATION,
+    patch: FIX,
+    reproducer: REPRO,
+  });
+  assert.equal(r.result.status, "fixed", r.result.reason);
+  const v = r.result.validation!;
+  assert.match(v.command ?? "", /pytest/);
+  assert.deepEqual(v.fixed, ["tests/test_ops.py::test_add"]);
+  assert.deepEqual(v.counted, { before: 2, after: 2 });
+  assert.match(
+    testsLine(r.status),
+    /^- ✅ Ran the repository's tests — `2 test\(s\) ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`$/,
+  );
+  assert.ok(r.body);
+  assert.match(
+    r.body,
+    /Tests that failed before the patch and pass after it \(1\): `tests\/test_ops\.py::test_add`/,
+  );
+});
+
+test("a quiet runner (pytest -q as the command) still names each test: the fix is named, not only an exit code", async () => {
+  const r = await truthRun({
+    files: project("python3 -m pytest -q", { "tests/test_ops.py": PYTESTS }),
+    location: LOCATION,
+    patch: FIX,
+    reproducer: REPRO,
+  });
+  assert.equal(r.result.status, "fixed", r.result.reason);
+  const v = r.result.validation!;
+  assert.equal(v.perTest, true);
+  assert.notEqual(v.after?.parser, "exit-code");
+  assert.deepEqual(v.fixed, ["tests/test_ops.py::test_add"]);
+  assert.match(testsLine(r.status), /^- ✅ Ran the repository's tests — `2 test\(s\) ran and were counted/);
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+import { type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -24,6 +24,17 @@ export interface TargetedCommand {
    * `<testsuite>`s it is in (node's junit reporter).
    */
   report?: { path: string; suites: "classname" | "nesting" };
+  /**
+   * JUnit report globs the runner writes on its own (Maven's surefire, Gradle), read when the
+   * configuration names none (`test.reports`).
+   */
+  reports?: string[];
+  /**
+   * Why the runner's report options could not be added (a `validation.command` template, shell syntax,
+   * a script, an unknown runner): when its output then names no passing test, single tests cannot be
+   * judged (`TestRun.perTestUnavailable`).
+   */
+  noReportOptions?: string;
   /**
    * The targets run one after the other in the order given, each in its own process: in the output of
    * a run stopped part-way, a target is finished once a later one has started (see `splitStopped`).
@@ -63,6 +74,7 @@ const asPathArg = (p: string): string => (p.startsWith("-") ? `./${p}` : p);
 const VALUE_OPTIONS: Partial<Record<TestRunnerKind, ReadonlySet<string>>> = {
   pytest: new Set([
     "-p",
+    "-r",
     "-k",
     "-m",
     "-c",
@@ -152,6 +164,122 @@ function withoutReporters(words: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * The words with the option that makes the runner list every test's outcome, for a command that lacks
+ * it (it changes no test that runs): pytest's `-rA` short summary (`PASSED path::test`, a later `-r`
+ * replaces an earlier one), unittest's `-v` (after any `-q`; at the end, where `discover` takes it too),
+ * `go test -json` (right after `test`). Other runners' words come back as they are.
+ */
+export function listingWords(runner: TestRunnerKind, words: readonly string[]): string[] {
+  switch (runner) {
+    case "pytest": {
+      const last = words.findLast((w) => w.startsWith("-r") && !w.startsWith("--"));
+      return last === "-rA" ? [...words] : [...words, "-rA"];
+    }
+    case "unittest": {
+      const last = words.findLast((w) => ["-v", "--verbose", "-q", "--quiet"].includes(w));
+      return last === "-v" || last === "--verbose" ? [...words] : [...words, "-v"];
+    }
+    case "go": {
+      if (words.some((w) => w === "-json" || w === "--json" || w === "-json=true")) return [...words];
+      const at = words.findIndex((w, i) => w === "test" && words[i - 1] === "go");
+      return at < 0 ? [...words] : [...words.slice(0, at + 1), "-json", ...words.slice(at + 1)];
+    }
+    default:
+      return [...words];
+  }
+}
+
+/** A report file name in the run's tree, drawn per run (never guessed by the code under test). */
+const reportName = (runner: string): string => `.auto-fix-${runner}-${randomBytes(9).toString("hex")}.xml`;
+
+/** The JUnit reports Maven's surefire and Gradle write, read when the configuration names none. */
+export const RUNNER_REPORTS: Partial<Record<TestRunnerKind, readonly string[]>> = {
+  maven: ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"],
+  gradle: ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"],
+};
+
+/**
+ * The repository's whole-suite test command with its runner's report options added, so that per-test
+ * outcomes are read whatever the command prints (`pytest -q`, `go test ./...`, jest's default
+ * reporter): the options of `listingWords`, node's junit reporter (a report naming each test's file,
+ * and the spec output), mocha's xunit reporter, jest's `--verbose`, vitest's verbose reporter (after
+ * `--` for `npm test`); Maven and Gradle write JUnit reports anyway (`reports`). Which tests run is
+ * not changed. A command that writes JUnit reports of its own (`test.reports`) runs as it is; one whose
+ * options cannot be added (shell syntax, a script, an unknown runner, JUnitCore) runs as it is with
+ * `noReportOptions` saying why.
+ */
+export function suiteCommand(
+  config: Pick<RepoConfig, "test" | "validation">,
+): Omit<TargetedCommand, "argv" | "onlyFiles" | "sequential"> & { command: string } {
+  const command = config.test.command ?? "";
+  const asIs = (noReportOptions?: string) => ({
+    command,
+    display: command,
+    ...(noReportOptions ? { noReportOptions } : {}),
+  });
+  if (config.test.reports.length > 0) return asIs();
+  const framework = config.test.framework;
+  if (framework === "maven" || framework === "gradle")
+    return { ...asIs(), reports: [...RUNNER_REPORTS[framework]!] };
+  if (/\bJUnitCore\b/.test(command)) {
+    return asIs(
+      "JUnitCore prints only the tests that failed; name the JUnit XML reports the test command writes (`test-reports`)",
+    );
+  }
+  if (SHELL_SYNTAX.test(command)) {
+    return asIs(
+      `the test command \`${command}\` uses shell syntax, so auto-fix cannot add its runner's report options`,
+    );
+  }
+  // The runner the command itself starts (`validation.runner` may name the one a template starts).
+  const runner = runnerOfCommand(command, framework);
+  if (runner === null || runner === "junit" || runner === "maven" || runner === "gradle") {
+    return asIs(
+      `the test command \`${command}\` does not start a runner whose report options auto-fix knows (pytest, unittest, node --test, jest, vitest, mocha, go test, Maven, Gradle)`,
+    );
+  }
+  const words = command.trim().split(/\s+/);
+  const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
+  const sep = viaScript && !words.includes("--") ? ["--"] : [];
+  const out = (ws: string[], report?: TargetedCommand["report"]) => {
+    const text = ws.join(" ");
+    return { command: text, display: text, ...(report ? { report } : {}) };
+  };
+  switch (runner) {
+    case "pytest":
+    case "unittest":
+    case "go":
+      return out(listingWords(runner, words));
+    case "node-test": {
+      const report = reportName("node-test");
+      const ws = withoutReporters(words);
+      const at = ws.indexOf("--test");
+      const flags = [
+        "--test-reporter=junit",
+        `--test-reporter-destination=${report}`,
+        "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+      ];
+      return out([...ws.slice(0, at + 1), ...flags, ...ws.slice(at + 1)], {
+        path: report,
+        suites: "nesting",
+      });
+    }
+    case "mocha": {
+      const report = reportName("mocha");
+      return out([...words, ...sep, "--reporter", "xunit", "--reporter-option", `output=${report}`], {
+        path: report,
+        suites: "classname",
+      });
+    }
+    case "jest":
+      return out(words.includes("--verbose") ? words : [...words, ...sep, "--verbose"]);
+    case "vitest":
+      return out([...words, ...sep, "--reporter=verbose"]);
+  }
+}
+
 /** The base words and the arguments that name the targets, per runner; or why it cannot be done. */
 function plan(
   runner: TestRunnerKind,
@@ -165,12 +293,15 @@ function plan(
         (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
       );
       if (at < 0) return { reason: "the test command does not start pytest" };
-      return { words: withoutPositionals(words, at + 1, runner), args: targets.map(asPathArg) };
+      return {
+        words: listingWords(runner, withoutPositionals(words, at + 1, runner)),
+        args: targets.map(asPathArg),
+      };
     }
     case "unittest": {
       const at = idx((w, i) => w === "unittest" && words[i - 1] === "-m");
       if (at < 0) return { reason: "the test command does not run `python -m unittest`" };
-      return { words: withoutPositionals(words, at + 1, runner), args: [...targets] };
+      return { words: listingWords(runner, withoutPositionals(words, at + 1, runner)), args: [...targets] };
     }
     case "node-test": {
       const at = idx((w) => w === "--test");
@@ -181,7 +312,7 @@ function plan(
     case "go": {
       const at = idx((w, i) => w === "test" && words[i - 1] === "go");
       if (at < 0) return { reason: "the test command does not run `go test`" };
-      return { words: withoutPositionals(words, at + 1, runner), args: [...targets] };
+      return { words: listingWords(runner, withoutPositionals(words, at + 1, runner)), args: [...targets] };
     }
     case "jest":
     case "vitest":
@@ -257,9 +388,21 @@ export function targetedCommand(
       runner === "mocha"
         ? targets.map(asPathArg)
         : [...targets];
+    // A template is run as written: its report options are the repository's to choose.
+    const own = config.test.reports.length > 0;
+    const reports = own ? undefined : RUNNER_REPORTS[runner];
     return {
       argv: ["/bin/sh", "-c", template.replaceAll("{tests}", '"$@"'), "auto-fix-tests", ...args],
       display: template.replaceAll("{tests}", quoted.join(" ")),
+      ...(reports ? { reports: [...reports] } : {}),
+      ...(own || reports
+        ? {}
+        : {
+            noReportOptions:
+              runner === "junit"
+                ? "JUnitCore prints only the tests that failed; name the JUnit XML reports the `validation.command` template writes (`test-reports`)"
+                : "the tests run through the `validation.command` template, whose runner options auto-fix does not change",
+          }),
     };
   }
   const command = config.test.command;
@@ -291,7 +434,7 @@ export function targetedCommand(
     // files its configuration names (`spec` in .mocharc) to those it is given, so a process per file
     // would run them too and credit their tests to the file it was given. Tests of files that were not
     // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
-    const report = `.auto-fix-mocha-${randomBytes(9).toString("hex")}.xml`;
+    const report = reportName("mocha");
     const flags = ["--reporter", "xunit", "--reporter-option", `output=${report}`];
 
     const paths = targets.map(asPathArg);
@@ -308,7 +451,7 @@ export function targetedCommand(
     // One process (node runs each file in a process of its own anyway), its junit reporter writing a
     // report that names each test's file, and its spec reporter the output: the command's own reporters
     // are replaced (each needs a destination of its own).
-    const report = `.auto-fix-node-test-${randomBytes(9).toString("hex")}.xml`;
+    const report = reportName("node-test");
     const flags = [
       "--test-reporter=junit",
       `--test-reporter-destination=${report}`,
@@ -323,8 +466,10 @@ export function targetedCommand(
       display: [...words, ...quoted].join(" "),
     };
   }
+  const reports = config.test.reports.length === 0 ? RUNNER_REPORTS[runner] : undefined;
   return {
     ...(runner === "vitest" ? { onlyFiles: [...targets] } : {}),
+    ...(reports ? { reports: [...reports] } : {}),
     argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "auto-fix-tests", ...p.args],
     display: [...p.words, ...p.args.map((a) => (targets.includes(a) ? quoted[targets.indexOf(a)]! : a))].join(
       " ",
