@@ -138,8 +138,9 @@ export async function runSearch<L extends ResolvedLocationLike>(
     return { status, locations, requested: lastRequested, rounds, results, messages };
   };
   const resolveEach = async (requests: LocationRequest[]) => {
-    const found: L[] = [];
+    let found: L[] = [];
     const misses: string[] = [];
+    let repeated = false;
     for (const q of requests) {
       const locs = await port.resolve([q]);
       if (locs.length === 0) {
@@ -148,7 +149,14 @@ export async function runSearch<L extends ResolvedLocationLike>(
       }
       for (const l of locs) {
         if (!found.some((f) => f.file === l.file && f.start === l.start && f.end === l.end)) found.push(l);
+        else repeated = true;
       }
+    }
+    // Two requests on the same code unit (a class for a new method and for an attribute): resolved
+    // together, they make one location that shows what each points at.
+    if (repeated) {
+      const together = await port.resolve(requests);
+      if (together.length > 0) found = [...together];
     }
     return { found, misses };
   };

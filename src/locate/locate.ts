@@ -117,7 +117,7 @@ export async function resolveBugLocations(
   const sizing = opts.sizing ?? "change";
   const out: ResolvedLocation[] = [];
   const unresolved: UnresolvedLocation[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, ResolvedLocation>();
   for (let i = 0; i < requests.length; i++) {
     const req = requests[i]!;
     const r = resolveOne(index, req);
@@ -128,10 +128,17 @@ export async function resolveBugLocations(
     let added = 0;
     for (const u of r.units) {
       const key = `${u.file}:${u.start}:${u.end}`;
-      if (seen.has(key)) continue;
+      const earlier = seen.get(key);
+      if (earlier && (sizing === "whole" || earlier.shown === null)) continue;
       const loc = await materialize(index, u, req, i, r.level, r.missing, sizing);
       if (!loc) continue;
-      seen.add(key);
+      if (earlier) {
+        // The same unit named again (say a class, for a new method and for an attribute): one location
+        // that shows what each request points at.
+        await mergeInto(index, earlier, loc);
+        continue;
+      }
+      seen.set(key, loc);
       out.push(loc);
       added++;
     }
@@ -248,6 +255,31 @@ function resolveOne(
   return {
     reason: `no ${named.join(" / ")} found in the repository${fileProblem ? ` (${fileProblem})` : ""}`,
   };
+}
+
+/** Adds what `more` shows of the same unit to `loc`, and its intended behaviour when it says more. */
+async function mergeInto(index: CodeIndex, loc: ResolvedLocation, more: ResolvedLocation): Promise<void> {
+  const lines = await index.readLines(loc.file);
+  if (lines === null) return;
+  loc.slices = slicesOf(
+    lines,
+    [...loc.slices, ...more.slices].map((sl): Range => [sl.start, sl.end]),
+  );
+  loc.code = shownCode(loc.slices);
+  if (loc.slices.length === 1 && loc.slices[0]!.start === loc.start && loc.slices[0]!.end === loc.end) {
+    loc.shown = null;
+  } else if (more.shown) {
+    // The sentence about new code, when the other request adds some; the outline is said once.
+    const note = /`[^`]+` is not in this \w+ yet: .*$/.exec(more.shown)?.[0];
+    if (note && !loc.shown?.includes(note)) loc.shown = `${loc.shown ?? ""} ${note}`.trim();
+  }
+  if (more.intendedBehavior && !loc.intendedBehavior.includes(more.intendedBehavior)) {
+    const text = loc.intendedBehavior
+      ? `${loc.intendedBehavior}\n${more.intendedBehavior}`
+      : more.intendedBehavior;
+    loc.intendedBehavior = text;
+    loc.intended_behavior = text;
+  }
 }
 
 /** The code shown for slices: their lines, with a `...` line where lines are left out. */

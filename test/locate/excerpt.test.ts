@@ -263,3 +263,60 @@ test("the patch prompt carries the excerpt, what it shows and how to copy from i
   assert.match(user.content, /\d+ \| {5}def getboolean\(self, section, option, \*, raw=False, vars=None,/);
   assert.ok(user.content.length < 60_000, `${user.content.length} characters`);
 });
+
+test("two requests on one long class make one location that shows what each points at", {
+  skip,
+}, async () => {
+  const index = await stdlibIndex();
+  const lines = fileLines("lib/configparser.py");
+  const locs = await resolveBugLocations(index, [
+    { class: "RawConfigParser", method: "frobnicate", intended_behavior: "add frobnicate" },
+    { class: "RawConfigParser", intended_behavior: "`BOOLEAN_STATES` must accept 'enabled'" },
+  ]);
+  assert.equal(locs.length, 1);
+  const [loc] = locs;
+  assert.ok(loc);
+  assertVerbatim(loc);
+  const at = lineOf(lines, "    BOOLEAN_STATES = {");
+  assert.ok(
+    loc.slices.some((s) => s.start <= at && s.end >= at + 1),
+    "the attribute of the second request",
+  );
+  assert.equal(loc.slices.at(-1)?.end, loc.end, "the end of the class for the first");
+  assert.equal(loc.intendedBehavior, "add frobnicate\n`BOOLEAN_STATES` must accept 'enabled'");
+  assert.match(loc.shown ?? "", /new code would go at the end of the class/);
+});
+
+test("the search loop merges two requests on one class into one location", { skip }, async () => {
+  const { runSearch } = await import("../../src/agents/search-agent.ts");
+  const { createSearchPort } = await import("../../src/pipeline/search-port.ts");
+  const port = createSearchPort(await stdlibIndex());
+  const json = JSON.stringify({
+    API_calls: [],
+    bug_locations: [
+      { class: "RawConfigParser", method: "frobnicate", intended_behavior: "add frobnicate" },
+      { class: "RawConfigParser", intended_behavior: "`BOOLEAN_STATES` must accept 'enabled'" },
+    ],
+  });
+  const model = {
+    chat: async (_m: unknown, opts: { stage: string }) => {
+      const content = opts.stage === "proxy" ? json : "The bug is in RawConfigParser.";
+      return {
+        texts: [content],
+        content,
+        usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0, estimated: false },
+        model: "m",
+        finishReason: "stop",
+        trimmed: 0,
+        callId: 1,
+      };
+    },
+  };
+  const out = await runSearch(model, port, { title: "t", body: "b" });
+  assert.equal(out.status, "located");
+  assert.equal(out.locations.length, 1);
+  const text = port.formatLocations(out.locations);
+  assert.match(text, /\d+ \| {5}BOOLEAN_STATES = \{/);
+  assert.equal(text.match(/Shown:/g)?.length, 1);
+  assert.match(text, /Intended behavior: add frobnicate\n`BOOLEAN_STATES` must accept 'enabled'/);
+});
