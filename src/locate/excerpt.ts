@@ -31,6 +31,10 @@ const MODULE_FULL_LINES = 150;
 const FUNCTION_FULL_LINES = 150;
 /** The most members or statements shown whole because the intended behaviour names them. */
 const MAX_MENTIONED = 3;
+/** A file with at most this many top-level definitions shows its classes' outlines. */
+const FEW_DEFINITIONS = 3;
+/** A class at least this share (one in three) of its file's lines shows its outline in the file's. */
+const MAJOR_CLASS_SHARE = 3;
 /** Gaps up to this many lines are shown rather than marked. */
 const SMALL_GAP = 2;
 
@@ -340,6 +344,19 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
   const ranges = picks.ranges;
   const statements: number[] = [];
   for (const s of top) ranges.push(signature(s));
+  // The outline of a class that is much of the file (Java, most TypeScript) or one of a few, or that
+  // holds a member the intended behaviour names.
+  for (const s of top) {
+    if (s.kind !== "class") continue;
+    const members = membersOf(file, s);
+    if (
+      top.length <= FEW_DEFINITIONS ||
+      (s.end - s.start + 1) * MAJOR_CLASS_SHARE >= lines.length ||
+      members.some((m) => hints.strong.has(m.name))
+    ) {
+      ranges.push(...classOutline(lines, s, members, hints));
+    }
+  }
   for (const st of stmts) ranges.push(firstLine(st));
   let focused = false;
   const showSymbol = (s: SymbolInfo): void => {
@@ -350,8 +367,9 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
       if (!picks.ends.includes(s.name)) picks.ends.push(s.name);
     } else picks.def(s, FUNCTION_FULL_LINES);
   };
-  const named = top
-    .map((s) => ({ s, score: mention(s.name, hints) }))
+  // Top-level definitions the intended behaviour names, and members it names as code.
+  const named = file.symbols
+    .map((s) => ({ s, score: top.includes(s) ? mention(s.name, hints) : hints.strong.has(s.name) ? 2 : 0 }))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || a.s.start - b.s.start)
     .slice(0, MAX_MENTIONED);

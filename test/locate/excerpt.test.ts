@@ -320,3 +320,28 @@ test("the search loop merges two requests on one class into one location", { ski
   assert.equal(text.match(/Shown:/g)?.length, 1);
   assert.match(text, /Intended behavior: add frobnicate\n`BOOLEAN_STATES` must accept 'enabled'/);
 });
+
+test("TypeScript: a file-level location that names a member shows it, with the class outline", async () => {
+  const src = new URL("../../node_modules/openai/src/client.ts", import.meta.url).pathname;
+  const dir = join(tempDir(), "ts");
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(src, join(dir, "client.ts"));
+  const index = await buildIndex(dir, { cacheDir: null, workers: 0 });
+  const lines = readFileSync(join(dir, "client.ts"), "utf8").split("\n");
+  const [loc] = await resolveBugLocations(index, [
+    { file: "client.ts", intended_behavior: "`shouldRetry` must honour Retry-After on 503" },
+  ]);
+  assert.ok(loc);
+  assert.equal(loc.level, "file");
+  for (const s of loc.slices) assert.equal(s.code, lines.slice(s.start - 1, s.end).join("\n"));
+  const at = lines.findIndex((l) => /^ {2}private async shouldRetry\(/.test(l)) + 1;
+  const end = lines.findIndex((l, i) => i >= at && l === "  }") + 1;
+  assert.ok(
+    loc.slices.some((s) => s.start <= at && s.end >= end),
+    "the member whole",
+  );
+  const text = formatLocationsForModel([loc]);
+  assert.match(text, /\d+ \| export class OpenAI \{/);
+  assert.match(text, /\d+ \| {3}constructor\(/, "the class outline: each member's first line");
+  assert.ok(shownLines(loc) < lines.length / 4, `${shownLines(loc)} of ${lines.length} lines`);
+});
