@@ -50,9 +50,15 @@ export interface Hints {
   snippets: string[];
   /** A method, function or class the model named that does not exist yet (the code to add). */
   missing: string | null;
+  /** Lines the search showed in this file: where the model looked. */
+  seen: number[];
 }
 
 const LINE_RANGE_CAP = 50;
+/** Stretches the search showed count as hints up to this size (a line or a few, not a whole class)... */
+const SEEN_LINES = 20;
+/** ...and only the most recent few. */
+const MAX_SEEN = 5;
 
 function pushRange(out: number[], a: number, b: number): void {
   if (!(a > 0)) return;
@@ -61,7 +67,12 @@ function pushRange(out: number[], a: number, b: number): void {
 }
 
 /** The hints in a location request. */
-export function hintsOf(fileArg: string, intended: string, missing: string | null): Hints {
+export function hintsOf(
+  fileArg: string,
+  intended: string,
+  missing: string | null,
+  seen: readonly (readonly [number, number])[] = [],
+): Hints {
   const lines: number[] = [];
   const f =
     /(?:#L(\d+)(?:-L?(\d+))?|:(\d+)(?:-(\d+))?(?::\d+)?|\((?:lines?|L)\s*(\d+)(?:\s*-\s*(\d+))?\))\s*$/i.exec(
@@ -93,10 +104,13 @@ export function hintsOf(fileArg: string, intended: string, missing: string | nul
       /_/.test(w.replace(/^_+|_+$/g, "")) ||
       /^_/.test(w) ||
       /[a-z][A-Z]/.test(w) ||
-      (/^[A-Z][A-Z0-9_]+$/.test(w) && w.length >= 3);
+      // A constant; short capitals without an underscore are more often an acronym (GNU, URL, JSON).
+      (/^[A-Z][A-Z0-9_]+$/.test(w) && w.length >= 5);
     if (codeLike && w.length >= 2) strong.add(w);
   }
-  return { lines, strong, words, snippets, missing };
+  const seenLines: number[] = [];
+  for (const [a, b] of seen.slice(-MAX_SEEN)) if (b - a < SEEN_LINES) pushRange(seenLines, a, b);
+  return { lines, strong, words, snippets, missing, seen: seenLines };
 }
 
 /** Whether `word` occurs in `text` as a whole identifier. */
@@ -258,10 +272,12 @@ export function classExcerpt(
     .sort((a, b) => b.score - a.score || a.m.start - b.m.start)
     .slice(0, MAX_MENTIONED);
   for (const { m } of mentioned) picks.def(m);
-  for (const n of hints.lines) {
+  // The lines the model pointed at, and where the search showed it code.
+  for (const n of new Set([...hints.lines, ...hints.seen])) {
     if (n < cls.start || n > cls.end) continue;
     const m = inside.find((x) => x.start <= n && x.end >= n);
-    if (m) picks.def(m);
+    if (m && m.end - m.start + 1 <= FULL_MEMBER_LINES) picks.def(m);
+    else if (m) picks.ranges.push(signature(m), [n - AROUND_LINE, n + AROUND_LINE]);
     else picks.ranges.push([Math.max(cls.start, n - 3), Math.min(cls.end, n + 3)]);
   }
   let insertion: string | null = null;
@@ -362,7 +378,7 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
   const showSymbol = (s: SymbolInfo): void => {
     focused = true;
     if (s.kind === "class" && s.end - s.start + 1 > SMALL_CLASS_LINES) {
-      const x = classExcerpt(lines, s, membersOf(file, s), { ...hints, missing: null, lines: [] });
+      const x = classExcerpt(lines, s, membersOf(file, s), { ...hints, missing: null, lines: [], seen: [] });
       ranges.push(...x.ranges);
       if (!picks.ends.includes(s.name)) picks.ends.push(s.name);
     } else picks.def(s, FUNCTION_FULL_LINES);
@@ -388,6 +404,8 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
       }
     }
   }
+  // Where the search showed the model code in this file.
+  for (const n of hints.seen) if (n >= 1 && n <= lines.length) pointed.add(n);
   for (const n of [...pointed].sort((a, b) => a - b)) {
     focused = true;
     const i = stmts.findIndex((st) => st[0] <= n && st[1] >= n);

@@ -19,6 +19,8 @@ export interface LocationRequest {
   class?: string;
   method?: string;
   intended_behavior?: string;
+  /** Short stretches of code the search showed (most recent last): where in a file the model looked. */
+  seen?: readonly { file: string; start: number; end: number }[];
 }
 
 /** Which fields a location was resolved by, most precise first. */
@@ -330,7 +332,8 @@ async function materialize(
   let ranges: Range[] = [[u.start, end]];
   let shown: string | null = null;
   if (sizing === "change") {
-    const hints = hintsOf(req.file ?? "", intended, missing);
+    const seen = (req.seen ?? []).filter((s) => s.file === u.file).map((s): Range => [s.start, s.end]);
+    const hints = hintsOf(req.file ?? "", intended, missing, seen);
     const rec = index.file(u.file);
     if (whole && rec && lines.length > SMALL_FILE_LINES) {
       const x = fileExcerpt(lines, rec, hints);

@@ -10,10 +10,12 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { patchMessages } from "../../src/agents/patch-agent.ts";
+import { runSearch } from "../../src/agents/search-agent.ts";
 import { buildIndex } from "../../src/index/index.ts";
 import { formatLocationsForModel } from "../../src/locate/format.ts";
 import { type ResolvedLocation, resolveBugLocations } from "../../src/locate/locate.ts";
 import { computePatch, createDiskRepo, PATCH_FORMAT_HELP } from "../../src/patch/index.ts";
+import { createSearchPort } from "../../src/pipeline/search-port.ts";
 import { fixturePath, tempDir } from "../index/helpers.ts";
 
 const STDLIB = "/usr/lib/python3.11";
@@ -287,20 +289,15 @@ test("two requests on one long class make one location that shows what each poin
   assert.match(loc.shown ?? "", /new code would go at the end of the class/);
 });
 
-test("the search loop merges two requests on one class into one location", { skip }, async () => {
-  const { runSearch } = await import("../../src/agents/search-agent.ts");
-  const { createSearchPort } = await import("../../src/pipeline/search-port.ts");
-  const port = createSearchPort(await stdlibIndex());
-  const json = JSON.stringify({
-    API_calls: [],
-    bug_locations: [
-      { class: "RawConfigParser", method: "frobnicate", intended_behavior: "add frobnicate" },
-      { class: "RawConfigParser", intended_behavior: "`BOOLEAN_STATES` must accept 'enabled'" },
-    ],
-  });
-  const model = {
+/** A model for the search loop: prose for the search agent, the next scripted JSON for the proxy. */
+function scriptedSearchModel(proxy: object[]) {
+  let n = 0;
+  return {
     chat: async (_m: unknown, opts: { stage: string }) => {
-      const content = opts.stage === "proxy" ? json : "The bug is in RawConfigParser.";
+      const content =
+        opts.stage === "proxy"
+          ? JSON.stringify(proxy[Math.min(n++, proxy.length - 1)])
+          : "Notes on the search.";
       return {
         texts: [content],
         content,
@@ -312,6 +309,19 @@ test("the search loop merges two requests on one class into one location", { ski
       };
     },
   };
+}
+
+test("the search loop merges two requests on one class into one location", { skip }, async () => {
+  const port = createSearchPort(await stdlibIndex());
+  const model = scriptedSearchModel([
+    {
+      API_calls: [],
+      bug_locations: [
+        { class: "RawConfigParser", method: "frobnicate", intended_behavior: "add frobnicate" },
+        { class: "RawConfigParser", intended_behavior: "`BOOLEAN_STATES` must accept 'enabled'" },
+      ],
+    },
+  ]);
   const out = await runSearch(model, port, { title: "t", body: "b" });
   assert.equal(out.status, "located");
   assert.equal(out.locations.length, 1);
@@ -344,4 +354,32 @@ test("TypeScript: a file-level location that names a member shows it, with the c
   assert.match(text, /\d+ \| export class OpenAI \{/);
   assert.match(text, /\d+ \| {3}constructor\(/, "the class outline: each member's first line");
   assert.ok(shownLines(loc) < lines.length / 4, `${shownLines(loc)} of ${lines.length} lines`);
+});
+
+test("a file-level location with nothing to point at shows where the search looked", { skip }, async () => {
+  const lines = fileLines("lib/tarfile.py");
+  const at = lineOf(lines, "DEFAULT_FORMAT = ");
+  const port = createSearchPort(await stdlibIndex());
+  const model = scriptedSearchModel([
+    { API_calls: ['search_code_in_file("DEFAULT_FORMAT = ", "lib/tarfile.py")'], bug_locations: [] },
+    {
+      API_calls: [],
+      bug_locations: [{ file: "lib/tarfile.py", intended_behavior: "archives default to the GNU format" }],
+    },
+  ]);
+  const out = await runSearch(model, port, { title: "t", body: "b" });
+  assert.equal(out.status, "located");
+  assert.deepEqual(out.requested, [
+    { file: "lib/tarfile.py", intended_behavior: "archives default to the GNU format" },
+  ]);
+  const [loc] = out.locations;
+  assert.ok(loc);
+  assert.ok(
+    loc.slices.some((s) => s.start <= at - 2 && s.end >= at + 1),
+    "the statement the search found",
+  );
+  assert.match(loc.shown ?? "", new RegExp(`the statement at line ${at}`));
+  // Without the search, nothing points there: the module-level code is shown by first lines.
+  const [alone] = await resolveBugLocations(await stdlibIndex(), [{ file: "lib/tarfile.py" }]);
+  assert.ok(!alone!.shown?.includes(`line ${at}`));
 });
