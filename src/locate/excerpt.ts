@@ -95,7 +95,7 @@ export function hintsOf(
     for (const w of s.matchAll(/[A-Za-z_$][\w$]*/g)) if (w[0].length >= 2) strong.add(w[0]);
   }
   const words = new Set<string>();
-  for (const m of intended.matchAll(/(\.?)([A-Za-z_$][\w$]*)(\s*\()?/g)) {
+  for (const m of intended.matchAll(/(\.?)([A-Za-z_$][\w$]*)(\()?/g)) {
     const w = m[2]!;
     words.add(w);
     const codeLike =
@@ -128,7 +128,7 @@ export function wordIn(word: string, text: string): boolean {
 /** Name parts too common to tell where a new definition belongs. */
 const COMMON_PARTS = new Set(["get", "set", "has", "add", "the", "new", "for", "init", "self", "test"]);
 
-/** Lower-case name parts (common verbs left out): `getDefaultValue`, `get_default_value` → get, default, value. */
+/** Lower-case name parts, common ones left out: `getDefaultValue`, `get_default_value` → default, value. */
 export function nameParts(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")

@@ -243,6 +243,26 @@ test("an edit outside the code shown still applies: the engine matches the whole
   assert.equal(result.status, "APPLICABLE_PATCH", result.feedback);
 });
 
+test("an <original> copied across a `...` gap is refused with the file's own lines to copy instead", {
+  skip,
+}, async () => {
+  const index = await stdlibIndex();
+  const [loc] = await resolveBugLocations(index, [{ class: "RawConfigParser", method: "frobnicate" }]);
+  assert.ok(loc && loc.slices.length > 4);
+  const before = loc.slices[3]!.code.split("\n").at(-1)!;
+  const after = loc.slices[4]!.code.split("\n")[0]!;
+  const original = [before, "...", after].join("\n");
+  const answer = `<file>lib/configparser.py</file>\n<original>\n${original}\n</original>\n<patched>\n${original}\n        pass\n</patched>\n`;
+  const result = await computePatch(createDiskRepo(stdlibRepo()), answer);
+  assert.equal(result.status, "RAW_PATCH_BUT_UNMATCHED");
+  // The feedback shows the region of the file, a line the location left out among them.
+  const lines = fileLines("lib/configparser.py");
+  let hidden = loc.slices[3]!.end + 1;
+  while (!lines[hidden - 1]!.trim()) hidden++;
+  assert.ok(hidden < loc.slices[4]!.start);
+  assert.ok(result.feedback.includes(lines[hidden - 1]!.trim()), result.feedback);
+});
+
 test("the patch prompt carries the excerpt, what it shows and how to copy from it", { skip }, async () => {
   const index = await stdlibIndex();
   const locs = await resolveBugLocations(index, [
