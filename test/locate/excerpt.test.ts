@@ -13,7 +13,7 @@ import { patchMessages } from "../../src/agents/patch-agent.ts";
 import { runSearch } from "../../src/agents/search-agent.ts";
 import { buildIndex } from "../../src/index/index.ts";
 import { formatLocationsForModel } from "../../src/locate/format.ts";
-import { type ResolvedLocation, resolveBugLocations } from "../../src/locate/locate.ts";
+import { type LocationRequest, type ResolvedLocation, resolveBugLocations } from "../../src/locate/locate.ts";
 import { computePatch, createDiskRepo, PATCH_FORMAT_HELP } from "../../src/patch/index.ts";
 import { createSearchPort } from "../../src/pipeline/search-port.ts";
 import { fixturePath, tempDir } from "../index/helpers.ts";
@@ -402,4 +402,58 @@ test("a file-level location with nothing to point at shows where the search look
   // Without the search, nothing points there: the module-level code is shown by first lines.
   const [alone] = await resolveBugLocations(await stdlibIndex(), [{ file: "lib/tarfile.py" }]);
   assert.ok(!alone!.shown?.includes(`line ${at}`));
+});
+
+test("every kind of location on every class and file shows verbatim lines inside its unit", async () => {
+  const repos = [
+    ...(skip ? [] : [stdlibRepo()]),
+    ...["python", "java", "typescript", "javascript", "go"].map(fixturePath),
+  ];
+  let checked = 0;
+  for (const dir of repos) {
+    const index = await buildIndex(dir, { cacheDir: null, workers: 0 });
+    for (const f of index.files) {
+      const lines = readFileSync(join(dir, f.path), "utf8").split("\n");
+      const requests: LocationRequest[] = [
+        { file: f.path },
+        { file: `${f.path}:${Math.ceil(lines.length / 2)}` },
+        { file: f.path, method: "brand_new_helper", intended_behavior: "like `main`, at line 3" },
+      ];
+      for (const c of f.symbols.filter((s) => s.kind === "class").slice(0, 12)) {
+        requests.push(
+          { file: f.path, class: c.qualName, method: "zz_new_method" },
+          {
+            file: f.path,
+            class: c.qualName,
+            intended_behavior: `\`${c.name}\` at line ${c.end - 1}`,
+          },
+        );
+      }
+      for (const m of f.symbols.filter((s) => s.kind === "method").slice(0, 12)) {
+        requests.push({ file: f.path, class: m.className ?? "", method: m.name });
+      }
+      for (const req of requests) {
+        const locs = await resolveBugLocations(index, [req]);
+        for (const loc of locs) {
+          const own = readFileSync(join(dir, loc.file), "utf8").split("\n");
+          let prev = 0;
+          for (const s of loc.slices) {
+            assert.equal(s.code, own.slice(s.start - 1, s.end).join("\n"), `${loc.file}:${s.start}-${s.end}`);
+            assert.ok(s.start > prev && s.start >= loc.start && s.end <= loc.end, JSON.stringify(req));
+            prev = s.end + 1;
+          }
+          for (const c of loc.context) {
+            const theirs = readFileSync(join(dir, c.file), "utf8").split("\n");
+            for (const s of c.slices) {
+              assert.equal(s.code, theirs.slice(s.start - 1, s.end).join("\n"));
+              assert.ok(s.start >= c.start && s.end <= c.end);
+            }
+          }
+          assert.ok(formatLocationsForModel([loc]).length > 0);
+          checked++;
+        }
+      }
+    }
+  }
+  assert.ok(checked > 100, `${checked} locations`);
 });
