@@ -298,9 +298,10 @@ function describeExcerpt(what: "class" | "file", x: Excerpt, missing: string | n
   const parts = [`Shown: ${outline}`];
   const full = x.whole.map((n) => `\`${n}\``);
   if (x.statements.length > 0) {
-    const at = x.statements.slice(0, 6).join(", ");
+    const at = x.statements.slice(0, 6).join(", ") + (x.statements.length > 6 ? " and more" : "");
+    const many = x.statements.length > 1;
     full.push(
-      `the statement${x.statements.length > 1 ? "s" : ""} at line${x.statements.length > 1 ? "s" : ""} ${at} with the statements beside ${x.statements.length > 1 ? "them" : "it"}`,
+      `the statement${many ? "s" : ""} at line${many ? "s" : ""} ${at} and those beside ${many ? "them" : "it"}`,
     );
   }
   if (full.length > 0) parts.push(`with ${full.join(", ")} in full`);
