@@ -10,6 +10,11 @@ export interface LocationRequest {
   class?: string;
   method?: string;
   intended_behavior?: string;
+  /**
+   * Short stretches of code the search showed the model (not the model's words): where in a named file
+   * it was looking, a hint for a change outside any definition.
+   */
+  seen?: { file: string; start: number; end: number }[];
 }
 
 const text = z

@@ -5,7 +5,7 @@ import { codeFence } from "../core/inert-markdown.ts";
 import { capText, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
 import { renderPrompt } from "./prompts.ts";
 import { type LocationRequest, runProxy } from "./proxy-agent.ts";
-import type { ResolvedLocationLike, SearchPort } from "./search-port.ts";
+import type { ResolvedLocationLike, SearchCallResult, SearchPort } from "./search-port.ts";
 
 export const DEFAULT_ROUND_LIMIT = 15;
 /** Consecutive rounds that only repeat earlier searches before the loop gives up. */
@@ -116,6 +116,8 @@ export async function runSearch<L extends ResolvedLocationLike>(
   const rounds: SearchRound[] = [];
   const results: { call: string; text: string }[] = [];
   const seen = new Map<string, number>();
+  /** Short stretches of code the search showed, oldest first. */
+  const looked: { file: string; start: number; end: number }[] = [];
   let lastRequested: LocationRequest[] = [];
   let repeatRounds = 0;
 
@@ -137,9 +139,13 @@ export async function runSearch<L extends ResolvedLocationLike>(
     });
     return { status, locations, requested: lastRequested, rounds, results, messages };
   };
-  const resolveEach = async (requests: LocationRequest[]) => {
-    const found: L[] = [];
+  const resolveEach = async (named: LocationRequest[]) => {
+    // Each request goes with the short stretches of code the search showed: where the model was
+    // looking, for a change outside any definition of a file it names.
+    const requests = looked.length > 0 ? named.map((q) => ({ ...q, seen: [...looked] })) : named;
+    let found: L[] = [];
     const misses: string[] = [];
+    let repeated = false;
     for (const q of requests) {
       const locs = await port.resolve([q]);
       if (locs.length === 0) {
@@ -148,7 +154,14 @@ export async function runSearch<L extends ResolvedLocationLike>(
       }
       for (const l of locs) {
         if (!found.some((f) => f.file === l.file && f.start === l.start && f.end === l.end)) found.push(l);
+        else repeated = true;
       }
+    }
+    // Two requests on the same code unit (a class for a new method and for an attribute): resolved
+    // together, they make one location that shows what each points at.
+    if (repeated) {
+      const together = await port.resolve(requests);
+      if (together.length > 0) found = [...together];
     }
     return { found, misses };
   };
@@ -231,13 +244,15 @@ export async function runSearch<L extends ResolvedLocationLike>(
       }
       fresh++;
       seen.set(call.text, round);
-      let res: { ok: boolean; text: string };
+      let res: SearchCallResult;
       try {
         res = await port.call(call.name, call.args);
       } catch (err) {
         res = { ok: false, text: `The search failed: ${(err as Error).message}` };
       }
       rec.calls.push({ call: call.text, ok: res.ok, repeatedFrom: null, text: res.text });
+      // Matches past the display limit were not shown; a stretch longer than a few lines is a whole unit.
+      for (const m of (res.matches ?? []).slice(0, 3)) if (m.end - m.start < 20) looked.push(m);
       results.push({ call: call.text, text: res.text });
       blocks.push(`Result of ${call.text}:\n${res.text}`);
     }

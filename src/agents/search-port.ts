@@ -18,6 +18,8 @@ export interface SearchCallResult {
   ok: boolean;
   /** Exactly what the model sees. */
   text: string;
+  /** Where the code shown is (1-based, inclusive lines), when the port knows. */
+  matches?: readonly { file: string; start: number; end: number }[];
 }
 
 /**

@@ -1,12 +1,21 @@
-import type { ContextUnit, ResolvedLocation, UnresolvedLocation } from "./locate.ts";
+import type { CodeSlice, ContextUnit, ResolvedLocation, UnresolvedLocation } from "./locate.ts";
 
 /** Context classes longer than this are shown by their first and last lines only. */
 const MAX_CONTEXT_LINES = 300;
 
-function numberedCode(code: string, start: number): string {
-  const lines = code.split("\n");
-  const width = String(start + lines.length - 1).length;
-  return lines.map((l, i) => `${String(start + i).padStart(width)} | ${l}`).join("\n");
+/** Slices with right-aligned line numbers (`  12 | text`) and a `... |` line where lines are left out. */
+function numberedSlices(slices: readonly CodeSlice[]): string {
+  const last = slices[slices.length - 1];
+  if (!last) return "";
+  const width = String(last.end).length;
+  const out: string[] = [];
+  slices.forEach((sl, k) => {
+    if (k > 0) out.push(`${" ".repeat(width)} | ...`);
+    sl.code.split("\n").forEach((l, i) => {
+      out.push(`${String(sl.start + i).padStart(width)} | ${l}`);
+    });
+  });
+  return out.join("\n");
 }
 
 function tags(file: string, cls: string | null, method: string | null): string {
@@ -19,9 +28,11 @@ function tags(file: string, cls: string | null, method: string | null): string {
 function contextBlock(c: ContextUnit): string {
   const what =
     c.kind === "enclosing-class"
-      ? `The whole class \`${c.class}\` this method belongs to`
+      ? c.partial
+        ? `The class \`${c.class}\` this method belongs to, in outline (its header, attributes and each member's first lines; \`...\` marks lines left out)`
+        : `The whole class \`${c.class}\` this method belongs to`
       : `The nearest ancestor's definition of \`${c.method}\` (in \`${c.class}\`), which this method overrides`;
-  let code = numberedCode(c.code, c.start);
+  let code = numberedSlices(c.slices);
   const lines = code.split("\n");
   if (lines.length > MAX_CONTEXT_LINES) {
     const half = MAX_CONTEXT_LINES / 2;
@@ -35,7 +46,8 @@ function contextBlock(c: ContextUnit): string {
 }
 
 /**
- * What the patch writer shows the model: each location with file, class, method, line-numbered code and
+ * What the patch writer shows the model: each location with file, class, method, its line-numbered code
+ * (the slices it shows, with `...` where lines are left out, and a sentence saying what they are) and
  * the intended behaviour, then its context units (each shown once across all locations).
  */
 export function formatLocationsForModel(
@@ -46,7 +58,8 @@ export function formatLocationsForModel(
   locs.forEach((l, i) => {
     const block = [
       `Location ${i + 1}: ${tags(l.file, l.class, l.method)} (lines ${l.start}-${l.end})`,
-      `<code>\n${numberedCode(l.code, l.start)}\n</code>`,
+      ...(l.shown ? [l.shown] : []),
+      `<code>\n${numberedSlices(l.slices)}\n</code>`,
     ];
     if (l.intendedBehavior) block.push(`Intended behavior: ${l.intendedBehavior}`);
     for (const c of l.context) {

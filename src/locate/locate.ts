@@ -1,5 +1,17 @@
 import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
 import { findAncestorMethod, findCallables, findClasses, methodsOf } from "../index/lookup.ts";
+import {
+  classExcerpt,
+  classOutline,
+  type Excerpt,
+  fileExcerpt,
+  hintsOf,
+  membersOf,
+  type Range,
+  SMALL_CLASS_LINES,
+  SMALL_FILE_LINES,
+  slicesOf,
+} from "./excerpt.ts";
 
 /** A bug location as the model named it. Any field may be missing or sloppy. */
 export interface LocationRequest {
@@ -7,10 +19,19 @@ export interface LocationRequest {
   class?: string;
   method?: string;
   intended_behavior?: string;
+  /** Short stretches of code the search showed (most recent last): where in a file the model looked. */
+  seen?: readonly { file: string; start: number; end: number }[];
 }
 
 /** Which fields a location was resolved by, most precise first. */
 export type ResolutionLevel = "method+class" | "method+file" | "class+file" | "class" | "method" | "file";
+
+/** Verbatim lines of a file (1-based, inclusive). */
+export interface CodeSlice {
+  start: number;
+  end: number;
+  code: string;
+}
 
 /** A code unit shown with a location for context. */
 export interface ContextUnit {
@@ -20,7 +41,24 @@ export interface ContextUnit {
   method: string | null;
   start: number;
   end: number;
+  /** The code shown: the unit's lines, or its slices with a `...` line for each gap. */
   code: string;
+  /** The lines shown, verbatim: the whole unit, or for a long class its outline. */
+  slices: CodeSlice[];
+  /** Whether only part of the unit is shown. */
+  partial: boolean;
+}
+
+/**
+ * How much of a unit a location shows. `change` (the default): the unit that holds the change site, so a
+ * new method shows the class's outline with the members around where it goes, a module-level edit the
+ * statements pointed at with their neighbours and the file's outline, and an enclosing class its outline.
+ * `whole`: every class and file whole (the sizing before locations were cut to the change).
+ */
+export type LocationSizing = "change" | "whole";
+
+export interface ResolveOptions {
+  sizing?: LocationSizing;
 }
 
 /** A bug location resolved to real code (lines 1-based, inclusive; code re-read from disk). */
@@ -30,6 +68,7 @@ export interface ResolvedLocation {
   method: string | null;
   start: number;
   end: number;
+  /** The code shown: the unit's lines, or its slices with a `...` line for each gap. */
   code: string;
   intendedBehavior: string;
   /** The same text under the name the model and the agents use. */
@@ -37,7 +76,11 @@ export interface ResolvedLocation {
   level: ResolutionLevel;
   /** Index of the request this came from. */
   request: number;
-  /** The whole enclosing class and the nearest ancestor's override of the same method, when there are. */
+  /** The lines shown, verbatim, in order: the whole unit, or the parts of it that hold the change. */
+  slices: CodeSlice[];
+  /** What the slices show when they are not the whole unit (a sentence for the model), else null. */
+  shown: string | null;
+  /** The enclosing class (its outline when long) and the nearest ancestor's override of the same method. */
   context: ContextUnit[];
 }
 
@@ -63,16 +106,20 @@ function clean(s: string | undefined): string {
 /**
  * Resolves what the model said to code units, most precise first: method+class, method+file,
  * class+file, class, method, file. `Class.method` in the method (or class) field is split. A method of a
- * class brings its whole class and the nearest ancestor's override of the method as context. Locations
- * are deduplicated by (file, start, end); code is read from disk now. Test files count only when named.
+ * class brings its class (the outline of a long one) and the nearest ancestor's override of the method as
+ * context. Each location shows the smallest part of its unit that holds the change (see `LocationSizing`).
+ * Locations are deduplicated by (file, start, end); code is read from disk now. Test files count only when
+ * named.
  */
 export async function resolveBugLocations(
   index: CodeIndex,
   requests: readonly LocationRequest[],
+  opts: ResolveOptions = {},
 ): Promise<ResolvedLocations> {
+  const sizing = opts.sizing ?? "change";
   const out: ResolvedLocation[] = [];
   const unresolved: UnresolvedLocation[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, ResolvedLocation>();
   for (let i = 0; i < requests.length; i++) {
     const req = requests[i]!;
     const r = resolveOne(index, req);
@@ -83,10 +130,17 @@ export async function resolveBugLocations(
     let added = 0;
     for (const u of r.units) {
       const key = `${u.file}:${u.start}:${u.end}`;
-      if (seen.has(key)) continue;
-      const loc = await materialize(index, u, req, i, r.level);
+      const earlier = seen.get(key);
+      if (earlier && (sizing === "whole" || earlier.shown === null)) continue;
+      const loc = await materialize(index, u, req, i, r.level, r.missing, sizing);
       if (!loc) continue;
-      seen.add(key);
+      if (earlier) {
+        // The same unit named again (say a class, for a new method and for an attribute): one location
+        // that shows what each request points at.
+        await mergeInto(index, earlier, loc);
+        continue;
+      }
+      seen.set(key, loc);
       out.push(loc);
       added++;
     }
@@ -116,7 +170,7 @@ function unitOf(hit: SymbolHit): Unit {
 function resolveOne(
   index: CodeIndex,
   req: LocationRequest,
-): { units: Unit[]; level: ResolutionLevel } | { reason: string } {
+): { units: Unit[]; level: ResolutionLevel; missing: string | null } | { reason: string } {
   let method = clean(req.method);
   let cls = clean(req.class);
   const fileArg = clean(req.file);
@@ -151,37 +205,49 @@ function resolveOne(
     for (const c of classes) direct.push(...methodsOf(index, c).filter((m) => m.sym.name === method));
     const preferred = direct.filter(inFile);
     if (preferred.length > 0)
-      return { units: preferred.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
+      return { units: preferred.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class", missing: null };
     if (direct.length > 0) {
       // The named file does not hold it (a wrong guess): the method of the named class still wins.
-      return { units: direct.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class" };
+      return { units: direct.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+class", missing: null };
     }
     // Defined in an ancestor: the inherited definition is the code that runs.
     for (const c of classes.filter(inFile).concat(classes.filter((c) => !inFile(c)))) {
       const inherited = findAncestorMethod(index, c, method, tests);
-      if (inherited) return { units: [unitOf(inherited.method)], level: "method+class" };
+      if (inherited) return { units: [unitOf(inherited.method)], level: "method+class", missing: null };
     }
   }
   if (method && file !== null) {
     const hits = findCallables(index, method, true).filter(inFile);
-    if (hits.length > 0) return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+file" };
+    if (hits.length > 0)
+      return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method+file", missing: null };
   }
   if (cls && file !== null) {
     const hits = findClasses(index, cls, true).hits.filter(inFile);
-    if (hits.length > 0) return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "class+file" };
+    if (hits.length > 0)
+      return {
+        units: hits.slice(0, MAX_PER_REQUEST).map(unitOf),
+        level: "class+file",
+        missing: method || null,
+      };
   }
   if (cls) {
     const hits = findClasses(index, cls, false).hits;
-    if (hits.length > 0) return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "class" };
+    if (hits.length > 0)
+      return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "class", missing: method || null };
   }
   if (method) {
     const hits = findCallables(index, method, false);
-    if (hits.length > 0) return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method" };
+    if (hits.length > 0)
+      return { units: hits.slice(0, MAX_PER_REQUEST).map(unitOf), level: "method", missing: null };
   }
   if (file !== null) {
     const rec = index.file(file);
     const lines = rec ? Math.max(1, ...rec.symbols.map((s) => s.end)) : 1;
-    return { units: [{ file, hit: null, start: 1, end: lines }], level: "file" };
+    return {
+      units: [{ file, hit: null, start: 1, end: lines }],
+      level: "file",
+      missing: method || cls || null,
+    };
   }
   const named = [
     method && `method \`${method}\``,
@@ -193,22 +259,60 @@ function resolveOne(
   };
 }
 
-async function readRange(
-  index: CodeIndex,
-  file: string,
-  start: number,
-  end: number | null,
-): Promise<ReadRange | null> {
-  const lines = await index.readLines(file);
-  if (lines === null) return null;
-  const last = end === null ? lines.length : Math.min(end, lines.length);
-  return { start, end: last, code: lines.slice(start - 1, last).join("\n") };
+/** Adds what `more` shows of the same unit to `loc`, and its intended behaviour when it says more. */
+async function mergeInto(index: CodeIndex, loc: ResolvedLocation, more: ResolvedLocation): Promise<void> {
+  const lines = await index.readLines(loc.file);
+  if (lines === null) return;
+  loc.slices = slicesOf(
+    lines,
+    [...loc.slices, ...more.slices].map((sl): Range => [sl.start, sl.end]),
+  );
+  loc.code = shownCode(loc.slices);
+  if (loc.slices.length === 1 && loc.slices[0]!.start === loc.start && loc.slices[0]!.end === loc.end) {
+    loc.shown = null;
+  } else if (more.shown) {
+    // The sentence about new code, when the other request adds some; the outline is said once.
+    const note = /`[^`]+` is not in this \w+ yet: .*$/.exec(more.shown)?.[0];
+    if (note && !loc.shown?.includes(note)) loc.shown = `${loc.shown ?? ""} ${note}`.trim();
+  }
+  if (more.intendedBehavior && !loc.intendedBehavior.includes(more.intendedBehavior)) {
+    const text = loc.intendedBehavior
+      ? `${loc.intendedBehavior}\n${more.intendedBehavior}`
+      : more.intendedBehavior;
+    loc.intendedBehavior = text;
+    loc.intended_behavior = text;
+  }
 }
 
-interface ReadRange {
-  start: number;
-  end: number;
-  code: string;
+/** The code shown for slices: their lines, with a `...` line where lines are left out. */
+function shownCode(slices: readonly CodeSlice[]): string {
+  return slices.map((sl) => sl.code).join("\n...\n");
+}
+
+/** A sentence that tells the model what part of a unit it sees. */
+function describeExcerpt(what: "class" | "file", x: Excerpt, missing: string | null): string {
+  const outline =
+    what === "class"
+      ? "the class's outline (its header, attributes and each member's first lines)"
+      : "the file's outline (each definition's first lines and each module-level statement's first line)";
+  const parts = [`Shown: ${outline}`];
+  const full = x.whole.map((n) => `\`${n}\``);
+  if (x.statements.length > 0) {
+    const at = x.statements.slice(0, 6).join(", ") + (x.statements.length > 6 ? " and more" : "");
+    const many = x.statements.length > 1;
+    full.push(
+      `the statement${many ? "s" : ""} at line${many ? "s" : ""} ${at} and those beside ${many ? "them" : "it"}`,
+    );
+  }
+  if (full.length > 0) parts.push(`with ${full.join(", ")} in full`);
+  if (x.ends.length > 0) {
+    const names = x.ends.map((n) => `\`${n}\``).join(", ");
+    parts.push(`${full.length > 0 ? "and " : "with "}${names} in part (too long to show whole)`);
+  }
+  let text = `${parts.join(" ")}; \`...\` marks lines left out.`;
+  if (missing && x.insertion)
+    text += ` \`${missing}\` is not in this ${what} yet: new code would go ${x.insertion}.`;
+  return text;
 }
 
 async function materialize(
@@ -217,22 +321,46 @@ async function materialize(
   req: LocationRequest,
   request: number,
   level: ResolutionLevel,
+  missing: string | null,
+  sizing: LocationSizing,
 ): Promise<ResolvedLocation | null> {
+  const lines = await index.readLines(u.file);
+  if (lines === null) return null;
   const whole = u.hit === null;
-  const body = await readRange(index, u.file, u.start, whole ? null : u.end);
-  if (!body) return null;
+  const end = whole ? lines.length : Math.min(u.end, lines.length);
   const sym = u.hit?.sym;
+  const intended = (req.intended_behavior ?? "").trim();
+  let ranges: Range[] = [[u.start, end]];
+  let shown: string | null = null;
+  if (sizing === "change") {
+    const seen = (req.seen ?? []).filter((s) => s.file === u.file).map((s): Range => [s.start, s.end]);
+    const hints = hintsOf(req.file ?? "", intended, missing, seen);
+    const rec = index.file(u.file);
+    if (whole && rec && lines.length > SMALL_FILE_LINES) {
+      const x = fileExcerpt(lines, rec, hints);
+      ranges = x.ranges;
+      shown = describeExcerpt("file", x, missing);
+    } else if (u.hit && sym?.kind === "class" && end - u.start + 1 > SMALL_CLASS_LINES) {
+      const x = classExcerpt(lines, sym, membersOf(u.hit.file, sym), hints);
+      ranges = x.ranges;
+      shown = describeExcerpt("class", x, missing);
+    }
+  }
+  const slices = slicesOf(lines, ranges);
+  if (slices.length === 1 && slices[0]!.start === u.start && slices[0]!.end === end) shown = null;
   const loc: ResolvedLocation = {
     file: u.file,
     class: sym ? (sym.kind === "class" ? sym.qualName : sym.className) : null,
     method: sym && sym.kind !== "class" ? sym.name : null,
-    start: body.start,
-    end: body.end,
-    code: body.code,
-    intendedBehavior: (req.intended_behavior ?? "").trim(),
-    intended_behavior: (req.intended_behavior ?? "").trim(),
+    start: u.start,
+    end,
+    code: shownCode(slices),
+    intendedBehavior: intended,
+    intended_behavior: intended,
     level,
     request,
+    slices,
+    shown,
     context: [],
   };
   if (u.hit && u.hit.sym.kind === "method" && u.hit.sym.className) {
@@ -245,7 +373,11 @@ async function materialize(
       : (findClasses(index, u.hit.sym.className, true).hits.find((h) => h.file.path === u.file) ??
         findClasses(index, u.hit.sym.className, true).hits[0]);
     if (ownerHit) {
-      const c = await readRange(index, ownerHit.file.path, ownerHit.sym.start, ownerHit.sym.end);
+      const c = await readUnit(index, ownerHit.file.path, ownerHit.sym.start, ownerHit.sym.end, (all) =>
+        sizing === "change" && ownerHit.sym.end - ownerHit.sym.start + 1 > SMALL_CLASS_LINES
+          ? classOutline(all, ownerHit.sym, membersOf(ownerHit.file, ownerHit.sym), null)
+          : null,
+      );
       if (c) {
         loc.context.push({
           kind: "enclosing-class",
@@ -257,7 +389,13 @@ async function materialize(
       }
       const anc = findAncestorMethod(index, ownerHit, u.hit.sym.name, u.hit.file.isTest);
       if (anc) {
-        const a = await readRange(index, anc.method.file.path, anc.method.sym.start, anc.method.sym.end);
+        const a = await readUnit(
+          index,
+          anc.method.file.path,
+          anc.method.sym.start,
+          anc.method.sym.end,
+          () => null,
+        );
         if (a) {
           loc.context.push({
             kind: "ancestor-override",
@@ -271,4 +409,23 @@ async function materialize(
     }
   }
   return loc;
+}
+
+/** A context unit's lines: whole, or the ranges `part` picks (null: whole). */
+async function readUnit(
+  index: CodeIndex,
+  file: string,
+  start: number,
+  end: number,
+  part: (lines: readonly string[]) => Range[] | null,
+): Promise<{ start: number; end: number; code: string; slices: CodeSlice[]; partial: boolean } | null> {
+  const lines = await index.readLines(file);
+  if (lines === null) return null;
+  const last = Math.min(end, lines.length);
+  const ranges = part(lines)?.map(([a, b]): Range => [Math.max(a, start), Math.min(b, last)]) ?? [
+    [start, last],
+  ];
+  const slices = slicesOf(lines, ranges);
+  const partial = !(slices.length === 1 && slices[0]!.start === start && slices[0]!.end === last);
+  return { start, end: last, code: shownCode(slices), slices, partial };
 }

@@ -121,7 +121,8 @@ export function classifyError(err: unknown): Failure {
   return { kind: "fatal", message: err instanceof Error ? err.message : String(err), status: null };
 }
 
-const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+/** The tokens a text is counted as when the endpoint reports none (about four characters a token). */
+export const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** A ModelPort over any OpenAI-compatible chat-completions endpoint, through the official client. */
 export class OpenAIModel implements ModelPort {

@@ -50,7 +50,7 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
       specs: API_SPECS,
       call: async (name, args) => {
         const r = await apis.call(name, args);
-        return { ok: r.ok, text: r.text };
+        return { ok: r.ok, text: r.text, matches: r.results };
       },
       resolve: (requests) => resolveBugLocations(index, requests),
       formatLocations: (locs) => formatLocationsForModel(locs as ResolvedLocation[]),

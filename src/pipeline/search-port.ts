@@ -17,7 +17,10 @@ export function createSearchPort(index: CodeIndex, opts: SearchOptions = {}): In
     specs: API_SPECS,
     apis,
     lastUnresolved: [],
-    call: (name, args) => apis.call(name, args),
+    call: async (name, args) => {
+      const r = await apis.call(name, args);
+      return { ...r, matches: r.results };
+    },
     resolve: async (requests) => {
       const locs = await resolveBugLocations(index, requests);
       port.lastUnresolved = locs.unresolved;
