@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
@@ -262,6 +263,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       [
         `status: ${result.status}`,
         `reason: ${result.reason}`,
+        ...(result.validation ? [`tests: ${validationVerdict(result.validation).text}`] : []),
         `patch: ${result.patch ? join(out, "patch.diff") : "none"}`,
         `report: ${join(out, "report.md")}`,
         `usage: ${meter.calls()} model calls, ${tokens} tokens, ${formatUsd(result.usage.cost_usd)}`,
