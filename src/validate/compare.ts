@@ -1,3 +1,4 @@
+import { mergeIntegrity } from "./canaries.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
 
@@ -226,6 +227,7 @@ export function mergeRuns(runs: readonly TestRun[]): TestRun | null {
     skipped: runs.reduce((a, r) => a + r.skipped, 0),
     restored: [...new Set(runs.flatMap((r) => r.restored ?? []))],
     notes: runs.flatMap((r) => r.notes ?? []),
+    ...mergeIntegrity(runs),
   };
 }
 

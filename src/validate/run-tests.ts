@@ -10,6 +10,13 @@ import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
+import {
+  type CanaryPlan,
+  checkCanaries,
+  discardCanaries,
+  planCanaries,
+  type RunIntegrity,
+} from "./canaries.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 
@@ -32,6 +39,8 @@ export interface TestRun {
   restored?: string[];
   /** Reports that could not be read, and why. */
   notes?: string[];
+  /** Whether the run's canary tests show that tests ran and were reported honestly (see canaries.ts). */
+  integrity?: RunIntegrity;
 }
 
 /** A setup step's outcome (dependency install), kept for the report. */
@@ -188,6 +197,8 @@ export async function runTestSuite(
     };
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
+    /** Canary tests run with the repository's (default true): the run's `integrity`. */
+    canaries?: boolean;
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
@@ -197,14 +208,22 @@ export async function runTestSuite(
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
   for (const stale of findReports(tree, config.test.reports, true)) tree.remove(stale);
-  const exec = await sandbox.run({
-    workdir,
-    command: opts.targeted?.argv ?? config.test.command,
-    timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
-    memoryMb: config.sandbox.memoryMb,
-    maxProcesses: config.sandbox.maxProcesses,
-    ...(signal ? { signal } : {}),
-  });
+  const placed = opts.canaries === false ? null : planCanaries(tree, config, opts.targeted);
+  const canaries: CanaryPlan | null = placed && "command" in placed ? placed : null;
+  let exec: ExecResult;
+  try {
+    exec = await sandbox.run({
+      workdir,
+      command: canaries?.command ?? opts.targeted?.argv ?? config.test.command,
+      timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
+      memoryMb: config.sandbox.memoryMb,
+      maxProcesses: config.sandbox.maxProcesses,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (canaries) discardCanaries(tree, canaries);
+    throw err;
+  }
   let parsed: ParsedTests | null = null;
   const reports = findReports(tree, config.test.reports);
   const reportNotes: string[] = [];
@@ -242,6 +261,13 @@ export async function runTestSuite(
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }
+  let integrity: RunIntegrity | undefined;
+  if (canaries) {
+    const checked = checkCanaries(tree, canaries, exec, parsed, files);
+    integrity = checked.integrity;
+    if (checked.exitCode !== exec.exitCode) exec = { ...exec, exitCode: checked.exitCode };
+    if (checked.emptied) parsed = null;
+  } else if (placed && "unverified" in placed) integrity = { state: "unverified", detail: placed.unverified };
   if (parsed && opts.targeted?.onlyFiles) {
     const dropped = onlyFilesTests(parsed.tests, opts.targeted.onlyFiles, workdir, files);
     if (dropped > 0)
@@ -262,6 +288,7 @@ export async function runTestSuite(
     skipped: count("skipped"),
     restored,
     notes: reportNotes,
+    ...(integrity ? { integrity } : {}),
   };
 }
 
