@@ -5,7 +5,7 @@ import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { compareRuns, runTestSuite, type TestRun } from "../../src/validate/index.ts";
 import { targetedCommand } from "../../src/validate/targets/runner-command.ts";
-import { writeRepo } from "./support/targeted-repo.ts";
+import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
 let sandbox: SandboxPort;
 before(async () => {
@@ -229,4 +229,26 @@ test("a quiet command (unittest without -v names no test): unverified when the c
   );
   const exited = await run({ ...UNITTEST, ...hostile("import os\nos._exit(0)\n") }, { tweak: quiet });
   assert.equal(exited.run.integrity?.state, "tampered");
+});
+
+test("through targeted validation: the unpatched and patched runs carry their integrity, the attack shows", async () => {
+  const job = await prepareJob(
+    sandbox,
+    writeRepo({ ...PYTEST, ".github/auto-fix.yml": "validation:\n  budget: 0\n" }),
+  );
+  try {
+    const honest = await validateEdit(sandbox, job, { "calc/ops.py": ["a + b  # the bug", "a * b"] });
+    assert.equal(honest.run?.integrity?.state, "intact", honest.run?.integrity?.detail ?? "");
+    assert.equal(honest.result.status, "passed");
+    assert.deepEqual(honest.result.fixed, ["tests/test_ops.py::test_mul"]);
+    const stub = await validateEdit(sandbox, job, {
+      "calc/ops.py": [
+        "def add",
+        "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n\n\ndef add",
+      ],
+    });
+    assert.equal(stub.run?.integrity?.state, "tampered");
+  } finally {
+    await job.states.dispose();
+  }
 });
