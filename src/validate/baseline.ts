@@ -1,5 +1,6 @@
 import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
+import { mergeIntegrity } from "./canaries.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
@@ -338,6 +339,7 @@ export class PristineTests {
       skipped: count("skipped"),
       notes: runs.flatMap((r) => r.run.notes ?? []),
       ...(unavailable ? { perTestUnavailable: unavailable } : {}),
+      ...mergeIntegrity(runs.map((r) => r.run)),
     };
   }
 }

@@ -1,3 +1,4 @@
+import { mergeIntegrity } from "./canaries.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
 import { countRun, isLoadFailure, tamperOf, whyNotCounted } from "./evidence.ts";
@@ -311,22 +312,8 @@ export function mergeRuns(runs: readonly TestRun[]): TestRun | null {
     ...(runs.find((r) => r.perTestUnavailable)?.perTestUnavailable
       ? { perTestUnavailable: runs.find((r) => r.perTestUnavailable)!.perTestUnavailable! }
       : {}),
-    ...mergeIntegrity(runs.map((r) => r.integrity)),
+    ...mergeIntegrity(runs),
   };
-}
-
-type Integrity = NonNullable<TestRun["integrity"]>;
-
-/** The tamper checks of several runs as one: tampered if any is, unverified if any is, else intact. */
-export function mergeIntegrity(list: readonly (Integrity | undefined)[]): { integrity?: Integrity } {
-  const known = list.filter((i): i is Integrity => i !== undefined);
-  if (known.length === 0) return {};
-  const worst =
-    known.find((i) => i.state === "tampered") ??
-    known.find((i) => i.state === "unverified") ??
-    (known.length === list.length ? known[0]! : undefined);
-  if (!worst) return { integrity: { state: "unverified", detail: "some runs placed no canaries" } };
-  return { integrity: worst };
 }
 
 const addSummaries = (a: RunSummary | null, b: RunSummary | null): RunSummary | null => {
@@ -382,7 +369,7 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
     status === "passed" || status === "no-regressions"
       ? `${sum("before")} test(s) ran before the patch and ${sum("after")} after: ${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}${unrun.length > 0 ? `; in another batch ${unrun.join("; ")}` : ""}`
       : notable.map((r) => r.summary).join("; ");
-  const integrity = mergeIntegrity(results.map((r) => r.integrity));
+  const integrity = mergeIntegrity(results.map((r) => (r.integrity ? { integrity: r.integrity } : {})));
   return {
     status,
     command:

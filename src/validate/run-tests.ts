@@ -10,6 +10,13 @@ import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
+import {
+  type CanaryPlan,
+  checkCanaries,
+  discardCanaries,
+  planCanaries,
+  type RunIntegrity,
+} from "./canaries.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
@@ -47,7 +54,7 @@ export interface TestRun {
    * placed in the run's private copy): intact, tampered (a canary lost, misreported or without its
    * proof), or unverified (no canary could be placed, or the run was cut). Absent: none was asked for.
    */
-  integrity?: { state: "intact" | "tampered" | "unverified"; detail: string };
+  integrity?: RunIntegrity;
 }
 
 /** A setup step's outcome (dependency install), kept for the report. */
@@ -205,6 +212,8 @@ export async function runTestSuite(
     >;
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
+    /** Canary tests run with the repository's (default true): the run's `integrity`. */
+    canaries?: boolean;
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
@@ -217,14 +226,31 @@ export async function runTestSuite(
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
   for (const stale of findReports(tree, globs, true)) tree.remove(stale);
-  const exec = await sandbox.run({
-    workdir,
-    command: opts.targeted?.argv ?? whole!.command,
-    timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
-    memoryMb: config.sandbox.memoryMb,
-    maxProcesses: config.sandbox.maxProcesses,
-    ...(signal ? { signal } : {}),
-  });
+  // Canaries are added to the command that runs: the targeted one, or the whole suite with its runner's
+  // report options.
+  const placed =
+    opts.canaries === false
+      ? null
+      : planCanaries(
+          tree,
+          whole ? { ...config, test: { ...config.test, command: whole.command } } : config,
+          opts.targeted,
+        );
+  const canaries: CanaryPlan | null = placed && "command" in placed ? placed : null;
+  let exec: ExecResult;
+  try {
+    exec = await sandbox.run({
+      workdir,
+      command: canaries?.command ?? opts.targeted?.argv ?? whole!.command,
+      timeoutMs: opts.timeoutMs ?? config.timeouts.testMs,
+      memoryMb: config.sandbox.memoryMb,
+      maxProcesses: config.sandbox.maxProcesses,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (canaries) discardCanaries(tree, canaries);
+    throw err;
+  }
   let parsed: ParsedTests | null = null;
   const reports = findReports(tree, globs);
   const reportNotes: string[] = [];
@@ -262,6 +288,13 @@ export async function runTestSuite(
     files = parsed?.files;
     if (parsed?.note) reportNotes.push(parsed.note);
   }
+  let integrity: RunIntegrity | undefined;
+  if (canaries) {
+    const checked = checkCanaries(tree, canaries, exec, parsed, files);
+    integrity = checked.integrity;
+    if (checked.exitCode !== exec.exitCode) exec = { ...exec, exitCode: checked.exitCode };
+    if (checked.emptied) parsed = null;
+  } else if (placed && "unverified" in placed) integrity = { state: "unverified", detail: placed.unverified };
   if (parsed && opts.targeted?.onlyFiles) {
     const dropped = onlyFilesTests(parsed.tests, opts.targeted.onlyFiles, workdir, files);
     if (dropped > 0)
@@ -297,6 +330,7 @@ export async function runTestSuite(
     restored,
     notes: reportNotes,
     ...(unavailable ? { perTestUnavailable: unavailable } : {}),
+    ...(integrity ? { integrity } : {}),
   };
 }
 

@@ -323,7 +323,7 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "located:done:",
       "patched:done:",
       "reviewed:done:patch correct: yes, reproducer correct: yes",
-      "validated:done:no regressions",
+      "validated:done:Tests ran and were counted: no regressions",
     ],
   );
   // A review the pipeline could not finish still reads: no verdict, and its summary as the advice.

@@ -86,7 +86,8 @@ export async function truthRun(c: TruthCase): Promise<TruthRun> {
         bug_locations: [{ ...c.location, intended_behavior: "Return the right answer." }],
       }),
     ],
-    patch: [patchAnswer(c.patch.file, c.patch.original, c.patch.patched)],
+    // A model that keeps its answer: every rewrite asked for gets the same patch back.
+    patch: Array.from({ length: 8 }, () => patchAnswer(c.patch.file, c.patch.original, c.patch.patched)),
   });
   const script: ScriptHandler = (req, i) => {
     const kind = promptKind(req);

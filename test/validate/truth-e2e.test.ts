@@ -230,3 +230,60 @@ test("a quiet runner (pytest -q as the command) still names each test: the fix i
   assert.deepEqual(v.fixed, ["tests/test_ops.py::test_add"]);
   assert.match(testsLine(r.status), /^- ✅ Ran the repository's tests — `2 test\(s\) ran and were counted/);
 });
+
+test("a patch that ends the runner early (os._exit(0) when imported) is tampered with, never fixed", async () => {
+  const r = await truthRun({
+    files: project("python3 -m pytest", { "tests/test_ops.py": PYTESTS }),
+    location: LOCATION,
+    patch: {
+      file: "calc/ops.py",
+      original: "def add(a, b):",
+      patched: "import os\n\nos._exit(0)\n\n\ndef add(a, b):",
+    },
+    // Importing the module ends the reproducer too: it "passes".
+    reproducer: REPRO,
+  });
+  assert.equal(r.result.reproducer?.after?.exitCode, 0);
+  assert.equal(r.result.status, "patched", r.result.reason);
+  const v = r.result.validation!;
+  assert.equal(v.status, "tampered");
+  assert.equal(v.shows_fix, false);
+  assert.equal(v.integrity?.state, "tampered");
+  assert.match(v.summary, /^the test run after the patch cannot be trusted: /);
+  assert.match(
+    testsLine(r.status),
+    /^- ❌ The test run was tampered with: `the test run after the patch cannot be trusted: /,
+  );
+  assert.ok(r.body);
+  assert.match(r.body, /## Validation\n\n❌ /);
+  assert.match(r.body, /⚠️ Not marked fixed, because:/);
+});
+
+test("a patch that disables the runner (Function.runtest stubbed) is tampered with, never fixed", async () => {
+  const r = await truthRun({
+    files: project("python3 -m pytest", { "tests/test_ops.py": PYTESTS }),
+    location: LOCATION,
+    patch: {
+      file: "calc/ops.py",
+      original: "def add(a, b):",
+      patched:
+        "try:\n    import _pytest.python\n\n    _pytest.python.Function.runtest = lambda self: None\nexcept ImportError:\n    pass\n\n\ndef add(a, b):",
+    },
+    // The model's reproducer reads the source: red before, green after.
+    reproducer: "source = open('calc/ops.py').read()\nassert 'runtest' in source, 'not patched'\n",
+  });
+  assert.equal(r.result.reproducer?.after?.exitCode, 0);
+  // The reviewer approved it; the tests' verdict sent it back, and the same patch came back.
+  assert.ok(
+    r.result.review?.history.some((h) => h.action === "validation-failed"),
+    JSON.stringify(r.result.review?.history),
+  );
+  assert.equal(r.result.status, "patched", r.result.reason);
+  const v = r.result.validation!;
+  assert.equal(v.status, "tampered");
+  assert.deepEqual(v.fixed, []);
+  assert.match(v.summary, /^the test run after the patch cannot be trusted: .*canary/);
+  assert.match(testsLine(r.status), /^- ❌ The test run was tampered with: /);
+  assert.ok(r.body);
+  assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
+});
