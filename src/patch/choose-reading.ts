@@ -37,7 +37,7 @@ export async function chooseReading(
   const path = st.path;
   const python = readsIndentation(path);
   const style = detectStyle(st.current.lines, [orig, built.patched]);
-  const { readings, unchanged } = readPatched({
+  const { readings, unchanged, own, ownKept } = readPatched({
     fileLines: st.current.lines,
     fileEols: st.current.eols,
     start: found.start,
@@ -84,6 +84,30 @@ export async function chooseReading(
     return `${where}, but with <patched> in place the file does not parse with any indentation tried: ${text}. Fix the syntax of <patched> (brackets, colons, indentation).`;
   };
 
+  const isCode = (line: number) => {
+    const t = st.current.lines[line] ?? "";
+    return t.trim() !== "" && !isCommentLine(t, python);
+  };
+  // The answer written in the file's own indentation means what it says: taken as written whenever the
+  // parser accepts it and (where indentation carries meaning) every line it leaves in place, and every
+  // line after it, keeps its blocks. The other readings are for answers this one does not fit.
+  if (own) {
+    const { next, analysis } = await tryOne(own);
+    const fits =
+      analysis.problems.length <= base.problems.length &&
+      (!python ||
+        !firstBlockMove({
+          oldBlocks: base.blocks ?? [],
+          newBlocks: analysis.blocks ?? [],
+          start: found.start,
+          end: found.end,
+          plan: built.plan,
+          check: ownKept,
+          isCode,
+        }));
+    if (fits) return { ok: true, reading: own, next, analysis };
+  }
+
   if (!python || !languageForPath(path)) {
     // Indentation does not change what the code means: the reading that keeps the file's indentation.
     const r = sorted[0]!;
@@ -94,10 +118,6 @@ export async function chooseReading(
     return { ok: true, reading: r, next, analysis };
   }
 
-  const isCode = (line: number) => {
-    const t = st.current.lines[line] ?? "";
-    return t.trim() !== "" && !isCommentLine(t, true);
-  };
   const accepted: { reading: Reading; next: FileText; analysis: SyntaxAnalysis }[] = [];
   let firstSyntax: string | null = null;
   let firstMove: string | null = null;
