@@ -127,7 +127,8 @@ function regionAround(
     while (start < at && lines[start]!.trim() === "") start++;
     while (end < lines.length && lines[end - 1]!.trim() === "") end++;
     if (end - start < 2 || lines[start]!.trim() === "" || lines[end - 1]!.trim() === "") continue;
-    if (lines.slice(start, end).some((l) => l.includes("\r") || l !== l.trimEnd())) return null;
+    // Lines with CR or trailing whitespace, or that hold the answer format's own tags, are left out.
+    if (lines.slice(start, end).some((l) => /\r|[ \t]$|<\/?(file|original|patched)\b/.test(l))) return null;
     if (occurrences(lines as string[], { start, end }) !== 1) continue;
     return { start, end };
   }

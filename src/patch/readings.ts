@@ -364,13 +364,14 @@ export function readPatched(args: {
       // new one goes with the code after it (or before it, at the end).
       const near = nextCode[k] ?? prevCode[k];
       let t = c(k);
+      const replaced = pl.kind === "new" ? (pl.replaces ?? -1) : -1;
       if (t === 0 && pl.kind === "aligned") t = fcol(pl.f);
-      else if (t === 0 && near !== undefined) t = c(near);
+      else if (t === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
       target.set(k, t);
     }
     // New lines written in another indentation width than the file's (a two-space body in a four-space
     // file): the answer's indentation differs from the file's after all, and the readings decide.
-    if (bases.length > 1 && fUnit && countOffLevel(target, fUnit) > 0) return none;
+    if (bases.length > 1 && fUnit && stepsOffLevel(target, fUnit)) return none;
     const built = renderPlan(target, true);
     if (!built) return none;
     let displaced = 0;
@@ -405,6 +406,26 @@ export function readPatched(args: {
       if (t % width !== 0 || (opens && before !== null && t > before && t - before !== width)) n++;
     }
     return n;
+  }
+
+  /**
+   * Whether a new or moved line of <patched> steps in from the code line before it by other than whole
+   * levels of the file (a two-space body under a new `if` in a four-space file). Continuation lines are
+   * free to align anywhere.
+   */
+  function stepsOffLevel(target: Map<number, number>, width: number): boolean {
+    for (const k of codeKs) {
+      const t = target.get(k)!;
+      if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
+      const prev = prevCode[k];
+      if (prev === undefined) continue;
+      const prevText = patched[plan[prev]!.p]!.trimEnd();
+      if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
+      const before = target.get(prev)!;
+      const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
+      if (t > before && (opens ? t - before !== width : (t - before) % width !== 0)) return true;
+    }
+    return false;
   }
 
   function renderPlan(

@@ -163,3 +163,138 @@ test("java: <patched> whose changed first line lost its indentation keeps the ne
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
   assert.equal(after(r, "A.java"), file.replace("x > 0", "x >= 0").replace("return x;", "return x + 1;"));
 });
+
+test("a refusal for unclear indentation shows the block under each reading, and either one, sent back, applies", async () => {
+  const file = 'def f():\n    """Summary.\n\n    Details.\n    """\n    return 1\n';
+  // The first line lost its indentation and the new line sits two columns in: inside the docstring,
+  // both readings parse, with different text.
+  const r = await apply({ "doc.py": file }, edit("doc.py", '    """Summary.', '"""Summary.\n  Extra line.'));
+  assert.equal(r.status, "MATCHED_BUT_UNCLEAR_INDENT", r.feedback);
+  const blocks = [...r.edits[0]!.message.matchAll(/```\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+  assert.equal(blocks.length, 2, r.edits[0]!.message);
+  assert.notEqual(blocks[0], blocks[1]);
+  for (const block of blocks) {
+    const again = await apply({ "doc.py": file }, edit("doc.py", '    """Summary.', block));
+    assert.equal(again.status, "APPLICABLE_PATCH", again.feedback);
+    assert.equal(after(again, "doc.py"), file.replace('    """Summary.\n', `${block}\n`));
+  }
+});
+
+const SPLITEXT = `def splitext(p, sep, extsep):
+    sepIndex = p.rfind(sep)
+    dotIndex = p.rfind(extsep)
+    if dotIndex > sepIndex:
+        # skip all leading dots
+        filenameIndex = sepIndex + 1
+        while filenameIndex < dotIndex:
+            if p[filenameIndex:filenameIndex+1] != extsep:
+                return p[:dotIndex], p[dotIndex:]
+            filenameIndex += 1
+
+    return p, p[:0]
+`;
+
+test("a region whose first line is deeper than the lines after it takes a new line at its own indentation", async () => {
+  const r = await apply(
+    { "s.py": SPLITEXT },
+    edit(
+      "s.py",
+      "            filenameIndex += 1\n\n    return p, p[:0]",
+      "            filenameIndex += 1\n            assert filenameIndex is not None\n\n    return p, p[:0]",
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "s.py"),
+    SPLITEXT.replace(
+      "            filenameIndex += 1\n",
+      "            filenameIndex += 1\n            assert filenameIndex is not None\n",
+    ),
+  );
+});
+
+test("a condition split over lines, `if (` … `) or end == 0:`, keeps the unchanged lines in their blocks", async () => {
+  const file =
+    'def scan(s, start, end):\n    while start < end:\n        if s[start] == " ":\n            start += 1\n        end -= 1\n    return start, end\n';
+  const split = '        if (\n            s[start] == " "\n        ) or end == 0:\n';
+  const r = await apply(
+    { "s.py": file },
+    edit(
+      "s.py",
+      '        if s[start] == " ":\n            start += 1\n        end -= 1',
+      `${split}            start += 1\n        end -= 1`,
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "s.py"), file.replace('        if s[start] == " ":\n', split));
+});
+
+test("two exact edits, the second with continuation lines at an odd column, keep those columns", async () => {
+  const file =
+    'class Reader:\n    def read(self, path):\n        if not path:\n            return None\n        return open(path).read()\n\n    def parse(self, text):\n        items = self.split(text,\n           sep=",",\n           strip=True)\n        return items\n';
+  const r = await apply(
+    { "r.py": file },
+    edit(
+      "r.py",
+      "        if not path:\n            return None",
+      "        if not path:\n            return []",
+    ) +
+      edit(
+        "r.py",
+        '        items = self.split(text,\n           sep=",",\n           strip=True)',
+        '        items = self.split(text,\n           sep=",",\n           strip=True,\n           limit=3)',
+      ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "r.py"),
+    file.replace("return None", "return []").replace("strip=True)", "strip=True,\n           limit=3)"),
+  );
+});
+
+const BLANKS = "def f():\n    a = 1\n\n    b = 2\n    return a + b\n\n\ndef g():\n    return 0\n";
+
+for (const c of [
+  {
+    name: "the line before it changed",
+    orig: "    a = 1\n\n\n    b = 2",
+    patched: "    a = 2\n\n    b = 2",
+    expected: BLANKS.replace("a = 1", "a = 2"),
+  },
+  {
+    name: "a line added between the blank lines",
+    orig: "    a = 1\n\n\n    b = 2",
+    patched: "    a = 1\n\n    c = 0\n\n    b = 2",
+    expected: BLANKS.replace("\n    b = 2", "\n    c = 0\n\n    b = 2"),
+  },
+  {
+    name: "two blank lines where the file has them, after a changed line",
+    orig: "    return a + b\n\n\n\ndef g():",
+    patched: "    return a - b\n\n\ndef g():",
+    expected: BLANKS.replace("a + b", "a - b"),
+  },
+]) {
+  test(`an <original> with a blank line more than the file keeps the blank lines <patched> writes: ${c.name}`, async () => {
+    const r = await apply({ "b.py": BLANKS }, edit("b.py", c.orig, c.patched));
+    assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+    assert.equal(after(r, "b.py"), c.expected);
+  });
+}
+
+test("a comment of the file that reads like a placeholder is a line like any other in an exact <original>", async () => {
+  const file =
+    "def flags():\n    html = 1\n\n    # Strip escape characters bracketing escaped text segments\n    # instead of passing them through unchanged with the text.\n    strip = 2\n    return html | strip\n";
+  const r = await apply(
+    { "l.py": file },
+    edit(
+      "l.py",
+      "    # Strip escape characters bracketing escaped text segments\n    # instead of passing them through unchanged with the text.\n    strip = 2",
+      "    # Strip escape characters bracketing escaped text segments\n    strip = 2",
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "l.py"),
+    file.replace("    # instead of passing them through unchanged with the text.\n", ""),
+  );
+});
