@@ -74,6 +74,9 @@ export function buildEdit(
   // a repeated line such as "}" with the wrong occurrence), so the edit is not applied.
   let strayPlaceholder: string | null = null;
   let deletedOnly: string | null = null;
+  // Lines the edit drops and lines it adds, by text: a line in both was moved, or paired wrongly.
+  const droppedText = new Map<string, string>();
+  const addedText = new Set<string>();
   let k = 0;
   let oPos = 0;
   while (k < ops.length) {
@@ -165,12 +168,27 @@ export function buildEdit(
     insertsBefore.set(at, list);
     // The lines of a hunk replace its deleted lines in order: a changed line keeps its identity.
     const gone = dels.filter((a) => oOp[a] === "delete" && entries[a]!.origIdx >= 0);
+    for (const a of gone) droppedText.set(entries[a]!.text.trim(), orig[entries[a]!.origIdx]!);
+    for (const b of real) addedText.add(patched[b]!.trim());
     if (real.length === 0 && ph.length === 0 && gone.length > 0)
       deletedOnly ??= orig[entries[gone[0]!]!.origIdx]!;
     real.forEach((b, i) => {
       if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
     });
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
+  }
+  // A placeholder that keeps nothing, in an edit that drops a line only to add it again elsewhere: the
+  // diff may have paired a repeated line (a "}") with the wrong occurrence, and the placeholder meant
+  // the lines it now drops.
+  if (strayPlaceholder !== null && deletedOnly === null) {
+    const moved = [...droppedText].find(([t]) => t !== "" && addedText.has(t));
+    if (moved) {
+      return {
+        ok: false,
+        kind: "placeholder",
+        message: `the placeholder line "${strayPlaceholder}" in <patched> keeps no line of <original>, while the edit drops "${moved[1].trim()}" from its place only to write it again elsewhere, so it is unclear which original lines the placeholder keeps. Write out the code in full instead of the placeholder.`,
+      };
+    }
   }
   if (strayPlaceholder !== null && deletedOnly !== null) {
     return {

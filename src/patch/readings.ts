@@ -85,6 +85,48 @@ function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
   return best;
 }
 
+/**
+ * For each line, the earlier line that opened the innermost bracket still open where it starts, and
+ * the character offset just after that bracket; null outside brackets (strings on one line and
+ * comments are skipped; a line inside a multi-line string gets null). Braces count only in Python:
+ * elsewhere they open blocks, whose lines are indented by levels.
+ */
+export function openers(
+  lines: readonly string[],
+  python: boolean,
+): ({ line: number; after: number } | null)[] {
+  const out: ({ line: number; after: number } | null)[] = [];
+  const stack: { line: number; after: number }[] = [];
+  let triple: string | null = null;
+  lines.forEach((line, j) => {
+    out.push(triple === null && stack.length > 0 ? stack.at(-1)! : null);
+    let quote: string | null = null;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i]!;
+      if (triple !== null) {
+        if (line.startsWith(triple, i)) {
+          i += 2;
+          triple = null;
+        }
+        continue;
+      }
+      if (quote !== null) {
+        if (ch === "\\") i++;
+        else if (ch === quote) quote = null;
+        continue;
+      }
+      if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
+        triple = line.slice(i, i + 3);
+        i += 2;
+      } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+      else if ((python && ch === "#") || (ch === "/" && line[i + 1] === "/")) break;
+      else if (ch === "(" || ch === "[" || (python && ch === "{")) stack.push({ line: j, after: i + 1 });
+      else if (ch === ")" || ch === "]" || (python && ch === "}")) stack.pop();
+    }
+  });
+  return out;
+}
+
 function modes(values: readonly number[]): number[] {
   const counts = new Map<number, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
@@ -125,10 +167,26 @@ export function readPatched(args: {
   const pUnit = spaceUnit([args.origBlock, patched]);
   const fUnit = style.tabs ? null : style.unit;
   if (pUnit && fUnit && pUnit !== fUnit && style.known) {
-    bases.push({
-      name: ` (levels of ${pUnit} spaces read as ${fUnit})`,
-      col: (j) => Math.round((columns(patched[j]!, unit) * fUnit) / pUnit),
-    });
+    // A line inside brackets opened on an earlier line keeps its offset from that line: only levels
+    // are rescaled, not the alignment of continuation lines.
+    const opener = openers(patched, python);
+    const scaled = new Map<number, number>();
+    const col = (j: number): number => {
+      const known = scaled.get(j);
+      if (known !== undefined) return known;
+      // Aligned with the character after the bracket: the offset from the opening line is alignment.
+      // A hanging indent (a level in from the opening line) is a level like any other.
+      const o = opener[j];
+      const own = columns(patched[j]!, unit);
+      const ws = leadingWs(patched[o?.line ?? 0]!);
+      const aligned = o !== null && o !== undefined && own === columns(ws, unit) + o.after - ws.length;
+      const c = aligned
+        ? col(o.line) + own - columns(patched[o.line]!, unit)
+        : Math.round((own * fUnit) / pUnit);
+      scaled.set(j, c);
+      return c;
+    };
+    bases.push({ name: ` (levels of ${pUnit} spaces read as ${fUnit})`, col });
   }
 
   const codeKs = plan.map((_, k) => k).filter(code);

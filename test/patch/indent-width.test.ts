@@ -439,6 +439,36 @@ const ROWS: Row[] = [
       "",
     ].join("\n"),
   },
+  {
+    name: "python, 4-space file, 2-space answer whose new call has lines aligned with its bracket",
+    path: "pkg/calc.py",
+    before: [
+      "def total(values, limit):",
+      "    result = 0",
+      "    for value in values:",
+      "        if value > limit:",
+      "            result += value",
+      "    return result",
+      "",
+    ].join("\n"),
+    orig: ["  for value in values:", "    if value > limit:", "      result += value"],
+    patched: [
+      "  for value in values:",
+      "    if value > limit:",
+      "      result += clamp(value,",
+      "                      limit)",
+    ],
+    expected: [
+      "def total(values, limit):",
+      "    result = 0",
+      "    for value in values:",
+      "        if value > limit:",
+      "            result += clamp(value,",
+      "                            limit)",
+      "    return result",
+      "",
+    ].join("\n"),
+  },
 ];
 
 for (const row of ROWS) {
