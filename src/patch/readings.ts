@@ -179,7 +179,12 @@ export function readPatched(args: {
       const o = opener[j];
       const own = columns(patched[j]!, unit);
       const ws = leadingWs(patched[o?.line ?? 0]!);
-      const aligned = o !== null && o !== undefined && own === columns(ws, unit) + o.after - ws.length;
+      // (A bracket that ends its line opens a hanging indent, whatever column it falls on.)
+      const aligned =
+        o !== null &&
+        o !== undefined &&
+        o.after < patched[o.line]!.trimEnd().length &&
+        own === columns(ws, unit) + o.after - ws.length;
       const c = aligned
         ? col(o.line) + own - columns(patched[o.line]!, unit)
         : Math.round((own * fUnit) / pUnit);

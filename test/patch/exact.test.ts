@@ -298,3 +298,21 @@ test("a comment of the file that reads like a placeholder is a line like any oth
     file.replace("    # instead of passing them through unchanged with the text.\n", ""),
   );
 });
+
+test("a `<File>` of the code (a TypeScript generic) inside <original> and <patched> is code, not a tag", async () => {
+  const file =
+    "export async function toFile(value: Blob, name?: string): Promise<File> {\n  checkFileSupport();\n  return new File([value], name ?? 'x');\n}\n";
+  const r = await apply(
+    { "src/to-file.ts": file },
+    edit(
+      "src/to-file.ts",
+      "export async function toFile(value: Blob, name?: string): Promise<File> {\n  checkFileSupport();",
+      "export async function toFile(value: Blob, name?: string): Promise<File> {\n  checkFileSupport();\n  void name;",
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(
+    after(r, "src/to-file.ts"),
+    file.replace("checkFileSupport();\n", "checkFileSupport();\n  void name;\n"),
+  );
+});
