@@ -244,6 +244,18 @@ export async function applyVariant(
     }
     return fail(path, "RAW_PATCH_BUT_UNMATCHED", msg);
   }
+  // <original> found only approximately while <patched> stands in the file as it is: the answer was
+  // applied before, and the near match is a similar block elsewhere (a sibling function).
+  if (loc.tier === "near" && !same) {
+    const done = alreadyApplied(st.current.lines, patched, orig);
+    if (done) {
+      return fail(
+        path,
+        "RAW_PATCH_BUT_ALREADY_APPLIED",
+        `<original> is not in ${path} as written, but <patched> is (lines ${done.start + 1}-${done.end}): this edit is already applied. Leave it out; if the code still needs a change, copy <original> from the file as it is now.`,
+      );
+    }
+  }
   const again = !same && mapped ? appliedAround(st.current.lines, patched, mapped) : null;
   if (again) {
     return fail(

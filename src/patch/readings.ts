@@ -479,7 +479,11 @@ export function readPatched(args: {
   function stepsOffLevel(target: Map<number, number>, width: number): boolean {
     for (const k of codeKs) {
       const t = target.get(k)!;
+      // A line left at its file column, or a changed line at the column of the line it replaces,
+      // keeps the file's own layout, whatever its step.
       if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
+      const replaced = plan[k]!.replaces ?? -1;
+      if (plan[k]!.kind === "new" && replaced >= 0 && t === fcol(replaced)) continue;
       const prev = prevCode[k];
       if (prev === undefined) continue;
       const prevText = patched[plan[prev]!.p]!.trimEnd();

@@ -316,3 +316,18 @@ test("a `<File>` of the code (a TypeScript generic) inside <original> and <patch
     file.replace("checkFileSupport();\n", "checkFileSupport();\n  void name;\n"),
   );
 });
+
+test("java: a changed line at an odd column of the file (eleven spaces under an `if`) keeps that column", async () => {
+  const file =
+    'class E {\n    String message() {\n        int index = getIndex();\n\n        if (index == Integer.MIN_VALUE) {\n           return "Format argument index: (not representable as int)";\n        }\n        return "x";\n    }\n}\n';
+  const r = await apply(
+    { "E.java": file },
+    edit(
+      "E.java",
+      '        int index = getIndex();\n\n        if (index == Integer.MIN_VALUE) {\n           return "Format argument index: (not representable as int)";',
+      '        int index = getIndex();\n\n        if (index == Integer.MIN_VALUE) {\n           return "Argument index: (not representable as int)";',
+    ),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "E.java"), file.replace('"Format argument', '"Argument'));
+});

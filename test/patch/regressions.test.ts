@@ -159,3 +159,18 @@ test("a trailing placeholder that keeps nothing, in an edit that moves a line pa
     assert.equal(r.changedFiles.length, 0);
   }
 });
+
+test("an answer already applied is refused, not applied to a sibling block it nearly matches", async () => {
+  const before =
+    "function FromRef(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    return Visit(Deref(schema, references), references);\n}\n// prettier-ignore\nfunction FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    if (true) {\n        return Visit(Deref(schema, references), references);\n    }\n}\n// prettier-ignore\nexport const x = 1;\n";
+  const r = await apply(
+    { "has.mjs": before },
+    edit(
+      "has.mjs",
+      "function FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    return Visit(Deref(schema, references), references);\n}\n// prettier-ignore",
+      "function FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    if (true) {\n        return Visit(Deref(schema, references), references);\n    }\n}\n// prettier-ignore",
+    ),
+  );
+  assert.equal(r.status, "RAW_PATCH_BUT_ALREADY_APPLIED", r.feedback);
+  assert.equal(r.changedFiles.length, 0);
+});
