@@ -5,7 +5,8 @@
  * refused, or applied wrongly, per failure mode, and its speed.
  *
  * Options: --seed N (default 1), --per-mode N (default 22 for applicable modes, 14 for refusals),
- * --verbose (print every sample that was not handled correctly).
+ * --exact N (exact answers per language, default 60), --verbose (print every sample that was not
+ * handled correctly).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { computePatch, createMemoryRepo, type PatchResult } from "../src/patch/i
 import { rng, type Sample } from "./apply-corpus.ts";
 import { APPLY_MODES, type Mode, prepare } from "./apply-modes.ts";
 import { expectedOf, type Intent, SLOPPINESS, SLOPPY_REFUSALS, type Sloppiness } from "./apply-sloppiness.ts";
+import { exactCases, twoEditCases } from "./apply-exact.ts";
 import { largeAnswers } from "./apply-large.ts";
 import { REFUSE_MODES } from "./apply-refusals.ts";
 import { loadSources, type Source } from "./apply-sources.ts";
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     "per-mode": { type: "string" },
     verbose: { type: "boolean", default: false },
     intents: { type: "string" },
+    exact: { type: "string" },
   },
 });
 const seed = Number(values.seed);
@@ -38,6 +41,9 @@ const SHAPES = [
   "placeholder eliding part of the original",
 ];
 const perRefuse = Number(values["per-mode"] ?? 14);
+/** Exact answers per language, at the places where indentation is hardest to read. */
+const perExact = Number(values.exact ?? 60);
+const EXACT = "exact answers at hard places";
 
 const scratch = mkdtempSync(join(tmpdir(), "apply-bench-"));
 try {
@@ -101,6 +107,32 @@ try {
   };
   for (const name of SHAPES) await build(name, APPLY_MODES[name]!, perApply);
   for (const [name, mode] of Object.entries(REFUSE_MODES)) await build(name, mode, perRefuse);
+  // 3. Exact answers: <original> copied byte for byte, regions drawn at the hard places (own random
+  // stream, so the rows above stay as they were).
+  const re = rng(seed + 1000);
+  for (const lang of langs) {
+    const pool = byLang.get(lang)!;
+    let made = 0;
+    for (let attempt = 0; made < perExact && attempt < perExact * 4; attempt++) {
+      const src = pool[Math.floor(re() * pool.length)]!;
+      const path = `pkg/${src.lang}/${src.name}`;
+      const lines = src.text.split("\n");
+      const single = await exactCases(re, src.lang, path, lines, 4);
+      for (const c of [...single, ...twoEditCases(lines, single, 1)]) {
+        if (made >= perExact) break;
+        samples.push({
+          id: samples.length,
+          mode: EXACT,
+          lang: src.lang,
+          shouldApply: true,
+          files: { "README.md": "# sample project\n", [path]: src.text },
+          answer: c.answer,
+          expected: { [path]: c.expected },
+        });
+        made++;
+      }
+    }
+  }
   const tBuild = performance.now() - t0;
 
   interface Tally {
@@ -177,7 +209,7 @@ try {
   );
   out.push("| sloppiness kind | answers | applied correctly | refused | applied wrongly |");
   out.push("|---|---:|---:|---:|---:|");
-  for (const name of [...Object.keys(SLOPPINESS), ...SHAPES]) {
+  for (const name of [...Object.keys(SLOPPINESS), ...SHAPES, EXACT]) {
     const t = tally.get(name);
     if (t) out.push(`| ${name} | ${t.n} | ${pct(t.correct, t.n)} | ${pct(t.refused, t.n)} | ${t.wrong} |`);
   }

@@ -138,13 +138,23 @@ export async function applyVariant(
   checker: SyntaxChecker,
 ): Promise<EditOutcome> {
   const path = st.path;
-  const origPh = orig.filter(isPlaceholder);
+  const before0 = st.before ?? st.current;
+  // Lines that read like placeholders ("... unchanged ...") but stand in the file as they are, in an
+  // <original> copied exactly: comments of the file, not code left out.
+  const literal =
+    orig.some(isPlaceholder) &&
+    (() => {
+      const at = locate(before0.lines, orig);
+      return at.kind === "found" && at.tier === "exact";
+    })();
+  const gap = literal ? () => false : isPlaceholder;
+  const origPh = orig.filter(gap);
   const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
   // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
   // A file created by an earlier edit of the answer is matched against its new text.
   const before = st.before ?? st.current;
   // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
-  const phO = orig.filter(isPlaceholder).length;
+  const phO = origPh.length;
   const phP = patched.filter(isPlaceholder).length;
   if (phO > 0 && phP < phO) {
     return fail(
@@ -153,7 +163,7 @@ export async function applyVariant(
       `<original> leaves code out with "${origPh[0]!.trim()}", but <patched> does not keep that placeholder, so it is unclear whether the left-out code stays. Copy the original lines completely.`,
     );
   }
-  const gl = locateWithGaps(before.lines, orig, isPlaceholder);
+  const gl = locateWithGaps(before.lines, orig, gap);
   if (gl.kind === "placeholder") return fail(path, "RAW_PATCH_BUT_PLACEHOLDER", gl.message);
   let loc: Located = gl;
   let mapped: { start: number; end: number; map: (number | null)[] } | null = null;
@@ -187,7 +197,7 @@ export async function applyVariant(
     }
   }
   if (loc.kind !== "ambiguous" && (!mapped || loc.kind !== "found") && st.applied.length > 0) {
-    const againG = locateWithGaps(st.current.lines, orig, isPlaceholder);
+    const againG = locateWithGaps(st.current.lines, orig, gap);
     const again: Located = againG.kind === "placeholder" ? { kind: "none", closest: null } : againG;
     if (again.kind === "found") {
       // Found only in the text earlier edits produced: this edit builds on them.
@@ -233,6 +243,18 @@ export async function applyVariant(
         " None of its lines appear in the file; check the file name and copy <original> from the current file.";
     }
     return fail(path, "RAW_PATCH_BUT_UNMATCHED", msg);
+  }
+  // <original> found only approximately while <patched> stands in the file as it is: the answer was
+  // applied before, and the near match is a similar block elsewhere (a sibling function).
+  if (loc.tier === "near" && !same) {
+    const done = alreadyApplied(st.current.lines, patched, orig);
+    if (done) {
+      return fail(
+        path,
+        "RAW_PATCH_BUT_ALREADY_APPLIED",
+        `<original> is not in ${path} as written, but <patched> is (lines ${done.start + 1}-${done.end}): this edit is already applied. Leave it out; if the code still needs a change, copy <original> from the file as it is now.`,
+      );
+    }
   }
   const again = !same && mapped ? appliedAround(st.current.lines, patched, mapped) : null;
   if (again) {

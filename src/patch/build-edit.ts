@@ -44,11 +44,7 @@ export function buildEdit(
   orig: readonly string[],
   patchedIn: readonly string[],
 ): BuildResult {
-  // <original> blank lines the file lacks, repeated in <patched>, are dropped from <patched> too.
-  const phantom = new Set<number>();
-  for (const op of diffSeq(orig, patchedIn)) {
-    if (op.kind === "equal" && loc.map[op.a] === null && orig[op.a]!.trim() === "") phantom.add(op.b);
-  }
+  const phantom = phantomBlanks(orig, patchedIn, loc.map);
   const patched = patchedIn.filter((_, j) => !phantom.has(j));
   // The region as the model would have written it: every file line, in the model's text where known.
   const origOf = new Map<number, number>();
@@ -78,6 +74,9 @@ export function buildEdit(
   // a repeated line such as "}" with the wrong occurrence), so the edit is not applied.
   let strayPlaceholder: string | null = null;
   let deletedOnly: string | null = null;
+  // Lines the edit drops and lines it adds, by text: a line in both was moved, or paired wrongly.
+  const droppedText = new Map<string, string>();
+  const addedText = new Set<string>();
   let k = 0;
   let oPos = 0;
   while (k < ops.length) {
@@ -169,12 +168,27 @@ export function buildEdit(
     insertsBefore.set(at, list);
     // The lines of a hunk replace its deleted lines in order: a changed line keeps its identity.
     const gone = dels.filter((a) => oOp[a] === "delete" && entries[a]!.origIdx >= 0);
+    for (const a of gone) droppedText.set(entries[a]!.text.trim(), orig[entries[a]!.origIdx]!);
+    for (const b of real) addedText.add(patched[b]!.trim());
     if (real.length === 0 && ph.length === 0 && gone.length > 0)
       deletedOnly ??= orig[entries[gone[0]!]!.origIdx]!;
     real.forEach((b, i) => {
       if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
     });
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
+  }
+  // A placeholder that keeps nothing, in an edit that drops a line only to add it again elsewhere: the
+  // diff may have paired a repeated line (a "}") with the wrong occurrence, and the placeholder meant
+  // the lines it now drops.
+  if (strayPlaceholder !== null && deletedOnly === null) {
+    const moved = [...droppedText].find(([t]) => t !== "" && addedText.has(t));
+    if (moved) {
+      return {
+        ok: false,
+        kind: "placeholder",
+        message: `the placeholder line "${strayPlaceholder}" in <patched> keeps no line of <original>, while the edit drops "${moved[1].trim()}" from its place only to write it again elsewhere, so it is unclear which original lines the placeholder keeps. Write out the code in full instead of the placeholder.`,
+      };
+    }
   }
   if (strayPlaceholder !== null && deletedOnly !== null) {
     return {
@@ -209,4 +223,55 @@ export function buildEdit(
   }
   emitInserts(n);
   return { ok: true, plan, patched, placeholdersKept };
+}
+
+/**
+ * Blank lines of <patched> that only repeat blank lines <original> has and the file lacks. Each run of
+ * blank lines in <patched> is paired (by the diff) with the runs of <original> it repeats; of its lines,
+ * those beyond the file's blank lines in those runs are dropped, up to the number the file lacks. A
+ * blank line the answer keeps where the file has one stays: an <original> with one blank line more than
+ * the file, and a <patched> with the one blank line the file has, keeps that line.
+ */
+function phantomBlanks(
+  orig: readonly string[],
+  patched: readonly string[],
+  map: readonly (number | null)[],
+): Set<number> {
+  const runOf = (lines: readonly string[]) => {
+    const ids: number[] = [];
+    let id = -1;
+    lines.forEach((l, i) => {
+      if (l.trim() !== "") ids.push(-1);
+      else {
+        if (i === 0 || lines[i - 1]!.trim() !== "") id++;
+        ids.push(id);
+      }
+    });
+    return ids;
+  };
+  const oRun = runOf(orig);
+  const pRun = runOf(patched);
+  // For each run of <patched>: the runs of <original> it repeats.
+  const pairs = new Map<number, Set<number>>();
+  for (const op of diffSeq(orig, patched)) {
+    if (op.kind !== "equal" || oRun[op.a]! < 0) continue;
+    const set = pairs.get(pRun[op.b]!) ?? new Set<number>();
+    set.add(oRun[op.a]!);
+    pairs.set(pRun[op.b]!, set);
+  }
+  const out = new Set<number>();
+  for (const [run, origRuns] of pairs) {
+    let real = 0;
+    let lacking = 0;
+    oRun.forEach((r, i) => {
+      if (r >= 0 && origRuns.has(r)) {
+        if (map[i] === null || map[i] === undefined) lacking++;
+        else real++;
+      }
+    });
+    const lines = pRun.map((r, j) => (r === run ? j : -1)).filter((j) => j >= 0);
+    const drop = Math.min(lacking, Math.max(0, lines.length - real));
+    for (const j of lines.slice(lines.length - drop)) out.add(j);
+  }
+  return out;
 }

@@ -27,6 +27,13 @@ export type Choice =
 
 const quote = (s: string) => `\`${s.trim().slice(0, 60)}\``;
 
+/** The replacement block as a reading writes it into the file, for a message (at most 30 lines). */
+function shown(r: Reading): string {
+  const lines = r.lines.slice(0, 30);
+  if (r.lines.length > lines.length) lines.push(`... (${r.lines.length - lines.length} more lines)`);
+  return `\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n`;
+}
+
 export async function chooseReading(
   st: ReadingState,
   found: Extract<Located, { kind: "found" }>,
@@ -37,7 +44,7 @@ export async function chooseReading(
   const path = st.path;
   const python = readsIndentation(path);
   const style = detectStyle(st.current.lines, [orig, built.patched]);
-  const { readings, unchanged } = readPatched({
+  const { readings, unchanged, own, ownKept } = readPatched({
     fileLines: st.current.lines,
     fileEols: st.current.eols,
     start: found.start,
@@ -84,6 +91,30 @@ export async function chooseReading(
     return `${where}, but with <patched> in place the file does not parse with any indentation tried: ${text}. Fix the syntax of <patched> (brackets, colons, indentation).`;
   };
 
+  const isCode = (line: number) => {
+    const t = st.current.lines[line] ?? "";
+    return t.trim() !== "" && !isCommentLine(t, python);
+  };
+  // The answer written in the file's own indentation means what it says: taken as written whenever the
+  // parser accepts it and (where indentation carries meaning) every line it leaves in place, and every
+  // line after it, keeps its blocks. The other readings are for answers this one does not fit.
+  if (own) {
+    const { next, analysis } = await tryOne(own);
+    const fits =
+      analysis.problems.length <= base.problems.length &&
+      (!python ||
+        !firstBlockMove({
+          oldBlocks: base.blocks ?? [],
+          newBlocks: analysis.blocks ?? [],
+          start: found.start,
+          end: found.end,
+          plan: built.plan,
+          check: ownKept,
+          isCode,
+        }));
+    if (fits) return { ok: true, reading: own, next, analysis };
+  }
+
   if (!python || !languageForPath(path)) {
     // Indentation does not change what the code means: the reading that keeps the file's indentation.
     const r = sorted[0]!;
@@ -94,13 +125,10 @@ export async function chooseReading(
     return { ok: true, reading: r, next, analysis };
   }
 
-  const isCode = (line: number) => {
-    const t = st.current.lines[line] ?? "";
-    return t.trim() !== "" && !isCommentLine(t, true);
-  };
   const accepted: { reading: Reading; next: FileText; analysis: SyntaxAnalysis }[] = [];
   let firstSyntax: string | null = null;
   let firstMove: string | null = null;
+  let firstMoveReading: Reading | null = null;
   for (const r of sorted) {
     const { next, analysis } = await tryOne(r);
     if (analysis.problems.length > base.problems.length) {
@@ -123,6 +151,7 @@ export async function chooseReading(
           move.left.length > 0
             ? `leave ${quote(next.lines[move.left.at(-1)!]!)}`
             : `move into ${quote(next.lines[move.joined.at(-1)!]!)}`;
+        firstMoveReading = r;
         firstMove = `read ${r.name}, <patched> would make line ${move.oldLine + 1} (${quote(line)}), which the edit does not change, ${what}`;
       }
       continue;
@@ -134,7 +163,7 @@ export async function chooseReading(
       return {
         ok: false,
         status: "MATCHED_BUT_UNCLEAR_INDENT",
-        message: `${where}, but no reading of <patched>'s indentation keeps the lines it does not change in their blocks: ${firstMove}. Write <patched> with every line indented as it is (or should be) in the file.`,
+        message: `${where}, but no reading of <patched>'s indentation keeps the lines it does not change in their blocks: ${firstMove}. Read ${firstMoveReading!.name}, the lines would be:${shown(firstMoveReading!)}Write <patched> with every line indented as it is (or should be) in the file.`,
       };
     }
     return {
@@ -176,7 +205,7 @@ export async function chooseReading(
         detail = `line ${p + 1} of <patched> (${quote(built.patched[p]!)}) goes ${owner(a)} when <patched> is read ${a.reading.name}, but ${owner(b)} when it is read ${b.reading.name}`;
       }
     }
-    const shown = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
-    return `${where}, but the indentation of <patched> can be read in more than one way, with different meanings: ${detail} (lines of <patched> placed differently: ${shown}). Write <patched> with every line indented exactly as it should be in the file, starting at the indentation <original> has there.`;
+    const placed = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
+    return `${where}, but the indentation of <patched> can be read in more than one way, with different meanings: ${detail} (lines of <patched> placed differently: ${placed}). Read ${a.reading.name}, the lines would be:${shown(a.reading)}Read ${b.reading.name}, they would be:${shown(b.reading)}Write <patched> with every line indented exactly as it should be in the file: the block you mean as shown, with <original> copied exactly from the file.`;
   }
 }

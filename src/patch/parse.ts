@@ -204,8 +204,9 @@ export function parseAnswer(answer: string): ParsedAnswer {
     }
     return nl;
   };
+  const quoted = fileTagsInContent(tags);
   for (const t of tags) {
-    if (t.name !== "file" || t.close) continue;
+    if (t.name !== "file" || t.close || quoted.has(t)) continue;
     if (files.length > 0 && t.start < files.at(-1)!.end) continue;
     const close = index.next("file", true, t.end, text.length);
     const nextOpen = firstOpenAfter(index, t.end, text.length);
@@ -330,6 +331,31 @@ export function parseAnswer(answer: string): ParsedAnswer {
     }
   }
   return { edits, problems, sawTags };
+}
+
+/**
+ * `<file>` tags that are text inside an <original> or <patched> block (a TypeScript `Promise<File>`): the
+ * block is open where the tag stands and closes before any other block opens. One pass each way.
+ */
+function fileTagsInContent(tags: readonly Tag[]): Set<Tag> {
+  const out = new Set<Tag>();
+  const isBlock = (t: Tag) => t.name === "original" || t.name === "patched";
+  const nextBlock: (Tag | null)[] = new Array(tags.length).fill(null);
+  for (let i = tags.length - 2; i >= 0; i--) {
+    const after = tags[i + 1]!;
+    nextBlock[i] = isBlock(after) ? after : nextBlock[i + 1]!;
+  }
+  let open: Tag | null = null;
+  tags.forEach((t, i) => {
+    if (isBlock(t)) {
+      if (!t.close && open === null) open = t;
+      else if (t.close && open !== null && t.name === open.name) open = null;
+      return;
+    }
+    const next = nextBlock[i];
+    if (open !== null && next?.close && next.name === open.name) out.add(t);
+  });
+  return out;
 }
 
 function firstOpenAfter(index: TagIndex, from: number, limit: number): Tag | null {

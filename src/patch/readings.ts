@@ -38,6 +38,15 @@ export interface Reading {
 export interface ReadingSet {
   readings: Reading[];
   /**
+   * <patched> as written, when the answer is written in the file's own indentation: <original> matched
+   * at the file's indentation (every line it copies has that line's leading whitespace) and <patched>
+   * starts where <original> does. Then the answer's indentation is its meaning, and the other readings
+   * are only wanted when this one does not fit. Null otherwise.
+   */
+  own: Reading | null;
+  /** For `own`: the plan lines it keeps at their file columns (the lines the answer did not move). */
+  ownKept: Set<number>;
+  /**
    * Plan lines the edit did not change (their text and their depth relative to the lines around them
    * are the same in <original> and <patched>): these must keep their enclosing blocks.
    */
@@ -74,6 +83,48 @@ function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
   let n = 0;
   for (const [w, c] of counts) if (c > n || (c === n && best !== null && w < best)) [best, n] = [w, c];
   return best;
+}
+
+/**
+ * For each line, the earlier line that opened the innermost bracket still open where it starts, and
+ * the character offset just after that bracket; null outside brackets (strings on one line and
+ * comments are skipped; a line inside a multi-line string gets null). Braces count only in Python:
+ * elsewhere they open blocks, whose lines are indented by levels.
+ */
+export function openers(
+  lines: readonly string[],
+  python: boolean,
+): ({ line: number; after: number } | null)[] {
+  const out: ({ line: number; after: number } | null)[] = [];
+  const stack: { line: number; after: number }[] = [];
+  let triple: string | null = null;
+  lines.forEach((line, j) => {
+    out.push(triple === null && stack.length > 0 ? stack.at(-1)! : null);
+    let quote: string | null = null;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i]!;
+      if (triple !== null) {
+        if (line.startsWith(triple, i)) {
+          i += 2;
+          triple = null;
+        }
+        continue;
+      }
+      if (quote !== null) {
+        if (ch === "\\") i++;
+        else if (ch === quote) quote = null;
+        continue;
+      }
+      if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
+        triple = line.slice(i, i + 3);
+        i += 2;
+      } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+      else if ((python && ch === "#") || (ch === "/" && line[i + 1] === "/")) break;
+      else if (ch === "(" || ch === "[" || (python && ch === "{")) stack.push({ line: j, after: i + 1 });
+      else if (ch === ")" || ch === "]" || (python && ch === "}")) stack.pop();
+    }
+  });
+  return out;
 }
 
 function modes(values: readonly number[]): number[] {
@@ -116,10 +167,31 @@ export function readPatched(args: {
   const pUnit = spaceUnit([args.origBlock, patched]);
   const fUnit = style.tabs ? null : style.unit;
   if (pUnit && fUnit && pUnit !== fUnit && style.known) {
-    bases.push({
-      name: ` (levels of ${pUnit} spaces read as ${fUnit})`,
-      col: (j) => Math.round((columns(patched[j]!, unit) * fUnit) / pUnit),
-    });
+    // A line inside brackets opened on an earlier line keeps its offset from that line: only levels
+    // are rescaled, not the alignment of continuation lines.
+    const opener = openers(patched, python);
+    const scaled = new Map<number, number>();
+    const col = (j: number): number => {
+      const known = scaled.get(j);
+      if (known !== undefined) return known;
+      // Aligned with the character after the bracket: the offset from the opening line is alignment.
+      // A hanging indent (a level in from the opening line) is a level like any other.
+      const o = opener[j];
+      const own = columns(patched[j]!, unit);
+      const ws = leadingWs(patched[o?.line ?? 0]!);
+      // (A bracket that ends its line opens a hanging indent, whatever column it falls on.)
+      const aligned =
+        o !== null &&
+        o !== undefined &&
+        o.after < patched[o.line]!.trimEnd().length &&
+        own === columns(ws, unit) + o.after - ws.length;
+      const c = aligned
+        ? col(o.line) + own - columns(patched[o.line]!, unit)
+        : Math.round((own * fUnit) / pUnit);
+      scaled.set(j, c);
+      return c;
+    };
+    bases.push({ name: ` (levels of ${pUnit} spaces read as ${fUnit})`, col });
   }
 
   const codeKs = plan.map((_, k) => k).filter(code);
@@ -190,9 +262,18 @@ export function readPatched(args: {
   let rank = 0;
   // Every line that repeats a file line votes for the frame <patched> was written in, comments too.
   const voters = plan.map((_, k) => k).filter((k) => plan[k]!.kind === "aligned" && !blank(plan[k]!.p));
+  // Without a repeated line besides the first, the changed lines vote instead, each against the line
+  // it replaces: a changed line usually keeps the indentation of the line it replaces.
+  const replacers = codeKs.filter(
+    (k) => k !== firstK && plan[k]!.kind === "new" && (plan[k]!.replaces ?? -1) >= 0,
+  );
   const frameOf = (base: (typeof bases)[number]) => {
     const d = (k: number) => base.col(plan[k]!.p) - fcol(plan[k]!.f);
     let frame = modes(voters.map(d));
+    if (voters.every((k) => k === firstK) && replacers.length > 0) {
+      const dr = (k: number) => base.col(plan[k]!.p) - fcol(plan[k]!.replaces!);
+      frame = modes([...voters.map(d), ...replacers.map(dr)]);
+    }
     // On a tie, lines sitting exactly where the file has them say <patched> is in the file's frame.
     if (frame.length > 1 && frame.includes(0)) frame = [0];
     // Only the first line repeats a file line, and it sits at column 0 where the file indents it: a
@@ -307,7 +388,65 @@ export function readPatched(args: {
       });
     }
   }
-  return { readings, unchanged };
+  const { own, ownKept } = ownReading();
+  return { readings, unchanged, own, ownKept };
+
+  /**
+   * <patched> as written, when the answer shows it is written in the file's indentation: every line of
+   * <original> that matched a file line has that line's leading whitespace, and <patched>'s first code
+   * line starts at the column of <original>'s. A new comment written left of the code after it (pushed
+   * to column 0) still goes with that code; every other line keeps the column it was written at, and a
+   * new line whose indentation is already in the file's style keeps it character for character.
+   */
+  function ownReading(): { own: Reading | null; ownKept: Set<number> } {
+    const ownKept = new Set<number>();
+    const none = { own: null, ownKept };
+    const map = args.origMap;
+    if (!map) return none;
+    for (let i = 0; i < args.origBlock.length; i++) {
+      const f = map[i];
+      const t = args.origBlock[i]!;
+      if (f === null || f === undefined || t.trim() === "") continue;
+      if (leadingWs(t) !== leadingWs(fileLines[f]!)) return none;
+    }
+    // <patched> starts where <original> does, at its first line and at its first line of code.
+    const col = (l: string | undefined) => (l === undefined ? null : columns(l, unit));
+    const nonBlank = (ls: readonly string[]) => ls.find((l) => l.trim() !== "");
+    const firstCode = (ls: readonly string[]) => ls.find((l) => l.trim() !== "" && !isCommentLine(l, python));
+    const pCode = firstCode(patched);
+    const oCode = firstCode(args.origBlock);
+    if (col(nonBlank(patched)) !== col(nonBlank(args.origBlock))) return none;
+    if (pCode !== undefined && oCode !== undefined && col(pCode) !== col(oCode)) return none;
+    const c = (k: number) => columns(patched[plan[k]!.p]!, unit);
+    const target = new Map<number, number>();
+    for (const k of codeKs) target.set(k, c(k));
+    for (let k = 0; k < plan.length; k++) {
+      const pl = plan[k]!;
+      if (pl.p < 0 || blank(pl.p) || !comment(pl.p)) continue;
+      // A comment pushed to column 0 among indented code: one the file has goes back to its column, a
+      // new one goes with the code after it (or before it, at the end).
+      const near = nextCode[k] ?? prevCode[k];
+      let t = c(k);
+      const replaced = pl.kind === "new" ? (pl.replaces ?? -1) : -1;
+      if (t === 0 && pl.kind === "aligned") t = fcol(pl.f);
+      else if (t === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
+      target.set(k, t);
+    }
+    // New lines written in another indentation width than the file's (a two-space body in a four-space
+    // file): the answer's indentation differs from the file's after all, and the readings decide.
+    if (bases.length > 1 && fUnit && stepsOffLevel(target, fUnit)) return none;
+    const built = renderPlan(target, true);
+    if (!built) return none;
+    let displaced = 0;
+    for (const k of unchanged) if (target.get(k) !== fcol(plan[k]!.f)) displaced++;
+    let moved = 0;
+    for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
+    for (const k of aligned) if (target.get(k) === fcol(plan[k]!.f)) ownKept.add(k);
+    return {
+      own: { name: "as written", ...built, displaced, moved, offLevel: 0, base: 0, fit: 0, rank: -1 },
+      ownKept,
+    };
+  }
 
   /**
    * New or moved lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
@@ -332,7 +471,37 @@ export function readPatched(args: {
     return n;
   }
 
-  function renderPlan(target: Map<number, number>): { lines: string[]; eols: (string | undefined)[] } | null {
+  /**
+   * Whether a new or moved line of <patched> steps in from the code line before it by other than whole
+   * levels of the file (a two-space body under a new `if` in a four-space file). Continuation lines are
+   * free to align anywhere.
+   */
+  function stepsOffLevel(target: Map<number, number>, width: number): boolean {
+    for (const k of codeKs) {
+      const t = target.get(k)!;
+      // A line left at its file column, or a changed line at the column of the line it replaces,
+      // keeps the file's own layout, whatever its step.
+      if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
+      const replaced = plan[k]!.replaces ?? -1;
+      if (plan[k]!.kind === "new" && replaced >= 0 && t === fcol(replaced)) continue;
+      const prev = prevCode[k];
+      if (prev === undefined) continue;
+      const prevText = patched[plan[prev]!.p]!.trimEnd();
+      if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
+      const before = target.get(prev)!;
+      const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
+      if (t > before && (opens ? t - before !== width : (t - before) % width !== 0)) return true;
+    }
+    return false;
+  }
+
+  function renderPlan(
+    target: Map<number, number>,
+    asWritten = false,
+  ): { lines: string[]; eols: (string | undefined)[] } | null {
+    // Indentation in the file's own characters (tabs then alignment spaces, or spaces only).
+    const inStyle = (ws: string) =>
+      style.tabs ? /^\t* *$/.test(ws) && ws.length - ws.replace(/ +$/, "").length < unit : /^ *$/.test(ws);
     const lines: string[] = [];
     const eols: (string | undefined)[] = [];
     for (let k = 0; k < plan.length; k++) {
@@ -349,16 +518,18 @@ export function readPatched(args: {
         continue;
       }
       const t = target.get(k)!;
+      const ws = leadingWs(text);
+      const written = asWritten && t === columns(text, unit) && inStyle(ws);
       if (pl.kind === "aligned") {
         const own = fileLines[pl.f]!;
         if (t === fcol(pl.f)) lines.push(own);
-        else lines.push(render(t, style) + own.slice(leadingWs(own).length));
+        else lines.push((written ? ws : render(t, style)) + own.slice(leadingWs(own).length));
         eols.push(fileEols[pl.f]);
         continue;
       }
-      const body = text.slice(leadingWs(text).length);
+      const body = text.slice(ws.length);
       // A file without indented lines has no style to follow: an unshifted line keeps its own.
-      if (!style.known && t === columns(text, unit)) lines.push(text);
+      if (written || (!style.known && t === columns(text, unit))) lines.push(text);
       else lines.push(render(t, style) + body);
       eols.push(undefined);
     }

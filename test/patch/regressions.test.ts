@@ -135,3 +135,42 @@ test("indentation noise in <original> is not read as another width: a new line k
     ),
   );
 });
+
+test("a trailing placeholder that keeps nothing, in an edit that moves a line past a repeated `}`, is refused", async () => {
+  const file =
+    "package p\n\nfunc (c *Client) start() error {\n\tcmd := exec.Command(c.Bin)\n\tcmd.Attr = &Attr{Setpgid: true}\n\tout, err := cmd.StdoutPipe()\n\tif err != nil {\n\t\treturn err\n\t}\n\tdefer out.Close()\n\treturn nil\n}\n";
+  const r = await apply(
+    { "c.go": file },
+    edit(
+      "c.go",
+      "\tcmd := exec.Command(c.Bin)\n\tcmd.Attr = &Attr{Setpgid: true}\n\tout, err := cmd.StdoutPipe()\n\tif err != nil {\n\t\treturn err\n\t}",
+      '\tcmd := exec.Command(c.Bin)\n\tif exec == nil {\n\t\tpanic("exec is required")\n\t}\n\tcmd.Attr = &Attr{Setpgid: true}\n\t// ... rest of the code unchanged ...',
+    ),
+  );
+  // Read with the `}` of the new block paired with the file's last `}`, the placeholder would keep
+  // nothing and the pipe and its check would be dropped: the engine must not apply that.
+  if (r.status === "APPLICABLE_PATCH") {
+    assert.equal(
+      after(r, "c.go"),
+      file.replace("\tcmd.Attr", '\tif exec == nil {\n\t\tpanic("exec is required")\n\t}\n\tcmd.Attr'),
+    );
+  } else {
+    assert.equal(r.status, "RAW_PATCH_BUT_PLACEHOLDER", r.feedback);
+    assert.equal(r.changedFiles.length, 0);
+  }
+});
+
+test("an answer already applied is refused, not applied to a sibling block it nearly matches", async () => {
+  const before =
+    "function FromRef(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    return Visit(Deref(schema, references), references);\n}\n// prettier-ignore\nfunction FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    if (true) {\n        return Visit(Deref(schema, references), references);\n    }\n}\n// prettier-ignore\nexport const x = 1;\n";
+  const r = await apply(
+    { "has.mjs": before },
+    edit(
+      "has.mjs",
+      "function FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    return Visit(Deref(schema, references), references);\n}\n// prettier-ignore",
+      "function FromThis(schema, references) {\n    if (IsTransform(schema))\n        return true;\n    if (true) {\n        return Visit(Deref(schema, references), references);\n    }\n}\n// prettier-ignore",
+    ),
+  );
+  assert.equal(r.status, "RAW_PATCH_BUT_ALREADY_APPLIED", r.feedback);
+  assert.equal(r.changedFiles.length, 0);
+});
