@@ -75,11 +75,12 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
         : "the repository's tests: a test that failed before the patch passes after it",
     );
   if (f.reproducerFixed) {
-    const alone =
-      !testsShow && (s === undefined || s === "no-tests" || f.related === 0)
-        ? " alone: no test of the repository relates to the change"
-        : "";
-    parts.push(`the reproducer, which failed before the patch and passes after it${alone}`);
+    const alone = !testsShow && (s === undefined || s === "no-tests" || f.related === 0);
+    parts.push(
+      alone
+        ? "the reproducer alone, which failed before the patch and passes after it: no test of the repository relates to the change"
+        : "the reproducer, which failed before the patch and passes after it",
+    );
   }
   if ((s === "passed" || s === "no-regressions") && f.related !== 0)
     parts.push(

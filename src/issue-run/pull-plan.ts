@@ -123,9 +123,12 @@ export function pullPlan(input: {
   const answers = result.maintainer?.points ?? [];
   const byId = new Map(answers.map((a) => [a.id, a]));
   const existing = input.existingPull > 0;
+  const reviewed = result.review?.approved
+    ? "The reviewer judged the patch and the reproducer correct. "
+    : "";
   const verdict =
     result.status === "fixed"
-      ? `The fix rests on ${result.evidence?.rests_on ?? "evidence that ran"}.`
+      ? `${reviewed}The fix rests on: ${result.evidence?.rests_on ? inertText(result.evidence.rests_on, { max: 1500 }) : "evidence that ran"}.`
       : `The patch applies but is not marked fixed${result.evidence?.not_fixed ? `: ${inertText(result.evidence.not_fixed, { max: 1500 })}` : ""}. Check it carefully.`;
   return {
     commit: pushed.commit,

@@ -152,7 +152,7 @@ test("without an error the outcome comes from evidence that ran, never from the 
   assert.equal(fixed.status, "fixed");
   assert.match(
     fixed.reason,
-    /rests on the reproducer, which failed before the patch and passes after it alone/,
+    /rests on the reproducer alone, which failed before the patch and passes after it: no test of the repository relates to the change/,
   );
   // The reproducer still fails after the patch: the approval does not make it fixed.
   assert.equal(decideOutcome(state({ ...applicable, review: reviewed(1, 1) }), null).status, "patched");

@@ -59,7 +59,14 @@ export function fakeMaintainer(fields: Partial<MaintainerReport> = {}): Maintain
 
 /** A result with these fields; the rest neutral (nothing found, nothing spent). */
 export function fakeResult(fields: FakeResultFields = {}): FixResult {
-  const { review, reproducer, maintainer, ...rest } = fields;
+  const { review, maintainer, ...rest } = fields;
+  // A "fixed" stand-in needs what the contract asks of one: evidence that ran. Unless the test says
+  // otherwise, a reviewed one carries a reproducer that failed before the patch and passes after it.
+  const approved = review && review["patch-correct"] === "yes" && review["test-correct"] === "yes";
+  const reproducer =
+    fields.reproducer === undefined && rest.status === "fixed" && approved
+      ? { before: { exitCode: 1, stderr: "AssertionError" }, after: { exitCode: 0 } }
+      : fields.reproducer;
   const rep = reproducer
     ? {
         status: "reproduced" as const,
