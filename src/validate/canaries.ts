@@ -29,6 +29,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { RepoConfig, TestRunnerKind } from "../config/index.ts";
 import { runnerOfCommand } from "../config/index.ts";
+import { DEPENDENCY_DIRS } from "../core/path-rules.ts";
 import { type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ExecResult } from "../sandbox/index.ts";
 import type { ParsedTests, TestOutcome } from "./outcomes.ts";
@@ -424,7 +425,8 @@ function goDirs(tree: TreeFs, patterns: readonly string[]): string[] | string {
     maxDepth: 32,
     maxEntries: 200_000,
     descend: (_rel, name) =>
-      !/^[._]/.test(name) && name !== "testdata" && name !== "vendor" && name !== "node_modules",
+      // go's own rules: `_x`, `.x` and `testdata` are never packages; dependency folders are not walked.
+      !/^[._]/.test(name) && name !== "testdata" && name !== "vendor" && !DEPENDENCY_DIRS.has(name),
   });
   if (truncated) return "the tree is too large to find its Go packages";
   const testDirs = new Set(
