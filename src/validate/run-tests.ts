@@ -10,6 +10,7 @@ import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
+import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
@@ -331,14 +332,22 @@ function readOwnReport(
   const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
   // mocha's classname is the full title of the test's suites; node's is the innermost suite's, its
   // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
+  // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
+  // as a test in no suite named after the file: an entry for the file as a whole, not a test.
   const idOf = (classname: string, name: string, file: string, suites: readonly string[]): string =>
-    [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
-      .filter(Boolean)
-      .join(" > ");
+    report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, file)
+      ? fileEntryId(relFile(file))
+      : [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
+          .filter(Boolean)
+          .join(" > ");
   const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
   const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
   return parsed.tests.size > 0 ? { parsed: { ...parsed, parser } } : {};
 }
+
+/** Whether a test's name is the path of its file as node prints it (relative to where it ran, or whole). */
+const namesFile = (name: string, file: string): boolean =>
+  name !== "" && (name === file || file.endsWith(`/${name.replace(/^\.\//, "")}`));
 
 /**
  * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside
