@@ -179,3 +179,125 @@ test("go test: a patch whose init() exits 0 loses the tests that ran before; a r
   assert.deepEqual(fix.result.fixed, ["example.com/q/calc.TestHalf"]);
   assert.deepEqual(fix.result.regressions, []);
 });
+
+// --- JUnit 4 ---
+
+const JUNIT_CP = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+/** The repository's runner: JUnitCore's run of the classes named, with a JUnit XML report at its end. */
+const XML_RUNNER = `import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.runner.Computer;
+import org.junit.runner.Description;
+import org.junit.runner.JUnitCore;
+import org.junit.runner.Request;
+import org.junit.runner.notification.Failure;
+import org.junit.runner.notification.RunListener;
+
+public class XmlRunner {
+  public static void main(String[] args) throws Exception {
+    List<Description> done = new ArrayList<>();
+    Set<Description> failed = new HashSet<>();
+    JUnitCore core = new JUnitCore();
+    core.addListener(new RunListener() {
+      @Override public void testFinished(Description d) { done.add(d); }
+      @Override public void testFailure(Failure f) { failed.add(f.getDescription()); }
+    });
+    List<Class<?>> classes = new ArrayList<>();
+    for (String name : args) classes.add(Class.forName(name, false, XmlRunner.class.getClassLoader()));
+    boolean ok = core.run(Request.classes(new Computer(), classes.toArray(new Class<?>[0]))).wasSuccessful();
+    StringBuilder x = new StringBuilder("<testsuite>\\n");
+    for (Description d : done)
+      x.append("<testcase classname=\\"").append(d.getClassName()).append("\\" name=\\"").append(d.getMethodName())
+          .append(failed.contains(d) ? "\\"><failure/></testcase>\\n" : "\\"/>\\n");
+    Files.createDirectories(Path.of("reports"));
+    Files.writeString(Path.of("reports/TEST-junit.xml"), x.append("</testsuite>\\n").toString());
+    System.exit(ok ? 0 : 1);
+  }
+}
+`;
+const BUILD = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${JUNIT_CP} $(find src tools -name '*.java')`;
+const RUN = `java -cp /tmp/af-out:${JUNIT_CP} XmlRunner`;
+const junitTest = (cls: string, body: string) =>
+  `package shop;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class ${cls} {\n${body}}\n`;
+const PRICE = {
+  "tools/XmlRunner.java": XML_RUNNER,
+  "src/main/java/shop/Price.java":
+    "package shop;\n\npublic class Price {\n  public static int half(int p) { return p / 3; }\n}\n",
+  "src/test/java/shop/PriceTest.java": junitTest(
+    "PriceTest",
+    "  @Test public void half() { assertEquals(5, Price.half(10)); }\n  @Test public void zero() { assertEquals(0, Price.half(0)); }\n",
+  ),
+  ".github/auto-fix.yml": [
+    `test: ${BUILD} && ${RUN} shop.PriceTest`,
+    'test-reports: ["reports/*.xml"]',
+    "validation:",
+    "  runner: junit",
+    `  command: ${BUILD} && ${RUN} {tests}`,
+    "",
+  ].join("\n"),
+};
+const noJava = !has("javac", ["-version"]) && "javac is not installed";
+
+test("JUnit 4: a test class JUnit cannot run, or that does not compile, on both trees could not run", {
+  skip: noJava,
+}, async () => {
+  // JUnit 3-style methods under JUnit 4: "No runnable methods", an initializationError of the class.
+  const j = await job(
+    {
+      ...PRICE,
+      "src/test/java/shop/PriceTest.java": junitTest(
+        "PriceTest",
+        "  public void testHalf() { assertEquals(5, Price.half(10)); }\n",
+      ),
+    },
+    300_000,
+  );
+  const v = await validateEdit(sandbox, j, { "src/main/java/shop/Price.java": ["p / 3", "p / 2"] });
+  assert.equal(v.result.status, "could-not-run", why(v));
+  assert.match(
+    v.result.summary,
+    /^tests could not be run: before the patch, every test module failed to load \(1: shop\.PriceTest\)/,
+  );
+  assert.deepEqual([...(v.run?.tests ?? [])], [["shop.PriceTest.initializationError", "failed"]]);
+
+  const k = await job(
+    {
+      ...PRICE,
+      "src/test/java/shop/PriceTest.java": junitTest(
+        "PriceTest",
+        "  @Test public void half() { assertEquals(5, Price.halve(10)); }\n",
+      ),
+    },
+    300_000,
+  );
+  const w = await validateEdit(sandbox, k, { "src/main/java/shop/Price.java": ["p / 3", "p / 2"] });
+  assert.equal(w.result.status, "could-not-run", why(w));
+  assert.match(w.result.summary, /^tests could not be run: before the patch, only an exit code/);
+});
+
+test("JUnit 4: a patch whose static initializer exits 0 loses the tests that ran before; a real fix is named", {
+  skip: noJava,
+}, async () => {
+  const j = await job(PRICE, 300_000);
+  const exit = await validateEdit(sandbox, j, {
+    "src/main/java/shop/Price.java": [
+      "public class Price {\n",
+      "public class Price {\n  static { System.exit(0); }\n",
+    ],
+  });
+  assert.equal(exit.result.status, "regressions", why(exit));
+  assert.deepEqual(exit.result.regressions.sort(), [
+    "shop.PriceTest.half (no longer runs)",
+    "shop.PriceTest.zero (no longer runs)",
+  ]);
+  assert.equal(exit.run?.exec.exitCode, 0);
+
+  const fix = await validateEdit(sandbox, j, { "src/main/java/shop/Price.java": ["p / 3", "p / 2"] });
+  assert.equal(fix.result.status, "passed", why(fix));
+  assert.deepEqual(fix.result.fixed, ["shop.PriceTest.half"]);
+  assert.deepEqual(fix.result.regressions, []);
+});
