@@ -7,17 +7,19 @@ import type { TestRun } from "./run-tests.ts";
  * less than nothing. Pure functions over a run's parsed results.
  */
 
-/** The suffix of node --test's entry for a test file as a whole. */
-const FILE_ENTRY = " > <file>";
+/** The name of a runner's entry for a test file as a whole (node --test, jest, vitest), after its file. */
+export const FILE_ENTRY_NAME = "<file>";
+const FILE_ENTRY = ` > ${FILE_ENTRY_NAME}`;
 
-/** The id of a runner's entry for a test file as a whole (node --test), the file relative to the tree. */
+/** The id of a runner's entry for a test file as a whole, the file as the runner names it. */
 export const fileEntryId = (file: string): string => `${file}${FILE_ENTRY}`;
 
 /**
  * A result id that stands for a file, module, package or class as a whole, not for a test: pytest's
  * collection errors, unittest's stand-ins for a module it could not import, a Go package that failed to
- * build (or failed as a whole), node --test's entry for a test file that ran no test of its own (it
- * failed to load, or ended before any test: `file > <file>`, see `fileEntryId`), JUnit 4's
+ * build (or failed as a whole), the entry for a test file that ran no test of its own (node --test: it
+ * failed to load, or ended before any test; jest's "Test suite failed to run"; vitest's
+ * `FAIL file [ file ]`: `file > <file>`, see `fileEntryId`), JUnit 4's
  * `initializationError` for a class that could not be loaded or run and Gradle's `classMethod` for a
  * class-level failure. Such an entry that failed is a load failure; one that passed (a file that ran
  * no test and exited 0) is not a test that ran either.

@@ -304,7 +304,8 @@ export async function runTestSuite(
 /**
  * The JUnit report a targeted command wrote (mocha's xunit reporter), its ids `file > suite > name` with
  * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
- * the run wrote none (the runner stopped before its end): the output is read instead.
+ * the run wrote none (the runner stopped before its end): the output is read instead. A report that
+ * names no test is a run that collected none.
  */
 function readOwnReport(
   tree: TreeFs,
@@ -340,9 +341,10 @@ function readOwnReport(
       : [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
           .filter(Boolean)
           .join(" > ");
+  // A report the runner wrote at its end that names no test: it ran and collected none.
   const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
   const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
-  return parsed.tests.size > 0 ? { parsed: { ...parsed, parser } } : {};
+  return { parsed: { ...parsed, parser } };
 }
 
 /** Whether a test's name is the path of its file as node prints it (relative to where it ran, or whole). */

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { CandidateValidation, TreeStates } from "../../src/validate/index.ts";
+import { jsShop } from "./support/js-shop.ts";
 import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
 // What a validation may say, with node --test, go test and JUnit 4 in the real sandbox: a run whose test
@@ -27,8 +28,9 @@ const has = (cmd: string, args: string[]): boolean => {
   }
 };
 
-async function job(files: Record<string, string>, testMs?: number) {
-  const j = await prepareJob(sandbox, writeRepo(files), (c) =>
+async function job(files: Record<string, string> | string, testMs?: number) {
+  const repo = typeof files === "string" ? files : writeRepo(files);
+  const j = await prepareJob(sandbox, repo, (c) =>
     testMs ? { ...c, timeouts: { ...c.timeouts, testMs } } : c,
   );
   jobs.push(j.states);
@@ -301,3 +303,52 @@ test("JUnit 4: a patch whose static initializer exits 0 loses the tests that ran
   assert.deepEqual(fix.result.fixed, ["shop.PriceTest.half"]);
   assert.deepEqual(fix.result.regressions, []);
 });
+
+// --- jest, vitest, mocha ---
+
+for (const [runner, command] of [
+  ["jest", "npx jest"],
+  ["vitest", "npx vitest run"],
+  ["mocha", "npx mocha test/"],
+] as const) {
+  const esm = runner === "vitest";
+  const config = { ".github/auto-fix.yml": `test: ${command}\n` };
+  const missing = esm
+    ? 'import { pad } from "../src/missing.js";\n'
+    : 'const { pad } = require("../src/missing.js");\n';
+  const decl = esm ? "export const slug" : "exports.slug";
+
+  test(`${runner}: every test file failing to load, or holding no test, could not run`, async () => {
+    for (const broken of [missing, "// no test yet\n"]) {
+      const files = Object.fromEntries(
+        ["test/slug.test.js", "test/title.test.js", "test/sum.test.js"].map((f) => [f, broken]),
+      );
+      const j = await job(jsShop(runner, { ...config, ...files }));
+      const v = await validateEdit(sandbox, j, {
+        "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+      });
+      assert.equal(v.result.status, "could-not-run", why(v));
+      assert.match(v.result.summary, /^tests could not be run: before the patch, /);
+      assert.deepEqual(v.result.fixed, []);
+      assert.ok(
+        [...(v.run?.tests?.keys() ?? [])].every((id) => id.endsWith(" > <file>")),
+        `${[...(v.run?.tests?.keys() ?? [])]}`,
+      );
+    }
+  });
+
+  test(`${runner}: a patch that ends the process at import loses the tests that ran before; a real fix is named`, async () => {
+    const j = await job(jsShop(runner, config));
+    const exit = await validateEdit(sandbox, j, { "src/slug.js": [decl, `process.exit(0);\n${decl}`] });
+    assert.equal(exit.result.status, "regressions", why(exit));
+    assert.ok(
+      exit.result.regressions.includes("test/slug.test.js > slug > one space (no longer runs)"),
+      exit.result.regressions.join(", "),
+    );
+    const fix = await validateEdit(sandbox, j, {
+      "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+    });
+    assert.equal(fix.result.status, "passed", why(fix));
+    assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
+  });
+}

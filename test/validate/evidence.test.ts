@@ -6,6 +6,7 @@ import {
   parseGoTest,
   parseJUnitXml,
   parsePytest,
+  parseSymbolReporter,
   parseTestOutput,
   parseUnittest,
 } from "../../src/validate/parsers.ts";
@@ -243,4 +244,41 @@ test("node --test's file entries, Go packages that did not build and JUnit 4 cla
     /^every test module failed to load \(2: shop\.PriceTest, cart\.CartTest\)$/,
   );
   assert.equal(compareRuns(jrun, jrun).status, "could-not-run");
+});
+
+test("jest's 'Test suite failed to run' and vitest's failed files are the files' entries, not tests", () => {
+  const jest = parseSymbolReporter(
+    [
+      "FAIL test/slug.test.js",
+      "  ● Test suite failed to run",
+      "",
+      "    Cannot find module '../src/missing.js' from 'test/slug.test.js'",
+      "PASS test/sum.test.js",
+      "  sum",
+      "    ✓ adds (2 ms)",
+    ].join("\n"),
+    "jest",
+  );
+  assert.deepEqual(Object.fromEntries(jest.tests), {
+    [fileEntryId("test/slug.test.js")]: "failed",
+    "test/sum.test.js > sum > adds": "passed",
+  });
+  const vitest = parseSymbolReporter(
+    [
+      " FAIL  test/slug.test.js [ test/slug.test.js ]",
+      "Error: Cannot find module '../src/missing.js' imported from /workspace/test/slug.test.js",
+      " FAIL  test/a.test.js [ test/b.test.js ]",
+      " FAIL  test/c.test.js > c > fails",
+    ].join("\n"),
+    "vitest",
+  );
+  assert.deepEqual(Object.fromEntries(vitest.tests), {
+    [fileEntryId("test/slug.test.js")]: "failed",
+    "test/c.test.js > c > fails": "failed",
+  });
+  // Linear on crafted lines: a long run of brackets is read once.
+  const long = ` FAIL  ${" [ ".repeat(200_000)} ]`;
+  const t0 = performance.now();
+  parseSymbolReporter(long, "vitest");
+  assert.ok(performance.now() - t0 < 2000);
 });
