@@ -191,6 +191,9 @@ function vitestFailure(line: string): string | null {
   return null;
 }
 
+/** A name that is a JavaScript or TypeScript file's path (no space, a JS/TS extension). */
+const isTestFilePath = (name: string): boolean => !/\s/.test(name) && /\.[cm]?[jt]sx?$/.test(name);
+
 /** jest's header for a test file that failed as a whole (it did not load, or held no test). */
 const JEST_FILE_FAILED = "Test suite failed to run";
 
@@ -313,7 +316,12 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
         : sym === "﹣" || sym === "○" || sym === "↓" || sym === "-"
           ? "skipped"
           : "failed";
-    const id = stack.join(name);
+    // node's spec reporter names a test file that ran no test of its own (it failed to load, ended
+    // early or held no test) as a test in no suite named after the file: the file's entry.
+    const id =
+      parser === "node-test" && stack.prefix() === "" && isTestFilePath(name)
+        ? fileEntryId(name)
+        : stack.join(name);
     put(tests, id, outcome);
     if (outcome === "failed") {
       const same = failedByName.get(name);

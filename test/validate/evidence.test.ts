@@ -276,6 +276,25 @@ test("jest's 'Test suite failed to run' and vitest's failed files are the files'
     [fileEntryId("test/slug.test.js")]: "failed",
     "test/c.test.js > c > fails": "failed",
   });
+  // node's spec reporter (a command auto-fix cannot add its junit reporter to: `cd x && node --test`).
+  const node = parseSymbolReporter(
+    [
+      "✖ test/a.test.js (309.1ms)",
+      "✔ ok (0.4ms)",
+      "▶ suite",
+      "  ✔ test/b.test.js (1ms)",
+      "✖ failing tests:",
+      "",
+      "test at test/a.test.js:1:1",
+      "✖ test/a.test.js (309.1ms)",
+    ].join("\n"),
+    "node-test",
+  );
+  assert.deepEqual(Object.fromEntries(node.tests), {
+    [fileEntryId("test/a.test.js")]: "failed",
+    ok: "passed",
+    "suite > test/b.test.js": "passed",
+  });
   // Linear on crafted lines: a long run of brackets is read once.
   const long = ` FAIL  ${" [ ".repeat(200_000)} ]`;
   const t0 = performance.now();
