@@ -232,6 +232,7 @@ export async function runTestSuite(
   const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
+    let read = 0;
     let budget = MAX_REPORTS_BYTES;
     for (const file of reports) {
       let text: string;
@@ -246,8 +247,10 @@ export async function runTestSuite(
       }
       const r = parseJUnitXml(text, tests, reportFiles);
       if (r.note) reportNotes.push(`test report ${file}: ${r.note}`);
+      read++;
     }
-    if (tests.size > 0) parsed = { parser: "junit-xml", tests };
+    // Reports the run wrote (stale ones were removed before it) that name no test: it collected none.
+    if (read > 0) parsed = { parser: "junit-xml", tests };
   }
   let files = parsed ? reportFiles : undefined;
   if (!parsed && how.report) {

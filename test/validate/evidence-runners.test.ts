@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";
+import { loadRepoConfig } from "../../src/config/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import type { CandidateValidation, TreeStates } from "../../src/validate/index.ts";
+import { compareRuns } from "../../src/validate/compare.ts";
+import { type CandidateValidation, runTestSuite, type TreeStates } from "../../src/validate/index.ts";
 import { jsShop } from "./support/js-shop.ts";
 import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
 
@@ -352,3 +354,24 @@ for (const [runner, command] of [
     assert.deepEqual(fix.result.fixed, ["test/slug.test.js > slug > many words"]);
   });
 }
+
+test("JUnit 4: a command that runs no test class and exits 0 could not run: its report names no test", {
+  skip: noJava,
+}, async () => {
+  const repo = writeRepo({
+    ...PRICE,
+    ".github/auto-fix.yml": `test: ${BUILD} && ${RUN}\ntest-reports: ["reports/*.xml"]\n`,
+  });
+  const config = loadRepoConfig(repo);
+  config.timeouts = { ...config.timeouts, testMs: 300_000 };
+  const run = await runTestSuite(sandbox, repo, config);
+  assert.ok(run);
+  assert.equal(run.exec.exitCode, 0, run.exec.stderr);
+  assert.equal(run.parser, "junit-xml");
+  const v = compareRuns(run, run);
+  assert.equal(v.status, "could-not-run");
+  assert.match(
+    v.summary,
+    /^tests could not be run: before the patch, the runner collected no test \(it exited with code 0\)/,
+  );
+});
