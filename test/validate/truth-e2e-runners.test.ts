@@ -1,9 +1,9 @@
 /**
  * What a run may claim, end to end, with runners other than Python's: `auto-fix issue --dry-run` with
- * the real pipeline, the real sandbox and real node --test and go test, the scripted model playing a
- * model that approves whatever it wrote (a reproducer in the repository's language). A real fix is
- * "fixed" with its test named; test files that all fail to load, and a patch that ends the runner early,
- * never reach "fixed" or ✅.
+ * the real pipeline, the real sandbox and real node --test, go test and JUnit 4, the scripted model
+ * playing a model that approves whatever it wrote (a reproducer in the repository's language). A real
+ * fix is "fixed" with its test named; test files that all fail to load, and a patch that ends the runner
+ * early (the reproducer then exits 0 too), never reach "fixed" or ✅.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -197,4 +197,132 @@ test("go test: a patch whose init() exits 0 (so the reproducer passes) is never 
   );
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
   assert.ok(!r.status.includes("✅ Ran the repository's tests"), r.status);
+});
+
+// --- JUnit 4 (a runner of the repository's that writes JUnit XML, read through `test-reports`) ---
+
+const noJava = !has("javac", ["-version"]) && "javac is not installed";
+const JUNIT_CP = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
+const XML_RUNNER = `import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.runner.Computer;
+import org.junit.runner.Description;
+import org.junit.runner.JUnitCore;
+import org.junit.runner.Request;
+import org.junit.runner.notification.Failure;
+import org.junit.runner.notification.RunListener;
+
+public class XmlRunner {
+  public static void main(String[] args) throws Exception {
+    List<Description> done = new ArrayList<>();
+    Set<Description> failed = new HashSet<>();
+    JUnitCore core = new JUnitCore();
+    core.addListener(new RunListener() {
+      @Override public void testFinished(Description d) { done.add(d); }
+      @Override public void testFailure(Failure f) { failed.add(f.getDescription()); }
+    });
+    List<Class<?>> classes = new ArrayList<>();
+    for (String name : args) classes.add(Class.forName(name, false, XmlRunner.class.getClassLoader()));
+    boolean ok = core.run(Request.classes(new Computer(), classes.toArray(new Class<?>[0]))).wasSuccessful();
+    StringBuilder x = new StringBuilder("<testsuite>\\n");
+    for (Description d : done)
+      x.append("<testcase classname=\\"").append(d.getClassName()).append("\\" name=\\"").append(d.getMethodName())
+          .append(failed.contains(d) ? "\\"><failure/></testcase>\\n" : "\\"/>\\n");
+    Files.createDirectories(Path.of("reports"));
+    Files.writeString(Path.of("reports/TEST-junit.xml"), x.append("</testsuite>\\n").toString());
+    System.exit(ok ? 0 : 1);
+  }
+}
+`;
+const JAVA_BUILD = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${JUNIT_CP} $(find src -name '*.java')`;
+const JAVA_RUN = `java -cp /tmp/af-out:${JUNIT_CP} XmlRunner`;
+const JAVA_FILES = {
+  ".github/auto-fix.yml": [
+    `test: ${JAVA_BUILD} && ${JAVA_RUN} shop.PriceTest`,
+    'test-reports: ["reports/*.xml"]',
+    "validation:",
+    "  runner: junit",
+    `  command: ${JAVA_BUILD} && ${JAVA_RUN} {tests}`,
+    "timeouts:",
+    "  test: 300",
+    "  reproducer: 300",
+    "",
+  ].join("\n"),
+  "src/main/java/shop/Price.java":
+    "package shop;\n\npublic class Price {\n  public static int half(int p) {\n    return p / 3;\n  }\n}\n",
+  "src/test/java/XmlRunner.java": XML_RUNNER,
+  "src/test/java/shop/PriceTest.java":
+    "package shop;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class PriceTest {\n  @Test public void half() { assertEquals(5, Price.half(10)); }\n  @Test public void zero() { assertEquals(0, Price.half(0)); }\n}\n",
+};
+const JAVA_REPRO =
+  'public class Reproducer {\n  public static void main(String[] args) {\n    int got = shop.Price.half(10);\n    if (got != 5) throw new AssertionError("half(10) = " + got);\n  }\n}\n';
+
+test("JUnit 4 control: a real fix is fixed, with the fixed test named", { skip: noJava }, async () => {
+  const r = await truthRun({
+    files: JAVA_FILES,
+    location: { file: "src/main/java/shop/Price.java", method: "half" },
+    patch: {
+      file: "src/main/java/shop/Price.java",
+      original: "    return p / 3;",
+      patched: "    return p / 2;",
+    },
+    reproducer: JAVA_REPRO,
+    reproducerLanguage: "java",
+  });
+  assert.equal(r.result.status, "fixed", r.result.reason);
+  const v = r.result.validation!;
+  assert.deepEqual(v.fixed, ["shop.PriceTest.half"]);
+  assert.deepEqual(v.counted, { before: 2, after: 2 });
+  assert.equal(
+    testsLine(r.status),
+    "- ✅ Ran the repository's tests — `2 test(s) ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`",
+  );
+  assert.ok(r.body);
+  assert.match(
+    r.body,
+    /## Evidence\n\n✅ Marked fixed\. It rests on:\n\n[\s\S]*the repository's tests: shop\.PriceTest\.half failed before the patch and pass after it;/,
+  );
+});
+
+test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passes) is never fixed: the tests no longer run", {
+  skip: noJava,
+}, async () => {
+  const exit = {
+    file: "src/main/java/shop/Price.java",
+    original: "public class Price {\n",
+    patched: "public class Price {\n  static { System.exit(0); }\n",
+  };
+  const r = await truthRun({
+    files: {
+      ...JAVA_FILES,
+      ".github/auto-fix.yml": `${JAVA_FILES[".github/auto-fix.yml"]}budgets:\n  review-rounds: 1\n`,
+    },
+    location: { file: "src/main/java/shop/Price.java", method: "half" },
+    patch: exit,
+    rewrites: [exit],
+    reproducer: JAVA_REPRO,
+    reproducerLanguage: "java",
+  });
+  assert.equal(r.result.status, "patched", r.result.reason);
+  const v = r.result.validation!;
+  assert.equal(v.status, "regressions");
+  assert.deepEqual(v.fixed, []);
+  assert.deepEqual(v.regressions, [
+    "shop.PriceTest.half (no longer runs)",
+    "shop.PriceTest.zero (no longer runs)",
+  ]);
+  assert.match(
+    testsLine(r.status),
+    /^- ❌ Ran the repository's tests — `2 regression\(s\): 2 test\(s\) passed before the patch and fail or no longer run after: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
+  );
+  assert.ok(r.body);
+  assert.match(
+    r.body,
+    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 test\(s\)/,
+  );
+  assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
 });
