@@ -288,7 +288,7 @@ test("JUnit 4 control: a real fix is fixed, with the fixed test named", { skip: 
   );
 });
 
-test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passes) is never fixed: the tests no longer run", {
+test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passes) is never fixed, and the run that then stops keeps what the tests said", {
   skip: noJava,
 }, async () => {
   const exit = {
@@ -296,14 +296,11 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
     original: "public class Price {\n",
     patched: "public class Price {\n  static { System.exit(0); }\n",
   };
+  // The model answers no more after its patch: the run stops when the validation asks for another.
   const r = await truthRun({
-    files: {
-      ...JAVA_FILES,
-      ".github/auto-fix.yml": `${JAVA_FILES[".github/auto-fix.yml"]}budgets:\n  review-rounds: 1\n`,
-    },
+    files: JAVA_FILES,
     location: { file: "src/main/java/shop/Price.java", method: "half" },
     patch: exit,
-    rewrites: [exit],
     reproducer: JAVA_REPRO,
     reproducerLanguage: "java",
   });
@@ -325,4 +322,10 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
     /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 test\(s\)/,
   );
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
+  assert.ok(!r.body.includes("The repository's tests were not run"), r.body);
+  // The review ran (it asked for another patch): it did not finish, it did not lack a reproducer.
+  assert.match(r.result.reason, /\(then the model endpoint is unavailable: /);
+  const reviewed = r.status.split("\n").find((l) => l.includes("Reviewed patch and reproducer")) ?? "";
+  assert.doesNotMatch(reviewed, /no reproducer to review with/);
+  assert.match(reviewed, /^- ❌ Reviewed patch and reproducer — `not approved`$/);
 });
