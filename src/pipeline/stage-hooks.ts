@@ -10,7 +10,12 @@ import type {
 import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
 import { type Selection, selectStage } from "../select/index.ts";
-import { validateDiff, validateStage, type ValidationResult } from "../validate/index.ts";
+import {
+  toValidationOutcome,
+  validateDiff,
+  validateStage,
+  type ValidationResult,
+} from "../validate/index.ts";
 import { reproducerSection, reviewSection, selectionSection } from "./report-sections.ts";
 import {
   findLoop,
@@ -68,25 +73,50 @@ export function createReproduceReviewHooks(
         summary: `${same.summary} (same patch as an earlier candidate)`,
         ...(same.data ? { data: same.data } : {}),
       };
-    const { outcome, loop } = await reviewStage(
-      ctx,
-      {
-        sandbox: r.sandbox,
-        config: r.config,
-        states: r.states,
-        reproduction: r.reproduction,
-        ...(r.config.test.command
-          ? { validate: (diff: string): Promise<ValidationResult> => validateDiff(validateInput(r), diff) }
-          : {}),
-      },
-      candidate,
-    );
+    let reviewed: Awaited<ReturnType<typeof reviewStage>>;
+    try {
+      reviewed = await reviewStage(
+        ctx,
+        {
+          sandbox: r.sandbox,
+          config: r.config,
+          states: r.states,
+          reproduction: r.reproduction,
+          ...(r.config.test.command
+            ? { validate: (diff: string): Promise<ValidationResult> => validateDiff(validateInput(r), diff) }
+            : {}),
+        },
+        candidate,
+      );
+    } catch (err) {
+      // The run stopped during the review (the model endpoint, a budget, an interruption): what the
+      // repository's tests already said about its candidates is kept, not lost with the review, and
+      // the review is said to have not finished (there was a reproducer to review with).
+      await keepValidations(ctx, r);
+      candidate.review ??= {
+        approved: false,
+        summary: `the review did not finish: ${err instanceof Error ? err.message : String(err)}`,
+      };
+      throw err;
+    }
+    const { outcome, loop } = reviewed;
     if (loop) {
       r.reproduction = loop.reproduction;
       r.reviews.set(candidate.id, loop);
     }
     r.reviewedDiffs.set(candidate.result.diff, outcome);
     return outcome;
+  };
+
+  /** Candidates without a validation get the one the review loop finished for their patch, if any. */
+  const keepValidations = async (ctx: FixContext, r: RunState): Promise<void> => {
+    for (const c of ctx.state.candidates) {
+      const pending = r.validations.get(c.result.diff);
+      if (c.validation || !pending) continue;
+      // Only a validation that has finished: a run that stopped waits for nothing more.
+      const done = await Promise.race([pending, Promise.resolve(null)]).catch(() => null);
+      if (done) c.validation = toValidationOutcome(done);
+    }
   };
 
   const validate = async (ctx: FixContext, candidate: PatchCandidate): Promise<ValidationOutcome | null> => {

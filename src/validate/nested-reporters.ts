@@ -1,3 +1,4 @@
+import { FILE_ENTRY_NAME, fileEntryId } from "./evidence.ts";
 import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
 import {
   capId,
@@ -174,13 +175,27 @@ function cleanName(rest: string): string {
   return name.trim();
 }
 
-/** vitest's ` FAIL  a.test.ts > suite > name`: the failed test's id (it starts with its file). */
+/**
+ * vitest's ` FAIL  a.test.ts > suite > name`: the failed test's id (it starts with its file); or
+ * ` FAIL  a.test.ts [ a.test.ts ]`, a file that failed as a whole (it did not load, or held no test):
+ * the file's entry (`fileEntryId`), not a test.
+ */
 function vitestFailure(line: string): string | null {
   const at = skipSpaces(line);
   if (!line.startsWith("FAIL ", at)) return null;
   const id = line.slice(skipSpaces(line, at + 5));
-  return id.includes(" > ") ? id : null;
+  if (id.includes(" > ")) return id;
+  const open = id.indexOf(" [ ");
+  if (open > 0 && id.endsWith(" ]") && id.length === 2 * open + 5 && id.endsWith(`[ ${id.slice(0, open)} ]`))
+    return fileEntryId(id.slice(0, open));
+  return null;
 }
+
+/** A name that is a JavaScript or TypeScript file's path (no space, a JS/TS extension). */
+const isTestFilePath = (name: string): boolean => !/\s/.test(name) && /\.[cm]?[jt]sx?$/.test(name);
+
+/** jest's header for a test file that failed as a whole (it did not load, or held no test). */
+const JEST_FILE_FAILED = "Test suite failed to run";
 
 /** jest's `● suite › name` failure header, as the id the verbose tree gives (`suite > name`). */
 function jestFailure(line: string): string | null {
@@ -269,9 +284,10 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     }
     const failure = underFileHeader ? jestFailure(line) : null;
     if (failure !== null) {
-      // jest names each failure again in full under its file's header (without --verbose, only there).
+      // jest names each failure again in full under its file's header (without --verbose, only there);
+      // a file that failed as a whole is the file's entry, not a test.
       stack.toRoot();
-      put(tests, stack.join(failure), "failed");
+      put(tests, stack.join(failure === JEST_FILE_FAILED ? FILE_ENTRY_NAME : failure), "failed");
       return;
     }
     const m = symbolLine(line);
@@ -300,7 +316,12 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
         : sym === "﹣" || sym === "○" || sym === "↓" || sym === "-"
           ? "skipped"
           : "failed";
-    const id = stack.join(name);
+    // node's spec reporter names a test file that ran no test of its own (it failed to load, ended
+    // early or held no test) as a test in no suite named after the file: the file's entry.
+    const id =
+      parser === "node-test" && stack.prefix() === "" && isTestFilePath(name)
+        ? fileEntryId(name)
+        : stack.join(name);
     put(tests, id, outcome);
     if (outcome === "failed") {
       const same = failedByName.get(name);

@@ -177,6 +177,7 @@ export function parseGoTest(output: string): ParsedTests {
     if (line.startsWith("{") && badJson < MAX_BAD_JSON_LINES) {
       try {
         const ev = JSON.parse(line) as { Action?: unknown; Package?: unknown; Test?: unknown };
+        if (typeof ev?.Action !== "string") return;
         sawJson = true;
         const pkg = typeof ev.Package === "string" ? ev.Package : "";
         const action = ev.Action;
@@ -212,6 +213,11 @@ export function parseGoTest(output: string): ParsedTests {
       if (end > start && end < line.length) {
         const pkg = line.slice(start, end);
         for (const [t, o] of textPending.splice(0)) put(tests, `${pkg}.${t}`, o);
+        // `FAIL\tpkg [build failed]` (or `[setup failed]`): go before 1.24 writes it as text even
+        // under -json; the package's tests never ran.
+        const why = trimEndLinear(line.slice(skipSpaces(line, end)));
+        if (head === 4 && (why === "[build failed]" || why === "[setup failed]"))
+          put(tests, `${pkg}.<package>`, "failed");
       }
     }
   });
@@ -267,7 +273,9 @@ export function parseTestOutput(
   }
   for (const attempt of attempts) {
     const r = attempt();
-    if (r.tests.size > 0) return note ? { ...r, note } : r;
+    // `go test -json` events that name no test are a run that collected none, not a run without a
+    // per-test report.
+    if (r.tests.size > 0 || (framework === "go" && r.parser === "go-json")) return note ? { ...r, note } : r;
   }
   return null;
 }

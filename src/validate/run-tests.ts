@@ -17,6 +17,7 @@ import {
   planCanaries,
   type RunIntegrity,
 } from "./canaries.ts";
+import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
 import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
@@ -257,6 +258,7 @@ export async function runTestSuite(
   const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
+    let read = 0;
     let budget = MAX_REPORTS_BYTES;
     for (const file of reports) {
       let text: string;
@@ -271,8 +273,10 @@ export async function runTestSuite(
       }
       const r = parseJUnitXml(text, tests, reportFiles);
       if (r.note) reportNotes.push(`test report ${file}: ${r.note}`);
+      read++;
     }
-    if (tests.size > 0) parsed = { parser: "junit-xml", tests };
+    // Reports the run wrote (stale ones were removed before it) that name no test: it collected none.
+    if (read > 0) parsed = { parser: "junit-xml", tests };
   }
   let files = parsed ? reportFiles : undefined;
   if (!parsed && how.report) {
@@ -337,7 +341,8 @@ export async function runTestSuite(
 /**
  * The JUnit report a targeted command wrote (mocha's xunit reporter), its ids `file > suite > name` with
  * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
- * the run wrote none (the runner stopped before its end): the output is read instead.
+ * the run wrote none (the runner stopped before its end): the output is read instead. A report that
+ * names no test is a run that collected none.
  */
 function readOwnReport(
   tree: TreeFs,
@@ -365,14 +370,23 @@ function readOwnReport(
   const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
   // mocha's classname is the full title of the test's suites; node's is the innermost suite's, its
   // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
+  // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
+  // as a test in no suite named after the file: an entry for the file as a whole, not a test.
   const idOf = (classname: string, name: string, file: string, suites: readonly string[]): string =>
-    [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
-      .filter(Boolean)
-      .join(" > ");
+    report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, file)
+      ? fileEntryId(relFile(file))
+      : [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
+          .filter(Boolean)
+          .join(" > ");
+  // A report the runner wrote at its end that names no test: it ran and collected none.
   const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
   const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
-  return parsed.tests.size > 0 ? { parsed: { ...parsed, parser } } : {};
+  return { parsed: { ...parsed, parser } };
 }
+
+/** Whether a test's name is the path of its file as node prints it (relative to where it ran, or whole). */
+const namesFile = (name: string, file: string): boolean =>
+  name !== "" && (name === file || file.endsWith(`/${name.replace(/^\.\//, "")}`));
 
 /**
  * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside

@@ -84,3 +84,22 @@ test("codeChangeOfDiff tells a comment-only patch from a real one, and reads no 
   assert.equal(r.changed, null);
   assert.match(r.detail, /pkg\/link.py/);
 });
+
+test("comments are set aside in every language a runner tests: JS module kinds, TypeScript, Go and Java inline comments", async () => {
+  const js = "export const slug = (s) => s.toLowerCase();\n";
+  const commented = "// fixed\nexport const slug = (s) => /* really */ s.toLowerCase();\n/** doc */\n";
+  for (const ext of ["js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts"]) {
+    assert.equal(await sameCode(`a.${ext}`, js, commented), true, ext);
+    assert.equal(await sameCode(`a.${ext}`, js, js.replace("toLowerCase", "toUpperCase")), false, ext);
+    // A string that looks like a comment is code.
+    assert.equal(await sameCode(`a.${ext}`, js, `${js}const s = "// not a comment";\n`), false, ext);
+  }
+  const go = "package a\n\nfunc F() int { return 1 }\n";
+  assert.equal(await sameCode("a.go", go, go.replace("return 1", "/* one */ return 1 // yes\n")), true);
+  const java = "class A {\n  int f() { return 1; }\n}\n";
+  assert.equal(await sameCode("A.java", java, java.replace("return 1;", "return /* x */ 1; // y\n")), true);
+  assert.equal(
+    await sameCode("A.java", java, java.replace("return 1;", 'String s = "// x"; return 1;')),
+    false,
+  );
+});

@@ -21,8 +21,17 @@ export interface TruthCase {
   location: { file: string; method: string };
   /** The model's patch: one replacement in one file. */
   patch: { file: string; original: string; patched: string };
-  /** The reproducer script the model writes (Python, run as `python3 reproducer.py`). */
+  /** The patches the model writes when asked for another (after a review or validation rejected one). */
+  rewrites?: { file: string; original: string; patched: string }[];
+  /**
+   * The reproducer script the model writes, in the language of the reproducer's runtime (detected from
+   * the repository, or the `reproducer` setting of `.github/auto-fix.yml`): Python (`python3
+   * reproducer.py`) unless `reproducerLanguage` names another (`javascript` for `node reproducer.mjs`,
+   * `go` for `go run ./autofix_reproducer`).
+   */
   reproducer: string;
+  /** The fence language of the model's reproducer (default `python`). */
+  reproducerLanguage?: string;
 }
 
 export interface TruthRun {
@@ -86,14 +95,16 @@ export async function truthRun(c: TruthCase): Promise<TruthRun> {
         bug_locations: [{ ...c.location, intended_behavior: "Return the right answer." }],
       }),
     ],
-    // A model that keeps its answer: every rewrite asked for gets the same patch back.
-    patch: Array.from({ length: 8 }, () => patchAnswer(c.patch.file, c.patch.original, c.patch.patched)),
+    // A model that keeps its answer unless told otherwise: every rewrite asked for gets the same patch back.
+    patch: [c.patch, ...(c.rewrites ?? Array.from({ length: 7 }, () => c.patch))].map((p) =>
+      patchAnswer(p.file, p.original, p.patched),
+    ),
   });
   const script: ScriptHandler = (req, i) => {
     const kind = promptKind(req);
     if (kind === "has-example") return '{"has-reproducible-example": true}';
     if (kind === "repro-write" || kind === "repro-feedback" || kind === "rewrite-test")
-      return fence("python", c.reproducer);
+      return fence(c.reproducerLanguage ?? "python", c.reproducer);
     // The reviewer is the same model: it approves whatever it is shown.
     if (kind === "review" || kind === "review-retry") return verdict("yes", "yes");
     return agents(req, i);

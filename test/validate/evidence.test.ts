@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compareRuns, mergeResults, showsFix } from "../../src/validate/compare.ts";
-import { isLoadFailure, whyNotCounted } from "../../src/validate/evidence.ts";
-import { parsePytest, parseUnittest } from "../../src/validate/parsers.ts";
+import { fileEntryId, isLoadFailure, whyNotCounted } from "../../src/validate/evidence.ts";
+import {
+  parseGoTest,
+  parseJUnitXml,
+  parsePytest,
+  parseSymbolReporter,
+  parseTestOutput,
+  parseUnittest,
+} from "../../src/validate/parsers.ts";
 import type { TestRun } from "../../src/validate/run-tests.ts";
 
 const exec = (exitCode: number | null, stdout = "") =>
@@ -181,4 +188,116 @@ test("batches merge: tampered outweighs everything, counted batches outweigh one
     integrity: { state: "tampered", detail: "no proof" },
   });
   assert.equal(mergeResults([ok, bad]).status, "tampered");
+});
+
+test("node --test's file entries, Go packages that did not build and JUnit 4 classes that could not run are not tests", () => {
+  // node --test: a file that failed to load, and one that ran no test and exited 0 (ids as read from
+  // its junit report, see run-tests.ts).
+  const node = counted([
+    [fileEntryId("test/a.test.js"), "failed"],
+    [fileEntryId("test/b.test.js"), "passed"],
+  ]);
+  assert.match(whyNotCounted(node) ?? "", /^every test module failed to load \(1: test\/a\.test\.js\)$/);
+  const empty = counted([[fileEntryId("test/b.test.js"), "passed"]]);
+  assert.match(whyNotCounted(empty) ?? "", /^the runner collected no test \(it exited with code 0\)$/);
+  // A file that loaded before the patch and no longer does is a regression.
+  const ran = counted([
+    ["test/b.test.js > adds", "passed"],
+    [fileEntryId("test/c.test.js"), "passed"],
+  ]);
+  const broken = counted([
+    ["test/b.test.js > adds", "passed"],
+    [fileEntryId("test/c.test.js"), "failed"],
+  ]);
+  assert.deepEqual(compareRuns(ran, broken).regressions, [fileEntryId("test/c.test.js")]);
+
+  // go test (before 1.24) writes a package that failed to build as text, even under -json.
+  const go = parseGoTest(
+    [
+      "FAIL\texample.com/q/calc [build failed]",
+      "FAIL\texample.com/q/text [setup failed]",
+      "FAIL\texample.com/q/odd [build failed] and more",
+    ].join("\n"),
+  );
+  assert.deepEqual(Object.fromEntries(go.tests), {
+    "example.com/q/calc.<package>": "failed",
+    "example.com/q/text.<package>": "failed",
+  });
+  // `go test -json` that names no test (packages without tests) is a run that collected none.
+  const none = parseTestOutput(
+    "go",
+    '{"Action":"output","Package":"x","Output":"?   \\tx\\t[no test files]\\n"}\n{"Action":"skip","Package":"x"}\n',
+    "",
+  );
+  assert.deepEqual(none && { parser: none.parser, size: none.tests.size }, { parser: "go-json", size: 0 });
+  // JSON that is not an event is not `go test -json` output.
+  assert.equal(parseTestOutput("go", '{"a":1}\n{}\n', ""), null);
+
+  // JUnit 4 names a class it could not load or run `initializationError`; Gradle a class-level failure
+  // `classMethod`.
+  const junit = parseJUnitXml(
+    '<testsuite><testcase classname="shop.PriceTest" name="initializationError"><error/></testcase><testcase classname="cart.CartTest" name="classMethod"><failure/></testcase></testsuite>',
+  );
+  const jrun = counted([...junit.tests]);
+  assert.match(
+    whyNotCounted(jrun) ?? "",
+    /^every test module failed to load \(2: shop\.PriceTest, cart\.CartTest\)$/,
+  );
+  assert.equal(compareRuns(jrun, jrun).status, "could-not-run");
+});
+
+test("jest's 'Test suite failed to run' and vitest's failed files are the files' entries, not tests", () => {
+  const jest = parseSymbolReporter(
+    [
+      "FAIL test/slug.test.js",
+      "  ● Test suite failed to run",
+      "",
+      "    Cannot find module '../src/missing.js' from 'test/slug.test.js'",
+      "PASS test/sum.test.js",
+      "  sum",
+      "    ✓ adds (2 ms)",
+    ].join("\n"),
+    "jest",
+  );
+  assert.deepEqual(Object.fromEntries(jest.tests), {
+    [fileEntryId("test/slug.test.js")]: "failed",
+    "test/sum.test.js > sum > adds": "passed",
+  });
+  const vitest = parseSymbolReporter(
+    [
+      " FAIL  test/slug.test.js [ test/slug.test.js ]",
+      "Error: Cannot find module '../src/missing.js' imported from /workspace/test/slug.test.js",
+      " FAIL  test/a.test.js [ test/b.test.js ]",
+      " FAIL  test/c.test.js > c > fails",
+    ].join("\n"),
+    "vitest",
+  );
+  assert.deepEqual(Object.fromEntries(vitest.tests), {
+    [fileEntryId("test/slug.test.js")]: "failed",
+    "test/c.test.js > c > fails": "failed",
+  });
+  // node's spec reporter (a command auto-fix cannot add its junit reporter to: `cd x && node --test`).
+  const node = parseSymbolReporter(
+    [
+      "✖ test/a.test.js (309.1ms)",
+      "✔ ok (0.4ms)",
+      "▶ suite",
+      "  ✔ test/b.test.js (1ms)",
+      "✖ failing tests:",
+      "",
+      "test at test/a.test.js:1:1",
+      "✖ test/a.test.js (309.1ms)",
+    ].join("\n"),
+    "node-test",
+  );
+  assert.deepEqual(Object.fromEntries(node.tests), {
+    [fileEntryId("test/a.test.js")]: "failed",
+    ok: "passed",
+    "suite > test/b.test.js": "passed",
+  });
+  // Linear on crafted lines: a long run of brackets is read once.
+  const long = ` FAIL  ${" [ ".repeat(200_000)} ]`;
+  const t0 = performance.now();
+  parseSymbolReporter(long, "vitest");
+  assert.ok(performance.now() - t0 < 2000);
 });

@@ -101,10 +101,12 @@ test("jest: a regression only a helper's user shows is caught in that file; test
   const unloadable = await validateEdit(sandbox, job, { "src/slug.js": ["(s) =>", "(s) => {"] });
   assert.equal(unloadable.result.status, "regressions");
   // Every test that had an outcome before needs one after: the one that failed before no longer runs either.
+  // The file that no longer loads is named too (its entry, not a test).
   assert.deepEqual(unloadable.result.regressions, [
     "test/slug.test.js > slug > one space (no longer runs)",
     "test/slug.test.js > slug > many words (no longer runs)",
+    "test/slug.test.js > <file>",
   ]);
   // jest names the file that failed to load.
-  assert.deepEqual(ranIds(unloadable), ["test/slug.test.js > Test suite failed to run"]);
+  assert.deepEqual(ranIds(unloadable), ["test/slug.test.js > <file>"]);
 });
