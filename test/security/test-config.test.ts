@@ -114,10 +114,16 @@ test("validation runs the unpatched tree's test configuration: a deselected fail
       "+addopts = --deselect tests/test_calc.py::test_add",
       "",
     ].join("\n");
-    // Without the unpatched configuration the attack works: the suite is green.
+    // Without the unpatched configuration the attack deselects the failing test: it no longer runs, which
+    // is itself a regression now (every test that ran before must run after).
     const naive = await states.patched(diff);
     const faked = await validatePatched(sandbox, naive.dir, config, baseline);
-    assert.equal(faked.result.status, "passed", "the attack must be real for this test to mean anything");
+    assert.equal(
+      faked.result.status,
+      "regressions",
+      "the attack must be real for this test to mean anything",
+    );
+    assert.deepEqual(faked.result.regressions, ["tests/test_calc.py::test_add (no longer runs)"]);
     // With it, test_add still runs and still fails, and the summary says what was put back.
     const copy = await states.patched(diff);
     const v = await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir);
@@ -157,11 +163,10 @@ test("the tree search's shared work tree: configuration planted between candidat
     assert.match(evidence.failure, /1 failed/);
     await plant();
     const result = await checks.run(work);
-    if (pristine) {
-      assert.equal(result.outcome, "failed", JSON.stringify(result));
-    } else {
-      assert.equal(result.outcome, "passed", "without the unpatched configuration the attack works");
-    }
+    // With the unpatched configuration the test runs and fails; without it, it no longer runs: a
+    // regression either way, never a pass.
+    assert.equal(result.outcome, "failed", JSON.stringify(result));
+    if (!pristine) assert.match(JSON.stringify(result), /no longer runs/);
   }
 });
 
@@ -284,9 +289,10 @@ test("validation removes a planted pytest.toml and puts back a pyproject.toml wh
       const faked = await validatePatched(sandbox, naive.dir, config, baseline);
       assert.equal(
         faked.result.status,
-        "passed",
+        "regressions",
         `${name}: the attack must be real for this test to mean anything`,
       );
+      assert.deepEqual(faked.result.regressions, ["tests/test_calc.py::test_add (no longer runs)"], name);
       const copy = await states.patched(diff);
       const v = await validatePatched(sandbox, copy.dir, config, baseline, undefined, states.pristineDir);
       assert.equal(v.run?.tests?.get("tests/test_calc.py::test_add"), "failed", name);
