@@ -38,9 +38,15 @@ function recording(): { sandbox: SandboxPort; runs: { command: string; setUp: bo
     adoptTree: (dir) => real.adoptTree?.(dir) ?? Promise.resolve(),
     async run(req: RunRequest) {
       const command = Array.isArray(req.command) ? req.command.join(" ") : req.command;
+      const mark = "test -f .setup-marker && echo SET-UP >&2";
       const r = await real.run({
         ...req,
-        command: command === SETUP ? command : `test -f .setup-marker && echo SET-UP >&2; ${command}`,
+        // An argv keeps its words as they are (a test command's targets, the canaries' own files).
+        command: Array.isArray(req.command)
+          ? ["/bin/sh", "-c", `${mark}; exec "$@"`, "sh", ...req.command]
+          : command === SETUP
+            ? command
+            : `${mark}; ${command}`,
       });
       runs.push({ command, setUp: command === SETUP || r.stderr.includes("SET-UP") });
       return r;
@@ -75,7 +81,9 @@ for (const strategy of ["tree", "linear"] as const) {
       assert.equal(count(runs, "python3 reproducer.py"), 2, JSON.stringify(runs));
       // The tests related to the change (targeted validation), once unpatched and once patched.
       assert.equal(
-        runs.filter((x) => x.command.endsWith("auto-fix-tests tests.test_slug")).length,
+        runs.filter((x) =>
+          / auto-fix-tests tests\.test_slug( test_autofix_canary_[0-9a-f]+)?$/.test(x.command),
+        ).length,
         2,
         JSON.stringify(runs),
       );
