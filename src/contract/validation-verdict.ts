@@ -49,7 +49,9 @@ export function validationVerdict(
       return {
         kind: "regressions",
         icon: "❌",
-        text: `${v.regressions.length} regression(s): ${v.summary.replace(/\.$/, "")}`,
+        text: /^\d+ regression\(s\)/.test(v.summary)
+          ? v.summary.replace(/\.$/, "")
+          : `${v.regressions.length} regression(s): ${v.summary.replace(/\.$/, "")}`,
       };
     case "tampered":
       return {

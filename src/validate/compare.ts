@@ -249,7 +249,7 @@ export function compareRuns(before: TestRun | null, after: TestRun | null): Vali
       vanished > 0 && whyAfter !== null
         ? `; after the patch ${whyAfter}, so ${vanished} test(s) that ran before no longer run`
         : "";
-    summary = `${regressions.length} test(s) passed before the patch and fail or no longer run after: ${listed(regressions)}${gone}`;
+    summary = `${regressions.length} regression(s), tests that passed before the patch and fail after or ran before and no longer run: ${listed(regressions)}${gone}`;
   } else {
     summary = `${counted.before} test(s) ran before the patch and ${counted.after} after: ${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}`;
   }

@@ -183,17 +183,20 @@ test("go test: a patch whose init() exits 0 (so the reproducer passes) is never 
   ]);
   assert.deepEqual(v.counted, { before: 2, after: 0 });
   const words =
-    "2 test(s) passed before the patch and fail or no longer run after: example.com/q/calc.TestAdd (no longer runs), example.com/q/calc.TestHalf (no longer runs); after the patch the runner collected no test (it exited with code 0), so 2 test(s) that ran before no longer run";
-  assert.equal(testsLine(r.status), `- ❌ Ran the repository's tests — \`2 regression(s): ${words}\``);
-  assert.match(r.result.reason, /not "fixed": the repository's tests show regressions: 2 test\(s\)/);
+    "2 regression(s), tests that passed before the patch and fail after or ran before and no longer run: example.com/q/calc.TestAdd (no longer runs), example.com/q/calc.TestHalf (no longer runs); after the patch the runner collected no test (it exited with code 0), so 2 test(s) that ran before no longer run";
+  assert.equal(testsLine(r.status), `- ❌ Ran the repository's tests — \`${words}\``);
+  assert.match(
+    r.result.reason,
+    /not "fixed": the repository's tests show regressions: 2 regression\(s\), tests that/,
+  );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n❌ \n\n```text\n2 regression\(s\): 2 test\(s\) passed before the patch/,
+    /## Validation\n\n❌ \n\n```text\n2 regression\(s\), tests that passed before the patch and fail after or ran before/,
   );
   assert.match(
     r.body,
-    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 test\(s\)/,
+    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 regression\(s\), tests that/,
   );
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
   assert.ok(!r.status.includes("✅ Ran the repository's tests"), r.status);
@@ -314,12 +317,12 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
   ]);
   assert.match(
     testsLine(r.status),
-    /^- ❌ Ran the repository's tests — `2 regression\(s\): 2 test\(s\) passed before the patch and fail or no longer run after: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
+    /^- ❌ Ran the repository's tests — `2 regression\(s\), tests that passed before the patch and fail after or ran before and no longer run: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 test\(s\)/,
+    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 regression\(s\), tests that/,
   );
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
   assert.ok(!r.body.includes("The repository's tests were not run"), r.body);
