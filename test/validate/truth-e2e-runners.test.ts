@@ -174,30 +174,20 @@ test("go test: a patch whose init() exits 0 (so the reproducer passes) is never 
   });
   assert.equal(r.result.status, "patched", r.result.reason);
   const v = r.result.validation!;
-  assert.equal(v.status, "regressions");
+  // The canary package's test was lost with the rest: the run was tampered with (and its tests no
+  // longer run).
+  assert.equal(v.status, "tampered");
   assert.equal(v.shows_fix, false);
   assert.deepEqual(v.fixed, []);
-  assert.deepEqual(v.regressions, [
-    "example.com/q/calc.TestAdd (no longer runs)",
-    "example.com/q/calc.TestHalf (no longer runs)",
-  ]);
-  assert.deepEqual(v.counted, { before: 2, after: 0 });
-  const words =
-    "2 regression(s), tests that passed before the patch and fail after or ran before and no longer run: example.com/q/calc.TestAdd (no longer runs), example.com/q/calc.TestHalf (no longer runs); after the patch the runner collected no test (it exited with code 0), so 2 test(s) that ran before no longer run";
-  assert.equal(testsLine(r.status), `- ❌ Ran the repository's tests — \`${words}\``);
+  assert.equal(v.integrity?.state, "tampered");
   assert.match(
-    r.result.reason,
-    /not "fixed": the repository's tests show regressions: 2 regression\(s\), tests that/,
+    testsLine(r.status),
+    /^- ❌ The test run was tampered with: `the test run after the patch cannot be trusted: /,
   );
+  assert.match(r.result.reason, /not "fixed": the repository's test run cannot be trusted/);
   assert.ok(r.body);
-  assert.match(
-    r.body,
-    /## Validation\n\n❌ \n\n```text\n2 regression\(s\), tests that passed before the patch and fail after or ran before/,
-  );
-  assert.match(
-    r.body,
-    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 regression\(s\), tests that/,
-  );
+  assert.match(r.body, /## Validation\n\n❌ /);
+  assert.match(r.body, /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*cannot be trusted/);
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
   assert.ok(!r.status.includes("✅ Ran the repository's tests"), r.status);
 });
@@ -304,6 +294,7 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
     files: JAVA_FILES,
     location: { file: "src/main/java/shop/Price.java", method: "half" },
     patch: exit,
+    rewrites: [],
     reproducer: JAVA_REPRO,
     reproducerLanguage: "java",
   });
