@@ -96,9 +96,10 @@ test("node --test: test files that run no test and exit 0 could not run", async 
     "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
   });
   assert.equal(v.result.status, "could-not-run", why(v));
+  // Only the canary package named tests; with the canaries taken out, nothing of the repository's ran.
   assert.match(
     v.result.summary,
-    /^tests could not be run: before the patch, the runner collected no test \(it exited with code 0\)/,
+    /^tests could not be run: before the patch, (the runner collected no test|only an exit code: its output named no single test, so single tests cannot be judged) \(it exited with code 0\)/,
   );
 });
 
@@ -158,9 +159,10 @@ test("go test: packages without tests (the command exits 0) could not run", { sk
   const j = await job({ ...CALC, "calc/calc_test.go": "package calc\n" }, 300_000);
   const v = await validateEdit(sandbox, j, { "calc/calc.go": ["a / 3", "a / 2"] });
   assert.equal(v.result.status, "could-not-run", why(v));
+  // Only the canary package named tests; with the canaries taken out, nothing of the repository's ran.
   assert.match(
     v.result.summary,
-    /^tests could not be run: before the patch, the runner collected no test \(it exited with code 0\)/,
+    /^tests could not be run: before the patch, (the runner collected no test|only an exit code: its output named no single test, so single tests cannot be judged) \(it exited with code 0\)/,
   );
 });
 
@@ -171,12 +173,11 @@ test("go test: a patch whose init() exits 0 loses the tests that ran before; a r
   const exit = await validateEdit(sandbox, j, {
     "calc/calc.go": ["package calc\n", 'package calc\n\nimport "os"\n\nfunc init() { os.Exit(0) }\n'],
   });
-  assert.equal(exit.result.status, "regressions", why(exit));
-  assert.deepEqual(exit.result.regressions.sort(), [
-    "example.com/q/calc.TestAdd (no longer runs)",
-    "example.com/q/calc.TestHalf (no longer runs)",
-  ]);
-  assert.match(exit.result.summary, /after the patch the runner collected no test \(it exited with code 0\)/);
+  // The canary package's tests were lost with the rest: the run was tampered with.
+  assert.equal(exit.result.status, "tampered", why(exit));
+  assert.equal(exit.result.integrity?.state, "tampered");
+  assert.deepEqual(exit.result.fixed, []);
+  assert.match(exit.result.summary, /^the test run after the patch cannot be trusted: /);
 
   const fix = await validateEdit(sandbox, j, { "calc/calc.go": ["a / 3", "a / 2"] });
   assert.equal(fix.result.status, "passed", why(fix));
