@@ -330,8 +330,14 @@ for (const [runner, command] of [
       const v = await validateEdit(sandbox, j, {
         "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
       });
-      assert.equal(v.result.status, "could-not-run", why(v));
-      assert.match(v.result.summary, /^tests could not be run: before the patch, /);
+      // mocha stops before any test, the canaries' too, when a file cannot load: its runs cannot be
+      // told from a runner that was ended, and are reported as not to be trusted. Never a pass either way.
+      if (runner === "mocha" && broken === missing) {
+        assert.equal(v.result.status, "tampered", why(v));
+      } else {
+        assert.equal(v.result.status, "could-not-run", why(v));
+        assert.match(v.result.summary, /^tests could not be run: before the patch, /);
+      }
       assert.deepEqual(v.result.fixed, []);
       assert.ok(
         [...(v.run?.tests?.keys() ?? [])].every((id) => id.endsWith(" > <file>")),
@@ -343,11 +349,17 @@ for (const [runner, command] of [
   test(`${runner}: a patch that ends the process at import loses the tests that ran before; a real fix is named`, async () => {
     const j = await job(jsShop(runner, config));
     const exit = await validateEdit(sandbox, j, { "src/slug.js": [decl, `process.exit(0);\n${decl}`] });
-    assert.equal(exit.result.status, "regressions", why(exit));
-    assert.ok(
-      exit.result.regressions.includes("test/slug.test.js > slug > one space (no longer runs)"),
-      exit.result.regressions.join(", "),
-    );
+    if (runner === "mocha") {
+      // One process: the canaries were lost with the tests.
+      assert.equal(exit.result.status, "tampered", why(exit));
+    } else {
+      assert.equal(exit.result.status, "regressions", why(exit));
+      assert.ok(
+        exit.result.regressions.includes("test/slug.test.js > slug > one space (no longer runs)"),
+        exit.result.regressions.join(", "),
+      );
+    }
+    assert.deepEqual(exit.result.fixed, []);
     const fix = await validateEdit(sandbox, j, {
       "src/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
     });
