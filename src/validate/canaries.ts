@@ -802,6 +802,23 @@ export function checkCanaries(
         : `the canary test that must pass ran its body in ${proofLines.length} of the ${expected} places it should have`,
     );
   const misreported = fail.some((o) => o !== "failed") || pass.some((o) => o !== "passed");
+  if (
+    plan.processes > 1 &&
+    !unreadable &&
+    !forged &&
+    !misreported &&
+    proofLines.length > 0 &&
+    proofLines.length < expected
+  ) {
+    // Some of the run's processes (one per module) left their proof and others did not: a module that
+    // skips or fails at import stops its own process before any test, the canaries' too, and cannot be
+    // told from a process that was ended. Not proof of tampering; that module's tests are compared as
+    // tests that no longer run.
+    return verdict(
+      "unverified",
+      `the canary test that must pass ran its body in ${proofLines.length} of the ${expected} processes: a process that stopped before its tests (a module that cannot load or skips at import) cannot be told from one that was ended`,
+    );
+  }
   if (!forged && !misreported && plan.runner === "go" && /\[(build|setup) failed\]/.test(exec.stdout))
     return verdict(
       "unverified",
