@@ -34,6 +34,7 @@ import { type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import type { ExecResult } from "../sandbox/index.ts";
 import type { ParsedTests, TestOutcome } from "./outcomes.ts";
 import { stripAnsi } from "./text-scan.ts";
+import { valueOptionsOf } from "./targets/runner-command.ts";
 
 export type IntegrityState = "intact" | "tampered" | "unverified";
 
@@ -83,30 +84,7 @@ export interface NoCanaries {
 /** Largest proof file read: a line per process, each 64 hex digits. */
 const MAX_PROOF_BYTES = 64 * 1024;
 /** Pytest options that take their value as the next word. */
-const PYTEST_VALUE_OPTIONS = new Set([
-  "-p",
-  "-k",
-  "-m",
-  "-c",
-  "-o",
-  "-W",
-  "-n",
-  "-r",
-  "--rootdir",
-  "--junitxml",
-  "--junit-xml",
-  "--tb",
-  "--maxfail",
-  "--durations",
-  "--ignore",
-  "--ignore-glob",
-  "--deselect",
-  "--confcutdir",
-  "--basetemp",
-  "--import-mode",
-  "--log-level",
-  "--cov",
-]);
+const PYTEST_VALUE_OPTIONS = valueOptionsOf("pytest");
 /** Options of each runner that could leave the canaries out or stop before them: no canary is placed. */
 const DESELECTING: Partial<Record<TestRunnerKind, RegExp>> = {
   pytest:
@@ -304,17 +282,7 @@ function spotFor(
       const at = words.indexOf("--test");
       if (at < 0 || !/(^|\/)node$/.test(words[0] ?? ""))
         return { unverified: "the test command does not run `node --test`" };
-      const values = new Set([
-        "--test-reporter",
-        "--test-reporter-destination",
-        "--import",
-        "--require",
-        "-r",
-        "--loader",
-        "--experimental-loader",
-        "--test-concurrency",
-        "--test-timeout",
-      ]);
+      const values = valueOptionsOf("node-test");
       // With no file given, node finds `**/*.test.cjs` by its own rules; with files, the canary is one more.
       return { dirs: [""], args: positionals(words, at + 1, values).length > 0 ? appended : () => [] };
     }
@@ -399,22 +367,7 @@ function runnerStart(runner: TestRunnerKind, words: readonly string[]): number {
 /** `go test`'s package patterns in the command (`./...` when none is given, as `go test` reads `.`). */
 function goPatterns(words: readonly string[]): string[] {
   const at = words.findIndex((w, i) => w === "test" && words[i - 1] === "go");
-  const values = new Set([
-    "-count",
-    "-timeout",
-    "-p",
-    "-parallel",
-    "-tags",
-    "-coverprofile",
-    "-covermode",
-    "-coverpkg",
-    "-bench",
-    "-benchtime",
-    "-cpu",
-    "-o",
-    "-exec",
-    "-mod",
-  ]);
+  const values = valueOptionsOf("go");
   const pos = at < 0 ? [] : positionals(words, at + 1, values);
   return pos.length === 0 ? ["."] : pos;
 }

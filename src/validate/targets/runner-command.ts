@@ -88,6 +88,7 @@ const VALUE_OPTIONS: Partial<Record<TestRunnerKind, ReadonlySet<string>>> = {
     "--maxfail",
     "--durations",
     "--ignore",
+    "--ignore-glob",
     "--deselect",
     "--confcutdir",
     "--basetemp",
@@ -475,4 +476,9 @@ export function targetedCommand(
       " ",
     ),
   };
+}
+
+/** A runner's options that take their value as the next word (empty for a runner not listed). */
+export function valueOptionsOf(runner: TestRunnerKind): ReadonlySet<string> {
+  return VALUE_OPTIONS[runner] ?? new Set<string>();
 }
