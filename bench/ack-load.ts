@@ -4,6 +4,12 @@
  * an append-only file). Prints median, p99 and max per store, and how many jobs were stored.
  *
  *   npm run bench:load -- [--rate 200] [--seconds 10] [--backend embedded|redis|all] [--target app|minimal]
+ *                         [--busy none|host|sandbox|all]
+ *
+ * --busy: while the deliveries arrive, another job's tests spin every core (two busy loops per CPU):
+ * `host` runs them as plain host processes (what an unlimited job would do), `sandbox` in the real
+ * bubblewrap sandbox with the operator's ceilings (a CPU quota, a low CPU share, nice 10); `all` measures
+ * none, host and sandbox in turn.
  *
  * --target app (default): the GitHub App's Probot server (the real webhook handler: signature, payload
  * checks, enqueue; the GitHub reads happen in the worker, through a fake GitHub REST API on loopback),
@@ -13,7 +19,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -27,6 +33,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     backend: { type: "string", default: "all" },
     target: { type: "string", default: "app" },
+    busy: { type: "string", default: "none" },
   },
 });
 const rate = Number(values.rate);
@@ -122,7 +129,41 @@ async function startServer(
 
 let nextIssue = 1000;
 
+/** Another job spinning every core while the deliveries arrive; stopped by the returned function. */
+async function startBusy(kind: string): Promise<() => void> {
+  if (kind === "host") {
+    const procs = Array.from({ length: availableParallelism() * 2 }, () =>
+      spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    return () => {
+      for (const p of procs) p.kill("SIGKILL");
+    };
+  }
+  const proc = spawn(process.execPath, [here("./support/busy-sandbox.ts")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await until(proc, /spinning/);
+  await new Promise((r) => setTimeout(r, 500));
+  return () => proc.kill("SIGTERM");
+}
+
 async function measure(label: string, env: Record<string, string>, githubHost: string | null): Promise<void> {
+  for (const busy of values.busy === "all" ? ["none", "host", "sandbox"] : [values.busy ?? "none"]) {
+    const stopBusy = busy === "none" ? () => {} : await startBusy(busy);
+    try {
+      await measureOnce(busy === "none" ? label : `${label}, busy ${busy}`, env, githubHost);
+    } finally {
+      stopBusy();
+    }
+  }
+}
+
+async function measureOnce(
+  label: string,
+  env: Record<string, string>,
+  githubHost: string | null,
+): Promise<void> {
   const server = await startServer(env, githubHost);
   try {
     const url = new URL(server.url);
@@ -133,7 +174,7 @@ async function measure(label: string, env: Record<string, string>, githubHost: s
     const sorted = [...r.latenciesMs].sort((a, b) => a - b);
     const f = (n: number): string => n.toFixed(2);
     process.stdout.write(
-      `${label.padEnd(28)} sent ${r.sent} in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, ` +
+      `${label.padEnd(40)} sent ${r.sent} in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, ` +
         `errors ${r.errors}${r.errors ? ` ${JSON.stringify(r.errorCodes)}` : ""}; ack latency ms: median ${f(percentile(sorted, 50))}, p99 ${f(percentile(sorted, 99))}, ` +
         `max ${f(sorted[sorted.length - 1] ?? Number.NaN)}\n`,
     );
@@ -151,7 +192,7 @@ async function measure(label: string, env: Record<string, string>, githubHost: s
     }
     await store.close?.();
     process.stdout.write(
-      `${"".padEnd(28)} jobs stored: ${counts?.queued ?? "?"} queued (${r.sent} sent + 50 warm-up)\n`,
+      `${"".padEnd(40)} jobs stored: ${counts?.queued ?? "?"} queued (${r.sent} sent + 50 warm-up)\n`,
     );
   } finally {
     server.proc.kill("SIGTERM");

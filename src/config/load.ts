@@ -1,4 +1,5 @@
 import { parseDocument } from "yaml";
+import { type Ceilings, type Clamped, clampTo, defaultCeilings, describeClamped } from "../core/ceilings.ts";
 import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
@@ -82,8 +83,10 @@ export interface RepoConfig {
     maxProcesses: number;
   };
   language: Detection["language"];
-  /** How defaults were chosen. */
+  /** How defaults were chosen, and each request the operator's ceilings lowered. */
   notes: string[];
+  /** Requests of the file the operator's ceilings lowered (also in `notes`, worded for the report). */
+  clamped: Clamped[];
 }
 
 /** A configuration file that cannot be used: every problem, one per line, with its field. */
@@ -150,7 +153,11 @@ export function parseRepoConfigFile(text: string): RepoConfigFile {
  * The full configuration from the file's text (or null when there is none) and what detection found.
  * For the GitHub app, which reads the file through the API: `parseRepoConfig(text)`.
  */
-export function parseRepoConfig(text: string | null, detection?: Detection): RepoConfig {
+export function parseRepoConfig(
+  text: string | null,
+  detection?: Detection,
+  ceilings: Ceilings = defaultCeilings(),
+): RepoConfig {
   const file = text === null ? {} : parseRepoConfigFile(text);
   const det: Detection = detection ?? {
     language: "unknown",
@@ -180,7 +187,7 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
   const treeParams = parseTreeSearchConfig(params);
   if (!treeParams.ok) throw new RepoConfigError([`strategy: ${treeParams.message}`]);
   const framework = testCommand ? frameworkOfCommand(testCommand, det.framework) : "unknown";
-  return {
+  const config: RepoConfig = {
     fromFile: text !== null,
     setup: file.setup ?? det.setup,
     test: {
@@ -234,7 +241,53 @@ export function parseRepoConfig(text: string | null, detection?: Detection): Rep
     },
     language: det.language,
     notes,
+    clamped: [],
   };
+  return applyCeilings(config, ceilings, file);
+}
+
+const mb = (n: number): string => `${n} MB`;
+const secs = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+const plain = (n: number): string => String(n);
+
+/**
+ * Every limit the repository may set, lowered to the operator's ceiling: memory, processes, the
+ * timeouts of setup, tests and the reproducer, and the validation budgets. Each lowered request is
+ * named in `notes` (the run's report) and `clamped`.
+ */
+function applyCeilings(config: RepoConfig, ceilings: Ceilings, file: RepoConfigFile): RepoConfig {
+  const clamped: Clamped[] = [];
+  // A default over a ceiling is lowered without a word: only what the file asked for is named.
+  const asked = new Set<string>([
+    ...Object.keys(file.sandbox ?? {}).map((k) => `sandbox.${k}`),
+    ...Object.keys(file.timeouts ?? {}).map((k) => `timeouts.${k}`),
+    ...Object.keys(file.validation ?? {}).map((k) => `validation.${k}`),
+  ]);
+  const lower = (
+    value: number,
+    ceiling: number,
+    note: { what: string; env: string; show: (n: number) => string },
+  ): number => (asked.has(note.what) ? clampTo(value, ceiling, note, clamped) : Math.min(value, ceiling));
+  const time = (what: string, ms: number): number =>
+    lower(ms, ceilings.commandMs, { what, env: "AUTO_FIX_MAX_COMMAND_SECONDS", show: secs });
+  config.sandbox.memoryMb = lower(config.sandbox.memoryMb, ceilings.memoryMb, {
+    what: "sandbox.memory-mb",
+    env: "AUTO_FIX_MAX_MEMORY_MB",
+    show: mb,
+  });
+  config.sandbox.maxProcesses = lower(config.sandbox.maxProcesses, ceilings.maxProcesses, {
+    what: "sandbox.max-processes",
+    env: "AUTO_FIX_MAX_PROCESSES",
+    show: plain,
+  });
+  config.timeouts.setupMs = time("timeouts.setup", config.timeouts.setupMs);
+  config.timeouts.testMs = time("timeouts.test", config.timeouts.testMs);
+  config.timeouts.reproducerMs = time("timeouts.reproducer", config.timeouts.reproducerMs);
+  config.validation.relatedBudgetMs = time("validation.related-budget", config.validation.relatedBudgetMs);
+  config.validation.budgetMs = time("validation.budget", config.validation.budgetMs);
+  config.clamped = clamped;
+  config.notes.push(...clamped.map(describeClamped));
+  return config;
 }
 
 /** Seconds a candidate may spend on the rest of the suite after its targeted tests, by default. */
@@ -295,7 +348,7 @@ export function protectedPathsFromEnv(env: NodeJS.ProcessEnv): string[] {
 
 export function loadRepoConfig(
   root: string,
-  overrides: { testCommand?: string; protectedPaths?: readonly string[] } = {},
+  overrides: { testCommand?: string; protectedPaths?: readonly string[]; ceilings?: Ceilings } = {},
 ): RepoConfig {
   let text: string | null = null;
   try {
@@ -305,7 +358,7 @@ export function loadRepoConfig(
     if (err instanceof TreeFsError) throw new RepoConfigError([`the file cannot be used: ${err.message}`]);
     throw err;
   }
-  const config = parseRepoConfig(text, detectProject(root));
+  const config = parseRepoConfig(text, detectProject(root), overrides.ceilings);
   if (overrides.protectedPaths && overrides.protectedPaths.length > 0) {
     config.protectedPaths = [...new Set([...config.protectedPaths, ...overrides.protectedPaths])];
   }

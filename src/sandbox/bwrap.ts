@@ -3,11 +3,13 @@ import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
+import type { Ceilings } from "../core/ceilings.ts";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { tmpfsCopiesAvailable } from "./disk.ts";
 import { execLimited } from "./exec-limited.ts";
 import { launchCommand, Stage, stagedTool, traversableByOthers } from "./launch.ts";
+import { runLimits, SANDBOX_NICE, sandboxCeilings } from "./limits.ts";
 import {
   attachNetwork,
   findNetworkTools,
@@ -20,7 +22,7 @@ import {
   refusedNetwork,
 } from "./network.ts";
 import { markOwned, overlayCopiesAvailable, ownOverlayCopy } from "./overlay.ts";
-import { chownTree } from "./ownership.ts";
+import { chownTree, sharedFolderRefusal } from "./ownership.ts";
 import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
 import {
@@ -56,6 +58,8 @@ export interface BwrapOptions {
   networkAllow?: string[];
   /** Paths of the network tools (default: found on the system). */
   networkTools?: { slirp4netns?: string; nft?: string; nsenter?: string };
+  /** The operator's ceilings every run is clamped to (default: from the environment). */
+  ceilings?: Ceilings;
 }
 
 /** Files and folders of /etc a toolchain needs; nothing else of /etc (no keys, no shadow). */
@@ -188,12 +192,14 @@ export class BwrapSandbox implements SandboxPort {
   readonly #resolved: ResolveCache = new Map();
   /** Toolchains whose parents the sandbox uid cannot traverse: bound through the staging folder. */
   readonly #stagedTools: Set<string>;
+  readonly #ceilings: Ceilings;
   #probe: Promise<SandboxCapabilities> | undefined;
 
   constructor(opts: BwrapOptions = {}) {
     this.#bwrap = opts.bwrapPath ?? "bwrap";
     this.#tools = opts.tools ?? discoverToolMounts();
     this.#homeDir = opts.homeDir;
+    this.#ceilings = sandboxCeilings(opts.ceilings);
     const isRoot = process.getuid?.() === 0;
     const uid = opts.runAsUid ?? sandboxUidFromEnv(process.env);
     if (uid === 0) {
@@ -262,10 +268,14 @@ export class BwrapSandbox implements SandboxPort {
 
   capabilities(): Promise<SandboxCapabilities> {
     this.#probe ??= (async () => {
-      const cg = createCgroup({ memoryMb: 64, maxProcesses: 64 });
+      const cg = createCgroup({ memoryMb: 64, maxProcesses: 64, cpus: this.#ceilings.cpus });
       await cg?.dispose();
       const notes: string[] = [];
       if (!cg?.memory) notes.push("memory limit not enforced: no writable memory cgroup");
+      if (!cg?.cpu)
+        notes.push(
+          `CPU use is not capped (no writable cpu cgroup): sandboxed runs only get a lower priority (nice ${SANDBOX_NICE})`,
+        );
       const root = (this.#uid ?? process.getuid?.()) === 0;
       if (!cg?.processes)
         notes.push(
@@ -290,6 +300,7 @@ export class BwrapSandbox implements SandboxPort {
         network: "isolated",
         memory: cg?.memory ? "cgroup" : "none",
         processes: cg?.processes ? "cgroup" : root ? "tree-count" : "rlimit",
+        cpu: cg?.cpu ? "cgroup" : "nice",
         disk: disk ? "tmpfs" : "none",
         networkAccess: refusal ? "refused" : "slirp4netns",
         notes,
@@ -311,18 +322,15 @@ export class BwrapSandbox implements SandboxPort {
   }
 
   async run(req: RunRequest): Promise<ExecResult> {
-    const limits = {
-      timeoutMs: req.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
-      memoryMb: req.memoryMb ?? DEFAULT_LIMITS.memoryMb,
-      maxProcesses: req.maxProcesses ?? DEFAULT_LIMITS.maxProcesses,
-      maxOutputBytes: req.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
-    };
+    const limits = runLimits(req, this.#ceilings);
     const env = buildSandboxEnv(req.env, { path: sandboxPath(this.#tools), workdir: SANDBOX_WORKDIR });
     if (req.network) {
       const refusal = this.networkRefusal();
       if (refusal) return refusedRun(refusal, this.#allow);
     }
     const workdir = resolve(req.workdir);
+    const shared = sharedFolderRefusal(workdir);
+    if (shared) throw new Error(shared);
     if (this.#uid !== null) {
       // An overlay copy: only what changed in it (and layers no sandbox adopted) is walked.
       if (!(await ownOverlayCopy(workdir, this.#uid))) await chownTree(workdir, this.#uid);
@@ -362,7 +370,12 @@ export class BwrapSandbox implements SandboxPort {
           blockFd: 4,
         };
       }
-      const args = planBwrap(req, env, { workdir: bindWork, tools, homeDir: bindHome, net: netFiles });
+      const args = planBwrap({ ...req, memoryMb: limits.memoryMb }, env, {
+        workdir: bindWork,
+        tools,
+        homeDir: bindHome,
+        net: netFiles,
+      });
       const cgroup = createCgroup(limits);
       // With a pids cgroup, that is the limit (and its refusals are what report it). Without one,
       // RLIMIT_NPROC, which counts every process of the host uid: set above what that uid already runs.
@@ -371,6 +384,7 @@ export class BwrapSandbox implements SandboxPort {
       const launch = launchCommand({
         uid: this.#uid,
         nproc,
+        nice: SANDBOX_NICE,
         cgroupProcs: cgroup?.procsFiles ?? [],
         binds,
         keepFds: netFiles ? [netFiles.infoFd, netFiles.blockFd] : [],

@@ -12,6 +12,8 @@ export interface CgroupHandle {
   procsFiles: string[];
   memory: boolean;
   processes: boolean;
+  /** Whether a CPU quota (and a low share of contended CPU) holds the run. */
+  cpu: boolean;
   /** OOM kills and refused forks so far. */
   events(): { oomKills: number; forkRefusals: number };
   /** SIGKILL every process still in the group. */
@@ -24,7 +26,13 @@ interface Layout {
   /** v1: directory of our cgroup per controller; v2: our cgroup directory. */
   memoryDir: string | null;
   pidsDir: string | null;
+  cpuDir: string | null;
 }
+
+/** A sandboxed run's share of contended CPU, against the 1024 (v1) / 100 (v2) every other process has. */
+const CPU_SHARES_V1 = 128;
+const CPU_WEIGHT_V2 = 12;
+const CPU_PERIOD_US = 100_000;
 
 let cachedLayout: Layout | null | undefined;
 let counter = 0;
@@ -61,10 +69,13 @@ export function probeCgroupLayout(): Layout | null {
   if (memMount || pidsMount) {
     const memPath = ownPath("memory");
     const pidsPath = ownPath("pids");
+    const cpuMount = v1Mount("cpu");
+    const cpuPath = ownPath("cpu");
     cachedLayout = {
       version: 1,
       memoryDir: memMount && memPath !== null ? join(memMount, memPath) : null,
       pidsDir: pidsMount && pidsPath !== null ? join(pidsMount, pidsPath) : null,
+      cpuDir: cpuMount && cpuPath !== null ? join(cpuMount, cpuPath) : null,
     };
     return cachedLayout;
   }
@@ -80,6 +91,7 @@ export function probeCgroupLayout(): Layout | null {
       version: 2,
       memoryDir: ctrls.includes("memory") ? base : null,
       pidsDir: ctrls.includes("pids") ? base : null,
+      cpuDir: ctrls.includes("cpu") ? base : null,
     };
     return cachedLayout;
   }
@@ -108,7 +120,7 @@ let swept = false;
 function sweepStale(layout: Layout): void {
   if (swept) return;
   swept = true;
-  for (const parent of new Set([layout.memoryDir, layout.pidsDir])) {
+  for (const parent of new Set([layout.memoryDir, layout.pidsDir, layout.cpuDir])) {
     if (!parent) continue;
     let names: string[] = [];
     try {
@@ -128,7 +140,12 @@ function sweepStale(layout: Layout): void {
   }
 }
 
-export function createCgroup(limits: { memoryMb: number; maxProcesses: number }): CgroupHandle | null {
+export function createCgroup(limits: {
+  memoryMb: number;
+  maxProcesses: number;
+  /** CPUs the group may keep busy (a CFS quota); left out: no CPU group. */
+  cpus?: number;
+}): CgroupHandle | null {
   const layout = probeCgroupLayout();
   if (!layout) return null;
   sweepStale(layout);
@@ -136,6 +153,8 @@ export function createCgroup(limits: { memoryMb: number; maxProcesses: number })
   const dirs: string[] = [];
   let memDir: string | null = null;
   let pidsDir: string | null = null;
+  let cpuDir: string | null = null;
+  const quota = limits.cpus === undefined ? null : Math.max(1000, Math.round(limits.cpus * CPU_PERIOD_US));
   const bytes = String(limits.memoryMb * 1024 * 1024);
   if (layout.version === 1) {
     if (layout.memoryDir) {
@@ -167,8 +186,22 @@ export function createCgroup(limits: { memoryMb: number; maxProcesses: number })
         }
       }
     }
+    if (layout.cpuDir && quota !== null) {
+      cpuDir = tryMkdir(layout.cpuDir, name);
+      if (cpuDir) {
+        try {
+          writeFileSync(join(cpuDir, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
+          writeFileSync(join(cpuDir, "cpu.cfs_quota_us"), String(quota));
+          writeFileSync(join(cpuDir, "cpu.shares"), String(CPU_SHARES_V1));
+          dirs.push(cpuDir);
+        } catch {
+          rmdirQuiet(cpuDir);
+          cpuDir = null;
+        }
+      }
+    }
   } else {
-    const base = layout.memoryDir ?? layout.pidsDir;
+    const base = layout.memoryDir ?? layout.pidsDir ?? layout.cpuDir;
     if (base) {
       const dir = tryMkdir(base, name);
       if (dir) {
@@ -189,7 +222,16 @@ export function createCgroup(limits: { memoryMb: number; maxProcesses: number })
         } catch {
           pidsDir = null;
         }
-        if (memDir || pidsDir) dirs.push(dir);
+        try {
+          if (quota !== null && layout.cpuDir && existsSync(join(dir, "cpu.max"))) {
+            writeFileSync(join(dir, "cpu.max"), `${quota} ${CPU_PERIOD_US}`);
+            writeFileSync(join(dir, "cpu.weight"), String(CPU_WEIGHT_V2));
+            cpuDir = dir;
+          }
+        } catch {
+          cpuDir = null;
+        }
+        if (memDir || pidsDir || cpuDir) dirs.push(dir);
         else rmdirQuiet(dir);
       }
     }
@@ -227,6 +269,7 @@ export function createCgroup(limits: { memoryMb: number; maxProcesses: number })
     procsFiles: unique.map((d) => join(d, "cgroup.procs")),
     memory: memDir !== null,
     processes: pidsDir !== null,
+    cpu: cpuDir !== null,
     events: () => ({
       oomKills: memEventsFile ? counterIn(readText(memEventsFile), "oom_kill") : 0,
       forkRefusals: pidsEventsFile ? counterIn(readText(pidsEventsFile), "max") : 0,

@@ -1,3 +1,4 @@
+import type { Ceilings } from "../core/ceilings.ts";
 import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
@@ -35,17 +36,20 @@ export {
   WorkCopyRefusedError,
 } from "./work-copy.ts";
 
+export { runLimits, SANDBOX_NICE } from "./limits.ts";
+
 export interface SandboxOptions extends BwrapOptions {
-  /** Docker image (from the repository configuration). */
+  /** Docker image: the operator's (`AUTO_FIX_SANDBOX_IMAGE`), never a repository's. */
   image?: string | undefined;
+  ceilings?: Ceilings;
   /** Opt-in for the no-sandbox backend. */
   allowUnsandboxed?: boolean;
   warn?: (message: string) => void;
 }
 
 /**
- * A sandbox of the given kind. "auto" picks Docker when an image is configured and a daemon answers,
- * else bubblewrap; it never falls back to running without a sandbox.
+ * A sandbox of the given kind. "auto" picks Docker when the operator named an image and a daemon
+ * answers, else bubblewrap; it never falls back to running without a sandbox.
  * Throws `SandboxUnavailableError` (with the reason) when the kind cannot run here.
  */
 export async function createSandbox(
@@ -58,10 +62,15 @@ export async function createSandbox(
       ...(opts.warn ? { warn: opts.warn } : {}),
     });
   }
-  if (kind === "docker") return DockerSandbox.create({ image: opts.image });
+  const dockerOpts = {
+    image: opts.image,
+    ...(opts.ceilings ? { ceilings: opts.ceilings } : {}),
+    ...(opts.runAsUid !== undefined ? { runAsUid: opts.runAsUid } : {}),
+  };
+  if (kind === "docker") return DockerSandbox.create(dockerOpts);
   if (kind === "auto" && opts.image) {
     try {
-      return await DockerSandbox.create({ image: opts.image });
+      return await DockerSandbox.create(dockerOpts);
     } catch (err) {
       opts.warn?.(`auto-fix: docker sandbox unavailable (${(err as Error).message}); using bubblewrap`);
     }
@@ -78,31 +87,58 @@ export function sandboxKindFromEnv(env: NodeJS.ProcessEnv): SandboxKind | "auto"
   return "auto";
 }
 
-/** The sandbox of one run, made once by its caller; `port` is null when none can run here, `problem` says why. */
-export type RunSandbox = { port: SandboxPort; problem: null } | { port: null; problem: string };
+/**
+ * The sandbox of one run, made once by its caller; `port` is null when none can run here, `problem` says
+ * why. `notes`: what the repository asked of the sandbox that only the operator decides.
+ */
+export type RunSandbox =
+  | { port: SandboxPort; problem: null; notes?: string[] }
+  | { port: null; problem: string; notes?: string[] };
 
 /**
- * Makes the one sandbox a run uses: the kind `AUTO_FIX_SANDBOX` names, else the repository
- * configuration's backend; the image from `AUTO_FIX_SANDBOX_IMAGE`, else the configuration's. A sandbox
- * that cannot run here is not an exception: the run goes on without running anything from the repository,
- * and says why.
+ * Makes the one sandbox a run uses. Only the operator chooses it: the kind `AUTO_FIX_SANDBOX` names
+ * (default auto) and the image `AUTO_FIX_SANDBOX_IMAGE` names. A repository's `sandbox.backend` and
+ * `sandbox.image` describe what it would like; they never switch the backend, its image, its network or
+ * its user, and a run that asked is told so in its notes. A sandbox that cannot run here is not an
+ * exception: the run goes on without running anything from the repository, and says why.
  */
 export async function openRunSandbox(
   wanted: { backend: SandboxKind | "auto"; image: string | null },
   env: NodeJS.ProcessEnv,
   opts: SandboxOptions = {},
 ): Promise<RunSandbox> {
-  const envKind = sandboxKindFromEnv(env);
-  const kind = envKind !== "auto" ? envKind : wanted.backend;
+  const kind = sandboxKindFromEnv(env);
+  const image = env.AUTO_FIX_SANDBOX_IMAGE?.trim() || undefined;
+  const notes: string[] = [];
   try {
     const port = await createSandbox(kind, {
       ...opts,
-      image: env.AUTO_FIX_SANDBOX_IMAGE ?? wanted.image ?? undefined,
+      image,
       allowUnsandboxed: opts.allowUnsandboxed ?? env.AUTO_FIX_ALLOW_NO_SANDBOX === "1",
     });
-    return { port, problem: null };
+    const asked = repositoryAsked(wanted, port.kind, image);
+    if (asked) notes.push(asked);
+    return { port, problem: null, notes };
   } catch (err) {
     if (!(err instanceof SandboxUnavailableError)) throw err;
-    return { port: null, problem: err.message };
+    return { port: null, problem: err.message, notes };
   }
+}
+
+function repositoryAsked(
+  wanted: { backend: SandboxKind | "auto"; image: string | null },
+  kind: SandboxKind,
+  image: string | undefined,
+): string | null {
+  const differs =
+    (wanted.backend !== "auto" && wanted.backend !== kind) ||
+    (wanted.image !== null && (kind !== "docker" || wanted.image !== image));
+  if (!differs) return null;
+  const ask = [
+    wanted.backend !== "auto" ? `the ${wanted.backend} backend` : null,
+    wanted.image !== null ? `the image ${JSON.stringify(wanted.image.slice(0, 200))}` : null,
+  ]
+    .filter(Boolean)
+    .join(" with ");
+  return `The repository's configuration asks for ${ask}; only the operator chooses the sandbox (AUTO_FIX_SANDBOX, AUTO_FIX_SANDBOX_IMAGE), so the ${kind} sandbox${kind === "docker" && image ? ` with the image ${image}` : ""} ran.`;
 }

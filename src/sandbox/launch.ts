@@ -27,7 +27,10 @@ export const PRELUDE = [
   "done",
   'for f in $AF_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done',
   'if [ -n "$AF_NPROC" ]; then ulimit -u "$AF_NPROC" || exit 125; fi',
-  "unset AF_CGROUP_PROCS AF_KEEP_FDS AF_NPROC keep f n",
+  // A lower priority than the host's own processes (the webhook server, other jobs): the sandbox, as an
+  // unprivileged uid, can never raise it again.
+  'if [ -n "$AF_NICE" ]; then renice -n "$AF_NICE" -p $$ >/dev/null || exit 125; fi',
+  "unset AF_CGROUP_PROCS AF_KEEP_FDS AF_NPROC AF_NICE keep f n",
   'while [ "$1" != "--" ]; do mount --bind "$1" "$2" || exit 125; shift 2; done',
   "shift",
   'exec "$@"',
@@ -37,6 +40,8 @@ export interface LaunchSpec {
   /** Host uid to drop to before bubblewrap (auto-fix running as root), or null to stay. */
   uid: number | null;
   nproc: number | null;
+  /** Scheduling priority (niceness) the run starts with; null leaves the launcher's own. */
+  nice?: number | null;
   cgroupProcs: string[];
   /** Host folders bound onto staging folders (needs root; done in a private mount namespace). */
   binds: Array<{ source: string; target: string }>;
@@ -60,6 +65,7 @@ export function launchCommand(spec: LaunchSpec): { argv: string[]; env: Record<s
       AF_CGROUP_PROCS: spec.cgroupProcs.join(" "),
       AF_KEEP_FDS: spec.keepFds.join(" "),
       AF_NPROC: spec.nproc === null ? "" : String(spec.nproc),
+      AF_NICE: spec.nice === null || spec.nice === undefined ? "" : String(spec.nice),
       PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
     },
   };

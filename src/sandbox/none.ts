@@ -5,9 +5,10 @@ import { commandArgv } from "./bwrap.ts";
 import { createCgroup } from "./cgroup.ts";
 import { buildSandboxEnv } from "./env.ts";
 import { execLimited } from "./exec-limited.ts";
+import type { Ceilings } from "../core/ceilings.ts";
 import { launchCommand } from "./launch.ts";
+import { runLimits, SANDBOX_NICE, sandboxCeilings } from "./limits.ts";
 import {
-  DEFAULT_LIMITS,
   type ExecResult,
   type RunRequest,
   type SandboxCapabilities,
@@ -20,6 +21,8 @@ export interface NoSandboxOptions {
   allowUnsandboxed?: boolean;
   /** Where the loud warning goes (default: stderr). */
   warn?: (message: string) => void;
+  /** The operator's ceilings every run is clamped to (default: from the environment). */
+  ceilings?: Ceilings;
 }
 
 /**
@@ -31,6 +34,7 @@ export interface NoSandboxOptions {
 export class NoSandbox implements SandboxPort {
   readonly kind = "none" as const;
   readonly #warn: (message: string) => void;
+  readonly #ceilings: Ceilings;
 
   constructor(opts: NoSandboxOptions = {}) {
     if (opts.allowUnsandboxed !== true) {
@@ -40,6 +44,7 @@ export class NoSandbox implements SandboxPort {
       );
     }
     this.#warn = opts.warn ?? ((m) => process.stderr.write(`${m}\n`));
+    this.#ceilings = sandboxCeilings(opts.ceilings);
   }
 
   async capabilities(): Promise<SandboxCapabilities> {
@@ -57,10 +62,7 @@ export class NoSandbox implements SandboxPort {
     this.#warn(
       `auto-fix: WARNING: running WITHOUT A SANDBOX (network, host files and home are reachable): ${argv.join(" ")}`,
     );
-    const limits = {
-      memoryMb: req.memoryMb ?? DEFAULT_LIMITS.memoryMb,
-      maxProcesses: req.maxProcesses ?? DEFAULT_LIMITS.maxProcesses,
-    };
+    const limits = runLimits(req, this.#ceilings);
     const home = mkdtempSync(join(tmpdir(), "auto-fix-home-"));
     const env = buildSandboxEnv(req.env, {
       path: process.env.PATH ?? "/usr/bin:/bin",
@@ -72,6 +74,7 @@ export class NoSandbox implements SandboxPort {
     const launch = launchCommand({
       uid: null,
       nproc: null,
+      nice: SANDBOX_NICE,
       cgroupProcs: cgroup?.procsFiles ?? [],
       binds: [],
       keepFds: [],
@@ -82,8 +85,8 @@ export class NoSandbox implements SandboxPort {
         argv: launch.argv,
         env: { ...launch.env, ...env },
         cwd: join(resolve(req.workdir), req.cwd ?? "."),
-        timeoutMs: req.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
-        maxOutputBytes: req.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+        timeoutMs: limits.timeoutMs,
+        maxOutputBytes: limits.maxOutputBytes,
         signal: req.signal,
         cgroup,
         ...(cgroup?.processes ? {} : { processCap: limits.maxProcesses }),

@@ -2,7 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { lchown, lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { tmpfsCopiesAvailable } from "./disk.ts";
 
 /**
@@ -191,7 +191,24 @@ export async function ownOverlayCopy(dir: string, uid: number): Promise<boolean>
   if (!copy) return false;
   const layers = [copy.upper, ...copy.lowers.filter((l) => l.owner !== uid).map((l) => l.dir)];
   const seen = new Set<string>([""]);
+  // An entry is changed through the merged tree only when every folder above it there is a real folder:
+  // a folder of a layer that the merged tree shows as a link (replaced in an upper layer) would otherwise
+  // lead the change out of the copy, to whatever the link names on the host.
+  const realDir = new Map<string, boolean>([["", true]]);
+  const insideReal = async (rel: string): Promise<boolean> => {
+    const parent = dirname(rel) === "." ? "" : dirname(rel);
+    const known = realDir.get(parent);
+    if (known !== undefined) return known;
+    let ok = await insideReal(parent);
+    if (ok) {
+      const st = await lstat(join(copy.merged, parent)).catch(() => null);
+      ok = st?.isDirectory() === true;
+    }
+    realDir.set(parent, ok);
+    return ok;
+  };
   const fix = async (rel: string): Promise<void> => {
+    if (rel && !(await insideReal(rel))) return;
     const path = rel ? join(copy.merged, rel) : copy.merged;
     const st = await lstat(path).catch(() => null);
     if (st && (st.uid !== uid || st.gid !== uid)) await lchown(path, uid, uid);

@@ -70,6 +70,11 @@ export interface SandboxCapabilities {
   network: "isolated" | "host";
   memory: "cgroup" | "docker" | "none";
   processes: "cgroup" | "rlimit" | "tree-count" | "docker" | "none";
+  /**
+   * How a run's CPU use is held: a cgroup quota of `AUTO_FIX_MAX_CPUS` with a low share of contended CPU,
+   * or only a lower scheduling priority (nice) where no CPU cgroup can be written.
+   */
+  cpu?: "cgroup" | "nice" | "docker" | "none";
   /** How disk use and file counts of the work tree are limited (sized tmpfs copies), when reported. */
   disk?: "tmpfs" | "docker" | "none";
   /** How a run that asks for network gets it, when reported. */

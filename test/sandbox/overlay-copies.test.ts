@@ -275,6 +275,45 @@ describe("overlay copies of a frozen tree", {
     assert.equal(existsSync(dirname(left.base)), false);
   });
 
+  test("a folder replaced by a link in a copy of a copy never hands the link's host files to the sandbox uid", async () => {
+    // The host folder a hostile run points its link at: a root-owned file the snapshot layer names too.
+    const host = mkdtempSync(join(tmpdir(), "af-overlay-host-"));
+    chmodSync(host, 0o755);
+    writeFileSync(join(host, "victim.txt"), "host file\n", { mode: 0o644 });
+    const first = await makeWorkCopy(frozen);
+    let second: WorkCopy | null = null;
+    try {
+      const wrote = await sandbox.run({ workdir: first.dir, command: "echo new > pkg/victim.txt" });
+      assert.equal(wrote.exitCode, 0, wrote.stderr);
+      // A copy of that copy: its lower layers are a snapshot of the first copy's changes (pkg/victim.txt)
+      // and the frozen tree.
+      second = await makeWorkCopy(first.dir);
+      const linked = await sandbox.run({
+        workdir: second.dir,
+        command: `rm -rf pkg && ln -s ${host} pkg && ls -l pkg`,
+      });
+      assert.equal(linked.exitCode, 0, linked.stderr);
+      // The next run gives the copy's entries to the sandbox uid first: pkg/victim.txt of the snapshot
+      // layer, seen through the merged tree from the host, is now the host's file behind the link (inside
+      // the sandbox the link leads nowhere: its /tmp is its own).
+      const next = await sandbox.run({ workdir: second.dir, command: "true" });
+      assert.equal(next.exitCode, 0, next.stderr);
+      const st = lstatSync(join(host, "victim.txt"));
+      assert.equal(st.uid, 0, "the host file behind the link was given to the sandbox uid");
+      assert.equal(lstatSync(host).uid, 0);
+      // The rest of the copy is still the sandbox's to write.
+      const ordinary = await sandbox.run({
+        workdir: second.dir,
+        command: "echo ok > pkg2.txt && cat pkg2.txt",
+      });
+      assert.equal(ordinary.exitCode, 0, ordinary.stderr);
+    } finally {
+      await second?.dispose();
+      await first.dispose();
+      rmSync(host, { recursive: true, force: true });
+    }
+  });
+
   test("no copy is left mounted after dispose", async () => {
     const copy = await makeWorkCopy(frozen);
     const mountpoint = dirname(copy.dir);

@@ -88,24 +88,34 @@ test("docker: no image, no client and no daemon are refused with a reason", asyn
   }
 });
 
-test("docker run arguments isolate network, limits and environment", () => {
+test("docker run arguments isolate network, user, limits and environment", () => {
+  const limits = { timeoutMs: 1000, memoryMb: 512, maxProcesses: 99, maxOutputBytes: 1024, cpus: 1.5 };
   const args = dockerRunArgs(
     { workdir: "/srv/copy", command: "pytest -q", memoryMb: 512, maxProcesses: 99 },
     { PATH: "/usr/bin", HOME: "/home/sandbox" },
-    { image: "python:3.12", name: "auto-fix-x" },
+    { image: "python:3.12", name: "auto-fix-x", uid: 65534, limits },
   );
   const joined = args.join(" ");
   assert.match(joined, /--network none/);
   assert.match(joined, /--memory 512m/);
   assert.match(joined, /--pids-limit 99/);
+  assert.match(joined, /--cpus 1\.5/);
   assert.match(joined, /--cap-drop ALL/);
+  assert.match(joined, /--user 65534:65534/);
+  assert.match(joined, /--tmpfs \/tmp:rw,exec,size=512m/);
   assert.match(joined, /--volume \/srv\/copy:\/workspace:rw/);
   assert.deepEqual(args.slice(-4), ["python:3.12", "/bin/sh", "-c", "pytest -q"]);
-  assert.match(
-    dockerRunArgs({ workdir: "/w", command: ["true"], network: true }, {}, { image: "i", name: "n" }).join(
-      " ",
-    ),
-    /--network bridge/,
+  // A run that asks for network never gets Docker's bridge (the backend refuses it before this).
+  const withNet = dockerRunArgs(
+    { workdir: "/w", command: ["true"], network: true },
+    {},
+    { image: "i", name: "n", uid: 1000 },
+  ).join(" ");
+  assert.match(withNet, /--network none/);
+  assert.doesNotMatch(withNet, /bridge/);
+  assert.throws(
+    () => dockerRunArgs({ workdir: "/w", command: ["true"] }, {}, { image: "i", name: "n", uid: 0 }),
+    /never runs as uid 0/,
   );
 });
 

@@ -4,6 +4,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
 import { loadRepoConfig, protectedPathsFromEnv } from "../../config/index.ts";
+import { ceilingsFromEnv } from "../../core/ceilings.ts";
 import { UserError } from "../../core/errors.ts";
 import { type MaintainerInput, MaintainerInputSchema } from "../../core/maintainer-input.ts";
 import { readInstructions } from "../../config/instructions.ts";
@@ -145,9 +146,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   // protected paths, strategy and test command; the command line and the environment override it. It is
   // read once, here, and handed to every stage; a file that does not parse stops the command (exit 2)
   // with every problem named, before anything is paid for.
+  // The operator's ceilings (AUTO_FIX_MAX_*): what the repository's configuration may ask for is clamped
+  // to them, and so is every sandboxed run. A bad value stops the command here, naming the variable.
+  const ceilings = ceilingsFromEnv(io.env);
   const repoConfig = loadRepoConfig(repo, {
     ...(values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {}),
     protectedPaths: protectedPathsFromEnv(io.env),
+    ceilings,
   });
   const notes: string[] = [...repoConfig.notes];
   const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
@@ -230,7 +235,11 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   };
   process.once("SIGINT", onSigint);
   // The one sandbox of the run, for the reproducer, the review, the tests and the tree search's checks.
-  const sandbox = await openRunSandbox(repoConfig.sandbox, io.env, { warn: (m) => progress.detail(m) });
+  const sandbox = await openRunSandbox(repoConfig.sandbox, io.env, {
+    ceilings,
+    warn: (m) => progress.detail(m),
+  });
+  notes.push(...(sandbox.notes ?? []));
   const hooks = createReproduceReviewHooks();
   let result: Awaited<ReturnType<typeof runFix>>;
   try {

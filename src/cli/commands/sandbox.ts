@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadRepoConfig } from "../../config/index.ts";
+import { ceilingsFromEnv, describeClamped } from "../../core/ceilings.ts";
 import { UserError } from "../../core/errors.ts";
 import { describeOutcome, formatExecForModel, makeWorkCopy, openRunSandbox } from "../../sandbox/index.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -45,16 +46,20 @@ export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
   const memoryMb = positiveNumber(values.memory, "memory");
 
   // The repository's own settings (backend, image, limits, setup), as the pipeline would use them.
-  const config = loadRepoConfig(dir);
+  const ceilings = ceilingsFromEnv(io.env);
+  const config = loadRepoConfig(dir, { ceilings });
+  for (const n of config.clamped) io.stderr(`auto-fix sandbox: note: ${describeClamped(n)}\n`);
   // The same choice of backend and image as a `fix` run makes (`--no-sandbox` asks for none).
   const made = await openRunSandbox(
     config.sandbox,
     values["no-sandbox"] ? { ...io.env, AUTO_FIX_SANDBOX: "none" } : io.env,
     {
       ...(values["no-sandbox"] ? { allowUnsandboxed: true } : {}),
+      ceilings,
       warn: (m) => io.stderr(`${m}\n`),
     },
   );
+  for (const n of made.notes ?? []) io.stderr(`auto-fix sandbox: note: ${n}\n`);
   if (!made.port) throw new UserError(made.problem);
   const sandbox = made.port;
   const caps = await sandbox.capabilities();
