@@ -4,10 +4,12 @@ import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
 import { checkEditablePath } from "../core/path-rules.ts";
+import { gitShallowClone } from "./clone.ts";
 
 /**
- * Git over HTTP(S) with an installation token, via isomorphic-git. The token is handed to isomorphic-git
- * through `onAuth` only: it is never part of a URL, never written to `.git/config` and never logged.
+ * Git over HTTP(S) with an installation token. The clone runs the system git in a child process
+ * (clone.ts); pushes and ref listings use isomorphic-git, which gets the token through `onAuth` only. The
+ * token is never part of a URL or a command line, never written to `.git/config` and never logged.
  */
 
 export interface GitAuthor {
@@ -18,30 +20,19 @@ export interface GitAuthor {
 const auth = (token: string) => () => ({ username: "x-access-token", password: token });
 
 /**
- * Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch).
- * `branch` is the branch checked out, or null for a tag.
+ * Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch),
+ * by the system git in its own process, within the operator's size cap (clone.ts). `branch` is the
+ * branch checked out (the ref's name for a tag).
  */
 export async function shallowClone(options: {
   url: string;
   dir: string;
   token: string;
   ref?: string | undefined;
+  maxBytes?: number;
+  signal?: AbortSignal;
 }): Promise<{ commit: string; branch: string | null }> {
-  await git.clone({
-    fs,
-    http,
-    dir: options.dir,
-    url: options.url,
-    ...(options.ref ? { ref: options.ref } : {}),
-    depth: 1,
-    singleBranch: true,
-    noTags: true,
-    onAuth: auth(options.token),
-  });
-  const commit = await git.resolveRef({ fs, dir: options.dir, ref: "HEAD" });
-  const branch =
-    (await git.currentBranch({ fs, dir: options.dir, fullname: false })) ?? options.ref ?? "HEAD";
-  return { commit, branch };
+  return await gitShallowClone(options);
 }
 
 /** Paths a unified diff touches (both sides of every file header). */

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { crc32 } from "node:zlib";
 import { LANGUAGES } from "../treesitter/languages.ts";
 import { querySource } from "./extract.ts";
 import { countKinds, encodeSymbols, type KindCounts, rowsOfLazy, withLazySymbols } from "./codec.ts";
+import { type CapOutcome, enforceCacheCap, indexCacheCapBytes } from "./eviction.ts";
 import { ObjectStore } from "./object-store.ts";
 import type { FileRecord } from "./types.ts";
 
@@ -13,7 +14,7 @@ import type { FileRecord } from "./types.ts";
 export const MAX_MANIFESTS = 64;
 
 /** Bumped whenever the extractor's output or the object store's table changes shape or meaning. */
-const EXTRACTOR_VERSION = 5;
+const EXTRACTOR_VERSION = 6;
 
 /** The cache folder: AUTO_FIX_CACHE_DIR, else $XDG_CACHE_HOME/auto-fix, else ~/.cache/auto-fix. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -65,10 +66,23 @@ export class IndexCache {
   readonly objects: ObjectStore;
   private writeFailed = false;
   private readonly madeDirs = new Set<string>();
+  private readonly cacheDir: string;
+  private readonly capBytes: number | undefined;
+  /** What the last trim did, when a write took the cache past its cap. */
+  lastTrim: CapOutcome | null = null;
 
-  /** `repair: false` (parse workers): a corrupt object store is left for the owning thread to rebuild. */
-  constructor(cacheDir: string, onNote: (note: string) => void, opts: { repair?: boolean } = {}) {
+  /**
+   * `repair: false` (parse workers): a corrupt object store is left for the owning thread to rebuild.
+   * `capBytes`: the cache's size cap (default: the operator's AUTO_FIX_INDEX_CACHE_MB, eviction.ts).
+   */
+  constructor(
+    cacheDir: string,
+    onNote: (note: string) => void,
+    opts: { repair?: boolean; capBytes?: number } = {},
+  ) {
     this.dir = join(cacheDir, `index-${extractorKey()}`);
+    this.cacheDir = cacheDir;
+    this.capBytes = opts.capBytes;
     this.onNote = onNote;
     this.objects = new ObjectStore(join(this.dir, "objects.sqlite"), onNote, { repair: opts.repair ?? true });
   }
@@ -150,6 +164,9 @@ export class IndexCache {
         );
       });
       if (offset !== rows.length) throw new Error("rows left over");
+      // Its last use, for eviction (least recently used roots go first).
+      const now = new Date();
+      await utimes(path, now, now).catch(() => {});
       return { root: head.root, writtenAt: head.writtenAt, files };
     } catch {
       this.onNote("the index cache manifest for this repository was corrupt; rebuilding it");
@@ -193,6 +210,26 @@ export class IndexCache {
     const parts = [MANIFEST_MAGIC, Buffer.from(`${crc}\n`), header, ...rows];
     await this.writeAtomic(this.manifestPath(manifest.root), parts);
     await this.pruneManifests();
+    this.trim();
+  }
+
+  /** Keeps the cache under its size cap (eviction.ts); housekeeping, so a failure is one note. */
+  trim(): void {
+    if (this.writeFailed) return;
+    try {
+      this.lastTrim = enforceCacheCap({
+        cacheDir: this.cacheDir,
+        indexDir: this.dir,
+        objects: this.objects,
+        capBytes: this.capBytes ?? indexCacheCapBytes(process.env, this.onNote),
+        manifestExt: MANIFEST_EXT,
+        manifestHashes,
+      });
+    } catch (err) {
+      this.onNote(`the index cache could not be trimmed (${(err as Error).message})`);
+    } finally {
+      this.objects.close();
+    }
   }
 
   /**
@@ -269,6 +306,21 @@ export class IndexCache {
  */
 const MANIFEST_MAGIC = Buffer.from("auto-fix index manifest 2\n");
 const MANIFEST_EXT = ".manifest";
+
+/** The content hashes a manifest file names (its header only), or null when it is not a sound manifest. */
+function manifestHashes(data: Buffer): string[] | null {
+  try {
+    if (!data.subarray(0, MANIFEST_MAGIC.length).equals(MANIFEST_MAGIC)) return null;
+    const crcEnd = data.indexOf(10, MANIFEST_MAGIC.length);
+    const nl = crcEnd < 0 ? -1 : data.indexOf(10, crcEnd + 1);
+    if (nl < 0) return null;
+    const head = JSON.parse(data.toString("utf8", crcEnd + 1, nl)) as StoredManifest;
+    if (!Array.isArray(head.files)) return null;
+    return head.files.map((f) => String(f.h));
+  } catch {
+    return null;
+  }
+}
 
 /** The manifest's header as stored: short keys. */
 interface StoredManifest {

@@ -12,6 +12,9 @@ export interface StoredObject {
   syntaxErrors: number;
 }
 
+/** What a stored object costs besides its rows (hash, row header, index entry), for eviction's sums. */
+export const ROW_OVERHEAD_BYTES = 160;
+
 /** Queued objects written per transaction. */
 const FLUSH_EVERY = 1024;
 
@@ -128,6 +131,48 @@ export class ObjectStore {
     }
   }
 
+  /**
+   * Eviction, in one write transaction (concurrent evictions and writers take turns; a reader sees the
+   * store before or after, never half of it): `choose` gets the size of every object (bytes of its rows)
+   * and returns the hashes to keep, or null to keep all; the others are deleted and the freed pages given
+   * back to the file system. `choose` runs synchronously inside the transaction. Returns how many objects
+   * were deleted; a failure is one note and deletes nothing.
+   */
+  evict(choose: (sizes: Map<string, number>) => Set<string> | null): number {
+    this.flush();
+    const db = this.connection();
+    if (!db) return 0;
+    let deleted = 0;
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        const sizes = new Map<string, number>();
+        for (const row of db.prepare("SELECT hash, length(rows) AS n FROM objects").all()) {
+          sizes.set(String(row.hash), Number(row.n) + ROW_OVERHEAD_BYTES);
+        }
+        const keep = choose(sizes);
+        if (keep) {
+          const result = db
+            .prepare("DELETE FROM objects WHERE hash NOT IN (SELECT value FROM json_each(?))")
+            .run(JSON.stringify([...keep]));
+          deleted = Number(result.changes);
+        }
+        db.exec("COMMIT");
+      } catch (err) {
+        db.exec("ROLLBACK");
+        throw err;
+      }
+      if (deleted > 0) {
+        db.exec("PRAGMA incremental_vacuum");
+        // Another connection reading the log may keep it from being cut now: the next checkpoint does.
+        db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get();
+      }
+    } catch (err) {
+      this.onNote(`the index cache could not be trimmed (${(err as Error).message})`);
+    }
+    return deleted;
+  }
+
   /** Flushes and closes; the next use opens the store again. */
   close(): void {
     this.flush();
@@ -162,9 +207,14 @@ function openDatabase(path: string): DatabaseSync {
     // Rows average a few KiB (a file's symbols): on 16 KiB pages most fit in one, where 4 KiB pages
     // spill them into overflow chains. Takes effect only when the file is created.
     db.exec("PRAGMA page_size = 16384");
+    // Pages freed by eviction go back to the file system (`PRAGMA incremental_vacuum`). Takes effect only
+    // when the file is created.
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
     // A cache may lose its last writes on a power cut: no disk flush per commit.
     db.exec("PRAGMA synchronous = NORMAL");
+    // The write-ahead log is cut back to this size after each checkpoint (it counts toward the cap).
+    db.exec("PRAGMA journal_size_limit = 4194304");
     // A rowid table with the hash as a unique key: a table clustered on the hash itself (WITHOUT ROWID)
     // moves these large rows around its B-tree on every insert, which costs several times more.
     db.exec(

@@ -247,7 +247,13 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     token = await github.gitToken();
     // A resumed job finds the clone of the run that died: start from a clean one.
     await rm(repoDir, { recursive: true, force: true });
-    const clone = await shallowClone({ url: data.cloneUrl, dir: repoDir, token, ref: data.ref });
+    const clone = await shallowClone({
+      url: data.cloneUrl,
+      dir: repoDir,
+      token,
+      ref: data.ref,
+      signal: ctx.signal,
+    });
     status.stage("cloned", { status: "done", note: `${data.ref} at ${clone.commit.slice(0, 7)}` });
     await ctx.checkpoint("cloned", { commit: clone.commit });
     if (ctx.signal.aborted) return await cancelled();
