@@ -152,7 +152,11 @@ async function measure(label: string, env: Record<string, string>, githubHost: s
   for (const busy of values.busy === "all" ? ["none", "host", "sandbox"] : [values.busy ?? "none"]) {
     const stopBusy = busy === "none" ? () => {} : await startBusy(busy);
     try {
-      await measureOnce(busy === "none" ? label : `${label}, busy ${busy}`, env, githubHost);
+      // Each measurement stores its jobs in a store of its own, so the count is this one's.
+      const own = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [k, /DATA_DIR$/.test(k) ? join(v, busy) : v]),
+      );
+      await measureOnce(busy === "none" ? label : `${label}, busy ${busy}`, own, githubHost);
     } finally {
       stopBusy();
     }
