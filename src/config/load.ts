@@ -265,7 +265,7 @@ function validationSettings(
     runner,
     command: o.command ?? null,
     source: o.runner ? "config" : runner ? "detected" : "none",
-    withinCommand: o["within-command"] ?? true,
+    ...(o["within-command"] !== undefined ? { withinCommand: o["within-command"] } : {}),
   };
 }
 
