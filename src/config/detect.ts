@@ -358,9 +358,30 @@ export function runnerOfCommand(cmd: string, framework: TestFramework): TestRunn
   if (/(^|\/)gradlew?$/.test(words[0] ?? "") && has("test")) return "gradle";
   if (/(^|\/)node$/.test(words[0] ?? "") && has("--test")) return "node-test";
   const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
-  const tool = words.find((w) => /^(jest|vitest|mocha)$/.test(w));
-  if (tool) return tool as TestRunnerKind;
+  const tool = words.map(jsRunnerOfWord).find((t) => t !== null);
+  if (tool) return tool;
   if (viaScript && (framework === "jest" || framework === "vitest" || framework === "mocha"))
     return framework;
+  return null;
+}
+
+/**
+ * The JavaScript runner a word of a command starts, however it is spelled: `jest`, `_mocha`, and a path
+ * into `node_modules` (`./node_modules/.bin/mocha`, `node node_modules/mocha/bin/_mocha`,
+ * `node_modules/jest/bin/jest.js`, `node_modules/vitest/vitest.mjs`). A path outside `node_modules` (a
+ * test file called `jest.js`) starts nothing.
+ */
+export function jsRunnerOfWord(word: string): "jest" | "vitest" | "mocha" | null {
+  const name = (n: string) => (n === "_mocha" ? "mocha" : (n as "jest" | "vitest" | "mocha"));
+  const bare = /^(jest|vitest|_?mocha)$/.exec(word);
+  if (bare) return name(bare[1]!);
+  if (!/(^|\/)node_modules\//.test(word)) return null;
+  const bin = /(?:^|\/)node_modules\/\.bin\/(jest|vitest|_?mocha)$/.exec(word);
+  if (bin) return name(bin[1]!);
+  const pkg =
+    /(?:^|\/)node_modules\/(jest|jest-cli|vitest|mocha)\/(?:bin\/)?(?:jest|vitest|_?mocha)(?:\.[cm]?js)?$/.exec(
+      word,
+    );
+  if (pkg) return pkg[1] === "jest-cli" ? "jest" : name(pkg[1]!);
   return null;
 }

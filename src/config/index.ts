@@ -2,6 +2,7 @@ export {
   type Detection,
   detectProject,
   frameworkOfCommand,
+  jsRunnerOfWord,
   type ProjectLanguage,
   runnerOfCommand,
   type TestFramework,

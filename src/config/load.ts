@@ -61,6 +61,11 @@ export interface RepoConfig {
     command: string | null;
     /** How the runner was chosen, for the report. */
     source: "config" | "detected" | "none";
+    /**
+     * Related tests are chosen within what the test command runs (`validation.within-command`; absent:
+     * true): `pytest tests/test_api.py` keeps the selection to that file.
+     */
+    withinCommand?: boolean;
   };
   reproducer: ReproducerConfig;
   timeouts: { setupMs: number; testMs: number; reproducerMs: number };
@@ -313,6 +318,7 @@ function validationSettings(
     runner,
     command: o.command ?? null,
     source: o.runner ? "config" : runner ? "detected" : "none",
+    ...(o["within-command"] !== undefined ? { withinCommand: o["within-command"] } : {}),
   };
 }
 

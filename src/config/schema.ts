@@ -101,6 +101,11 @@ const validationSchema = z
       .optional(),
     /** How the selected tests are named to the runner; detected from the test command otherwise. */
     runner: z.enum(TEST_RUNNERS, { error: `expected one of ${TEST_RUNNERS.join(", ")}` }).optional(),
+    /**
+     * Whether the related tests are chosen within what the test command runs (the paths, packages or
+     * modules it names); false: from the whole repository. Default true.
+     */
+    "within-command": z.boolean({ error: "expected true or false" }).optional(),
     /** The command that runs only some tests; `{tests}` stands for the selected tests (as arguments). */
     command: command
       .refine((c) => c.includes("{tests}"), {

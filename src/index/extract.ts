@@ -99,6 +99,7 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
     let name: string | null = null;
     let value: Node | null = null;
     let receiver: Node | null = null;
+    let owner: Node | null = null;
     let headerRow = -1;
     for (const cap of match.captures) {
       switch (cap.name) {
@@ -121,6 +122,9 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
         case "receiver":
           receiver = cap.node;
           break;
+        case "owner":
+          owner = cap.node;
+          break;
         case "header-end":
           // A one-character token: its start row is its row.
           headerRow = cap.node.startPosition.row;
@@ -140,6 +144,7 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
         name,
         value,
         receiver,
+        owner,
         headerRow,
         bases: [],
         attrs: [],

@@ -32,6 +32,11 @@ export interface Def {
   name: string;
   value: Node | null;
   receiver: Node | null;
+  /**
+   * JavaScript: the object a definition made at run time is made on (`req` in
+   * `req.__defineGetter__('host', …)`, `obj` in `Object.defineProperty(obj, 'x', …)`).
+   */
+  owner?: Node | null;
   /** The row (0-based) of the token that ends the header (Python's `:`), when the query captured it. */
   headerRow: number;
   bases: string[];
@@ -163,7 +168,8 @@ export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTabl
   const valueNode = d.value ?? node;
   const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
   const headerEnd = headerEndOf(node, type, d.value, lang, end, lines);
-  const protoOwner = type === "expression_statement" ? prototypeOwner(node) : null;
+  const protoOwner =
+    (type === "expression_statement" ? prototypeOwner(node) : null) ?? (d.owner ? ownerName(d.owner) : null);
   return finishSymbol(d, start, end, headerEnd, decorators, isAsync, exported, protoOwner);
 }
 
@@ -259,12 +265,35 @@ function receiverType(receiver: Node): string | null {
   return m?.[1] ?? null;
 }
 
-/** `Foo.prototype.bar = function () {}` → `Foo`. */
+/** `Foo.prototype.bar = function () {}` → `Foo`; `res.send = function () {}` → `res` (not `exports.x`). */
 function prototypeOwner(node: Node): string | null {
   const obj = node.firstNamedChild?.childForFieldName("left")?.childForFieldName("object");
+  if (obj?.type === "identifier") return ownerName(obj);
   if (obj?.type !== "member_expression" || obj.childForFieldName("property")?.text !== "prototype")
     return null;
   return obj.childForFieldName("object")?.text ?? null;
+}
+
+/** Objects that hold a module's functions, not a class's: no class is named after them. */
+const MODULE_OBJECTS = new Set([
+  "exports",
+  "module",
+  "module.exports",
+  "window",
+  "global",
+  "globalThis",
+  "self",
+]);
+
+/**
+ * The class a run-time definition on `owner` belongs to: `Foo.prototype` → `Foo`, `req` → `req`,
+ * `app.request` → `app.request`; none for `exports`, `this`, or an expression that is no plain name.
+ */
+function ownerName(owner: Node): string | null {
+  const text = owner.text.replace(/\s+/g, "");
+  if (text.length > 200 || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(text)) return null;
+  const name = text.replace(/\.prototype$/, "");
+  return MODULE_OBJECTS.has(name) || name === "this" || name.startsWith("this.") ? null : name;
 }
 
 /** Row (0-based) of a string index, as tree-sitter counts rows: by `\n`. */

@@ -119,28 +119,37 @@ test("estimates: a run of one target is its time, a run of several is shared by 
   assert.equal(times.measured("d.py"), undefined);
 });
 
-/** A library whose `util` no test is named after: a fast importer, two slow ones. */
-const SLOW = {
+/**
+ * A library whose `util` no test is named after: a fast importer, two slow ones (each sleeping
+ * `sleepS` seconds).
+ */
+const slowRepo = (sleepS: number) => ({
   "pytest.ini": "[pytest]\n",
   "pkg/__init__.py": "",
   "pkg/util.py": "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n",
   "tests/__init__.py": "",
   "tests/test_alpha.py": "from pkg.util import clamp\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n",
-  "tests/test_slow_one.py":
-    "import time\nfrom pkg.util import clamp\n\ndef test_slow():\n    time.sleep(3)\n    assert clamp(1, 0, 3) == 1\n",
-  "tests/test_slow_two.py":
-    "import time\nfrom pkg.util import clamp\n\ndef test_slow():\n    time.sleep(3)\n    assert clamp(-1, 0, 3) == 0\n",
+  "tests/test_slow_one.py": `import time\nfrom pkg.util import clamp\n\ndef test_slow():\n    time.sleep(${sleepS})\n    assert clamp(1, 0, 3) == 1\n`,
+  "tests/test_slow_two.py": `import time\nfrom pkg.util import clamp\n\ndef test_slow():\n    time.sleep(${sleepS})\n    assert clamp(-1, 0, 3) == 0\n`,
   "tests/test_other.py": "def test_other():\n    assert True\n",
-};
+});
+/**
+ * The budget of the tests below: long enough for a sandboxed pytest start, unpatched and patched, on a
+ * loaded 2-core machine (the first batch gets 1.25× it), with the slow tests sleeping as long, so their
+ * measured share always leaves them out.
+ */
+const BUDGET_S = 8;
+const SLOW = slowRepo(BUDGET_S);
+const QUICK = slowRepo(0.2);
 
 test("the budget for related tests: past it the slower related tests are left out and named; a regression is still caught by the tests that ran", async () => {
   const repo = writeRepo({
     ...SLOW,
-    ".github/auto-fix.yml": "validation:\n  related-budget: 3\n  budget: 0\n",
+    ".github/auto-fix.yml": `validation:\n  related-budget: ${BUDGET_S}\n  budget: 0\n`,
   });
   const job = await prepareJob(sandbox, repo);
   jobs.push(job.states);
-  assert.equal(job.config.validation.relatedBudgetMs, 3000);
+  assert.equal(job.config.validation.relatedBudgetMs, BUDGET_S * 1000);
   // A first candidate with room for everything: the job learns how long each test takes unpatched.
   const roomy = {
     states: job.states,
@@ -149,16 +158,16 @@ test("the budget for related tests: past it the slower related tests are left ou
   const first = await validateEdit(sandbox, roomy, { "pkg/util.py": ["max(lo", "max( lo"] });
   assert.equal(first.result.status, "passed");
   assert.deepEqual(Object.values(runs(first)), ["ran", "ran", "ran"]);
-  // One batch of three: its time (two sleeps of 3 s at least) is shared by the tests each ran.
+  // One batch of three: its time (two sleeps of BUDGET_S at least) is shared by the tests each ran.
   const measured = ["tests/test_alpha.py", "tests/test_slow_one.py", "tests/test_slow_two.py"].map(
     (t) => job.states.tests.times.measured(t) ?? 0,
   );
-  assert.ok(measured[0]! + measured[1]! + measured[2]! >= 6000, measured.join(" "));
-  assert.ok(measured[1]! > 1000 && measured[2]! > 1000, measured.join(" "));
+  assert.ok(measured[0]! + measured[1]! + measured[2]! >= 2 * BUDGET_S * 1000, measured.join(" "));
+  assert.ok(measured[1]! > (BUDGET_S * 1000) / 3 && measured[2]! > (BUDGET_S * 1000) / 3, measured.join(" "));
 
-  // Within 3 s: the fast importer runs (the first test always does); the slow ones (a third of the
-  // batch's 6 s and more each, as the job shared it out) are over the budget, and the report says which
-  // and why.
+  // Within the budget: the fast importer runs (the first test always does); the slow ones (a third of
+  // the batch's twice-the-budget and more each, as the job shared it out: two such shares are past the
+  // budget) are over the budget, and the report says which and why.
   const ok = await validateEdit(sandbox, job, { "pkg/util.py": ["max(lo", "max(  lo"] });
   assert.deepEqual(runs(ok), {
     "tests/test_alpha.py": "ran",
@@ -170,13 +179,13 @@ test("the budget for related tests: past it the slower related tests are left ou
   assert.equal(ok.result.tests?.pristineRuns, 0);
   assert.equal(
     ok.result.tests?.notRun,
-    "tests/test_slow_one.py, tests/test_slow_two.py (2 related tests, over the 3.0 s budget for related tests, validation.related-budget); the other 1 test of the suite: not run, the related tests already took the budget for related tests",
+    "tests/test_slow_one.py, tests/test_slow_two.py (2 related tests, over the 8.0 s budget for related tests, validation.related-budget); the other 1 test of the suite: not run, the related tests already took the budget for related tests",
   );
   // The result contract carries it, and the report shows every selected test with whether it ran.
   const lines = testsRunLines(ok.result).join("\n");
   assert.match(
     lines,
-    /in the order they ran \(best able to show a regression first; budget for related tests: 3 s\)/,
+    /in the order they ran \(best able to show a regression first; budget for related tests: 8 s\)/,
   );
   assert.match(
     lines,
@@ -184,11 +193,11 @@ test("the budget for related tests: past it the slower related tests are left ou
   );
   assert.match(
     lines,
-    /^Not run: `tests\/test_slow_one\.py, tests\/test_slow_two\.py \(2 related tests, over the 3\.0 s budget/m,
+    /^Not run: `tests\/test_slow_one\.py, tests\/test_slow_two\.py \(2 related tests, over the 8\.0 s budget/m,
   );
   const tests = TestsRanSchema.parse(ok.result.tests);
   assert.equal(tests.selected[1]?.run, "over-budget");
-  assert.equal(tests.relatedBudgetMs, 3000);
+  assert.equal(tests.relatedBudgetMs, BUDGET_S * 1000);
 
   // A regression that the fast importer shows is caught although the budget cuts the slow tail.
   const bad = await validateEdit(sandbox, job, {
@@ -201,12 +210,12 @@ test("the budget for related tests: past it the slower related tests are left ou
     "tests/test_slow_one.py": "over-budget",
     "tests/test_slow_two.py": "over-budget",
   });
-  assert.match(bad.result.tests?.notRun ?? "", /over the 3\.0 s budget for related tests/);
+  assert.match(bad.result.tests?.notRun ?? "", /over the 8\.0 s budget for related tests/);
 });
 
 test("validation: full runs every related test whatever the budget, then the whole suite", async () => {
   const repo = writeRepo({
-    ...SLOW,
+    ...QUICK,
     ".github/auto-fix.yml": "validation:\n  mode: full\n  related-budget: 1\n",
   });
   const job = await prepareJob(sandbox, repo);
@@ -256,7 +265,7 @@ test("unpatched and patched runs side by side or one after the other: the same t
 test("selected tests are listed with their reasons in rank order", async () => {
   const job = await prepareJob(
     sandbox,
-    writeRepo({ ...SLOW, ".github/auto-fix.yml": "validation:\n  budget: 0\n" }),
+    writeRepo({ ...QUICK, ".github/auto-fix.yml": "validation:\n  budget: 0\n" }),
   );
   jobs.push(job.states);
   const v = await validateEdit(
@@ -278,7 +287,8 @@ test("a test whose unpatched run is stopped after the whole budget is given up f
     "tests/test_util.py":
       "import time\nfrom pkg.util import one\n\ndef test_one():\n    time.sleep(120)\n    assert one() == 1\n",
     "tests/test_quick.py": "from pkg.util import one\n\ndef test_quick():\n    assert one() == 1\n",
-    ".github/auto-fix.yml": "validation:\n  related-budget: 3\n  budget: 0\n",
+    // A budget that a sandboxed pytest start (both runs of the quick test) fits on a loaded machine.
+    ".github/auto-fix.yml": `validation:\n  related-budget: ${BUDGET_S}\n  budget: 0\n`,
   });
   const job = await prepareJob(sandbox, repo);
   jobs.push(job.states);
@@ -298,7 +308,7 @@ test("a test whose unpatched run is stopped after the whole budget is given up f
   assert.ok(!ranIds(v).includes("tests/test_util.py::test_one"));
   assert.notEqual(v.result.status, "regressions", "a run stopped at the budget is no regression");
   // What it took unpatched at least is known: at least the budget, so no candidate can run it again.
-  assert.ok((job.states.tests.times.atLeast("tests/test_util.py") ?? 0) >= 3000);
+  assert.ok((job.states.tests.times.atLeast("tests/test_util.py") ?? 0) >= BUDGET_S * 1000);
   const runsBefore = job.states.tests.runCount;
   const again = await validateEdit(sandbox, job, { "pkg/util.py": ["return 1", "return 1 + 0"] });
   assert.equal(runs(again)["tests/test_util.py"], "unpatched-too-slow");

@@ -47,3 +47,50 @@
     (assignment_expression
       left: (member_expression property: (property_identifier) @name)
       right: [(arrow_function) (function_expression) (generator_function)] @value)) @function)
+
+; Definitions made at run time where the name is a literal; the object they are made on is captured as
+; @owner (it becomes the class: `req` in `req.__defineGetter__('host', …)`).
+; obj.__defineGetter__('host', function () {}) / obj.__defineSetter__('host', (v) => {})
+(expression_statement
+  (call_expression
+    function: (member_expression
+      object: (_) @owner
+      property: (property_identifier) @_define)
+    arguments: (arguments
+      .
+      (string (string_fragment) @name)
+      .
+      [(arrow_function) (function_expression) (generator_function)] @value))
+  (#match? @_define "^__define[GS]etter__$")) @function
+
+; Object.defineProperty(obj, 'name', { get() {}, set: function (v) {} })
+(expression_statement
+  (call_expression
+    function: (member_expression
+      object: (identifier) @_object
+      property: (property_identifier) @_define)
+    arguments: (arguments
+      .
+      (_) @owner
+      .
+      (string (string_fragment) @name)
+      .
+      (object)))
+  (#match? @_object "^(Object|Reflect)$")
+  (#eq? @_define "defineProperty")) @function
+
+; Object.defineProperties(obj, { name: { get() {} }, 'other': { value: function () {} } })
+(call_expression
+  function: (member_expression
+    object: (identifier) @_object
+    property: (property_identifier) @_define)
+  arguments: (arguments
+    .
+    (_) @owner
+    .
+    (object
+      (pair
+        key: [(property_identifier) @name (string (string_fragment) @name)]
+        value: (object)) @function))
+  (#eq? @_object "Object")
+  (#eq? @_define "defineProperties"))

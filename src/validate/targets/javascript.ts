@@ -1,35 +1,24 @@
-import { posix } from "node:path";
 import { isTestPath } from "../../core/test-files.ts";
-import { baseOf, dirOf, stemOf } from "./tree-listing.ts";
-import type { SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
+import { resolveSpecifier } from "./js-resolve.ts";
+import { baseOf, stemOf } from "./tree-listing.ts";
+import type { RelatedTest, SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 /** `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`, `require("x")`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\n]{1,500})["']/g;
-const EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const HELPER_FAN_OUT = 25;
+/** Library files read at most to follow imports from one library file to the next. */
+const MAX_LIBRARY_FILES = 20_000;
 
-/** The files of the tree a relative import specifier may mean (extension and index guesses). */
-export function resolveSpecifier(listing: TreeListing, from: string, spec: string): string | null {
-  if (!spec.startsWith("./") && !spec.startsWith("../")) return null;
-  const joined = posix.normalize(posix.join(dirOf(from), spec));
-  if (joined.startsWith("..")) return null;
-  const stripped = joined.replace(/\.(?:[cm]?js|jsx)$/, "");
-  const guesses = [
-    joined,
-    ...EXTENSIONS.map((e) => `${joined}${e}`),
-    ...EXTENSIONS.map((e) => `${stripped}${e}`),
-    ...EXTENSIONS.map((e) => `${joined}/index${e}`),
-  ];
-  return guesses.find((g) => listing.has(g)) ?? null;
-}
+export { resolveSpecifier };
 
+/** The files of the tree that `rel` imports (by Node's rules: `..`, folders, `package.json`). */
 export function jsImports(listing: TreeListing, rel: string): Set<string> {
   const out = new Set<string>();
   const text = listing.read(rel) ?? "";
   for (const m of text.matchAll(SPECIFIER)) {
     const target = resolveSpecifier(listing, rel, m[1]!);
-    if (target) out.add(target);
+    if (target && target !== rel) out.add(target);
   }
   return out;
 }
@@ -88,12 +77,20 @@ export function javascriptSuite(
     runner,
     targets,
     related(changed) {
-      const out = new Map<string, { reasons: SelectReason[]; detail: string }>();
-      const add = (rel: string, reason: SelectReason, detail: string) => {
+      const out = new Map<string, RelatedTest>();
+      /** `depth`: 0 or absent a direct import, 1 through the library's files, 2+ through test helpers. */
+      const add = (rel: string, reason: SelectReason, detail: string, depth = 0) => {
         if (!targets.has(rel)) return;
         const cur = out.get(rel);
-        if (!cur) out.set(rel, { reasons: [reason], detail });
-        else if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+        if (!cur) {
+          out.set(rel, { reasons: [reason], detail, ...(depth > 0 ? { depth } : {}) });
+          return;
+        }
+        if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+        if (reason === "imports-changed" && depth < (cur.depth ?? 0)) {
+          if (depth === 0) delete cur.depth;
+          else cur.depth = depth;
+        }
       };
       const sources = changed.filter((c) => SOURCE.test(c));
       const stems = new Map(sources.filter((c) => !isTestPath(c)).map((c) => [stemOf(c), c]));
@@ -102,20 +99,45 @@ export function javascriptSuite(
         const hit = stems.get(n);
         if (hit) add(rel, "named-after-changed", hit);
       }
-      const related = new Map(sources.map((c) => [c, c]));
+      // The library's own files that load a changed file, one import after the other (`index.js`
+      // requires `lib/app.js`, which requires the change): a test loading any of them loads the change.
+      const related = new Map<string, { root: string; depth: number }>(
+        sources.map((c) => [c, { root: c, depth: 0 }]),
+      );
+      const library = listing.files
+        .filter((f) => SOURCE.test(f) && !isTestPath(f))
+        .slice(0, MAX_LIBRARY_FILES);
+      let frontier = sources.filter((c) => !isTestPath(c));
+      while (frontier.length > 0 && library.length > 0) {
+        const next: string[] = [];
+        const wanted = new Set(frontier);
+        for (const lib of library) {
+          if (related.has(lib)) continue;
+          const hit = [...imports(lib)].find((i) => wanted.has(i));
+          if (hit === undefined) continue;
+          related.set(lib, { root: related.get(hit)!.root, depth: 1 });
+          next.push(lib);
+        }
+        frontier = next;
+      }
       const reached = new Set<string>();
       for (let round = 0; round < 5; round++) {
         let grew = false;
         for (const rel of testSide) {
           if (reached.has(rel)) continue;
-          const hit = [...imports(rel)].find((i) => related.has(i));
-          if (hit === undefined) continue;
+          let via: { root: string; depth: number } | undefined;
+          for (const i of imports(rel)) {
+            const r = related.get(i);
+            if (r && (via === undefined || r.depth < via.depth)) via = r;
+          }
+          if (via === undefined) continue;
           reached.add(rel);
           grew = true;
-          add(rel, "imports-changed", related.get(hit)!);
+          add(rel, "imports-changed", via.root, via.depth);
           if (!targets.has(rel)) {
             const importers = testSide.filter((f) => imports(f).has(rel));
-            if (importers.length < HELPER_FAN_OUT) related.set(rel, related.get(hit)!);
+            if (importers.length < HELPER_FAN_OUT)
+              related.set(rel, { root: via.root, depth: Math.max(2, via.depth + 1) });
           }
         }
         if (!grew) break;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
+import { jsRunnerOfWord, type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -97,6 +97,35 @@ const VALUE_OPTIONS: Partial<Record<TestRunnerKind, ReadonlySet<string>>> = {
     "--cov",
   ]),
   unittest: new Set(["-k", "-s", "-p", "-t"]),
+  mocha: new Set([
+    "-r",
+    "--require",
+    "-R",
+    "--reporter",
+    "-O",
+    "--reporter-option",
+    "--reporter-options",
+    "-u",
+    "--ui",
+    "-g",
+    "--grep",
+    "-f",
+    "--fgrep",
+    "-t",
+    "--timeout",
+    "-s",
+    "--slow",
+    "--retries",
+    "--config",
+    "--package",
+    "--extension",
+    "--file",
+    "--ignore",
+    "--exclude",
+    "-j",
+    "--jobs",
+    "--spec",
+  ]),
   "node-test": new Set([
     "--test-reporter",
     "--test-reporter-destination",
@@ -332,8 +361,11 @@ function plan(
             ? ["--reporter=verbose"]
             : [];
       if (viaScript) return { words, args: [...(words.includes("--") ? [] : ["--"]), ...flag, ...paths] };
-      if (!words.some((w) => w === runner || w.endsWith(`/${runner}`)))
-        return { reason: `the test command does not start ${runner}` };
+      const at = idx((w) => jsRunnerOfWord(w) === runner);
+      if (at < 0) return { reason: `the test command does not start ${runner}` };
+      // mocha runs the folders and files its command names besides those it is given: they are dropped
+      // (the selected tests stand for them; `commandScope` keeps the selection within them).
+      if (runner === "mocha") return { words: withoutPositionals(words, at + 1, runner), args: [...paths] };
       return { words, args: [...flag, ...paths] };
     }
     case "maven":
@@ -481,4 +513,88 @@ export function targetedCommand(
 /** A runner's options that take their value as the next word (empty for a runner not listed). */
 export function valueOptionsOf(runner: TestRunnerKind): ReadonlySet<string> {
   return VALUE_OPTIONS[runner] ?? new Set<string>();
+}
+
+/** The index of the word that starts `runner` in `words`, or -1. */
+function runnerAt(runner: TestRunnerKind, words: readonly string[]): number {
+  switch (runner) {
+    case "pytest":
+      return words.findIndex(
+        (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
+      );
+    case "unittest":
+      return words.findIndex((w, i) => w === "unittest" && words[i - 1] === "-m");
+    case "node-test":
+      return /(^|\/)node$/.test(words[0] ?? "") ? words.indexOf("--test") : -1;
+    case "go":
+      return words.findIndex((w, i) => w === "test" && words[i - 1] === "go");
+    case "jest":
+    case "vitest":
+    case "mocha":
+      return words.findIndex((w) => jsRunnerOfWord(w) === runner);
+    default:
+      return -1;
+  }
+}
+
+/**
+ * What the repository's test command itself runs, as the paths, packages, modules or filters it names
+ * (`pytest tests/test_api.py` → `tests/test_api.py`): null when it names none (the runner's default, the
+ * whole suite) or when it cannot be told (a template, a script, shell syntax, `npm test`).
+ */
+export function commandScope(config: Pick<RepoConfig, "test" | "validation">): string[] | null {
+  const runner = config.validation.runner;
+  const command = config.test.command;
+  if (!runner || !command || config.validation.command || SHELL_SYNTAX.test(command)) return null;
+  const words = command.trim().split(/\s+/);
+  const at = runnerAt(runner, words);
+  if (at < 0) return null;
+  const values = VALUE_OPTIONS[runner] ?? new Set<string>();
+  const out: string[] = [];
+  for (let i = at + 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (runner === "unittest" && w === "discover") continue;
+    if (runner === "unittest" && w === "-s" && i + 1 < words.length) {
+      // discover's start folder, as the dotted package its modules are named under.
+      const start = words[++i]!.replace(/^\.\//, "").replace(/\/+$/, "");
+      if (start !== "" && start !== ".") out.push(start.replaceAll("/", "."));
+      continue;
+    }
+    if (w.startsWith("-")) {
+      if (values.has(w)) i++;
+      continue;
+    }
+    out.push(w);
+  }
+  const all = out.some((w) => w === "." || w === "./" || w === "./..." || w === "...");
+  return out.length === 0 || all ? null : out;
+}
+
+/** Whether a test target is among what the command's scope (`commandScope`) runs. */
+export function inScope(runner: TestRunnerKind, target: string, scope: readonly string[]): boolean {
+  const norm = (p: string) => p.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  return scope.some((raw) => {
+    switch (runner) {
+      case "unittest":
+        return target === raw || target.startsWith(`${raw}.`);
+      case "go": {
+        const t = norm(target);
+        if (raw.endsWith("/...")) {
+          const base = norm(raw.slice(0, -4));
+          return t === base || t.startsWith(`${base}/`);
+        }
+        return t === norm(raw);
+      }
+      case "jest":
+      case "vitest":
+        // Their positional words filter test paths by what the path holds.
+        return target.includes(norm(raw));
+      default: {
+        const s = norm(raw);
+        const file = norm(target.split("::")[0]!);
+        const t = norm(target);
+        return t === s || file === s || file === norm(s.split("::")[0]!) || file.startsWith(`${s}/`);
+      }
+    }
+  });
 }

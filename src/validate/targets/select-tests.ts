@@ -4,7 +4,14 @@ import { goSuite } from "./go.ts";
 import { javaSuite } from "./java.ts";
 import { javascriptSuite } from "./javascript.ts";
 import { pythonSuite } from "./python.ts";
-import { type NotTargetable, type TargetedCommand, targetedCommand, validTarget } from "./runner-command.ts";
+import {
+  commandScope,
+  inScope,
+  type NotTargetable,
+  type TargetedCommand,
+  targetedCommand,
+  validTarget,
+} from "./runner-command.ts";
 import { listTree } from "./tree-listing.ts";
 import {
   REASON_TEXT,
@@ -182,7 +189,17 @@ export function selectTests(input: SelectInput): TestSelection {
   }
   const order = Object.keys(REASON_TEXT);
   for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-  const tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  let tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  // The test command names what it runs (`pytest tests/test_api.py`): related tests are chosen within it.
+  const scope = config.validation.withinCommand === false ? null : commandScope(config);
+  let within = "";
+  if (scope) {
+    const inside = tests.filter((t) => inScope(runner!, t.target, scope));
+    const outside = tests.length - inside.length;
+    const named = scope.slice(0, 5).join(" ") + (scope.length > 5 ? " …" : "");
+    within = ` within what the test command runs (\`${named}\`${outside > 0 ? `; ${outside} related ${outside === 1 ? "test" : "tests"} outside it left out, validation.within-command` : ""})`;
+    tests = inside;
+  }
   const total = suite.targets.size;
   if (tests.length > MAX_TARGETS) {
     return full(
@@ -197,8 +214,8 @@ export function selectTests(input: SelectInput): TestSelection {
     total,
     why:
       tests.length === 0
-        ? `no test of the ${total} found relates to the change`
-        : `${tests.length} of ${total} ${runner} tests relate to the change`,
+        ? `no test of the ${total} found relates to the change${within}`
+        : `${tests.length} of ${total} ${runner} tests relate to the change${within}`,
   };
 }
 
