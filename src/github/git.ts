@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
+import { hostGitEnv } from "../core/git-env.ts";
 import { checkEditablePath } from "../core/path-rules.ts";
 
 /**
@@ -78,7 +79,7 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
     const child = execFile(
       "git",
       ["apply", "--whitespace=nowarn", "-"],
-      { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8" },
+      { cwd: dir, env: hostGitEnv({ GIT_CEILING_DIRECTORIES: dir }), encoding: "utf8" },
       (error, stdout, stderr) => {
         if (error)
           reject(
@@ -93,8 +94,10 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
 }
 
 /**
- * Commits every change in the work tree on a new local `branch` (starting at HEAD) and pushes it to
- * `refs/heads/<branch>`, force-pushing when asked (a retry replaces the previous run's commit).
+ * Commits the validated patch's files (`paths`, as `diffPaths` reads them from the patch) on a new local
+ * `branch` (starting at HEAD) and pushes it to `refs/heads/<branch>`, force-pushing when asked (a retry
+ * replaces the previous run's commit). Nothing else of the work tree is committed: a file the clone
+ * gained or changed some other way stays out of the commit.
  */
 export async function commitAndPush(options: {
   dir: string;
@@ -104,11 +107,20 @@ export async function commitAndPush(options: {
   message: string;
   author: GitAuthor;
   force: boolean;
+  paths: readonly string[];
 }): Promise<{ commit: string; files: string[] }> {
   const { dir } = options;
+  const wanted = new Set(options.paths);
+  for (const p of wanted) {
+    if (p === "" || p.startsWith("/") || p.split("/").some((s) => s === ".." || s === "." || s === "")) {
+      throw new Error(`refusing to commit ${p}: not a path inside the repository`);
+    }
+  }
   await git.branch({ fs, dir, ref: options.branch, checkout: true, force: true });
   const files: string[] = [];
-  for (const [filepath, head, workdir, stage] of await git.statusMatrix({ fs, dir })) {
+  const matrix = wanted.size > 0 ? await git.statusMatrix({ fs, dir, filepaths: [...wanted] }) : [];
+  for (const [filepath, head, workdir, stage] of matrix) {
+    if (!wanted.has(filepath)) continue;
     if (head === workdir && workdir === stage) continue;
     files.push(filepath);
     if (workdir === 0) await git.remove({ fs, dir, filepath });

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
-import { applyPatch, commitAndPush, remoteBranchHead, shallowClone } from "../github/git.ts";
+import { applyPatch, commitAndPush, diffPaths, remoteBranchHead, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
@@ -317,6 +317,8 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       message: `Fix #${issueNumber}: ${plainInert(data.title)}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
       author: settings.gitAuthor,
       force: true,
+      // Exactly what was validated: the patch's files, nothing else the clone may hold.
+      paths: diffPaths(result.patch),
     });
     const artifactsPath = join(outDir, "pull-request.md");
     const rendered = renderPullBody({
