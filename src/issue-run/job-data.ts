@@ -47,5 +47,7 @@ export const RunDataSchema = z.object({
     ciRetries: z.number().int().optional(),
   }),
   title: z.string(),
+  /** Lines for the status comment from admission (a stranger's `ref:` that was left out). */
+  notices: z.array(z.string().max(2000)).max(10).optional(),
 });
 export type RunData = z.infer<typeof RunDataSchema>;

@@ -98,6 +98,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
     phase: "running",
     stages: {},
+    ...(data.notices ? { notices: [...data.notices] } : {}),
     // An automatic run keeps the lines that reported the failing checks which started it.
     ...(data.ci
       ? {
@@ -216,13 +217,14 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
         const plan = pushedRecord.plan;
         deps.log.info(`resuming after the push of ${plan.commit} to ${plan.branch}: pull request step only`);
         status.view.notices = [
+          ...(data.notices ?? []),
           `The run was resumed after its worker stopped. The branch ${inlineCode(plan.branch, 100)} already held its commit (${inlineCode(plan.commit.slice(0, 7), 20)}), so it went on with the pull request.`,
         ];
         return await publish(plan, true);
       }
       if (restart) {
         deps.log.warn(restart);
-        status.view.notices = [restart];
+        status.view.notices = [...(data.notices ?? []), restart];
         await status.flush();
       }
     }
