@@ -147,6 +147,52 @@ export async function commitAndPush(options: {
   return { commit, files };
 }
 
+/** The message of the commit checked out in a clone. */
+export async function headMessage(dir: string): Promise<string> {
+  const oid = await git.resolveRef({ fs, dir, ref: "HEAD" });
+  return (await git.readCommit({ fs, dir, oid })).commit.message;
+}
+
+/**
+ * Commits nothing new on top of the clone's branch (the same tree, one more commit) and pushes it to
+ * `refs/heads/<branch>` without force: if the branch moved since the clone, the push is refused.
+ */
+export async function pushEmptyCommit(options: {
+  dir: string;
+  url: string;
+  token: string;
+  branch: string;
+  message: string;
+  author: GitAuthor;
+}): Promise<string> {
+  const { dir } = options;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const who = { ...options.author, timestamp, timezoneOffset: 0 };
+  const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
+  const { commit: parent } = await git.readCommit({ fs, dir, oid: head });
+  const commit = await git.writeCommit({
+    fs,
+    dir,
+    commit: { message: options.message, tree: parent.tree, parent: [head], author: who, committer: who },
+  });
+  await git.writeRef({ fs, dir, ref: `refs/heads/${options.branch}`, value: commit, force: true });
+  const result = await git.push({
+    fs,
+    http,
+    dir,
+    url: options.url,
+    ref: options.branch,
+    remoteRef: `refs/heads/${options.branch}`,
+    force: false,
+    onAuth: auth(options.token),
+  });
+  if (!result.ok) {
+    const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
+    throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
+  }
+  return commit;
+}
+
 /**
  * The commit `refs/heads/<branch>` points at on the remote, or null when the remote has no such branch.
  * Reads the remote's advertised refs only (nothing is fetched).

@@ -268,6 +268,7 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     ...(t.ci ? { ci: { ...t.ci, automatic: { run: ciUsed + 1, of: config.ciRetries } } } : {}),
     ...(config.model ? { model: config.model } : {}),
     ...(chosen.notice ? { notices: [chosen.notice] } : {}),
+    ciGate: config.ci,
     // Automatic runs after failing checks are counted until a person starts a run again.
     issueState: { ...state, runs: run, ciRetries: automatic ? ciUsed + 1 : 0 },
     title,

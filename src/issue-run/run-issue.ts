@@ -17,6 +17,7 @@ import { type FinalState, STAGES } from "../github/render/status-comment.ts";
 import { runFailureState } from "./failures.ts";
 import { adviceOf, explainNoPatch, pipelineStages } from "./run-report.ts";
 import type { PullGitHub } from "../github/pull-port.ts";
+import { ciNextStep, runCommitMessage } from "./ci-gate.ts";
 import { gatherMaintainerInput } from "./maintainer-input.ts";
 import { replyToPoints } from "./review-answers.ts";
 import { publishPull } from "./publish.ts";
@@ -77,6 +78,8 @@ export function runGuidance(
   }
   return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
+
+const WRITERS = new Set(["admin", "maintain", "write"]);
 
 const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
 
@@ -172,6 +175,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
         details: plan.details,
         next: [
           `Review #${done.pull} and mark it ready when it is right.`,
+          ...(ciNextStep(data.ciGate) ? [ciNextStep(data.ciGate)!] : []),
           "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
         ],
       },
@@ -236,11 +240,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     // What the maintainer said on the pull request (a review, failing checks) and the repository's
     // instructions: read before the clone, so that a review run sees the code as the reviewer saw it.
     const gathered = deps.pulls
-      ? await gatherMaintainerInput(deps.pulls, data, {
-          text: job.spec.guidance,
-          advice: data.previousAdvice,
-          retry: job.spec.kind === "retry",
-        })
+      ? await gatherMaintainerInput(
+          deps.pulls,
+          data,
+          {
+            text: job.spec.guidance,
+            advice: data.previousAdvice,
+            retry: job.spec.kind === "retry",
+          },
+          async (login) => WRITERS.has(await github.permission(login)),
+        )
       : null;
     for (const n of gathered?.notes ?? []) deps.log.warn(n);
     const points = gathered?.input.review?.points ?? [];
@@ -316,7 +325,12 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       url: data.cloneUrl,
       token,
       branch,
-      message: `Fix #${issueNumber}: ${plainInert(data.title)}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
+      message: runCommitMessage({
+        issueNumber,
+        title: plainInert(data.title),
+        run: data.run,
+        gate: data.ciGate,
+      }),
       author: settings.gitAuthor,
       force: true,
       // Exactly what was validated: the patch's files, nothing else the clone may hold.
