@@ -9,6 +9,7 @@ import type { Readiness } from "../ops/readiness.ts";
 import { checkRegisteredHook } from "../ops/webhook-check.ts";
 import type { WebhookSettings } from "../ops/webhook-url.ts";
 import type { RunLedger } from "../issue-run/budgets.ts";
+import { CommandFlood } from "./flood.ts";
 import { type HandleOutcome, handleTrigger } from "./handler.ts";
 import { heldEventName, resumeHeldDeliveries } from "./held.ts";
 import { createWorker } from "../issue-run/job-worker.ts";
@@ -111,6 +112,14 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     let replies: Promise<void> = Promise.resolve();
     /** Deliveries this process holds and is still working on: never resumed here a second time. */
     const working = new Set<string>();
+    /** Commands and reviews per person and per repository, counted before any GitHub call. */
+    const flood = new CommandFlood(
+      {
+        perUser: options.settings.commandsPerUserPerHour,
+        perRepo: options.settings.commandsPerRepoPerHour,
+      },
+      options.now,
+    );
     const depsFor = (octokit: AppOctokit, event: DeliveryTarget) => {
       const github = createOctokitGitHub(octokit, event.owner, event.repo);
       return {
@@ -167,6 +176,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         outcome = await handleTrigger(event, {
           ...depsFor(context.octokit as AppOctokit, event),
           defer: deferFor(context, heldEventName(kind)),
+          flood,
         });
       }
       context.log.info(
@@ -223,6 +233,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         ? await kind.handle(event, {
             ...depsFor(context.octokit as AppOctokit, event),
             defer: deferFor(context, name),
+            flood,
           })
         : { action: "ignored", reason: "payload lacks the fields a run needs" };
       context.log.info(

@@ -6,6 +6,9 @@ import type { AppRepoConfig } from "../issue-run/repo-config.ts";
 import { parseCommand } from "../issue-run/commands.ts";
 import { readPullMarker } from "../github/render/markers.ts";
 import type { AppSettings } from "../issue-run/settings.ts";
+import { approveCi } from "../issue-run/ci-gate.ts";
+import { branchFor } from "../issue-run/run-issue.ts";
+import type { CommandFlood } from "./flood.ts";
 import type { TriggerEvent } from "./trigger.ts";
 
 /** Everything one delivery needs; built per delivery, nothing kept between deliveries. */
@@ -23,6 +26,8 @@ export interface DeliveryDeps {
    * process killed before the work ends leaves the delivery to be resumed.
    */
   defer: (work: () => Promise<HandleOutcome | undefined>) => Promise<void>;
+  /** Per-person and per-repository command limits, checked before anything is held or called. */
+  flood?: CommandFlood;
 }
 
 export type { HandleOutcome };
@@ -59,6 +64,22 @@ export async function handleTrigger(event: TriggerEvent, deps: DeliveryDeps): Pr
   if (!event.issue.open) return { action: "ignored", reason: "issue is closed" };
   const sender = event.sender.login;
   const replyTo = event.issue.number;
+  // A comment flood stops here, before the delivery is held and before any GitHub call.
+  if (command) {
+    const limited = deps.flood?.take(event.owner, event.repo, sender);
+    if (limited) return { action: "limited", reason: limited };
+  }
+
+  if (command?.kind === "ci") {
+    // Approving CI on the app's branch: a writer only, checked right after the answer.
+    await deps.defer(async () => {
+      const checked = await checkSender({ kind: "comment", sender, replyTo }, deps);
+      if (!checked.ok) return checked.outcome;
+      const branch = branchFor(issueNumber);
+      return approveCi({ branch, cloneUrl: event.cloneUrl, sender, replyTo, gate: checked.config.ci }, deps);
+    });
+    return { action: "checking" };
+  }
 
   if (command?.kind === "cancel") {
     // A cancel is not a job (the issue's run holds the one active slot). It is checked and applied right

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { checkSender, type StoredTrigger } from "../issue-run/admission.ts";
+import { approveCi } from "../issue-run/ci-gate.ts";
 import { asksForRetry } from "../issue-run/commands.ts";
+import { branchFor } from "../issue-run/run-issue.ts";
 import type { JobSpec } from "../jobs/types.ts";
 import { readPullMarker } from "../github/render/markers.ts";
 import { type DeliveryDeps, type HandleOutcome, store } from "./handler.ts";
@@ -146,7 +148,9 @@ export async function handleReviewTrigger(
     event.kind === "review"
       ? event.state === "changes_requested" || asksForRetry(event.body)
       : asksForRetry(event.body);
-  if (!asks) {
+  // An approving review (without /retry) approves CI on the branch: the repository's workflows run on it.
+  const approves = event.kind === "review" && event.state === "approved" && !asks;
+  if (!asks && !approves) {
     return {
       action: "ignored",
       reason:
@@ -157,6 +161,18 @@ export async function handleReviewTrigger(
   }
   const sender = event.sender.login;
   const replyTo = event.pull.number;
+  // A flood of reviews stops here, before the delivery is held and before any GitHub call.
+  const limited = deps.flood?.take(event.owner, event.repo, sender);
+  if (limited) return { action: "limited", reason: limited };
+  if (approves) {
+    await deps.defer(async () => {
+      const checked = await checkSender({ kind: "comment", sender, replyTo }, deps);
+      if (!checked.ok) return checked.outcome;
+      const branch = branchFor(issueNumber);
+      return approveCi({ branch, cloneUrl: event.cloneUrl, sender, replyTo, gate: checked.config.ci }, deps);
+    });
+    return { action: "checking" };
+  }
   const trigger: StoredTrigger = {
     kind: "review",
     replyTo,

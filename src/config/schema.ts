@@ -153,6 +153,11 @@ export const repoConfigFileSchema = z
       .array(z.string().min(1).max(1000, { error: "a glob may be at most 1000 characters" }))
       .max(500, { error: "at most 500 globs" })
       .optional(),
+    /**
+     * Read by the GitHub App: when the repository's CI runs on the app's branch: after a maintainer's
+     * approval (`approval`, the default) or at once (`immediate`).
+     */
+    ci: z.enum(["approval", "immediate"], { error: "expected approval or immediate" }).optional(),
     label: z.string().trim().min(1).max(50).optional(),
     /** Read by the GitHub App: a model from the operator's `AUTO_FIX_ALLOWED_MODELS`. */
     model: z.string().trim().min(1).max(200).optional(),

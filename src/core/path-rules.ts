@@ -215,6 +215,78 @@ const normalisePath = (path: string): string => path.replaceAll("\\", "/").repla
 // ---------------------------------------------------------------------------------------------------
 // Protected paths
 
+const yamls = (names: string[]) => names.flatMap((n) => [`${n}.yml`, `${n}.yaml`]);
+
+/**
+ * Files that run code on the machine of whoever checks the branch out or opens it (git hook managers,
+ * pre-commit, dev containers and cloud workspaces, editor tasks and settings, direnv and mise, package
+ * managers' hooks) or that change what git and the pull request show (`.gitattributes`: diff and merge
+ * drivers, `linguist-generated` and `binary` hide a file's diff). Anchored at the root unless `**` says
+ * any depth: the tools read these where they say.
+ */
+export const WORKSPACE_PROTECTED_GLOBS: readonly string[] = [
+  // Git hook managers.
+  ".husky/**",
+  ".githooks/**",
+  ".git-hooks/**",
+  ".hooks/**",
+  ...yamls(["lefthook", ".lefthook", ".config/lefthook", "lefthook-local", ".lefthook-local"]),
+  ...yamls([".config/lefthook-local"]),
+  ...["lefthook", ".lefthook", "lefthook-local", ".lefthook-local"].flatMap((n) => [
+    `${n}.toml`,
+    `${n}.json`,
+    `${n}.jsonc`,
+  ]),
+  ".simple-git-hooks",
+  ".simple-git-hooks.*",
+  "simple-git-hooks.*",
+  ".overcommit.yml",
+  ".lintstagedrc",
+  ".lintstagedrc.*",
+  "lint-staged.config.*",
+  // pre-commit and its variants.
+  ...yamls([".pre-commit-config", ".pre-commit-hooks"]),
+  // Dev containers and cloud workspaces: their commands run when the branch is opened.
+  ".devcontainer/**",
+  ".devcontainer.json",
+  ".gitpod.yml",
+  ".gitpod.yaml",
+  ".gitpod.Dockerfile",
+  ".codesandbox/**",
+  ".idx/**",
+  "devbox.json",
+  // Editors: tasks, launch and settings run programs; run configurations.
+  "**/.vscode/**",
+  "*.code-workspace",
+  ".idea/**",
+  ".fleet/**",
+  ".zed/**",
+  ".exrc",
+  ".nvimrc",
+  ".nvim.lua",
+  // Environments loaded on `cd`: direnv and mise.
+  "**/.envrc",
+  "**/.env",
+  "**/.env.*",
+  "mise.toml",
+  ".mise.toml",
+  "mise.local.toml",
+  ".mise.local.toml",
+  ".config/mise.toml",
+  ".config/mise/**",
+  ".mise/**",
+  // Git's own attributes and LFS settings: what a diff shows, which programs filter a file.
+  "**/.gitattributes",
+  ".lfsconfig",
+  // Package managers' hooks and the programs they run.
+  ".pnpmfile.cjs",
+  ".pnpmfile.mjs",
+  ".yarn/releases/**",
+  ".yarn/plugins/**",
+  ".cargo/config",
+  ".cargo/config.toml",
+];
+
 /** CI and repository configuration: always protected, whatever the repository's configuration says. */
 export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
   ".github/**",
@@ -260,7 +332,6 @@ export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
   ".builds/**",
   ".readthedocs.yaml",
   ".readthedocs.yml",
-  ".pre-commit-config.yaml",
   // Who must review (GitHub reads CODEOWNERS here too) and what bots merge on their own.
   "CODEOWNERS",
   "docs/CODEOWNERS",
@@ -270,17 +341,12 @@ export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
   ".renovaterc.json",
   ".mergify.yml",
   ".mergify/**",
-  // Commands run on a maintainer's machine or workspace: git hooks, dev containers.
-  ".husky/**",
-  ".githooks/**",
-  "lefthook.yml",
-  ".devcontainer/**",
-  ".devcontainer.json",
+  ...WORKSPACE_PROTECTED_GLOBS,
 ];
 
 const ciMatchers = ALWAYS_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
 
-/** CI or repository configuration (anchored at the repository root). */
+/** CI or repository configuration, or a file that runs code in a workspace (anchored at the root). */
 export function isCiPath(path: string): boolean {
   const p = normalisePath(path);
   return ciMatchers.some((m) => m(p));
@@ -449,15 +515,20 @@ export function testCommandFiles(command: string | null): string[] {
 
 export type PathVerdict = { ok: true } | { ok: false; message: string };
 
-/** Why a path is protected: CI or repository configuration, or the first of `globs` it matches. */
-type Protection = { by: "ci" } | { by: "glob"; glob: string };
+/** Why a path is protected: CI or repository configuration, a workspace file, or the first of `globs` it matches. */
+type Protection = { by: "ci" } | { by: "workspace" } | { by: "glob"; glob: string };
+
+const workspaceMatchers = WORKSPACE_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
 
 /**
  * The one answer to "is this path protected?", for the configuration (`isProtectedPath`) and the patch
  * engine (`checkEditablePath`) alike.
  */
 function protection(path: string, globs: readonly string[]): Protection | null {
-  if (isCiPath(path)) return { by: "ci" };
+  if (isCiPath(path)) {
+    const p = normalisePath(path);
+    return workspaceMatchers.some((m) => m(p)) ? { by: "workspace" } : { by: "ci" };
+  }
   for (const g of globs) if (matchGlob(g, path)) return { by: "glob", glob: g };
   return null;
 }
@@ -483,6 +554,12 @@ export function checkEditablePath(
     return {
       ok: false,
       message: `${p} is CI or repository configuration, which patches may not change. Fix the bug in the source code instead.`,
+    };
+  }
+  if (prot?.by === "workspace") {
+    return {
+      ok: false,
+      message: `${p} runs code on the machines of those who check the branch out or open it (git hooks, editor, dev container or environment settings), or changes what git and the pull request show; patches may not change it. Fix the bug in the source code instead.`,
     };
   }
   if (isVendoredPath(p, facts)) {

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
+import { hostGitEnv } from "../core/git-env.ts";
 import { checkEditablePath } from "../core/path-rules.ts";
 import { gitShallowClone } from "./clone.ts";
 
@@ -69,7 +70,7 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
     const child = execFile(
       "git",
       ["apply", "--whitespace=nowarn", "-"],
-      { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8" },
+      { cwd: dir, env: hostGitEnv({ GIT_CEILING_DIRECTORIES: dir }), encoding: "utf8" },
       (error, stdout, stderr) => {
         if (error)
           reject(
@@ -84,8 +85,10 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
 }
 
 /**
- * Commits every change in the work tree on a new local `branch` (starting at HEAD) and pushes it to
- * `refs/heads/<branch>`, force-pushing when asked (a retry replaces the previous run's commit).
+ * Commits the validated patch's files (`paths`, as `diffPaths` reads them from the patch) on a new local
+ * `branch` (starting at HEAD) and pushes it to `refs/heads/<branch>`, force-pushing when asked (a retry
+ * replaces the previous run's commit). Nothing else of the work tree is committed: a file the clone
+ * gained or changed some other way stays out of the commit.
  */
 export async function commitAndPush(options: {
   dir: string;
@@ -95,11 +98,20 @@ export async function commitAndPush(options: {
   message: string;
   author: GitAuthor;
   force: boolean;
+  paths: readonly string[];
 }): Promise<{ commit: string; files: string[] }> {
   const { dir } = options;
+  const wanted = new Set(options.paths);
+  for (const p of wanted) {
+    if (p === "" || p.startsWith("/") || p.split("/").some((s) => s === ".." || s === "." || s === "")) {
+      throw new Error(`refusing to commit ${p}: not a path inside the repository`);
+    }
+  }
   await git.branch({ fs, dir, ref: options.branch, checkout: true, force: true });
   const files: string[] = [];
-  for (const [filepath, head, workdir, stage] of await git.statusMatrix({ fs, dir })) {
+  const matrix = wanted.size > 0 ? await git.statusMatrix({ fs, dir, filepaths: [...wanted] }) : [];
+  for (const [filepath, head, workdir, stage] of matrix) {
+    if (!wanted.has(filepath)) continue;
     if (head === workdir && workdir === stage) continue;
     files.push(filepath);
     if (workdir === 0) await git.remove({ fs, dir, filepath });
@@ -124,6 +136,52 @@ export async function commitAndPush(options: {
     throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
   }
   return { commit, files };
+}
+
+/** The message of the commit checked out in a clone. */
+export async function headMessage(dir: string): Promise<string> {
+  const oid = await git.resolveRef({ fs, dir, ref: "HEAD" });
+  return (await git.readCommit({ fs, dir, oid })).commit.message;
+}
+
+/**
+ * Commits nothing new on top of the clone's branch (the same tree, one more commit) and pushes it to
+ * `refs/heads/<branch>` without force: if the branch moved since the clone, the push is refused.
+ */
+export async function pushEmptyCommit(options: {
+  dir: string;
+  url: string;
+  token: string;
+  branch: string;
+  message: string;
+  author: GitAuthor;
+}): Promise<string> {
+  const { dir } = options;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const who = { ...options.author, timestamp, timezoneOffset: 0 };
+  const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
+  const { commit: parent } = await git.readCommit({ fs, dir, oid: head });
+  const commit = await git.writeCommit({
+    fs,
+    dir,
+    commit: { message: options.message, tree: parent.tree, parent: [head], author: who, committer: who },
+  });
+  await git.writeRef({ fs, dir, ref: `refs/heads/${options.branch}`, value: commit, force: true });
+  const result = await git.push({
+    fs,
+    http,
+    dir,
+    url: options.url,
+    ref: options.branch,
+    remoteRef: `refs/heads/${options.branch}`,
+    force: false,
+    onAuth: auth(options.token),
+  });
+  if (!result.ok) {
+    const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
+    throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
+  }
+  return commit;
 }
 
 /**

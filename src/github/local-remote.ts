@@ -12,17 +12,11 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ExecError, UserError } from "../core/errors.ts";
+import { hostGitEnv } from "../core/git-env.ts";
 import type { RepoFileRead } from "./port.ts";
 
-/** git without the machine's or the user's configuration, hooks or prompts. */
-const GIT_ENV = (): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_TERMINAL_PROMPT: "0",
-  LANG: "C",
-});
+/** git without the host's environment, configuration, hooks or prompts (core/git-env). */
+const GIT_ENV = (): NodeJS.ProcessEnv => hostGitEnv();
 
 export function git(cwd: string, args: string[], maxBuffer = 64 * 1024 * 1024): Promise<Buffer> {
   return new Promise((resolveRun, reject) => {

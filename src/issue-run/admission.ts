@@ -5,11 +5,11 @@ import type { CommentInfo, Permission, RepoGitHub } from "../github/port.ts";
 import { type LimitStore, limitKeys } from "../jobs/limits.ts";
 import type { Job } from "../jobs/types.ts";
 import { budgetRefusal, DAY_MS, type RunLedger } from "./budgets.ts";
-import { refFromIssue } from "./commands.ts";
 import type { HandleOutcome } from "./outcome.ts";
 import { type RunData, RunDataSchema } from "./job-data.ts";
 import { deniedMarker, type IssueState, readStatusMarker } from "../github/render/markers.ts";
 import { type AppRepoConfig, invalidConfigReply } from "./repo-config.ts";
+import { chooseRunRef } from "./run-ref.ts";
 import { type AppSettings, type EffectiveConfig, effectiveConfig } from "./settings.ts";
 
 /**
@@ -126,8 +126,10 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
   const issueNumber = job.spec.issueNumber;
   let title = t.title;
   let body = t.body;
+  let fetched: Awaited<ReturnType<RepoGitHub["getIssue"]>> | undefined;
   if (t.fromPull) {
     const issue = await github.getIssue(issueNumber);
+    fetched = issue;
     if (issue.isPullRequest) {
       return {
         ok: false,
@@ -172,7 +174,23 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
   // tested and protected is the file at the ref the run works on, which the pipeline reads from its
   // clone: checked here too, so that a file the pipeline would refuse stops the run before it starts
   // (docs/configuration.md, "Which file").
-  const ref = refFromIssue(body) ?? t.defaultBranch;
+  const chosen = await chooseRunRef(
+    {
+      issueNumber,
+      body,
+      guidance: job.spec.guidance,
+      sender,
+      defaultBranch: t.defaultBranch,
+      issue: fetched,
+    },
+    github,
+  );
+  if (!chosen.ok) {
+    if (!automatic)
+      await github.createComment(t.replyTo, `@${sender} auto-fix did not start: ${chosen.refusal}`);
+    return { ok: false, outcome: { action: "refused", reason: chosen.refusal } };
+  }
+  const ref = chosen.ref;
   let testCommand = config.testCommand;
   let protectedPaths: string[] = [];
   if (ref !== t.defaultBranch) {
@@ -249,6 +267,8 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
     ...(t.review ? { review: t.review } : {}),
     ...(t.ci ? { ci: { ...t.ci, automatic: { run: ciUsed + 1, of: config.ciRetries } } } : {}),
     ...(config.model ? { model: config.model } : {}),
+    ...(chosen.notice ? { notices: [chosen.notice] } : {}),
+    ciGate: config.ci,
     // Automatic runs after failing checks are counted until a person starts a run again.
     issueState: { ...state, runs: run, ciRetries: automatic ? ciUsed + 1 : 0 },
     title,

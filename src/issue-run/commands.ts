@@ -5,21 +5,24 @@ import { sanitizeUntrusted } from "../core/untrusted-text.ts";
 export type Command =
   | { kind: "retry"; guidance: string }
   | { kind: "auto-fix"; guidance: string }
-  | { kind: "cancel" };
+  | { kind: "cancel" }
+  | { kind: "ci" };
 
 const MAX_GUIDANCE = 4000;
 
 /**
- * A comment is a command when its first non-empty line starts with `/retry`, `/auto-fix` or `/cancel`
- * (quoted lines and text after an ordinary first line are not commands). `/retry` and `/auto-fix` take
- * the rest of the comment as guidance.
+ * A comment is a command when its first non-empty line starts with `/retry`, `/auto-fix`, `/cancel` or
+ * `/ci` (quoted lines and text after an ordinary first line are not commands). `/retry` and `/auto-fix`
+ * take the rest of the comment as guidance. `/ci` approves running the repository's CI on the app's
+ * branch.
  */
 export function parseCommand(body: string): Command | null {
   const text = sanitizeUntrusted(body).trim();
-  const m = /^\/(retry|auto-fix|cancel)(?=\s|$)([\s\S]*)$/i.exec(text);
+  const m = /^\/(retry|auto-fix|cancel|ci)(?=\s|$)([\s\S]*)$/i.exec(text);
   if (!m) return null;
   const name = m[1]!.toLowerCase();
   if (name === "cancel") return { kind: "cancel" };
+  if (name === "ci") return { kind: "ci" };
   return { kind: name === "auto-fix" ? "auto-fix" : "retry", guidance: m[2]!.trim().slice(0, MAX_GUIDANCE) };
 }
 

@@ -47,5 +47,12 @@ export const RunDataSchema = z.object({
     ciRetries: z.number().int().optional(),
   }),
   title: z.string(),
+  /**
+   * When the repository's CI may run on what the run pushes: `approval` (the commit says `[skip ci]`
+   * until a maintainer approves with `/ci` or an approving review) or `immediate`.
+   */
+  ciGate: z.enum(["approval", "immediate"]).default("approval"),
+  /** Lines for the status comment from admission (a stranger's `ref:` that was left out). */
+  notices: z.array(z.string().max(2000)).max(10).optional(),
 });
 export type RunData = z.infer<typeof RunDataSchema>;

@@ -85,6 +85,34 @@ async function toPoints(
   return points;
 }
 
+/**
+ * The comments whose authors have write access (one lookup per author; a lookup that fails counts as no
+ * access). The number left out goes to the notes.
+ */
+async function writersOnly(
+  comments: ReviewCommentInfo[],
+  isWriter: (login: string) => Promise<boolean>,
+  notes: string[],
+): Promise<ReviewCommentInfo[]> {
+  const verdicts = new Map<string, Promise<boolean>>();
+  const kept: ReviewCommentInfo[] = [];
+  let left = 0;
+  for (const c of comments) {
+    const key = c.authorLogin.toLowerCase();
+    let v = verdicts.get(key);
+    if (!v) {
+      v = isWriter(c.authorLogin).catch(() => false);
+      verdicts.set(key, v);
+    }
+    if (await v) kept.push(c);
+    else left++;
+  }
+  if (left > 0) {
+    notes.push(`${left} review comment(s) by people without write access were left out (not answered).`);
+  }
+  return kept;
+}
+
 /** The failing checks of a commit as evidence: names, annotations, and the end of each log. */
 export async function checkEvidence(pulls: PullGitHub, runs: CheckRunInfo[]): Promise<CheckEvidence[]> {
   const failing = runs.filter((r) => r.status === "completed" && FAILING_CONCLUSIONS.has(r.conclusion ?? ""));
@@ -135,6 +163,8 @@ export async function gatherMaintainerInput(
   pulls: PullGitHub,
   data: RunData,
   words: { text?: string | undefined; advice?: string | undefined; retry: boolean },
+  /** Whether a login has write access (admin, maintain or write): only their comments count. */
+  isWriter: (login: string) => Promise<boolean>,
 ): Promise<Gathered> {
   const input: MaintainerInput = {};
   const notes: string[] = [];
@@ -161,9 +191,12 @@ export async function gatherMaintainerInput(
     ]);
     if (resolved === null)
       notes.push("Which review threads are resolved could not be read; every comment was used.");
-    const open = (all ?? []).filter(
+    const candidates = (all ?? []).filter(
       (c) => !resolved?.has(c.id) && !isBot(c.authorLogin, c.authorType) && c.body.trim() !== "",
     );
+    // Review comments count only from people with write access: a stranger's words are neither the
+    // maintainer's input nor answered.
+    const open = await writersOnly(candidates, isWriter, notes);
     let review: ReviewInput | null = null;
     if (data.review) {
       const r = await pulls.getReview(pull.number, data.review.id).catch(note("The review"));

@@ -14,4 +14,8 @@ export type HandleOutcome =
    */
   | { action: "checking" }
   | { action: "cancelled" }
-  | { action: "nothing-to-cancel" };
+  | { action: "nothing-to-cancel" }
+  /** A maintainer approved CI on the app's branch: `commit` (no `[skip ci]`) was pushed on top of it. */
+  | { action: "ci-approved"; commit: string }
+  /** Dropped unanswered before any GitHub call: the sender or the repository sent too many commands. */
+  | { action: "limited"; reason: string };

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RepoGitHub } from "../github/port.ts";
-import { applyPatch, commitAndPush, remoteBranchHead, shallowClone } from "../github/git.ts";
+import { applyPatch, commitAndPush, diffPaths, remoteBranchHead, shallowClone } from "../github/git.ts";
 import { JobShutdownError } from "../jobs/errors.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { Job, JobContext } from "../jobs/types.ts";
@@ -17,6 +17,7 @@ import { type FinalState, STAGES } from "../github/render/status-comment.ts";
 import { runFailureState } from "./failures.ts";
 import { adviceOf, explainNoPatch, pipelineStages } from "./run-report.ts";
 import type { PullGitHub } from "../github/pull-port.ts";
+import { ciNextStep, runCommitMessage } from "./ci-gate.ts";
 import { gatherMaintainerInput } from "./maintainer-input.ts";
 import { replyToPoints } from "./review-answers.ts";
 import { publishPull } from "./publish.ts";
@@ -78,6 +79,8 @@ export function runGuidance(
   return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
 
+const WRITERS = new Set(["admin", "maintain", "write"]);
+
 const redact = (text: string, secret: string | null) => (secret ? text.split(secret).join("***") : text);
 
 /**
@@ -98,6 +101,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
     phase: "running",
     stages: {},
+    ...(data.notices ? { notices: [...data.notices] } : {}),
     // An automatic run keeps the lines that reported the failing checks which started it.
     ...(data.ci
       ? {
@@ -171,6 +175,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
         details: plan.details,
         next: [
           `Review #${done.pull} and mark it ready when it is right.`,
+          ...(ciNextStep(data.ciGate) ? [ciNextStep(data.ciGate)!] : []),
           "Comment `/retry <guidance>` to try again with your guidance (the branch and pull request are updated).",
         ],
       },
@@ -216,13 +221,14 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
         const plan = pushedRecord.plan;
         deps.log.info(`resuming after the push of ${plan.commit} to ${plan.branch}: pull request step only`);
         status.view.notices = [
+          ...(data.notices ?? []),
           `The run was resumed after its worker stopped. The branch ${inlineCode(plan.branch, 100)} already held its commit (${inlineCode(plan.commit.slice(0, 7), 20)}), so it went on with the pull request.`,
         ];
         return await publish(plan, true);
       }
       if (restart) {
         deps.log.warn(restart);
-        status.view.notices = [restart];
+        status.view.notices = [...(data.notices ?? []), restart];
         await status.flush();
       }
     }
@@ -234,11 +240,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     // What the maintainer said on the pull request (a review, failing checks) and the repository's
     // instructions: read before the clone, so that a review run sees the code as the reviewer saw it.
     const gathered = deps.pulls
-      ? await gatherMaintainerInput(deps.pulls, data, {
-          text: job.spec.guidance,
-          advice: data.previousAdvice,
-          retry: job.spec.kind === "retry",
-        })
+      ? await gatherMaintainerInput(
+          deps.pulls,
+          data,
+          {
+            text: job.spec.guidance,
+            advice: data.previousAdvice,
+            retry: job.spec.kind === "retry",
+          },
+          async (login) => WRITERS.has(await github.permission(login)),
+        )
       : null;
     for (const n of gathered?.notes ?? []) deps.log.warn(n);
     const points = gathered?.input.review?.points ?? [];
@@ -320,9 +331,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       url: data.cloneUrl,
       token,
       branch,
-      message: `Fix #${issueNumber}: ${plainInert(data.title)}\n\nWritten by auto-fix (run ${data.run}).\n\nFixes #${issueNumber}\n`,
+      message: runCommitMessage({
+        issueNumber,
+        title: plainInert(data.title),
+        run: data.run,
+        gate: data.ciGate,
+      }),
       author: settings.gitAuthor,
       force: true,
+      // Exactly what was validated: the patch's files, nothing else the clone may hold.
+      paths: diffPaths(result.patch),
     });
     const artifactsPath = join(outDir, "pull-request.md");
     const rendered = renderPullBody({

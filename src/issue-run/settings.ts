@@ -28,7 +28,18 @@ export interface AppSettings {
   warnings: string[];
   /** Models a repository may pick with `model:` in `.github/auto-fix.yml` (`AUTO_FIX_ALLOWED_MODELS`). */
   allowedModels: string[];
+  /**
+   * When CI runs on the app's branch unless the repository's `ci:` says otherwise (`AUTO_FIX_CI`): after
+   * a maintainer's approval (default) or at once.
+   */
+  ci: CiMode;
+  /** Commands and reviews one person may send per repository per hour before they are dropped unanswered. */
+  commandsPerUserPerHour: number;
+  /** Commands and reviews per repository per hour, from everyone. */
+  commandsPerRepoPerHour: number;
 }
+
+export type CiMode = "approval" | "immediate";
 
 const positive = (fallback: number) => z.coerce.number().positive().catch(fallback).default(fallback);
 
@@ -45,6 +56,9 @@ const EnvSchema = z.object({
   AUTO_FIX_TEST_CMD: z.string().min(1).optional(),
   AUTO_FIX_RESUME_HELD_AFTER_MS: z.coerce.number().min(0).catch(120_000).default(120_000),
   AUTO_FIX_ALLOWED_MODELS: z.string().default(""),
+  AUTO_FIX_CI: z.enum(["approval", "immediate"]).catch("approval").default("approval"),
+  AUTO_FIX_COMMANDS_PER_USER_PER_HOUR: positive(30),
+  AUTO_FIX_COMMANDS_PER_REPO_PER_HOUR: positive(200),
 });
 
 /**
@@ -79,6 +93,9 @@ export function readSettings(env: NodeJS.ProcessEnv): AppSettings {
     resumeHeldAfterMs: Math.floor(e.AUTO_FIX_RESUME_HELD_AFTER_MS),
     warnings,
     allowedModels: [...new Set(e.AUTO_FIX_ALLOWED_MODELS.split(/[\s,]+/).filter(Boolean))],
+    ci: e.AUTO_FIX_CI,
+    commandsPerUserPerHour: Math.max(1, Math.floor(e.AUTO_FIX_COMMANDS_PER_USER_PER_HOUR)),
+    commandsPerRepoPerHour: Math.max(1, Math.floor(e.AUTO_FIX_COMMANDS_PER_REPO_PER_HOUR)),
   };
 }
 
@@ -94,6 +111,8 @@ export interface EffectiveConfig {
   ciRetries: number;
   /** The file's `protected-paths` (a run on another ref protects them as well as that ref's own). */
   protectedPaths: string[];
+  /** When CI runs on the app's branch: the default branch's `ci:`, else the operator's `AUTO_FIX_CI`. */
+  ci: CiMode;
 }
 
 /**
@@ -116,5 +135,6 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     model: c.model,
     ciRetries: c.ci_retries ?? 0,
     protectedPaths: c["protected-paths"] ?? [],
+    ci: c.ci ?? settings.ci,
   };
 }

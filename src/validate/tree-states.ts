@@ -4,6 +4,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
+import { hostGitEnv } from "../core/git-env.ts";
 import { freezeTree, makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
 import { PristineTests } from "./baseline.ts";
 import { runSetup, type SetupRun, type TestRun } from "./run-tests.ts";
@@ -21,7 +22,7 @@ function gitApply(dir: string, diff: string): Promise<void> {
     const child = execFile(
       "git",
       ["apply", "--whitespace=nowarn", "-"],
-      { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: dir } },
+      { cwd: dir, env: hostGitEnv({ GIT_CEILING_DIRECTORIES: dir }) },
       (err, _out, stderr) =>
         err ? reject(new DiffApplyError(`git apply failed: ${stderr.trim()}`)) : resolve(),
     );

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { PipelineRequest } from "../../src/contract/app-result.ts";
 import { fakeResult } from "../support/fix-result.ts";
-import { FIX_PATCH, type Harness, OWNER, REPO, startHarness } from "./harness.ts";
+import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, startHarness } from "./harness.ts";
 
 let h: Harness;
 const requests: Omit<PipelineRequest, "signal" | "onStage">[] = [];
@@ -37,8 +37,10 @@ function defaultConfig(text: string): void {
   h.git.commitFiles(FULL, "main", { ".github/auto-fix.yml": text });
 }
 
+/** An issue a maintainer wrote that names a ref (a stranger's `ref:` is left out: stranger-ref.test.ts). */
 function issueOn(ref: string, title: string): number {
-  return h.github.addIssue(OWNER, REPO, { title, body: `add(1, 2) is -1.\n\nref: ${ref}` }).number;
+  return h.github.addIssue(OWNER, REPO, { title, body: `add(1, 2) is -1.\n\nref: ${ref}`, user: MAINTAINER })
+    .number;
 }
 
 const botComments = (issue: number) =>

@@ -335,6 +335,8 @@ test("a branch named in the issue is cloned and is the pull request's base", asy
   const issue = h.github.addIssue(OWNER, REPO, {
     title: "add() on the release",
     body: "Broken on\nbranch: release-1\n",
+    // A writer's `branch:` counts (a stranger's is left out: stranger-ref.test.ts).
+    user: MAINTAINER,
   });
   await h.labeled(issue.number);
   await h.idle();
