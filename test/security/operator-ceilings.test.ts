@@ -315,3 +315,48 @@ test("a sandbox never takes a shared folder as its work tree (it would give it t
     rmSync(own, { recursive: true, force: true });
   }
 });
+
+test("end to end: a hostile configuration's run is held to the ceilings, named in its notes, and still fixes the bug", async () => {
+  const { truthRun } = await import("../support/truth-run.ts");
+  const r = await truthRun({
+    files: {
+      ".github/auto-fix.yml": [
+        "test: python3 -m unittest discover -v",
+        "sandbox:",
+        "  backend: docker",
+        "  image: evil/root-image:latest",
+        "  memory-mb: 65536",
+        "  max-processes: 100000",
+        "timeouts:",
+        "  test: 86400",
+        "",
+      ].join("\n"),
+      "calc/__init__.py": "",
+      "calc/ops.py": "def add(a, b):\n    return a - b\n",
+      "tests/__init__.py": "",
+      "tests/test_ops.py":
+        "import unittest\n\nfrom calc.ops import add\n\n\nclass OpsTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    },
+    location: { file: "calc/ops.py", method: "add" },
+    patch: { file: "calc/ops.py", original: "    return a - b", patched: "    return a + b" },
+    reproducer: "from calc.ops import add\n\nassert add(2, 3) == 5, add(2, 3)\n",
+    env: {
+      AUTO_FIX_MAX_MEMORY_MB: "1024",
+      AUTO_FIX_MAX_PROCESSES: "512",
+      AUTO_FIX_MAX_COMMAND_SECONDS: "600",
+    },
+  });
+  assert.equal(r.result.status, "fixed", r.result.reason);
+  // The run's report names each request the ceilings lowered and the sandbox the operator chose.
+  const notes = r.report.replace(/\s+/g, " ");
+  assert.match(
+    notes,
+    /asked for sandbox\.memory-mb 65536 MB; the operator's ceiling is 1024 MB \(AUTO_FIX_MAX_MEMORY_MB\)/,
+  );
+  assert.match(notes, /asked for sandbox\.max-processes 100000; the operator's ceiling is 512/);
+  assert.match(notes, /asked for timeouts\.test 86400 s; the operator's ceiling is 600 s/);
+  assert.match(
+    notes,
+    /asks for the docker backend with the image "evil\/root-image:latest"; only the operator chooses the sandbox/,
+  );
+});

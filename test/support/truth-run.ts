@@ -32,6 +32,8 @@ export interface TruthCase {
   reproducer: string;
   /** The fence language of the model's reproducer (default `python`). */
   reproducerLanguage?: string;
+  /** The operator's extra environment (`AUTO_FIX_MAX_*` ceilings, ...). */
+  env?: Record<string, string>;
 }
 
 export interface TruthRun {
@@ -41,6 +43,8 @@ export interface TruthRun {
   result: FixResult;
   status: string;
   body: string | null;
+  /** The run's report.md (beside its result.json), or "" when there is none. */
+  report: string;
   model: ScriptedModel;
 }
 
@@ -130,6 +134,7 @@ export async function truthRun(c: TruthCase): Promise<TruthRun> {
         AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
         AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
         AUTO_FIX_CACHE_DIR: join(work, "cache"),
+        ...c.env,
       },
       cwd: work,
       isTTY: false,
@@ -144,6 +149,13 @@ export async function truthRun(c: TruthCase): Promise<TruthRun> {
       result: JSON.parse(readFileSync(resultPath, "utf8")) as FixResult,
       status: readFileSync(printed.statusComment, "utf8"),
       body: printed.pullBody ? readFileSync(printed.pullBody, "utf8") : null,
+      report: (() => {
+        try {
+          return readFileSync(join(dirname(resultPath), "report.md"), "utf8");
+        } catch {
+          return "";
+        }
+      })(),
       model,
     };
   } finally {
