@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { tempParentOutside } from "../core/temp-outside.ts";
 import { mountSizedTmpfs, tmpfsCopiesAvailable, unmountTmpfs } from "./disk.ts";
+import { sandboxCeilings } from "./limits.ts";
 import {
   forgetCopy,
   forgetFrozen,
@@ -281,7 +282,9 @@ export async function makeWorkCopy(
   };
   try {
     if (useTmpfs) {
-      const diskBytes = (opts.diskMb ?? DEFAULT_LIMITS.diskMb) * 1024 * 1024;
+      // What a run may add: the caller's figure or the operator's AUTO_FIX_MAX_DISK_MB, never above the latter.
+      const ceiling = sandboxCeilings(undefined).diskMb;
+      const diskBytes = Math.min(opts.diskMb ?? ceiling, ceiling) * 1024 * 1024;
       const bytes = Math.ceil(size.allocated * 1.05) + 1024 * 1024 + diskBytes;
       const inodes = size.entries + 16 + (opts.maxFiles ?? DEFAULT_LIMITS.maxFiles);
       await mountSizedTmpfs(base, bytes, inodes);

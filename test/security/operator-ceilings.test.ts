@@ -360,3 +360,43 @@ test("end to end: a hostile configuration's run is held to the ceilings, named i
     /asks for the docker backend with the image "evil\/root-image:latest"; only the operator chooses the sandbox/,
   );
 });
+
+test("disk: a work copy never lets a run add more than the operator's AUTO_FIX_MAX_DISK_MB", async (t) => {
+  const { makeWorkCopy } = await import("../../src/sandbox/index.ts");
+  const { tmpfsCopiesAvailable } = await import("../../src/sandbox/disk.ts");
+  if (!tmpfsCopiesAvailable()) return t.skip("sized work copies need root");
+  const src = mkdtempSync(join(tmpdir(), "af-disk-src-"));
+  writeFileSync(join(src, "a.txt"), "a\n");
+  const saved = process.env.AUTO_FIX_MAX_DISK_MB;
+  process.env.AUTO_FIX_MAX_DISK_MB = "32";
+  try {
+    // The caller asks for 4 GB; the operator's ceiling of 32 MB holds.
+    const copy = await makeWorkCopy(src, undefined, { diskMb: 4096 });
+    try {
+      const sandbox = new BwrapSandbox({ ceilings: CEILINGS });
+      const big = await sandbox.run({
+        workdir: copy.dir,
+        command: "dd if=/dev/zero of=big bs=1M count=200 2>&1; echo done",
+        timeoutMs: 60_000,
+      });
+      assert.ok(big.limit === "disk" || /No space left/.test(big.stdout), `${big.limit} ${big.stdout}`);
+    } finally {
+      await copy.dispose();
+    }
+    // Control: a fresh copy under the same ceiling takes an ordinary write.
+    const fresh = await makeWorkCopy(src, undefined, { diskMb: 4096 });
+    try {
+      const small = await new BwrapSandbox({ ceilings: CEILINGS }).run({
+        workdir: fresh.dir,
+        command: "dd if=/dev/zero of=small bs=1M count=4 2>/dev/null && wc -c < small",
+      });
+      assert.equal(small.stdout.trim(), String(4 * 1024 * 1024), small.stderr);
+    } finally {
+      await fresh.dispose();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.AUTO_FIX_MAX_DISK_MB;
+    else process.env.AUTO_FIX_MAX_DISK_MB = saved;
+    rmSync(src, { recursive: true, force: true });
+  }
+});
