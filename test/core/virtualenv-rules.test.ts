@@ -33,8 +33,18 @@ test("virtual environments are not known by name: venv/, .venv/, env/ are ordina
   for (const name of ["venv", ".venv", "env", ".env", "virtualenv", ".virtualenv"]) {
     assert.equal(isNonSourceDir(name), false, name);
     assert.equal(isVendoredPath(`${name}/real_code.py`), false, name);
+    if (name === ".env") continue;
     assert.equal(checkEditablePath(`${name}/real_code.py`, []).ok, true, name);
   }
+  // `.env` at any depth is an environment file that direnv and dotenv loaders read on `cd` or start: a
+  // patch may not write it, nor anything under a folder of that name (protected as a workspace file,
+  // not as a virtual environment).
+  const dotEnv = checkEditablePath(".env/real_code.py", []);
+  assert.equal(dotEnv.ok, false);
+  assert.match(
+    dotEnv.ok ? "" : dotEnv.message,
+    /runs code on the machines of those who check the branch out/,
+  );
   // Installed packages stay out by name, wherever they are: a venv's site-packages among them.
   for (const path of [
     "node_modules/x/index.js",
