@@ -87,6 +87,10 @@ test("the scope of a command: the paths, packages or modules it names; none when
   assert.equal(commandScope(cfg("go test ./...")), null);
   assert.equal(commandScope(cfg("python3 -m pytest -rA")), null);
   assert.equal(commandScope(cfg("npm test")), null);
+  // vitest's subcommands are not path filters: `vitest run` runs every test file.
+  assert.equal(commandScope(cfg("npx vitest run")), null);
+  assert.deepEqual(commandScope(cfg("npx vitest run test/unit")), ["test/unit"]);
+  assert.equal(commandScope(cfg("npx vitest related src/a.js")), null);
   assert.equal(
     commandScope(
       cfg("pytest tests/test_api.py", "validation:\n  runner: pytest\n  command: 'pytest {tests}'\n"),

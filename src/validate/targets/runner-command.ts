@@ -542,6 +542,8 @@ function runnerAt(runner: TestRunnerKind, words: readonly string[]): number {
  * (`pytest tests/test_api.py` → `tests/test_api.py`): null when it names none (the runner's default, the
  * whole suite) or when it cannot be told (a template, a script, shell syntax, `npm test`).
  */
+const VITEST_SUBCOMMANDS = new Set(["run", "watch", "dev"]);
+
 export function commandScope(config: Pick<RepoConfig, "test" | "validation">): string[] | null {
   const runner = config.validation.runner;
   const command = config.test.command;
@@ -554,6 +556,9 @@ export function commandScope(config: Pick<RepoConfig, "test" | "validation">): s
   for (let i = at + 1; i < words.length; i++) {
     const w = words[i]!;
     if (runner === "unittest" && w === "discover") continue;
+    // vitest's own subcommands are not filters (`vitest run` runs every test file).
+    if (runner === "vitest" && i === at + 1 && VITEST_SUBCOMMANDS.has(w)) continue;
+    if (runner === "vitest" && i === at + 1 && w === "related") return null;
     if (runner === "unittest" && w === "-s" && i + 1 < words.length) {
       // discover's start folder, as the dotted package its modules are named under.
       const start = words[++i]!.replace(/^\.\//, "").replace(/\/+$/, "");
