@@ -68,6 +68,8 @@ export interface RepoConfig {
     withinCommand?: boolean;
   };
   reproducer: ReproducerConfig;
+  /** Whether the run adds a regression test to the patch (`regression-test`, on by default). */
+  regressionTest: boolean;
   timeouts: { setupMs: number; testMs: number; reproducerMs: number };
   /** The patch strategy, and the tree search's parameters (used when the mode is `tree`). */
   strategy: { mode: "linear" | "tree" } & TreeSearchConfig;
@@ -209,6 +211,7 @@ export function parseRepoConfig(
       pattern: file.reproducer?.pattern ?? "AssertionError",
       attempts: file.reproducer?.attempts ?? 3,
     },
+    regressionTest: file["regression-test"] ?? true,
     timeouts: {
       setupMs: (file.timeouts?.setup ?? 900) * 1000,
       testMs: (file.timeouts?.test ?? 600) * 1000,

@@ -130,6 +130,8 @@ export const repoConfigFileSchema = z
       ])
       .optional(),
     reproducer: reproducerSchema.optional(),
+    /** Add a regression test (a new file in the repository's test framework) to each patch; on by default. */
+    "regression-test": z.boolean({ error: "expected true or false" }).optional(),
     /** How candidates are validated: `targeted` (default) or `full`, or the detailed settings. */
     validation: z.preprocess((v) => (typeof v === "string" ? { mode: v } : v), validationSchema).optional(),
     timeouts: z

@@ -10,7 +10,13 @@ import type { RunSandbox } from "../sandbox/index.ts";
 import type { ModelPort } from "../model/types.ts";
 import type { StageUsage, UsageMeter } from "../model/usage.ts";
 import type { Progress } from "./progress.ts";
-import type { FixResult, ReproducerReport, ReviewReport, ValidationReport } from "./result.ts";
+import type {
+  FixResult,
+  RegressionTestReport,
+  ReproducerReport,
+  ReviewReport,
+  ValidationReport,
+} from "./result.ts";
 
 export type { FixResult } from "./result.ts";
 
@@ -153,6 +159,15 @@ export interface FixState {
   notes?: string[];
   /** Extra report sections a stage writes (e.g. the tree search's outline), shown after the patch. */
   sections?: { title: string; markdown: string }[];
+  /** The regression test for the chosen patch: the test file's diff (added to the patch) and its report. */
+  regression?: RegressionOutcome | null;
+}
+
+/** What the regression-test stage did for the chosen patch. */
+export interface RegressionOutcome {
+  /** The new test file as a unified diff (appended to the chosen patch), or null when it was left out. */
+  diff: string | null;
+  data: RegressionTestReport;
 }
 
 /** A way of producing patch candidates from the search outcome (linear writer, tree search, ...). */
@@ -170,6 +185,11 @@ export interface FixHooks {
   validate?: (ctx: FixContext, candidate: PatchCandidate) => Promise<ValidationOutcome | null>;
   /** Picks among candidates; the default prefers approved + regression-free, then regression-free, then status. */
   select?: (ctx: FixContext, candidates: PatchCandidate[]) => { chosen: PatchCandidate | null; why: string };
+  /**
+   * Writes a regression test for the chosen patch in the repository's framework, checked in the sandbox;
+   * null when the stage does not run (turned off, no sandbox).
+   */
+  regress?: (ctx: FixContext, chosen: PatchCandidate) => Promise<RegressionOutcome | null>;
 }
 
 export interface FixDeps {

@@ -55,6 +55,26 @@ export const ReproducerReportSchema = z.strictObject({
 });
 export type ReproducerReport = z.infer<typeof ReproducerReportSchema>;
 
+/**
+ * The regression test the run added to the patch (a new file in the repository's own test framework),
+ * or why it left none: checked in the sandbox to fail on the unfixed tree and pass on the fixed one.
+ */
+export const RegressionTestReportSchema = z.strictObject({
+  status: z.enum(["added", "left-out", "off"]),
+  /** One sentence for people: what was added, or why nothing was. */
+  summary: z.string(),
+  /** Where the test file is (relative to the repository root); null when none was planned. */
+  path: z.string().nullable(),
+  /** The command that runs it alone from the repository root; null when none was planned. */
+  command: z.string().nullable(),
+  /** The test framework it is written for (pytest, node --test, go test, ...); null when none. */
+  framework: z.string().nullable(),
+  /** Its run on the unfixed tree (it must fail) and on the fixed one (it must pass). */
+  before: ExecReportSchema.nullable(),
+  after: ExecReportSchema.nullable(),
+});
+export type RegressionTestReport = z.infer<typeof RegressionTestReportSchema>;
+
 const yesNo = z.enum(["yes", "no"]).nullable();
 
 /** One round of the review loop. */
@@ -306,6 +326,8 @@ const FixResultObject = z.strictObject({
   maintainer: MaintainerReportSchema.nullable(),
   /** What the status rests on (absent: no patch applied, or a result from before evidence was recorded). */
   evidence: EvidenceReportSchema.nullable().optional(),
+  /** The regression test added to the patch, or why none was (absent: the stage did not run). */
+  regression_test: RegressionTestReportSchema.nullable().optional(),
 });
 
 /** The rules between fields that a result must keep (a child claiming more than it shows is refused). */

@@ -8,6 +8,9 @@
  * backtick run longer than any inside the text, so the text cannot end it. Plain-text surfaces (a pull
  * request title, a commit message: no code there) get the characters that start references and
  * mentions replaced by visible look-alikes that GitHub does not read as such (`＃7`, `＠user`).
+ * Prose (a reviewer's analysis, a reason, guidance) reads better as text than as code: `inertProse`
+ * escapes every character that starts Markdown or HTML structure and swaps the starts of references,
+ * mentions and links for the same look-alikes, so it renders as the words it holds and nothing more.
  * Nothing here adds invisible characters.
  */
 
@@ -102,4 +105,43 @@ export function plainInert(text: string): string {
     .replace(/@(?=[A-Za-z0-9_-])/g, "＠")
     .replace(/\b(GH)-(?=\d)/gi, "$1‐")
     .replace(/:\/\//g, "∶//");
+}
+
+/** Characters that start inline Markdown or HTML anywhere in a line (always escaped in prose). */
+const INLINE_SPECIAL = /[\\`*_{}[\]<>&|~#!]/g;
+
+/**
+ * Untrusted prose as ordinary Markdown text that renders exactly as the words it holds: every character
+ * that could start emphasis, a link, an image, HTML, a table or code is backslash-escaped; what could
+ * start a block (a heading, a list, a quote, a rule, an indented code block) at a line's start is
+ * escaped or removed; references, mentions and bare links get the look-alikes of `plainInert`. Paragraph
+ * breaks stay; single line breaks become spaces. Clipped to `max` characters.
+ */
+export function inertProse(text: string, options: { max?: number } = {}): string {
+  const trimmed = text.replace(/\r\n?/g, "\n").trim();
+  const max = options.max ?? Number.POSITIVE_INFINITY;
+  const clipped =
+    trimmed.length > max
+      ? `${trimmed.slice(0, max)} … (${trimmed.length - max} more characters in the artifacts)`
+      : trimmed;
+  if (clipped === "") return "(empty)";
+  const paragraphs = clipped
+    .split(/\n\s*\n/)
+    .map((p) =>
+      p
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "")
+        .join(" "),
+    )
+    .filter((p) => p !== "");
+  return paragraphs.map(escapeProseLine).join("\n\n");
+}
+
+function escapeProseLine(line: string): string {
+  const looked = plainInert(line).replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\u2024`);
+  let out = looked.replace(INLINE_SPECIAL, (c) => `\\${c}`);
+  // Block starts: a list marker, a quote, a heading, a rule or a setext underline at the start.
+  out = out.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
+  return out;
 }

@@ -7,11 +7,13 @@
  *
  * Layout of `dir`:
  *   state.json                 everything below, as the port reads it back
- *   events.jsonl               one line per call that would change GitHub, in order
+ *   events.jsonl               one line per call that would change GitHub, in order, with its time
+ *                              (a comment's write also carries a digest of the text it wrote)
  *   issue-<n>/comment-<id>.md  each comment's current text
  *   pull-<n>.md, pull-<n>.json each pull request's body, and its title, branches and draft flag
  *   pull-<n>.diff              what the pull request changes (base...head), as GitHub would show it
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync, appendFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -90,6 +92,9 @@ function loadState(path: string): State {
     throw new Error(`${path} is not a dry run's state: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
+
+/** A short digest of a comment's text: tells whether two writes changed anything. */
+const digestOf = (body: string): string => createHash("sha256").update(body).digest("hex").slice(0, 16);
 
 /** Like GitHub, a body over the limit is refused rather than cut. */
 function checkBody(body: string): void {
@@ -186,7 +191,12 @@ export function createDryRunGitHub(options: DryRunGitHubOptions): DryRunGitHub {
       state.comments.push(c);
       writeComment(c);
       save();
-      event("comment-created", { issue: issueNumber, id: c.id, file: commentPath(issueNumber, c.id) });
+      event("comment-created", {
+        issue: issueNumber,
+        id: c.id,
+        file: commentPath(issueNumber, c.id),
+        digest: digestOf(body),
+      });
       return toComment(c);
     },
     async updateComment(commentId, body) {
@@ -196,7 +206,12 @@ export function createDryRunGitHub(options: DryRunGitHubOptions): DryRunGitHub {
       c.body = body;
       writeComment(c);
       save();
-      event("comment-updated", { issue: c.issue, id: c.id, file: commentPath(c.issue, c.id) });
+      event("comment-updated", {
+        issue: c.issue,
+        id: c.id,
+        file: commentPath(c.issue, c.id),
+        digest: digestOf(body),
+      });
     },
     async reactToIssue(issueNumber, reaction: Reaction) {
       state.reactions.push({ on: "issue", id: issueNumber, reaction });

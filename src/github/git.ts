@@ -4,7 +4,8 @@ import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
 import { hostGitEnv } from "../core/git-env.ts";
-import { checkEditablePath } from "../core/path-rules.ts";
+import { checkEditablePath, isTestConfigFile } from "../core/path-rules.ts";
+import { isTestPath } from "../core/test-files.ts";
 import { gitShallowClone } from "./clone.ts";
 
 /**
@@ -53,12 +54,34 @@ export function diffPaths(patch: string): string[] {
  * globs were applied by the pipeline; this second look needs no configuration.
  */
 export function forbiddenPatchPath(patch: string): string | null {
+  const added = newTestFiles(patch);
   for (const p of diffPaths(patch)) {
     if (p.startsWith("/") || p.split("/").includes("..")) return `${p} lies outside the repository`;
     const verdict = checkEditablePath(p, []);
-    if (!verdict.ok) return verdict.message;
+    if (!verdict.ok && !added.has(p)) return verdict.message;
   }
   return null;
+}
+
+/**
+ * The test files a patch creates (the regression test the pipeline wrote and checked): a new file whose
+ * one refusal is being a test. An edit of an existing test, a deletion, or a new test configuration file
+ * (`conftest.py`, a runner's configuration) is never among them.
+ */
+export function newTestFiles(patch: string): Set<string> {
+  const out = new Set<string>();
+  for (const section of patch.split(/^(?=diff --git )/m)) {
+    const m =
+      /^diff --git a\/(\S+) b\/(\S+)\nnew file mode 100644\n(?:index [0-9a-f]+\.\.[0-9a-f]+\n)?--- \/dev\/null\n\+\+\+ b\/(\S+)\n/.exec(
+        section,
+      );
+    if (!m || m[1] !== m[2] || m[2] !== m[3]) continue;
+    const p = m[3]!;
+    const verdict = checkEditablePath(p, []);
+    if (!verdict.ok && isTestPath(p) && !isTestConfigFile(p) && /is a test file;/.test(verdict.message))
+      out.add(p);
+  }
+  return out;
 }
 
 /** Applies a unified diff to the work tree with `git apply` (work tree only; the index is left alone). */

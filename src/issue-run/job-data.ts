@@ -45,6 +45,11 @@ export const RunDataSchema = z.object({
     pull: z.number().int().optional(),
     delivery: z.string().optional(),
     ciRetries: z.number().int().optional(),
+    patches: z
+      .array(z.object({ run: z.number().int().positive(), sha: z.string() }))
+      .max(20)
+      .optional(),
+    guidance: z.string().max(2000).optional(),
   }),
   title: z.string(),
   /**

@@ -5,13 +5,14 @@
  */
 import { z } from "zod";
 import type { FixResult } from "../contract/app-result.ts";
-import { inertText } from "../core/inert-markdown.ts";
+import { inertProse } from "../core/inert-markdown.ts";
 import type { ReviewPoint } from "../core/maintainer-input.ts";
 import { GITHUB_BODY_LIMIT } from "../github/port.ts";
 import { STAGE_TITLES, STAGES, type StageLine, type StageName } from "../github/render/status-comment.ts";
 import type { RunData } from "./job-data.ts";
 import { answersSection, pointReply } from "./review-answers.ts";
 import { retryComment } from "./run-report.ts";
+import type { ChangeSinceLast } from "../github/render/pr-checklist.ts";
 
 const STAGE_LINE = z.object({
   status: z.enum(["pending", "running", "done", "skipped", "warning", "failed"]),
@@ -118,6 +119,8 @@ export function pullPlan(input: {
   replyInThreads: boolean;
   stages: Partial<Record<StageName, StageLine>>;
   advice: string | undefined;
+  /** How the patch and guidance differ from the previous run's (a retry). */
+  since?: ChangeSinceLast;
 }): PullPlan {
   const { data, result, pushed } = input;
   const answers = result.maintainer?.points ?? [];
@@ -128,8 +131,8 @@ export function pullPlan(input: {
     : "";
   const verdict =
     result.status === "fixed"
-      ? `${reviewed}The fix rests on: ${result.evidence?.rests_on ? inertText(result.evidence.rests_on, { max: 1500 }) : "evidence that ran"}.`
-      : `The patch applies but is not marked fixed${result.evidence?.not_fixed ? `: ${inertText(result.evidence.not_fixed, { max: 1500 })}` : ""}. Check it carefully.`;
+      ? `${reviewed}The fix rests on: ${result.evidence?.rests_on ? inertProse(result.evidence.rests_on, { max: 1500 }) : "evidence that ran"}.`
+      : `The patch applies but is not marked fixed${result.evidence?.not_fixed ? `: ${inertProse(result.evidence.not_fixed, { max: 1500 })}` : ""}. Check it carefully.`;
   return {
     commit: pushed.commit,
     branch: input.branch,
@@ -139,8 +142,15 @@ export function pullPlan(input: {
     existingPull: input.existingPull,
     comment: existing
       ? (
-          retryComment(data, input.guidance, result, pushed.files, pushed.commit, startedBy(data)) +
-          answersSection(input.points, answers, data.run)
+          retryComment(
+            data,
+            input.guidance,
+            result,
+            pushed.files,
+            pushed.commit,
+            startedBy(data),
+            input.since,
+          ) + answersSection(input.points, answers, data.run)
         ).slice(0, GITHUB_BODY_LIMIT - 200)
       : "",
     replies:
@@ -152,7 +162,7 @@ export function pullPlan(input: {
           }))
         : [],
     stages: { ...input.stages },
-    details: result.summary.trim() ? [verdict, inertText(result.summary, { max: 1500 })] : [verdict],
+    details: result.summary.trim() ? [verdict, inertProse(result.summary, { max: 1500 })] : [verdict],
     ...(input.advice ? { advice: input.advice.slice(0, 20_000) } : {}),
   };
 }

@@ -22,7 +22,9 @@ import { gatherMaintainerInput } from "./maintainer-input.ts";
 import { replyToPoints } from "./review-answers.ts";
 import { publishPull } from "./publish.ts";
 import { type PullPlan, planStages, pullPlan, readProgress, readPushed } from "./pull-plan.ts";
-import { progress, StatusUpdater } from "./status-updater.ts";
+import { progress, type StatusClock, StatusUpdater } from "./status-updater.ts";
+import { comparePatch, interDiff, patchDigest } from "./retry-diff.ts";
+import type { ChangeSinceLast } from "../github/render/pr-checklist.ts";
 
 export interface RunDeps {
   github: RepoGitHub;
@@ -36,6 +38,8 @@ export interface RunDeps {
   log: { info: (msg: string) => void; warn: (msg: string) => void };
   /** Reviews, checks and files of the app's pull request (the maintainer's input); absent: none is read. */
   pulls?: PullGitHub;
+  /** The status comment's clock (edits at least a second apart); tests inject one. */
+  statusClock?: StatusClock;
 }
 
 export type RunOutcome =
@@ -93,28 +97,33 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
   const issueNumber = job.spec.issueNumber;
   const started = deps.now();
   const state: IssueState = { ...data.issueState };
-  const status = new StatusUpdater(github, issueNumber, {
-    state,
-    run: data.run,
-    maxRuns: data.maxRuns,
-    trigger: data.trigger,
-    ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
-    phase: "running",
-    stages: {},
-    ...(data.notices ? { notices: [...data.notices] } : {}),
-    // An automatic run keeps the lines that reported the failing checks which started it.
-    ...(data.ci
-      ? {
-          ci: {
-            sha: data.ci.sha,
-            pull: data.ci.pull,
-            failing: data.ci.failing,
-            automatic: data.ci.automatic ?? null,
-            usedUp: null,
-          },
-        }
-      : {}),
-  });
+  const status = new StatusUpdater(
+    github,
+    issueNumber,
+    {
+      state,
+      run: data.run,
+      maxRuns: data.maxRuns,
+      trigger: data.trigger,
+      ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
+      phase: "running",
+      stages: {},
+      ...(data.notices ? { notices: [...data.notices] } : {}),
+      // An automatic run keeps the lines that reported the failing checks which started it.
+      ...(data.ci
+        ? {
+            ci: {
+              sha: data.ci.sha,
+              pull: data.ci.pull,
+              failing: data.ci.failing,
+              automatic: data.ci.automatic ?? null,
+              usedUp: null,
+            },
+          }
+        : {}),
+    },
+    deps.statusClock ? { clock: deps.statusClock } : {},
+  );
   const workDir = resolve(settings.workDir, `${job.spec.owner}-${job.spec.repo}-${issueNumber}-${job.id}`);
   const repoDir = join(workDir, "repo");
   // One artifacts folder per attempt: a resumed job never mixes its files with those of the run that died.
@@ -326,6 +335,16 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
     status.stage("pull request", { status: "running" });
     await applyPatch(repoDir, result.patch);
     const branch = branchFor(issueNumber);
+    // Before the push replaces it, the open pull request still shows the previous run's patch.
+    const open = await github.findOpenPull(branch);
+    const since = await sinceLastRun(
+      deps,
+      data,
+      state,
+      result.patch,
+      open?.number ?? null,
+      job.spec.guidance,
+    );
     const pushed = await commitAndPush({
       dir: repoDir,
       url: data.cloneUrl,
@@ -353,9 +372,9 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       files: pushed.files,
       ...(job.spec.guidance ? { guidance: job.spec.guidance } : {}),
       artifactsPath,
+      ...(since ? { since } : {}),
     });
     await writeFile(artifactsPath, rendered.full);
-    const open = await github.findOpenPull(branch);
     // Everything the pull request step writes is recorded with the push: a worker that dies after it
     // resumes from here without a second pipeline run (publish.ts).
     const plan = pullPlan({
@@ -373,6 +392,7 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       replyInThreads: deps.pulls !== undefined && !data.ci,
       stages: status.view.stages,
       advice: state.advice,
+      ...(since ? { since } : {}),
     });
     await ctx.checkpoint("pushed", { commit: pushed.commit, branch, pullPlan: plan });
     return await publish(plan, false, open);
@@ -385,6 +405,41 @@ export async function runIssue(job: Job, ctx: JobContext, deps: RunDeps): Promis
       { status: "failed", reason: message },
     );
   }
+}
+
+/**
+ * How this run's patch and guidance compare with the previous run's, from the digests the issue's marker
+ * keeps (and the open pull request's diff for an inter-diff, when the app can read it); records this
+ * run's digest and guidance in the marker. Null for the issue's first patch.
+ */
+async function sinceLastRun(
+  deps: RunDeps,
+  data: RunData,
+  state: IssueState,
+  patch: string,
+  openPull: number | null,
+  guidance: string | undefined,
+): Promise<ChangeSinceLast | null> {
+  const sha = patchDigest(patch);
+  const history = (state.patches ?? []).filter((h) => h.run < data.run);
+  const change = comparePatch(history, sha);
+  const guidanceBefore = state.guidance ?? null;
+  state.patches = [...history, { run: data.run, sha }].slice(-20);
+  const now = guidance?.trim() ? guidance.trim().slice(0, 2000) : undefined;
+  if (now) state.guidance = now;
+  else delete state.guidance;
+  if (change.kind === "first") return null;
+  let interdiff: string | null = null;
+  if (change.kind === "changed" && openPull !== null && deps.pulls) {
+    // The branch still holds the previous run's patch: GitHub's diff of the open pull request.
+    const previous = await deps.pulls.getPullDiff(openPull).catch(() => null);
+    if (previous) interdiff = interDiff(previous, patch);
+  }
+  return {
+    patch: change.kind === "changed" ? { ...change, interdiff } : change,
+    guidanceBefore,
+    guidanceNow: now ?? null,
+  };
 }
 
 /**

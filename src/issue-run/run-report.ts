@@ -2,8 +2,37 @@ import type { RunData } from "./job-data.ts";
 import type { FixResult, ReviewReport } from "../contract/result.ts";
 import { validationVerdict } from "../contract/validation-verdict.ts";
 import { unitOf } from "../github/render/pr-body.ts";
-import { codeFence, inertText, inlineCode } from "../core/inert-markdown.ts";
+import { codeFence, inertProse, inlineCode } from "../core/inert-markdown.ts";
+import {
+  type ChangeSinceLast,
+  guidanceChangeSentence,
+  patchChangeSentence,
+} from "../github/render/pr-checklist.ts";
 import type { FinalState, StageLine, StageName } from "../github/render/status-comment.ts";
+
+/** Words for the patch engine's statuses, where a reason names one. */
+const STATUS_WORDS: Record<string, string> = {
+  APPLICABLE_PATCH: "applies",
+  NO_PATCH: "was not written",
+  RAW_PATCH_BUT_UNMATCHED: "did not match the code",
+  RAW_PATCH_BUT_UNPARSED: "could not be read",
+  RAW_PATCH_BUT_UNSAFE_PATH: "touched a file patches may not change",
+};
+
+/**
+ * A run's reason in words for people: the pipeline's internal names (candidate ids such as "linear
+ * attempt 2", patch-engine statuses such as `APPLICABLE_PATCH`) replaced by what they mean.
+ */
+export function plainReason(reason: string): string {
+  return reason
+    .replace(/\bcandidate [\w -]+? won: /g, "the chosen patch was ")
+    .replace(/\b(?:linear|tree) attempt (\d+)(?: rewrite \d+)?\b/g, "attempt $1")
+    .replace(
+      /\bstatus ([A-Z][A-Z_]+)\b/g,
+      (_m, s: string) => `the patch ${STATUS_WORDS[s] ?? "could not be used"}`,
+    )
+    .replace(/\b[A-Z]+(?:_[A-Z]+)+\b/g, (s) => STATUS_WORDS[s] ?? s.toLowerCase().replaceAll("_", " "));
+}
 
 /** The reviewer gave a verdict (rather than the stage ending without one). */
 const hasVerdict = (v: ReviewReport): boolean => v["patch-correct"] !== null || v["test-correct"] !== null;
@@ -56,6 +85,17 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
         },
   ]);
   out.push(["validated", validatedLine(r.validation)]);
+  const t = r.regression_test;
+  out.push([
+    "tested",
+    !t
+      ? { status: "skipped", note: r.patch ? "not written" : "no patch to test" }
+      : t.status === "added"
+        ? { status: "done", ...(t.path ? { note: t.path } : {}) }
+        : t.status === "off"
+          ? { status: "skipped", note: "turned off in the repository's configuration" }
+          : { status: "warning", note: t.summary.replace(/^No regression test was added: /, "") },
+  ]);
   return out;
 }
 
@@ -78,10 +118,11 @@ export function explainNoPatch(r: FixResult, data: RunData): FinalState {
         ? "The issue was not reproduced (no runnable example, or the script did not fail the way the issue says)."
         : "No reproducer was run.",
   );
-  if (r.reason.trim()) details.push(`Why no patch passed: ${inertText(r.reason, { max: 1500 })}`);
+  if (r.reason.trim())
+    details.push(`Why no patch passed: ${inertProse(plainReason(r.reason), { max: 1500 })}`);
   if (r.error?.trim()) details.push(`Error: ${inlineCode(r.error.split("\n")[0] ?? "", 500)}`);
   const analysis = r.review?.["patch-analysis"] ?? (r.review && !r.review.approved ? r.review.summary : null);
-  if (analysis?.trim()) details.push(`Reviewer: ${inertText(analysis, { max: 1500 })}`);
+  if (analysis?.trim()) details.push(`Reviewer: ${inertProse(analysis, { max: 1500 })}`);
   if (r.usage.cost_usd !== null && r.usage.cost_usd >= data.maxCostUsd) {
     details.push(
       `This run's model spend limit ($${data.maxCostUsd.toFixed(2)}: the limit per run, or what was left of the repository's daily limit) was reached.`,
@@ -120,6 +161,7 @@ export function retryComment(
   commit: string,
   /** What started the run when it was not a `/retry` (a review, failing checks). */
   startedBy?: string,
+  since?: ChangeSinceLast,
 ): string {
   const v = r.review;
   const verdict =
@@ -134,9 +176,10 @@ export function retryComment(
     `🔁 Run ${data.run} replaced this branch's commit with \`${commit.slice(0, 7)}\` (force-push).`,
     "",
     guidance?.trim()
-      ? `Guidance: ${inertText(guidance)}`
+      ? `Guidance: ${inertProse(guidance, { max: 2000 })}`
       : (startedBy ?? "No guidance was given; the run used the previous reviewer advice."),
     "",
+    ...(since ? [patchChangeSentence(data.run, since), guidanceChangeSentence(since), ""] : []),
     `Changed files: ${files.map((f) => inlineCode(f)).join(", ")}.`,
     `Reviewer verdict: ${verdict}.`,
     "",

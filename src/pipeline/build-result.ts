@@ -156,12 +156,19 @@ export function summarize(r: Omit<FixResult, "summary">): string {
       `The repository's tests ran before and after the patch${counted}: ${regress}${fixed}${still}.`,
     );
   }
+  const t = r.regression_test;
+  if (t?.status === "added")
+    parts.push(`A regression test (${t.path}) fails without the fix and passes with it.`);
   if (r.evidence?.not_fixed && r.patch)
     parts.push(`It is not marked fixed: ${r.evidence.not_fixed.replace(/\.$/, "")}.`);
   else if (r.evidence?.rests_on && r.status === "fixed")
     parts.push(`The fix rests on ${r.evidence.rests_on}.`);
   return parts.join(" ");
 }
+
+/** The chosen patch with the regression test's new file after it. */
+const withTest = (diff: string, test: string | null): string =>
+  test ? `${diff.endsWith("\n") ? diff : `${diff}\n`}${test}` : diff;
 
 /** What the chosen patch's status rests on, from the same rule that decided it. */
 function evidenceOf(c: PatchCandidate): EvidenceReport {
@@ -195,7 +202,7 @@ export function buildResult(i: ResultInputs): FixResult {
   const reproducer = reproducerOf(i.state, chosen);
   const base: Omit<FixResult, "summary"> = {
     status: i.status,
-    patch: chosen ? chosen.result.diff : null,
+    patch: chosen ? withTest(chosen.result.diff, i.state.regression?.diff ?? null) : null,
     reproduced: i.state.reproduction ? i.state.reproduction.reproduced : null,
     review: chosen ? reviewOf(chosen) : null,
     validation: chosen ? validationOf(chosen) : null,
@@ -223,6 +230,7 @@ export function buildResult(i: ResultInputs): FixResult {
     // Answers to review comments stand for a patch: without one there is nothing they describe.
     maintainer: i.maintainer && !chosen ? { ...i.maintainer, points: [] } : i.maintainer,
     evidence: chosen ? evidenceOf(chosen) : null,
+    ...(chosen && i.state.regression ? { regression_test: i.state.regression.data } : {}),
   };
   return FixResultSchema.parse({ ...base, summary: summarize(base) });
 }

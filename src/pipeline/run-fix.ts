@@ -224,6 +224,38 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       detail: `whether the patch changes code could not be told: ${(err as Error).message}`,
     }));
   }
+  // A regression test for the chosen patch, in the repository's framework: checked, then part of the patch.
+  if (
+    !early &&
+    ctx &&
+    !error &&
+    state.chosen?.applicable &&
+    deps.hooks?.regress &&
+    !options.signal?.aborted &&
+    !ctx.meter.exceeded()
+  ) {
+    const c = ctx;
+    const chosen = state.chosen;
+    try {
+      state.regression = await timed("regress", () => deps.hooks!.regress!(c, chosen));
+      if (state.regression?.diff) progress.milestone("tested", state.regression.data.path ?? undefined);
+    } catch (err) {
+      // A budget or an interruption during the test costs the test, never the fix already chosen.
+      recorder.write("regress/error.txt", err instanceof Error ? (err.stack ?? err.message) : String(err));
+      state.regression = {
+        diff: null,
+        data: {
+          status: "left-out",
+          summary: `No regression test was added: the run stopped while writing it (${err instanceof Error ? err.message : String(err)}).`,
+          path: null,
+          command: null,
+          framework: null,
+          before: null,
+          after: null,
+        },
+      };
+    }
+  }
   const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
   const chosen = state.chosen?.applicable ? state.chosen : null;
   const maintainer = await summarizeMaintainer(ctx, chosen, notes, timed);

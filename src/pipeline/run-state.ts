@@ -55,7 +55,9 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
     : null;
   let states: TreeStates | null = null;
   if (sandbox) {
-    ctx.progress.detail(config.setup.length > 0 ? "setup" : "preparing trees");
+    ctx.progress.detail(
+      config.setup.length > 0 ? "running the repository's setup" : "preparing copies of the code",
+    );
     try {
       // The job's trees: the tree search, when it runs, gets the same ones (setup runs once per job).
       states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });

@@ -3,10 +3,12 @@ import type {
   FixContext,
   FixHooks,
   PatchCandidate,
+  RegressionOutcome,
   ReproduceOutcome,
   ReviewOutcome,
   ValidationOutcome,
 } from "../contract/pipeline.ts";
+import { regressStage } from "../regress/index.ts";
 import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
 import { type Selection, selectStage } from "../select/index.ts";
@@ -178,11 +180,32 @@ export function createReproduceReviewHooks(
     if (sections.length > 0) ctx.state.sections = [...(ctx.state.sections ?? []), ...sections];
   };
 
+  /** A regression test for the chosen patch, written and checked in the job's trees. */
+  const regress = async (ctx: FixContext, chosen: PatchCandidate): Promise<RegressionOutcome | null> => {
+    const r = await init(ctx);
+    const states = r.states;
+    const loop = findLoop(r, chosen.id);
+    const rep = loop?.reproduction ?? r.reproduction;
+    return regressStage({
+      model: ctx.model,
+      sandbox: r.sandbox,
+      config: r.config,
+      trees: states ? { pristine: () => states.pristine(), patched: (d) => states.patched(d) } : null,
+      root: states?.pristineDir ?? ctx.workdir,
+      issue: fenceIssue(ctx.options.issue),
+      diff: chosen.result.diff,
+      script: rep?.status === "reproduced" ? rep.script : null,
+      ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
+      record: (name, text) => ctx.recorder.write(name, text),
+    });
+  };
+
   return {
     reproduce,
     review,
     validate,
     select,
+    regress,
     dispose: async () => {
       await run?.states?.dispose();
     },

@@ -29,6 +29,19 @@ export interface ReviewPromptInputs {
   "review-points": { maintainer: string; patch: string; ids: string };
   "review-points-retry": { ids: string };
   "review-patch-feedback": { analysis: string; advice: string; file: string; script: string; after: string };
+  "regression-test-write": {
+    issue: string;
+    patch: string;
+    script: string;
+    framework: string;
+    language: string;
+    file: string;
+    command: string;
+    notes: string;
+    example: string;
+    example_path?: string;
+  };
+  "regression-test-feedback": { reason: string; which: string; output: string };
   "review-validation-feedback": { command: string; summary: string; regressions: string; output: string };
 }
 

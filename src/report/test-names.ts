@@ -102,7 +102,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
         : "Tests run: the tests related to the change";
   lines.push(`${head}${why ? ` — ${codeSpan(why)}` : ""}`);
   const command = str(r.command);
-  if (command) lines.push(`Command: ${codeSpan(command)}`);
+  if (command) lines.push(`How they were run: ${codeSpan(command)}`);
   const selected = Array.isArray(r.selected) ? r.selected : [];
   const items: string[] = [];
   for (const s of selected.slice(0, limit)) {

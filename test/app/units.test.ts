@@ -209,7 +209,7 @@ test("pull request body carries every section; an oversized body is shortened an
   assert.equal(small.shortened, false);
   for (const part of [
     "Fixes #5",
-    "`calc.py` › `add` (lines 1–2): `return the sum`",
+    "`calc.py` › `add` (lines 1–2): return the sum",
     "**Patch** — correct: yes",
     "<details>",
     "assert add(1, 2) == 3",
@@ -302,18 +302,23 @@ test("the pull request, the stage lines and the next run's advice read the resul
     files: [],
     artifactsPath: "x",
   });
-  assert.match(body, /## Summary\n\n.*\n\n`The patch changes stats.py. A reproducer script fails/);
+  // Prose reads as text (escaped), not as code; internal candidate ids become patch numbers.
+  assert.match(body, /## Summary\n\n.*\n\nThe patch changes stats\.py\. A reproducer script fails/);
   assert.match(body, /Verdict: approved after 2 review rounds\./);
   assert.match(
     body,
-    /Review rounds:\n\n- Round 1: `linear-1` with reproducer version 1: patch rejected and rewritten \(`patch rewritten`\)\n- Round 2: `linear-1-r1` with reproducer version 1: accepted\n/,
+    /Review rounds:\n\n- Round 1: patch 1 with reproducer version 1: patch rejected and rewritten \(`patch rewritten`\)\n- Round 2: patch 2 with reproducer version 1: accepted\n/,
   );
-  assert.match(body, /\*\*Patch\*\* — correct: yes\n\n`divides by the count now`/);
+  assert.doesNotMatch(body, /linear-1/);
+  assert.match(body, /\*\*Patch\*\* — correct: yes\n\n> divides by the count now\n/);
   assert.match(body, /run it from the repository root: `python3 reproducer.py`/);
   // Both streams, before and after the patch: the line the script prints is there after the fix too.
   assert.match(body, /Before the patch \(exit code 1\):\n\n```\nmean = 6.0\nAssertionError\n```/);
   assert.match(body, /After the patch \(exit code 0\):\n\n```\nmean = 3.0\n```/);
-  assert.match(body, /Command: `pytest -q`/);
+  assert.match(body, /The repository's test command: `pytest -q`/);
+  assert.doesNotMatch(body, /Command: /);
+  // The reviewer's checklist ends the body.
+  assert.match(body, /## Before you merge\n\n- \[ \] The change does what the issue asks and nothing more/);
   assert.match(body, /3 passed before and after/);
   assert.deepEqual(
     pipelineStages(result).map(([stage, line]) => `${stage}:${line.status}:${line.note ?? ""}`),
@@ -324,6 +329,7 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "patched:done:",
       "reviewed:done:patch correct: yes, reproducer correct: yes",
       "validated:done:Tests ran and were counted: no regressions",
+      "tested:skipped:not written",
     ],
   );
   // A review the pipeline could not finish still reads: no verdict, and its summary as the advice.
@@ -344,7 +350,20 @@ test("the pull request, the stage lines and the next run's advice read the resul
     files: [],
     artifactsPath: "x",
   }).body;
-  assert.match(failedBody, /Verdict: not approved\. `the review stage failed`/);
+  assert.match(failedBody, /Verdict: not approved\. the review stage failed/);
+});
+
+test("a new test file may join a patch; an edit of a test, a deleted test or new test configuration may not", () => {
+  const created = (path: string) =>
+    `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+def test_x(): pass\n`;
+  const fix = "--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\n";
+  assert.equal(forbiddenPatchPath(fix + created("tests/test_x_regression.py")), null);
+  assert.match(
+    forbiddenPatchPath(`${fix}--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+b\n`)!,
+    /is a test file/,
+  );
+  assert.match(forbiddenPatchPath(fix + created("tests/conftest.py"))!, /conftest/);
+  assert.match(forbiddenPatchPath(fix + created(".github/workflows/test_x.yml"))!, /\.github/);
 });
 
 test("guidance for the next run carries the maintainer's words and the reviewer's advice, sanitized", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { codeFence, inertText, inlineCode, plainInert } from "../../src/core/inert-markdown.ts";
+import { codeFence, inertProse, inertText, inlineCode, plainInert } from "../../src/core/inert-markdown.ts";
 import { liveEffects, renderGfm } from "../support/github-markdown.ts";
 
 /** What a hostile reviewer, issue author or repository might write. */
@@ -71,4 +71,35 @@ test("plain-text surfaces: titles and commit messages can neither reference, clo
   assert.equal(title, "Closes ＃7, fixes o/r＃3, GH‐4, https∶//github.com/o/r/issues/5 ＠mona x");
   const live = liveEffects(title);
   assert.deepEqual([live.mentions, live.references, live.closing, live.links], [[], [], [], []]);
+});
+
+test("prose reads as text: escaped, with nothing live and no structure, whatever it holds", () => {
+  for (const text of HOSTILE) {
+    for (const rendered of [
+      inertProse(text),
+      `Reason: ${inertProse(text)}.`,
+      `> ${inertProse(text).split("\n\n").join("\n>\n> ")}`,
+      `- ${inertProse(text)}`,
+    ]) {
+      const live = liveEffects(rendered);
+      const where = JSON.stringify(rendered);
+      assert.deepEqual(
+        [live.mentions, live.references, live.closing, live.links, live.images, live.html],
+        [[], [], [], [], [], []],
+        `something live in ${where}`,
+      );
+      // No structure either: no heading, list, quote, table, rule, emphasis or code of its own.
+      const html = renderGfm(inertProse(text));
+      assert.doesNotMatch(html, /<(h\d|ul|ol|li|blockquote|table|hr|em|strong|code|pre|del)\b/, where);
+    }
+  }
+  // The words stay as they were written, only look-alikes for what would link.
+  const html = renderGfm(inertProse("Divide by **len(values)** <b>now</b>; see `mean()` & [docs](x)."));
+  assert.match(
+    html,
+    /<p>Divide by \*\*len\(values\)\*\* &lt;b&gt;now&lt;\/b&gt;; see `mean\(\)` &amp; \[docs\]\(x\)\.<\/p>/,
+  );
+  assert.equal(inertProse("  \n "), "(empty)");
+  assert.equal(inertProse("a\nb\n\n\nc"), "a b\n\nc");
+  assert.match(inertProse("x".repeat(50), { max: 10 }), /^x{10} … \(40 more characters in the artifacts\)$/);
 });

@@ -103,8 +103,11 @@ test("fix --json end to end through the real client (streaming): contract fields
         "patched:done",
         "reviewed:skipped",
         "validated:done",
+        // The scripted model writes no regression test: the patch goes on without one, with a warning.
+        "tested:warning",
       ],
     );
+    assert.equal(result.regression_test?.status, "left-out");
     // No reproducible example in the issue; the repository's tests ran in the sandbox before and after
     // the patch and pass. They only test median, so they show no regression, not the fix: "patched".
     assert.equal(result.reproducer.status, "no-example");

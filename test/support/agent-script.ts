@@ -33,6 +33,9 @@ export interface AgentScript {
 /** The default answer to the reproducer's first question. */
 export const NO_REPRODUCIBLE_EXAMPLE = '{"has-reproducible-example": false}';
 
+/** The default answer to the regression-test prompt: no test file (the test is left out). */
+export const NO_REGRESSION_TEST = "I cannot write a regression test for this.";
+
 export function proxyFromNotes(notes: string): string {
   const lines = notes.split("\n").filter((l) => l.trim().startsWith("JSON:"));
   const last = lines.at(-1);
@@ -59,6 +62,9 @@ export function agentScript(script: AgentScript): ScriptHandler & { counts: Reco
     if (role === "search") return script.search[i] ?? missing;
     if (role === "patch") return script.patch[i] ?? missing;
     if (script.other) return script.other(req, i);
+    // The regression-test stage: no test by default (the run goes on and says the test was left out).
+    if (String(req.messages[0]?.content ?? "").startsWith("You write regression tests"))
+      return NO_REGRESSION_TEST;
     return String(req.messages.map((m) => m.content).join("\n")).includes("has-reproducible-example")
       ? NO_REPRODUCIBLE_EXAMPLE
       : missing;

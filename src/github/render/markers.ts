@@ -19,6 +19,14 @@ const IssueStateSchema = z.object({
   delivery: z.string().max(200).optional().catch(undefined),
   /** Automatic runs after a failing check since the last run a person started (`ci_retries`). */
   ciRetries: z.number().int().nonnegative().optional().catch(undefined),
+  /** A digest of each recent run's patch, so that a retry can say whether its patch changed. */
+  patches: z
+    .array(z.object({ run: z.number().int().positive(), sha: z.string().regex(/^[0-9a-f]{16}$/) }))
+    .max(20)
+    .optional()
+    .catch(undefined),
+  /** The guidance the last run that pushed a patch followed (what a retry's guidance changed). */
+  guidance: z.string().max(2000).optional().catch(undefined),
 });
 export type IssueState = z.infer<typeof IssueStateSchema>;
 

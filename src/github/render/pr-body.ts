@@ -1,7 +1,8 @@
-import { codeFence, inertText, inlineCode } from "../../core/inert-markdown.ts";
+import { codeFence, inertProse, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges, testsRunLines } from "../../report/test-names.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
+import { type ChangeSinceLast, changeLines, checklist } from "./pr-checklist.ts";
 import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { pullMarker } from "./markers.ts";
 import type {
@@ -25,11 +26,14 @@ export interface PullBodyInput {
   guidance?: string;
   /** Where the full text lives when the body has to be shortened. */
   artifactsPath: string;
+  /** How this run's patch and guidance differ from the previous run's (retries). */
+  since?: ChangeSinceLast;
 }
 
 /**
- * Everything in the body that the model, the issue's author or the repository wrote (analysis, reasons,
- * guidance, locations, file names, test ids, output) is rendered inert: as code (`inert-markdown.ts`).
+ * Everything in the body that the model, the issue's author or the repository wrote is rendered inert
+ * (`inert-markdown.ts`): prose (analysis, reasons, guidance, intended behaviour) as escaped text that
+ * reads as text; names, commands, test ids, code and output as code.
  */
 export const fence = codeFence;
 
@@ -62,7 +66,7 @@ export const unitOf = (l: LocationReport): string | null =>
 
 function locationLine(l: LocationReport): string {
   const unit = unitOf(l);
-  const intended = l.intendedBehavior.trim() ? `: ${inlineCode(l.intendedBehavior, 1000)}` : "";
+  const intended = l.intendedBehavior.trim() ? `: ${inertProse(l.intendedBehavior, { max: 1000 })}` : "";
   return `- ${inlineCode(l.file)}${unit ? ` › ${inlineCode(unit)}` : ""} (lines ${l.start}–${l.end})${intended}`;
 }
 
@@ -80,15 +84,25 @@ const ACTIONS: Record<ReviewRoundReport["action"], string> = {
 
 /** What each review round did, one line each (the notes are the pipeline's, with test ids in them). */
 function roundLines(v: ReviewReport): string[] {
+  // Patches are numbered in the order the rounds saw them: their internal ids stay in the artifacts.
+  const numbers = new Map<string, number>();
+  for (const h of v.history) if (!numbers.has(h.patchId)) numbers.set(h.patchId, numbers.size + 1);
   return [
     "Review rounds:",
     "",
     ...v.history.map(
       (h) =>
-        `- Round ${h.round}: ${inlineCode(h.patchId, 80)} with reproducer version ${h.scriptVersion}: ${ACTIONS[h.action]}${h.note.trim() ? ` (${inlineCode(h.note, 300)})` : ""}`,
+        `- Round ${h.round}: patch ${numbers.get(h.patchId)} with reproducer version ${h.scriptVersion}: ${ACTIONS[h.action]}${h.note.trim() ? ` (${inlineCode(h.note, 300)})` : ""}`,
     ),
   ];
 }
+
+/** Model prose as a quotation: escaped text, each paragraph in the quote. */
+const quoted = (text: string, max: number): string =>
+  inertProse(text, { max })
+    .split("\n\n")
+    .map((p) => `> ${p}`)
+    .join("\n>\n");
 
 function extName(path: string | null): string {
   const m = /\.([a-z0-9]+)$/i.exec(path ?? "");
@@ -96,22 +110,51 @@ function extName(path: string | null): string {
   return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
 }
 
+const TAMPER: Record<string, string> = { intact: "passed", unverified: "could not be verified" };
+
+/** The regression test the patch adds, with its runs; or why none was added. */
+function regressionLines(r: FixResult, max: number): string[] {
+  const t = r.regression_test;
+  if (!t) return [];
+  const lines = ["## Regression test", ""];
+  if (t.status !== "added" || !t.path) {
+    lines.push(inertProse(t.summary, { max: 2000 }), "");
+    return lines;
+  }
+  lines.push(
+    `The patch adds ${inlineCode(t.path)}${t.framework ? ` (${inertProse(t.framework, { max: 40 })})` : ""}: it fails without the fix and passes with it, both checked in the sandbox.`,
+    "",
+  );
+  if (t.command) lines.push(`Run it alone: ${inlineCode(t.command, 500)}`, "");
+  if (t.before || t.after) {
+    lines.push("<details><summary>Its output without and with the fix</summary>", "");
+    lines.push(...execBlock("Without the fix", t.before, max), ...execBlock("With the fix", t.after, max));
+    lines.push("</details>", "");
+  }
+  return lines;
+}
+
 function summaryText(input: PullBodyInput): string {
   const verdict =
     input.result.status === "fixed"
       ? "The evidence below supports it; review the change before marking this ready."
       : "It applies, but it is not marked fixed: the evidence below does not show the bug gone. Review it carefully.";
-  return `auto-fix wrote a patch for #${input.issueNumber} (${inlineCode(input.issueTitle)}). ${verdict}`;
+  return `auto-fix wrote a patch for #${input.issueNumber} (“${inertProse(input.issueTitle, { max: 300 })}”). ${verdict}`;
 }
 
 function render(input: PullBodyInput, max: number): string {
   const r = input.result;
   const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
-  if (r.summary.trim()) lines.push(inertText(r.summary, { max }), "");
+  if (r.summary.trim()) lines.push(inertProse(r.summary, { max }), "");
   lines.push(`Fixes #${input.issueNumber}`, "");
-  if (r.reason?.trim()) lines.push(`Outcome: ${inertText(r.reason)}`, "");
   if (input.guidance?.trim())
-    lines.push(`Run ${input.run} followed this guidance: ${inertText(input.guidance)}`, "");
+    lines.push(
+      `Run ${input.run} followed this guidance:`,
+      "",
+      quoted(input.guidance, Math.min(max, 2000)),
+      "",
+    );
+  if (input.since) lines.push(...changeLines(input.run, input.since, max));
   lines.push(...maintainerLines(r));
   if (r.locations.length > 0) {
     lines.push("## Bug locations and intended behaviour", "", ...r.locations.map(locationLine), "");
@@ -126,12 +169,12 @@ function render(input: PullBodyInput, max: number): string {
       "",
     );
     lines.push(`**Patch** — correct: ${judged(v["patch-correct"])}`, "");
-    if (v["patch-analysis"]?.trim()) lines.push(inertText(v["patch-analysis"], { max }), "");
+    if (v["patch-analysis"]?.trim()) lines.push(quoted(v["patch-analysis"], max), "");
     lines.push(`**Reproducer** — correct: ${judged(v["test-correct"])}`, "");
-    if (v["test-analysis"]?.trim()) lines.push(inertText(v["test-analysis"], { max }), "");
+    if (v["test-analysis"]?.trim()) lines.push(quoted(v["test-analysis"], max), "");
     if (v.history.length > 1) lines.push(...roundLines(v), "");
   } else if (v) {
-    lines.push(`Verdict: ${v.approved ? "approved" : "not approved"}. ${inertText(v.summary, { max })}`, "");
+    lines.push(`Verdict: ${v.approved ? "approved" : "not approved"}. ${inertProse(v.summary, { max })}`, "");
   } else {
     lines.push("No review: without a reproducer the patch was only validated.", "");
   }
@@ -158,24 +201,25 @@ function render(input: PullBodyInput, max: number): string {
     lines.push(
       "## Reproducer",
       "",
-      rep ? `The issue was not reproduced: ${inertText(rep.summary, { max })}` : "No reproducer.",
+      rep ? `The issue was not reproduced: ${inertProse(rep.summary, { max })}` : "No reproducer.",
       "",
     );
   }
+  lines.push(...regressionLines(r, max));
   lines.push("## Validation", "");
   const val = r.validation;
   if (!val) {
     lines.push("The repository's tests were not run (no test command configured or detected).", "");
   } else {
     const verdict = validationVerdict(val);
-    lines.push(`${verdict.icon} ${inertText(verdict.text, { max })}`, "");
+    lines.push(`${verdict.icon} ${inertProse(verdict.text, { max })}`, "");
     if (val.integrity && val.integrity.state !== "tampered")
       lines.push(
-        `Tamper checks: ${val.integrity.state} (${inertText(val.integrity.detail, { max: 500 })})`,
+        `Tamper checks: ${TAMPER[val.integrity.state] ?? "not run"} (${inertProse(val.integrity.detail, { max: 500 })})`,
         "",
       );
-    if (val.command) lines.push(`Command: ${inlineCode(val.command, 500)}`, "");
-    if (val.summary.trim()) lines.push(inertText(val.summary, { max }), "");
+    if (val.command) lines.push(`The repository's test command: ${inlineCode(val.command, 500)}`, "");
+    if (val.summary.trim()) lines.push(inertProse(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");
   }
@@ -186,14 +230,14 @@ function render(input: PullBodyInput, max: number): string {
         ? "✅ Marked fixed. It rests on:"
         : "⚠️ Not marked fixed, because:",
       "",
-      inertText(
+      inertProse(
         r.status === "fixed" && r.evidence.rests_on
           ? r.evidence.rests_on
           : (r.evidence.not_fixed ?? "nothing that ran shows the bug gone"),
         { max },
       ),
       "",
-      `Code change: ${inertText(r.evidence.code, { max: 1000 })}.`,
+      `Code change: ${inertProse(r.evidence.code, { max: 1000 })}.`,
       "",
     );
   }
@@ -211,6 +255,8 @@ function render(input: PullBodyInput, max: number): string {
     "- `/retry <guidance>` — run again with your guidance (e.g. where the bug is, what the fix must keep).",
     "- A review that requests changes (or has a `/retry` line) — run again with its comments; each gets an answer.",
     "- `/cancel` — stop a run in progress.",
+    "",
+    ...checklist(r, input.files),
     "",
     "This pull request is a draft: review the change before marking it ready.",
   );

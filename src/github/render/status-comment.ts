@@ -11,6 +11,7 @@ export const STAGES = [
   "patched",
   "reviewed",
   "validated",
+  "tested",
   "pull request",
 ] as const;
 export type StageName = (typeof STAGES)[number];
@@ -74,6 +75,7 @@ const TITLES: Record<StageName, string> = {
   patched: "Wrote a patch",
   reviewed: "Reviewed patch and reproducer",
   validated: "Ran the repository's tests",
+  tested: "Added a regression test",
   "pull request": "Pull request",
 };
 
