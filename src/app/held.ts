@@ -11,7 +11,8 @@ const KINDS: Record<string, TriggerEvent["kind"]> = {
   "issue_comment.created": "comment",
 };
 
-const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)$/;
+const NETWORK_CODES =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)$/;
 
 /** GitHub could not be reached or failed on its side: the delivery is kept to be tried again later. */
 export function isTransient(error: unknown): boolean {

@@ -22,7 +22,9 @@ export function proxyChecker(proxyUrl: string | null, timeoutMs = 5000): ProxyCh
         () => null,
         (err: Error & { cause?: { code?: string; message?: string } }) => {
           const why =
-            err.name === "TimeoutError" ? "no answer in time" : (err.cause?.code ?? err.cause?.message ?? err.message);
+            err.name === "TimeoutError"
+              ? "no answer in time"
+              : (err.cause?.code ?? err.cause?.message ?? err.message);
           return `the webhook proxy ${proxyUrl} cannot be reached from this server (${why}): GitHub's deliveries will not arrive; check the network or set WEBHOOK_PROXY_URL to a channel that answers`;
         },
       );
@@ -64,6 +66,8 @@ export async function serveSetupOps(
     `auto_fix_check_ok{check="registered"} 0`,
     "",
   ].join("\n");
-  res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE }).end(req.method === "HEAD" ? undefined : text);
+  res
+    .writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE })
+    .end(req.method === "HEAD" ? undefined : text);
   return true;
 }

@@ -31,7 +31,11 @@ export function checkSamples(r: HealthReport): Sample[] {
     add("model_endpoint", r.model.reachable?.ok);
   }
   add("sandbox", r.sandbox?.ok);
-  if (r.disk) add("disk", r.disk.every((d) => d.ok));
+  if (r.disk)
+    add(
+      "disk",
+      r.disk.every((d) => d.ok),
+    );
   add("github", r.github?.ok);
   add("webhook_url", r.webhook?.ok);
   return out;

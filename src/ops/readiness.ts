@@ -173,7 +173,9 @@ export function createReadiness(
       }
       const key = `${settings.model.baseURL}\n${settings.model.model}`;
       if (!endpoint || endpoint.key !== key || now() - endpoint.at > ttl) {
-        const check = checkModelEndpoint(settings.model, { timeoutMs: options.endpointTimeoutMs ?? 5000 }).then(
+        const check = checkModelEndpoint(settings.model, {
+          timeoutMs: options.endpointTimeoutMs ?? 5000,
+        }).then(
           (r) => ({ ok: r.ok, detail: r.message }),
           (err: unknown) => ({ ok: false, detail: `the model endpoint check failed: ${String(err)}` }),
         );

@@ -11,12 +11,18 @@ export type HookConfigReader = () => Promise<{ url?: string | null | undefined }
 /** What went wrong with a call to GitHub, in words: the HTTP status, or the network error's code. */
 export function describeGitHubError(err: unknown, api: string): string {
   const e = err as Error & { status?: number; cause?: { code?: string; message?: string } };
-  if (typeof e.status === "number" && e.status > 0) {
+  // Octokit reports a connection that failed, or a request that timed out, as HTTP 500 with the
+  // network error's words.
+  const timedOut = e.name === "TimeoutError" || /aborted due to timeout/.test(e.message);
+  const network = timedOut
+    ? ["no answer in time"]
+    : /ECONN\w+|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|fetch failed/.exec(e.message);
+  if (typeof e.status === "number" && e.status > 0 && !network) {
     if (e.status === 401)
       return `GitHub's API at ${api} refused the app's credentials (HTTP 401): check APP_ID and PRIVATE_KEY (a key of this app, not revoked) and that this machine's clock is right`;
     return `GitHub's API at ${api} answered HTTP ${e.status}: ${e.message}`;
   }
-  const why = e.cause?.code ?? e.cause?.message ?? e.message;
+  const why = timedOut ? network?.[0] : (e.cause?.code ?? network?.[0] ?? e.cause?.message ?? e.message);
   return `cannot reach GitHub's API at ${api}: ${why}; nothing can be answered or fixed until it can (check the network, a proxy, or GHE_HOST)`;
 }
 
