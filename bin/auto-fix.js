@@ -2,7 +2,9 @@
 // Entry point for `npx auto-fix`. The sources are TypeScript run directly by Node (type stripping).
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(`auto-fix needs Node.js >= 22.18 (this is ${process.versions.node}).\n`);
+  process.stderr.write(
+    `auto-fix needs Node.js >= 22.18 (this is ${process.versions.node}): run it as 'scripts/with-node npx auto-fix', or install Node 22.18 or later.\n`,
+  );
   process.exit(2);
 }
 // Compiled code, the TypeScript sources' stripped form included, is kept between runs in auto-fix's

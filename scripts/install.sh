@@ -1,10 +1,28 @@
 #!/usr/bin/env bash
-# Installs everything auto-fix and its tests need on a fresh Debian/Ubuntu machine:
-# Node.js >= 22.18 (from the npm registry when the machine's is older), the system packages
-# (bubblewrap for the sandbox, slirp4netns and nftables for the network of setup steps, redis-server for
-# the scale-out queue, git), and the npm dependencies.
+# Installs what auto-fix needs on a fresh Debian/Ubuntu machine: Node.js >= 22.18 (from the npm registry
+# when the machine's is older), the system packages the app uses (bubblewrap for the sandbox, slirp4netns
+# and nftables for the network of setup steps, git), and the npm dependencies.
+#
+#   bash scripts/install.sh               the app only
+#   bash scripts/install.sh --test-tools  also what the test suite runs (about 900 MB): redis-server,
+#                                         python3 with pytest, Go, a JDK with JUnit 4, cmark-gfm
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+test_tools=0
+for arg in "$@"; do
+  case "$arg" in
+    --test-tools) test_tools=1 ;;
+    -h | --help)
+      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "install: unknown option '$arg' (the only one is --test-tools)" >&2
+      exit 2
+      ;;
+  esac
+done
 
 node_ok() {
   command -v node >/dev/null 2>&1 &&
@@ -23,17 +41,20 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 # nftables firewall inside it keeps the host and private ranges out (without them, such runs are refused).
 command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
 command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-# Real test runners for the targeted-validation tests: pytest for the sandbox's (Debian) python3, Go,
-# and JUnit 4 with a JDK.
-/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
-command -v go >/dev/null 2>&1 || missing+=(golang-go)
-command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
-[ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
-# GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
-command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
+if [ "$test_tools" = 1 ]; then
+  # The scale-out tests run a real redis-server.
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  # Real test runners for the targeted-validation tests: pytest for the sandbox's (Debian) python3, Go,
+  # and JUnit 4 with a JDK.
+  /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
+  command -v go >/dev/null 2>&1 || missing+=(golang-go)
+  command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+  [ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
+  # GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
+  command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install: system packages: ${missing[*]}"
   SUDO=""
@@ -56,4 +77,8 @@ if ! npm ci --ignore-scripts --no-audit --no-fund 2>.npm-ci.log; then
   fi
 fi
 rm -f .npm-ci.log
-echo "install: done (node $(node --version))"
+if [ "$test_tools" = 1 ]; then
+  echo "install: done, test tools included (node $(node --version))"
+else
+  echo "install: done (node $(node --version)); for the tests: bash scripts/install.sh --test-tools"
+fi

@@ -3,7 +3,8 @@ import { createOctokitGitHub } from "../github/octokit-github.ts";
 import { createOctokitPulls } from "../github/octokit-pulls.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { JobQueue } from "../jobs/types.ts";
-import { serveOps, type WebhookStatus } from "../ops/http.ts";
+import { type GitHubStatus, healthReport, serveOps, type WebhookStatus } from "../ops/http.ts";
+import { registerHealthMetrics } from "../ops/health-metrics.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
 import type { Readiness } from "../ops/readiness.ts";
 import { checkRegisteredHook } from "../ops/webhook-check.ts";
@@ -22,8 +23,10 @@ import { parseTrigger, type TriggerEvent } from "./trigger.ts";
 
 export { createWorker } from "../issue-run/job-worker.ts";
 
-/** How often a webhook URL that is not right (or could not be read) is checked again. */
+/** How often a webhook URL that is not right is checked again. */
 const WEBHOOK_RECHECK_MS = 5 * 60_000;
+/** How often GitHub's API is asked again while it cannot be reached. */
+const GITHUB_RECHECK_MS = 60_000;
 
 /** What the app is built from; the queue is the single seam where the durable store plugs in. */
 export interface AppOptions {
@@ -52,6 +55,10 @@ export interface AppOptions {
     readiness?: Readiness;
     /** Ask GitHub where it sends the app's webhooks and report it when that cannot reach this server. */
     webhook?: WebhookSettings;
+    /** A delivery answered but not finished after this long is reported as stuck (default 2 minutes). */
+    stuckAfterMs?: number;
+    /** GitHub's REST root, as named in log lines and /health (default https://api.github.com). */
+    githubApi?: string;
   };
 }
 
@@ -62,8 +69,11 @@ export interface AppOptions {
 export function createAutoFixApp(options: AppOptions): ApplicationFunction {
   return (app: Probot, fnOptions) => {
     const ops = options.ops;
+    /** Deliveries this process holds and is still working on: never resumed here a second time. */
+    const working = new Map<string, { event: string; since: number }>();
     if (ops) {
       let webhook: WebhookStatus = { ok: null, url: null, detail: "not checked yet" };
+      let github: GitHubStatus = { ok: null, detail: "not checked yet" };
       const settings = ops.webhook;
       if (settings) {
         const check = async () => {
@@ -78,20 +88,27 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         let again: NodeJS.Timeout | undefined;
         let checked = false;
         const run = () =>
-          void checkRegisteredHook(check, settings).then(({ status, problems }) => {
-            const changed = !checked || status.ok !== webhook.ok || status.detail !== webhook.detail;
-            checked = true;
-            webhook = status;
-            if (changed) {
-              for (const p of problems)
-                app.log[p.level === "error" ? "error" : "warn"](`webhooks: ${p.message}`);
-              if (status.ok) app.log.info(`webhooks: GitHub delivers to ${status.url}`);
-            }
-            if (status.ok !== true && !options.signal?.aborted) {
-              again = setTimeout(run, WEBHOOK_RECHECK_MS);
-              again.unref();
-            }
-          });
+          void checkRegisteredHook(check, settings, ops.githubApi).then(
+            ({ status, github: api, problems }) => {
+              const changed = !checked || status.ok !== webhook.ok || status.detail !== webhook.detail;
+              const wasDown = github.ok === false;
+              checked = true;
+              webhook = status;
+              github = api;
+              if (changed) {
+                for (const p of problems)
+                  app.log[p.level === "error" ? "error" : "warn"](
+                    `${api.ok ? "webhooks" : "github"}: ${p.message}`,
+                  );
+                if (status.ok) app.log.info(`webhooks: GitHub delivers to ${status.url}`);
+              }
+              if (wasDown && api.ok) app.log.info(`github: ${api.detail} again`);
+              if (status.ok !== true && !options.signal?.aborted) {
+                again = setTimeout(run, api.ok ? WEBHOOK_RECHECK_MS : GITHUB_RECHECK_MS);
+                again.unref();
+              }
+            },
+          );
         run();
         options.signal?.addEventListener("abort", () => clearTimeout(again));
       }
@@ -103,15 +120,16 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         runsJobs: options.startWorkers !== false,
         ...(ops.isStopping ? { isStopping: ops.isStopping } : {}),
         ...(ops.readiness ? { readiness: ops.readiness } : {}),
-        ...(settings ? { webhook: () => webhook } : {}),
+        ...(settings ? { webhook: () => webhook, github: () => github } : {}),
+        working: () => [...working].map(([deliveryId, w]) => ({ deliveryId, ...w })),
+        ...(ops.stuckAfterMs !== undefined ? { stuckAfterMs: ops.stuckAfterMs } : {}),
       };
+      registerHealthMetrics(ops.registry, () => healthReport(deps));
       fnOptions?.addHandler((req, res) => serveOps(deps, req, res));
     }
     // Replies made after the webhook is answered run one at a time, in arrival order (so that two quick
     // deliveries from the same person see each other's reply).
     let replies: Promise<void> = Promise.resolve();
-    /** Deliveries this process holds and is still working on: never resumed here a second time. */
-    const working = new Set<string>();
     /** Commands and reviews per person and per repository, counted before any GitHub call. */
     const flood = new CommandFlood(
       {
@@ -139,7 +157,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
           event,
           payload: context.payload,
         });
-        working.add(context.id);
+        working.set(context.id, { event, since: Date.now() });
         replies = replies
           .then(work)
           .then(
@@ -217,6 +235,16 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
     const scan = () => {
       resuming = resuming.then(resume);
     };
+    // Said once at start: deliveries a previous process answered and did not finish.
+    void Promise.resolve(options.queue.listHeld?.())
+      .then((held) => {
+        if (!held || held.length === 0) return;
+        const oldest = Math.round((Date.now() - Math.min(...held.map((h) => h.heldAt))) / 1000);
+        app.log.warn(
+          `webhooks: ${held.length} answered ${held.length === 1 ? "delivery was" : "deliveries were"} not finished before this start (oldest held ${oldest} s ago: ${held.map((h) => h.deliveryId).join(", ")}); each is resumed once held ${Math.round(options.settings.resumeHeldAfterMs / 1000)} s (AUTO_FIX_RESUME_HELD_AFTER_MS)`,
+        );
+      })
+      .catch(() => undefined);
     const first = setTimeout(scan, 0);
     const timer = setInterval(scan, Math.max(1000, Math.min(options.settings.resumeHeldAfterMs, 30_000)));
     first.unref();

@@ -1,3 +1,4 @@
+import { GitHubApiError } from "../github/errors.ts";
 import type { JobQueue } from "../jobs/types.ts";
 import type { HandleOutcome } from "./handler.ts";
 import { handleTrigger } from "./handler.ts";
@@ -9,6 +10,23 @@ const KINDS: Record<string, TriggerEvent["kind"]> = {
   "issues.labeled": "labeled",
   "issue_comment.created": "comment",
 };
+
+const NETWORK_CODES =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)$/;
+
+/** GitHub could not be reached or failed on its side: the delivery is kept to be tried again later. */
+export function isTransient(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e instanceof GitHubApiError) return e.retryable;
+    const { status, code } = e as Error & { status?: unknown; code?: unknown };
+    if (typeof status === "number" && status > 0) return status >= 500 || status === 429;
+    if (typeof code === "string" && NETWORK_CODES.test(code)) return true;
+    if (e.name === "TimeoutError" || e.message === "fetch failed") return true;
+    e = e.cause;
+  }
+  return false;
+}
 
 /** The name a delivery is held under: the webhook's name and action. */
 export function heldEventName(kind: TriggerEvent["kind"]): string {
@@ -42,6 +60,7 @@ export async function resumeHeldDeliveries(olderThanMs: number, deps: ResumeDeps
     const maintainer = MAINTAINER_EVENTS[h.event];
     const event = kind ? parseTrigger(h.deliveryId, kind, h.payload) : null;
     const other = maintainer ? maintainer.parse(h.deliveryId, h.payload) : null;
+    let keep = false;
     try {
       if (maintainer && other) {
         const base = await deps.depsFor(other);
@@ -71,11 +90,12 @@ export async function resumeHeldDeliveries(olderThanMs: number, deps: ResumeDeps
       });
       deps.onOutcome(h.deliveryId, outcome);
     } catch (error) {
+      keep = isTransient(error);
       deps.warn(
-        `resuming held delivery ${h.deliveryId} failed: ${error instanceof Error ? error.message : String(error)}`,
+        `resuming held delivery ${h.deliveryId} failed: ${error instanceof Error ? error.message : String(error)}${keep ? "; GitHub could not be reached, so it stays held and is tried again later" : "; dropped"}`,
       );
     } finally {
-      await deps.queue.releaseDelivery(h.deliveryId);
+      if (!keep) await deps.queue.releaseDelivery(h.deliveryId);
     }
   }
   return held.length;

@@ -15,6 +15,7 @@ import { Octokit } from "@octokit/rest";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { hookUrlFor, setupProblem, type WebhookSettings } from "../ops/webhook-url.ts";
+import { type ProxyCheck, proxyChecker, serveSetupOps } from "./setup-health.ts";
 
 const APP_YML = new URL("../../app.yml", import.meta.url);
 const PACKAGE_JSON = new URL("../../package.json", import.meta.url);
@@ -138,6 +139,8 @@ export interface SetupOptions {
   log: { info(msg: string): void; warn(msg: string): void };
   /** GitHub's REST root (GHE_HOST) for the code exchange; default api.github.com. */
   baseUrl?: string | undefined;
+  /** Whether the proxy channel answers (default: one HEAD request to it, at most every 30 s). */
+  proxyCheck?: ProxyCheck;
 }
 
 /** The setup handler for Probot's server: answers its paths and returns false for any other request. */
@@ -147,6 +150,7 @@ export function createSetupHandler(
   const state = randomBytes(16).toString("hex");
   const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version?: string };
   let registered: string | null = null;
+  const proxy = options.proxyCheck ?? proxyChecker(options.webhook.proxyUrl);
   const html = (res: ServerResponse, status: number, title: string, body: string) => {
     res
       .writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
@@ -155,6 +159,8 @@ export function createSetupHandler(
   };
   return async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    if (await serveSetupOps(req, res, { baseUrl: requestBaseUrl(req), proxy })) return true;
     if (req.method !== "GET") return false;
     if (url.pathname === "/") {
       res.writeHead(302, { location: "/probot" }).end();
@@ -185,6 +191,7 @@ See <code>docs/deploying.md</code>.</p>`,
         );
       }
       const hookUrl = hookUrlFor(options.webhook, base)!;
+      const unreachable = await proxy();
       const manifest = buildManifest({ hookUrl, baseUrl: base, name: options.env.AUTO_FIX_APP_NAME });
       const action = `${createAppUrl(options.env)}?state=${state}`;
       return html(
@@ -192,7 +199,7 @@ See <code>docs/deploying.md</code>.</p>`,
         200,
         "auto-fix setup",
         `<h1>auto-fix ${escapeHtml(pkg.version ?? "")} setup</h1>
-<p>Register auto-fix as a GitHub App. GitHub will send its webhooks to <code id="hook-url">${escapeHtml(hookUrl)}</code>${options.webhook.proxyUrl ? " (the proxy channel, forwarded to this server)" : ""}.</p>
+<p>Register auto-fix as a GitHub App. GitHub will send its webhooks to <code id="hook-url">${escapeHtml(hookUrl)}</code>${options.webhook.proxyUrl ? " (the proxy channel, forwarded to this server)" : ""}.</p>${unreachable ? `\n<p class="problem" id="proxy-problem">${escapeHtml(unreachable)}</p>` : ""}
 <form action="${escapeHtml(action)}" method="post">
 <input type="hidden" name="manifest" id="manifest" value="${escapeHtml(JSON.stringify(manifest))}">
 <button type="submit">Register the GitHub App</button>

@@ -155,6 +155,10 @@ async function serve(): Promise<void> {
           isStopping: () => stopping,
           readiness: createReadiness(env, { maxCostUsdPerRun: settings.maxCostUsdPerRun }),
           webhook,
+          githubApi: githubBaseUrl(env) ?? "https://api.github.com",
+          ...(Number(env.AUTO_FIX_STUCK_DELIVERY_SECONDS) > 0 && {
+            stuckAfterMs: Number(env.AUTO_FIX_STUCK_DELIVERY_SECONDS) * 1000,
+          }),
         },
         signal: timers.signal,
       }),

@@ -162,15 +162,29 @@ export function createCliPipeline(options: {
         const read = readChildResult(stdout);
         if (read.ok) return resolve(read.result);
         const tail = stderr.trim().split("\n").slice(-5).join("\n");
+        const said = childMessage(stderr);
         resolve(
           failedResult({
             out: req.outDir,
-            reason: "the pipeline gave no usable result",
-            error: `the pipeline exited with code ${code} without a usable result: ${read.message}${tail ? `\n${tail}` : ""}`,
+            reason: said ? `the pipeline stopped: ${said}` : "the pipeline gave no usable result",
+            error: `the pipeline exited with code ${code} without a usable result: ${read.message}${said ? `\n${said}` : ""}${tail ? `\n${tail}` : ""}`,
             model: env.AUTO_FIX_MODEL ?? null,
             seconds,
           }),
         );
       });
     });
+}
+
+/**
+ * The child's own last message (`auto-fix fix: …`, one line; for an internal error the error's message
+ * without its stack), so that the issue and the log say what stopped the run in its words.
+ */
+export function childMessage(stderr: string): string | null {
+  const lines = stderr.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^auto-fix [a-z-]+: (?:internal error: )?(?:\w*Error: )?(.+)$/.exec(lines[i]!.trim());
+    if (m?.[1] && !/^warning: /.test(m[1])) return m[1].length > 400 ? `${m[1].slice(0, 399)}…` : m[1];
+  }
+  return null;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type {
   EnqueueOutcome,
   HeldDelivery,
+  HeldSummary,
   Job,
   JobHandler,
   JobQueue,
@@ -36,6 +37,14 @@ export class MemoryJobQueue implements JobQueue {
 
   async releaseDelivery(deliveryId: string): Promise<void> {
     this.#held.delete(deliveryId);
+  }
+
+  async listHeld(): Promise<HeldSummary[]> {
+    return [...this.#held.values()].map((e) => ({
+      deliveryId: e.held.deliveryId,
+      event: e.held.event,
+      heldAt: e.at,
+    }));
   }
 
   async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {

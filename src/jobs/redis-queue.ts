@@ -17,6 +17,7 @@ import { issueKey, parseJobSpec, retryDelayMs } from "./spec.ts";
 import type {
   EnqueueOutcome,
   HeldDelivery,
+  HeldSummary,
   Job,
   JobHandler,
   JobQueue,
@@ -183,6 +184,48 @@ export class RedisJobQueue implements JobQueue {
 
   async releaseDelivery(deliveryId: string): Promise<void> {
     await this.#redis.multi().hdel(`${this.#p}held`, deliveryId).zrem(`${this.#p}held-at`, deliveryId).exec();
+  }
+
+  async listHeld(): Promise<HeldSummary[]> {
+    const flat = await this.#redis.zrange(`${this.#p}held-at`, "0", "-1", "WITHSCORES");
+    const out: HeldSummary[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const deliveryId = flat[i]!;
+      let event = "unknown";
+      try {
+        const body = JSON.parse((await this.#redis.hget(`${this.#p}held`, deliveryId)) ?? "{}") as {
+          event?: unknown;
+        };
+        if (typeof body.event === "string") event = body.event;
+      } catch {
+        // shown as unknown; resuming it drops it with a log line
+      }
+      out.push({ deliveryId, event, heldAt: Number(flat[i + 1]) });
+    }
+    return out;
+  }
+
+  /**
+   * Jobs survive a Redis restart only with the append-only file (`appendonly yes`): snapshots alone lose
+   * what came after the last one.
+   */
+  async durability(): Promise<{ ok: boolean | null; detail: string }> {
+    try {
+      const answer = (await Promise.race([
+        this.#redis.config("GET", "appendonly"),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("no answer within 2 s")), 2000).unref(),
+        ),
+      ])) as string[];
+      const value = answer[1];
+      if (value === "yes") return { ok: true, detail: "appendonly yes" };
+      return {
+        ok: false,
+        detail: `Redis runs with appendonly ${value ?? "(unknown)"}: jobs and held deliveries are lost when it restarts; set appendonly yes in redis.conf (or run redis-cli CONFIG SET appendonly yes and CONFIG REWRITE)`,
+      };
+    } catch (err) {
+      return { ok: null, detail: `could not ask Redis for its appendonly setting: ${errorText(err)}` };
+    }
   }
 
   async takeHeldDeliveries(olderThanMs: number): Promise<HeldDelivery[]> {

@@ -18,6 +18,7 @@ import { openJobDatabase } from "./sqlite-schema.ts";
 import type {
   EnqueueOutcome,
   HeldDelivery,
+  HeldSummary,
   Job,
   JobHandler,
   JobQueue,
@@ -203,6 +204,18 @@ export class SqliteJobQueue implements JobQueue {
 
   async releaseDelivery(deliveryId: string): Promise<void> {
     this.#db.prepare("DELETE FROM held_deliveries WHERE delivery_id = ?").run(deliveryId);
+  }
+
+  async listHeld(): Promise<HeldSummary[]> {
+    const rows = this.#db
+      .prepare("SELECT delivery_id, event, held_at FROM held_deliveries ORDER BY held_at")
+      .all() as Array<{ delivery_id: string; event: string; held_at: number }>;
+    return rows.map((r) => ({ deliveryId: r.delivery_id, event: r.event, heldAt: r.held_at }));
+  }
+
+  /** The embedded store is a file in the data folder: durable as long as that folder is kept. */
+  async durability(): Promise<{ ok: boolean; detail: string }> {
+    return { ok: true, detail: "a SQLite file in the data folder (keep it on a volume)" };
   }
 
   /**

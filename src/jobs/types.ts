@@ -95,6 +95,14 @@ export interface HeldDelivery {
   payload: unknown;
 }
 
+/** A held delivery as health reports it: no body. */
+export interface HeldSummary {
+  deliveryId: string;
+  event: string;
+  /** Epoch ms it was held or last claimed by a process resuming it. */
+  heldAt: number;
+}
+
 export interface JobQueue {
   enqueue(spec: JobSpec): Promise<EnqueueOutcome>;
   /**
@@ -126,6 +134,13 @@ export interface JobQueue {
   counts?(): Promise<Record<JobState, number>>;
   /** Checks the store is reachable. */
   health?(): Promise<{ ok: boolean; detail: string }>;
+  /**
+   * Whether a restart of the store keeps the jobs (Redis: `appendonly yes`); `ok: null` when it could not
+   * be asked (a managed Redis that refuses CONFIG).
+   */
+  durability?(): Promise<{ ok: boolean | null; detail: string }>;
+  /** The deliveries held now, with when each was held or last claimed (nothing is claimed). */
+  listHeld?(): Promise<HeldSummary[]>;
   /** Releases the store (database handle, Redis connections). Call after `stop`. */
   close?(): Promise<void>;
 }

@@ -98,6 +98,21 @@ export async function checkModelEndpoint(
   }
   base.status = res.status;
   base.contentType = res.headers.get("content-type");
+  const location = res.headers.get("location");
+  if (res.status >= 300 && res.status < 400 && location) {
+    await res.body?.cancel().catch(() => undefined);
+    let target = "another address";
+    try {
+      const to = new URL(location, url);
+      target = `${to.origin}${to.pathname}`;
+    } catch {
+      // a Location that is not a URL: named generically
+    }
+    return done(
+      false,
+      `the model endpoint answered GET ${shown} with a redirect (HTTP ${res.status}) to ${target}: set OPENAI_BASE_URL to the address it redirects to (model requests are not redirected)`,
+    );
+  }
   const text = await readCapped(res).catch(() => "");
   let isJson = false;
   try {

@@ -1,8 +1,12 @@
 /**
- * What `/health` says about the parts a run needs besides the job store: the model settings and the
- * sandbox backend. A process that runs jobs cannot work without either, so its health is not "ok" then.
+ * What `/health` says about the parts a run needs besides the job store: the model settings and whether
+ * its endpoint answers, the sandbox backend, and the free disk space. A process that runs jobs cannot work
+ * without them, so its health is not "ok" then. Every answer comes from a check that ran.
  */
+import { statfsSync } from "node:fs";
+import { resolve } from "node:path";
 import { checkPricing, loadModelSettings } from "../model/config.ts";
+import { checkModelEndpoint } from "../model/endpoint-check.ts";
 import { createSandbox, sandboxKindFromEnv } from "../sandbox/index.ts";
 
 export interface PartCheck {
@@ -19,6 +23,17 @@ export interface ModelCheck extends PartCheck {
 
 export interface SandboxCheck extends PartCheck {
   backend: string | null;
+}
+
+/** One `GET <base>/models`, as recent as the cache allows. */
+export interface EndpointReachability extends PartCheck {
+  /** Seconds since the check ran. */
+  checkedSecondsAgo: number;
+}
+
+export interface DiskCheck extends PartCheck {
+  path: string;
+  freeBytes: number | null;
 }
 
 /** The endpoint without user, password, query or fragment. */
@@ -71,9 +86,54 @@ export async function checkSandbox(env: NodeJS.ProcessEnv): Promise<SandboxCheck
   }
 }
 
+/**
+ * Free space where runs write (`AUTO_FIX_WORK_DIR`, `AUTO_FIX_DATA_DIR`): below `minFreeMb`
+ * (`AUTO_FIX_MIN_FREE_DISK_MB`, default 1024) a clone or a test run is likely to fail half-way.
+ */
+export function checkDisk(paths: string[], minFreeMb: number): DiskCheck[] {
+  const seen = new Set<string>();
+  const out: DiskCheck[] = [];
+  for (const p of paths) {
+    const path = resolve(p);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    // The folder may not exist yet: its nearest existing parent holds the space it will use.
+    let probe = path;
+    for (;;) {
+      try {
+        const st = statfsSync(probe);
+        const free = st.bavail * st.bsize;
+        const mb = Math.floor(free / 1024 / 1024);
+        out.push(
+          mb >= minFreeMb
+            ? { ok: true, path, freeBytes: free, detail: `${mb} MB free` }
+            : {
+                ok: false,
+                path,
+                freeBytes: free,
+                detail: `only ${mb} MB free at ${path} (runs need at least ${minFreeMb} MB, AUTO_FIX_MIN_FREE_DISK_MB): free some space or move the folder to a larger disk`,
+              },
+        );
+        break;
+      } catch {
+        const parent = resolve(probe, "..");
+        if (parent === probe) {
+          out.push({ ok: false, path, freeBytes: null, detail: `cannot read the free space at ${path}` });
+          break;
+        }
+        probe = parent;
+      }
+    }
+  }
+  return out;
+}
+
 export interface Readiness {
   model(): ModelCheck;
   sandbox(): Promise<SandboxCheck>;
+  /** Whether the model endpoint answers (null when the settings themselves are wrong: nothing to ask). */
+  endpoint(): Promise<EndpointReachability | null>;
+  disk(): DiskCheck[];
 }
 
 /**
@@ -88,17 +148,49 @@ export function createReadiness(
     cwd?: string;
     ttlMs?: number;
     now?: () => number;
+    /** How long one endpoint request may take (default 5 s). */
+    endpointTimeoutMs?: number;
   },
 ): Readiness {
   const ttl = options.ttlMs ?? 60_000;
   const now = options.now ?? Date.now;
   const cwd = options.cwd ?? process.cwd();
   let sandbox: { at: number; check: Promise<SandboxCheck> } | null = null;
+  let endpoint: { at: number; key: string; check: Promise<PartCheck> } | null = null;
+  const minFreeMb = Number(env.AUTO_FIX_MIN_FREE_DISK_MB);
   return {
     model: () => checkModel(env, cwd, options.maxCostUsdPerRun),
     sandbox: () => {
       if (!sandbox || now() - sandbox.at > ttl) sandbox = { at: now(), check: checkSandbox(env) };
       return sandbox.check;
     },
+    endpoint: async () => {
+      let settings: ReturnType<typeof loadModelSettings>;
+      try {
+        settings = loadModelSettings(env, cwd);
+      } catch {
+        return null;
+      }
+      const key = `${settings.model.baseURL}\n${settings.model.model}`;
+      if (!endpoint || endpoint.key !== key || now() - endpoint.at > ttl) {
+        const check = checkModelEndpoint(settings.model, {
+          timeoutMs: options.endpointTimeoutMs ?? 5000,
+        }).then(
+          (r) => ({ ok: r.ok, detail: r.message }),
+          (err: unknown) => ({ ok: false, detail: `the model endpoint check failed: ${String(err)}` }),
+        );
+        endpoint = { at: now(), key, check };
+      }
+      const at = endpoint.at;
+      return { ...(await endpoint.check), checkedSecondsAgo: Math.max(0, Math.round((now() - at) / 1000)) };
+    },
+    disk: () =>
+      checkDisk(
+        [
+          env.AUTO_FIX_WORK_DIR?.trim() || resolve(cwd, ".auto-fix/work"),
+          env.AUTO_FIX_DATA_DIR?.trim() || resolve(cwd, ".auto-fix/data"),
+        ],
+        Number.isFinite(minFreeMb) && minFreeMb >= 0 ? minFreeMb : 1024,
+      ),
   };
 }

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { processAlive } from "../core/processes.ts";
 import { readMounts } from "./disk.ts";
+import { SandboxUnavailableError } from "./types.ts";
 
 /**
  * The host side of a bubblewrap run. A small bash prelude, started by auto-fix:
@@ -108,7 +109,9 @@ export class Stage {
     await chmod(dir, 0o711);
     if (!traversableByOthers(dir)) {
       await rmdir(dir);
-      throw new Error(
+      // Not an internal error: the sandbox cannot start here until the operator changes TMPDIR.
+      throw new SandboxUnavailableError(
+        "bwrap",
         `the temporary folder ${tmpdir()} is not reachable by the sandbox's unprivileged uid; set TMPDIR to a folder whose parents are world-traversable (e.g. /tmp)`,
       );
     }

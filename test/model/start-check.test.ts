@@ -61,6 +61,29 @@ test("the start check: a working endpoint passes; no model, no price or a web pa
   assert.match(page.problems.join(), /has no \/v1 at the end/);
 });
 
+test("a model URL that redirects is named a redirect, with where it leads (query left out)", async (t) => {
+  const cwd = mkdtempSync(join(tmpdir(), "auto-fix-start-check-"));
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(301, { location: "https://models.example.com/v1/models?token=secret" }).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  t.after(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as AddressInfo).port;
+  const r = await checkModelAtStart(
+    { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, AUTO_FIX_MODEL: "gpt-4o-mini" },
+    cwd,
+    2,
+  );
+  assert.equal(r.ok, false);
+  assert.match(
+    r.problems.join(),
+    /answered GET http:\/\/127\.0\.0\.1:\d+\/v1\/models with a redirect \(HTTP 301\) to https:\/\/models\.example\.com\/v1\/models: set OPENAI_BASE_URL/,
+  );
+  assert.doesNotMatch(r.problems.join(), /token=secret/);
+});
+
 test("npm start says at once when the model endpoint cannot work", async (t) => {
   const data = mkdtempSync(join(tmpdir(), "auto-fix-start-"));
   t.after(() => rmSync(data, { recursive: true, force: true }));

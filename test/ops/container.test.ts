@@ -18,6 +18,7 @@ import { startRedis } from "../jobs/support/redis-server.ts";
 import { startFakeGitHub } from "../support/fake-github.ts";
 import { tempDir } from "../support/temp.ts";
 import { deliverIssues, labeledPayload, ROOT, until } from "./support/app-process.ts";
+import { modelServer } from "./support/model-endpoint.ts";
 
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
 const compose = parseYaml(readFileSync(join(ROOT, "compose.yaml"), "utf8"), { merge: true }) as {
@@ -168,6 +169,8 @@ test("the entry script with compose's environment: a worker and the app run, ans
   const redis = await startRedis({ fsync: "everysec" });
   const github = await startFakeGitHub();
   github.hookConfig.url = "https://autofix.example.com/api/github/webhooks";
+  // A model endpoint that answers: /health is 503 (and the container unhealthy) when no run can work.
+  const model = await modelServer(["qwen2.5-coder:7b"]);
   const volumes = tempDir("af-volumes-");
   const keyFile = join(volumes, "github-app.pem");
   writeFileSync(
@@ -183,7 +186,7 @@ test("the entry script with compose's environment: a worker and the app run, ans
     APP_ID: "7",
     WEBHOOK_SECRET: "compose-secret",
     AUTO_FIX_MODEL: "qwen2.5-coder:7b",
-    OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    OPENAI_BASE_URL: model.url,
     AUTO_FIX_PRICE_INPUT_PER_MTOK: "0",
     AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "0",
     GHE_HOST: github.host,
@@ -204,6 +207,7 @@ test("the entry script with compose's environment: a worker and the app run, ans
     for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
     await redis.stop();
     await github.close();
+    await model.close();
   });
 
   const worker = service("worker-1", local("worker-1"), dotenv);

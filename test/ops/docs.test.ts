@@ -20,7 +20,8 @@ test("the README's first screen is two commands and links the Deploying page", (
   assert.equal(blocks.length, 1);
   assert.equal(blocks[0]!.length, 2);
   assert.match(blocks[0]![0]!, /install\.sh && scripts\/with-node npm start/);
-  assert.match(blocks[0]![1]!, /install\.sh && scripts\/with-node npm test/);
+  assert.match(blocks[0]![1]!, /install\.sh --test-tools && scripts\/with-node npm test/);
+  assert.match(read(".ci/run"), /^bash scripts\/install\.sh --test-tools$/m, "CI installs the test tools");
   assert.match(firstScreen, /\[docs\/deploying\.md\]\(docs\/deploying\.md\)/);
 });
 

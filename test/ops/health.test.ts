@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { SqliteJobQueue } from "../../src/jobs/sqlite-queue.ts";
 import { healthReport, type OpsDeps } from "../../src/ops/http.ts";
@@ -57,23 +59,57 @@ test("a model whose dollar budget cannot be enforced (no known price) is not ok,
     AUTO_FIX_PRICE_OUTPUT_PER_MTOK: "",
     AUTO_FIX_MAX_TOKENS_PER_RUN: "200000",
   });
-  assert.equal(tokens.model?.ok, true, "a token budget is enforceable without a price");
+  assert.ok(
+    !tokens.problems.some((p) => /price/.test(p)),
+    `a token budget is enforceable without a price: ${tokens.problems.join("; ")}`,
+  );
+  assert.match(
+    tokens.model?.reachable?.detail ?? "",
+    /cannot reach the model endpoint/,
+    "and the endpoint is asked",
+  );
 });
 
-test("with a model and the bubblewrap sandbox working, health is ok and names both (never the key)", async () => {
-  const r = await report({
-    ...MODEL,
-    OPENAI_API_KEY: "sk-secret-value",
-    OPENAI_BASE_URL: "http://user:pw@127.0.0.1:9/v1?x=1",
+test("with a model that answers and the bubblewrap sandbox working, health is ok and names both (never the key)", async () => {
+  const server = createServer((req, res) => {
+    if (req.headers.authorization === "Bearer sk-secret-value" && req.url?.startsWith("/v1/models"))
+      res.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}');
+    else res.writeHead(401, { "content-type": "application/json" }).end("{}");
   });
-  assert.deepEqual(r.problems, []);
-  assert.equal(r.status, "ok");
-  assert.deepEqual(
-    { ok: r.model?.ok, name: r.model?.name, endpoint: r.model?.endpoint },
-    { ok: true, name: "qwen2.5-coder:7b", endpoint: "http://127.0.0.1:9/v1" },
-  );
-  assert.deepEqual({ ok: r.sandbox?.ok, backend: r.sandbox?.backend }, { ok: true, backend: "bwrap" });
-  assert.doesNotMatch(JSON.stringify(r), /sk-secret-value|user:pw/);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const r = await report({
+      ...MODEL,
+      OPENAI_API_KEY: "sk-secret-value",
+      OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+    });
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.status, "ok");
+    assert.deepEqual(
+      {
+        ok: r.model?.ok,
+        name: r.model?.name,
+        endpoint: r.model?.endpoint,
+        reachable: r.model?.reachable?.ok,
+      },
+      { ok: true, name: "qwen2.5-coder:7b", endpoint: `http://127.0.0.1:${port}/v1`, reachable: true },
+    );
+    assert.deepEqual({ ok: r.sandbox?.ok, backend: r.sandbox?.backend }, { ok: true, backend: "bwrap" });
+    assert.doesNotMatch(JSON.stringify(r), /sk-secret-value/);
+    const refused = await report({
+      ...MODEL,
+      OPENAI_API_KEY: "sk-wrong",
+      OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+    });
+    assert.equal(refused.status, "unavailable");
+    assert.ok(
+      refused.problems.some((p) => /^model: the model endpoint refused the key \(HTTP 401\)/.test(p)),
+      refused.problems.join("\n"),
+    );
+  } finally {
+    server.close();
+  }
 });
 
 test("no sandbox is not ok unless explicitly allowed; a backend that cannot run says why", async () => {
@@ -81,7 +117,7 @@ test("no sandbox is not ok unless explicitly allowed; a backend that cannot run 
   assert.equal(none.status, "unavailable");
   assert.match(none.sandbox?.detail ?? "", /explicit opt-in \(AUTO_FIX_ALLOW_NO_SANDBOX=1/);
   const allowed = await report({ ...MODEL, AUTO_FIX_SANDBOX: "none", AUTO_FIX_ALLOW_NO_SANDBOX: "1" });
-  assert.equal(allowed.status, "ok");
+  assert.ok(!allowed.problems.some((p) => p.startsWith("sandbox")), allowed.problems.join("\n"));
   assert.equal(allowed.sandbox?.backend, "none");
   assert.match(allowed.sandbox?.detail ?? "", /repository code runs unconfined/);
   // No docker daemon answers on this machine's default socket path here.

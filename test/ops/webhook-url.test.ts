@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkRegisteredHook } from "../../src/ops/webhook-check.ts";
+import { checkRegisteredHook, describeGitHubError } from "../../src/ops/webhook-check.ts";
 import {
   hookUrlFor,
   readWebhookSettings,
@@ -143,7 +143,11 @@ test("a GitHub that cannot be asked leaves the webhook state unknown, not broken
     throw new Error("connect ECONNREFUSED");
   }, settings);
   assert.equal(down.status.ok, null);
-  assert.match(down.status.detail, /could not read the app's webhook URL from GitHub: connect ECONNREFUSED/);
+  assert.match(
+    down.status.detail,
+    /could not read the app's webhook URL from GitHub: cannot reach GitHub's API at https:\/\/api\.github\.com: ECONNREFUSED/,
+  );
+  assert.equal(down.github.ok, false, "GitHub itself is reported as unreachable");
   const good = await checkRegisteredHook(
     async () => ({ url: "https://fix.example.com/api/github/webhooks" }),
     settings,
@@ -153,4 +157,17 @@ test("a GitHub that cannot be asked leaves the webhook state unknown, not broken
     url: "https://fix.example.com/api/github/webhooks",
     detail: "GitHub delivers to https://fix.example.com/api/github/webhooks",
   });
+});
+
+test("a call to GitHub that failed on the network reads as 'cannot reach', a real HTTP error as the status", () => {
+  const api = "https://ghe.example.com/api/v3";
+  // Octokit's shape: status 500 carrying the network error's words.
+  const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { status: 500 });
+  assert.match(describeGitHubError(refused, api), /^cannot reach GitHub's API at .*: ECONNREFUSED;/);
+  const slow = Object.assign(new Error("The operation was aborted due to timeout"), { status: 500 });
+  assert.match(describeGitHubError(slow, api), /^cannot reach GitHub's API at .*: no answer in time;/);
+  const broken = Object.assign(new Error("Internal Server Error"), { status: 500 });
+  assert.match(describeGitHubError(broken, api), /answered HTTP 500: Internal Server Error$/);
+  const denied = Object.assign(new Error("Bad credentials"), { status: 401 });
+  assert.match(describeGitHubError(denied, api), /refused the app's credentials \(HTTP 401\)/);
 });

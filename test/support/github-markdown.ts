@@ -14,7 +14,7 @@ export function renderGfm(markdown: string): string {
   );
   if (r.error || r.status !== 0) {
     throw new Error(
-      `cmark-gfm failed (${r.error?.message ?? r.stderr}); install it with \`apt-get install cmark-gfm\` (scripts/install.sh does)`,
+      `cmark-gfm failed (${r.error?.message ?? r.stderr}); install it with \`apt-get install cmark-gfm\` (scripts/install.sh --test-tools does)`,
     );
   }
   return r.stdout;
