@@ -86,7 +86,9 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
     parts.push(
       f.related === undefined
         ? "the repository's tests ran and were counted on both trees with no regression"
-        : `the ${f.related} related test(s) ran and were counted on both trees with no regression`,
+        : f.related === 1
+          ? "the 1 related test ran and was counted on both trees with no regression"
+          : `the ${f.related} related tests ran and were counted on both trees with no regression`,
     );
   return { fixed: true, restsOn: parts.join("; "), notFixed: null };
 }

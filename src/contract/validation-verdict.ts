@@ -1,4 +1,5 @@
 import type { ValidationReport } from "./result.ts";
+import { plural } from "../core/words.ts";
 
 /**
  * What a validation showed, in the same words wherever it is shown (report.md, the status comment, the
@@ -31,7 +32,7 @@ export function validationVerdict(
     case "no-regressions": {
       const c = v.counted;
       const counts = c
-        ? `${c.before} test(s) ran and were counted before the patch and ${c.after} after`
+        ? `${plural(c.before, "test")} ran and were counted before the patch and ${c.after} after`
         : "Tests ran and were counted";
       const fixed = v.fixed.length > 0 ? `; ${v.fixed.length} that failed before pass now` : "";
       const still = v.stillFailingRelated ?? [];
@@ -40,7 +41,7 @@ export function validationVerdict(
         return {
           kind: "still-failing",
           icon: "⚠️",
-          text: `${counts}: no regressions${fixed}, but ${still.length} related test(s) that failed before still fail: ${names}`,
+          text: `${counts}: no regressions${fixed}, but ${plural(still.length, "related test")} that failed before still fail: ${names}`,
         };
       }
       return { kind: "counted", icon: "✅", text: `${counts}: no regressions${fixed}` };

@@ -37,6 +37,25 @@ export function plainReason(reason: string): string {
 /** The reviewer gave a verdict (rather than the stage ending without one). */
 const hasVerdict = (v: ReviewReport): boolean => v["patch-correct"] !== null || v["test-correct"] !== null;
 
+/** The reviewer's verdict in words: "the patch and the reproducer are correct", "the patch is correct; the reproducer is not". */
+export function verdictWords(v: ReviewReport): string {
+  const word = (x: string | null): "yes" | "no" | null => {
+    const t = x?.trim().toLowerCase() ?? "";
+    return t === "yes" || t === "true" ? "yes" : t === "no" || t === "false" ? "no" : null;
+  };
+  const p = word(v["patch-correct"]);
+  const r = word(v["test-correct"]);
+  if (p !== null && p === r)
+    return `the patch and the reproducer are ${p === "yes" ? "correct" : "not correct"}`;
+  const one = (what: string, w: "yes" | "no" | null): string =>
+    w === "yes"
+      ? `the ${what} is correct`
+      : w === "no"
+        ? `the ${what} is not correct`
+        : `the ${what} was not judged`;
+  return `${one("patch", p)}; ${one("reproducer", r)}`;
+}
+
 /** The reviewer's advice to carry into the next run's prompts. */
 export function adviceOf(r: FixResult): string {
   const v = r.review;
@@ -77,11 +96,7 @@ export function pipelineStages(r: FixResult): [StageName, StageLine][] {
       ? { status: "skipped", note: "no reproducer to review with" }
       : {
           status: v.approved ? "done" : "failed",
-          note: hasVerdict(v)
-            ? `patch correct: ${v["patch-correct"] ?? "?"}, reproducer correct: ${v["test-correct"] ?? "?"}`
-            : v.approved
-              ? "approved"
-              : "not approved",
+          note: hasVerdict(v) ? verdictWords(v) : v.approved ? "approved" : "not approved",
         },
   ]);
   out.push(["validated", validatedLine(r.validation)]);
@@ -166,7 +181,7 @@ export function retryComment(
   const v = r.review;
   const verdict =
     v && hasVerdict(v)
-      ? `patch correct: ${inlineCode(v["patch-correct"] ?? "not judged", 60)}, reproducer correct: ${inlineCode(v["test-correct"] ?? "not judged", 60)}`
+      ? verdictWords(v)
       : v === null
         ? "not reviewed"
         : v.approved

@@ -12,6 +12,7 @@ import {
   type UsageReport,
   type ValidationReport,
 } from "../contract/result.ts";
+import { plural } from "../core/words.ts";
 export { execReport, RESULT_STREAM_CHARS } from "../contract/exec-report.ts";
 
 /** The files a unified diff changes, in order. */
@@ -144,13 +145,16 @@ export function summarize(r: Omit<FixResult, "summary">): string {
   } else if (v) {
     const regress =
       v.regressions.length > 0
-        ? `${v.regressions.length} test(s) that passed before fail or no longer run after it`
+        ? `${plural(v.regressions.length, "test")} that passed before ${v.regressions.length === 1 ? "fails or no longer runs" : "fail or no longer run"} after it`
         : "no test that ran before fails or goes missing after it";
     const counted = v.counted ? ` (${v.counted.before} counted before, ${v.counted.after} after)` : "";
-    const fixed = v.fixed.length > 0 ? `, ${v.fixed.length} failing test(s) pass with it` : "";
+    const fixed =
+      v.fixed.length > 0
+        ? `, ${plural(v.fixed.length, "failing test")} ${v.fixed.length === 1 ? "passes" : "pass"} with it`
+        : "";
     const still =
       (v.stillFailingRelated?.length ?? 0) > 0
-        ? `, and ${v.stillFailingRelated!.length} related test(s) that failed before still fail`
+        ? `, and ${plural(v.stillFailingRelated!.length, "related test")} that failed before still ${v.stillFailingRelated!.length === 1 ? "fails" : "fail"}`
         : "";
     parts.push(
       `The repository's tests ran before and after the patch${counted}: ${regress}${fixed}${still}.`,

@@ -1,5 +1,8 @@
 import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
 import { methodsOf } from "../index/lookup.ts";
+import { plural } from "../core/words.ts";
+
+export { plural };
 
 /** How many matches the model sees in full; the rest are counted per file. */
 export const DISPLAY_LIMIT = 3;
@@ -147,8 +150,4 @@ export function renderMatches(
     `The other ${others === 1 ? "match" : `${others} matches`}, by file${tail.length > 0 ? ` (the ${COUNTED_FILES_LIMIT} files with the most)` : ""}:\n${rest.join("\n")}` +
     (narrowHint ? `\n${narrowHint}` : "")
   );
-}
-
-export function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
 }

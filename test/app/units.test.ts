@@ -327,7 +327,7 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "reproduced:done:",
       "located:done:",
       "patched:done:",
-      "reviewed:done:patch correct: yes, reproducer correct: yes",
+      "reviewed:done:the patch and the reproducer are correct",
       "validated:done:Tests ran and were counted: no regressions",
       "tested:skipped:not written",
     ],

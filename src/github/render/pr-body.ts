@@ -218,7 +218,10 @@ function render(input: PullBodyInput, max: number): string {
         `Tamper checks: ${TAMPER[val.integrity.state] ?? "not run"} (${inertProse(val.integrity.detail, { max: 500 })})`,
         "",
       );
-    if (val.command) lines.push(`The repository's test command: ${inlineCode(val.command, 500)}`, "");
+    // Said once: the targeted command is named below ("How they were run") when it is another.
+    const ranAs = val.tests?.command;
+    if (val.command && ranAs !== val.command)
+      lines.push(`The repository's test command: ${inlineCode(val.command, 500)}`, "");
     if (val.summary.trim()) lines.push(inertProse(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");
