@@ -41,7 +41,7 @@ export function validationVerdict(
         return {
           kind: "still-failing",
           icon: "⚠️",
-          text: `${counts}: no regressions${fixed}, but ${plural(still.length, "related test")} that failed before still fail: ${names}`,
+          text: `${counts}: no regressions${fixed}, but ${plural(still.length, "related test")} that failed before still ${still.length === 1 ? "fails" : "fail"}: ${names}`,
         };
       }
       return { kind: "counted", icon: "✅", text: `${counts}: no regressions${fixed}` };

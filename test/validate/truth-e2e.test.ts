@@ -62,12 +62,12 @@ test("control: a real fix with unittest tests that ran is fixed, with the fixed 
   );
   assert.match(
     testsLine(r.status),
-    /^- ✅ Ran the repository's tests — `\d+ test\(s\) ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now`$/,
+    /^- ✅ Ran the repository's tests — `\d+ tests? ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now`$/,
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n✅ `\d+ test\(s\) ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now`/,
+    /## Validation\n\n✅ \d+ tests? ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now\n/,
   );
   assert.match(
     r.body,
@@ -106,7 +106,7 @@ test("every test module failing to import is 'tests could not be run': patched, 
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n⚠️ `Tests could not be run: before the patch, every test module failed to load/,
+    /## Validation\n\n⚠️ Tests could not be run: before the patch, every test module failed to load/,
   );
   assert.match(
     r.body,
@@ -164,7 +164,7 @@ test("a patch that only adds a comment, with a reproducer that reads the source,
   );
   assert.match(
     testsLine(r.status),
-    /^- ⚠️ Ran the repository's tests — `2 test\(s\) ran and were counted before the patch and 2 after: no regressions, but 1 related test\(s\) that failed before still fail: tests\.test_ops\.OpsTest\.test_add`$/,
+    /^- ⚠️ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions, but 1 related test that failed before still fails: tests\.test_ops\.OpsTest\.test_add`$/,
   );
   assert.match(r.status, /The patch applies but is not marked fixed: `the patch changes no code/);
 });
@@ -207,7 +207,7 @@ test("pytest tests without a pytest configuration file run under pytest: a real 
   assert.deepEqual(v.counted, { before: 2, after: 2 });
   assert.match(
     testsLine(r.status),
-    /^- ✅ Ran the repository's tests — `2 test\(s\) ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`$/,
+    /^- ✅ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`$/,
   );
   assert.ok(r.body);
   assert.match(
@@ -228,7 +228,7 @@ test("a quiet runner (pytest -q as the command) still names each test: the fix i
   assert.equal(v.perTest, true);
   assert.notEqual(v.after?.parser, "exit-code");
   assert.deepEqual(v.fixed, ["tests/test_ops.py::test_add"]);
-  assert.match(testsLine(r.status), /^- ✅ Ran the repository's tests — `2 test\(s\) ran and were counted/);
+  assert.match(testsLine(r.status), /^- ✅ Ran the repository's tests — `2 tests ran and were counted/);
 });
 
 test("a patch that ends the runner early (os._exit(0) when imported) is tampered with, never fixed", async () => {
