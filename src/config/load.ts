@@ -1,5 +1,6 @@
 import { parseDocument } from "yaml";
 import { type Ceilings, type Clamped, clampTo, defaultCeilings, describeClamped } from "../core/ceilings.ts";
+import { splitInstalls } from "../core/dependency-installs.ts";
 import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
@@ -180,7 +181,19 @@ export function parseRepoConfig(
   const defaults = runtime === "command" ? null : RUNTIME_DEFAULTS[runtime];
   const reproFile = file.reproducer?.file ?? defaults?.file ?? "reproducer";
   const template = file.reproducer?.command ?? defaults!.command;
-  const testCommand = file.test ?? det.testCommand;
+  // Dependency installs chained into the test command run in the setup step, the only one with network.
+  const setup = [...(file.setup ?? det.setup)];
+  let testCommand = file.test ?? det.testCommand;
+  if (testCommand) {
+    const { installs, rest } = splitInstalls(testCommand);
+    if (installs.length > 0) {
+      for (const i of installs) if (!setup.includes(i)) setup.push(i);
+      testCommand = rest;
+      notes.push(
+        `The test command's dependency install (${installs.map((i) => `\`${i}\``).join(", ")}) runs in the setup step, the only one with network; ${rest ? `the tests run as \`${rest}\`` : "nothing else was left to run as the tests"}.`,
+      );
+    }
+  }
   const strategy = file.strategy;
   const tree = typeof strategy === "object" ? strategy : {};
   const params: Record<string, number> = {};
@@ -196,7 +209,7 @@ export function parseRepoConfig(
   const framework = testCommand ? frameworkOfCommand(testCommand, det.framework) : "unknown";
   const config: RepoConfig = {
     fromFile: text !== null,
-    setup: file.setup ?? det.setup,
+    setup,
     test: {
       command: testCommand,
       framework,
@@ -251,6 +264,17 @@ export function parseRepoConfig(
     notes,
     clamped: [],
   };
+  const validationTemplate = config.validation.command;
+  if (validationTemplate) {
+    const { installs, rest } = splitInstalls(validationTemplate);
+    if (installs.length > 0) {
+      for (const i of installs) if (!config.setup.includes(i)) config.setup.push(i);
+      config.validation.command = rest?.includes("{tests}") ? rest : null;
+      notes.push(
+        `The validation command's dependency install (${installs.map((i) => `\`${i}\``).join(", ")}) runs in the setup step, the only one with network${config.validation.command ? "" : "; what was left of the command names no {tests}, so it is not used"}.`,
+      );
+    }
+  }
   return applyCeilings(config, ceilings, file);
 }
 

@@ -90,6 +90,7 @@ export const ReviewRoundReportSchema = z.strictObject({
     "rewrite-patch",
     "rewrite-test",
     "rewrite-both",
+    "duplicate",
     "rejected",
     "stopped",
   ]),

@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import { stopsRun } from "../contract/failures.ts";
 import type { FixContext, ReviewOutcome } from "../contract/pipeline.ts";
+import { TriedPatches } from "../contract/tried-patches.ts";
 import type { Reproduction } from "../reproduce/index.ts";
 import type { ReviewLoopOutcome } from "../review/index.ts";
 import { type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
@@ -20,7 +21,10 @@ export interface RunState {
   reproduction: Reproduction | null;
   validations: Map<string, Promise<ValidationResult>>;
   reviews: Map<string, ReviewLoopOutcome>;
+  /** Review outcomes by `patchKey`: a patch reviewed once is not reviewed again in the job. */
   reviewedDiffs: Map<string, ReviewOutcome>;
+  /** Every patch the job ran, reviewed or validated, and what happened to it. */
+  tried: TriedPatches;
 }
 
 /** The review loop that reviewed this candidate (as the original or as one of its rewrites). */
@@ -39,6 +43,10 @@ export const validateInput = (r: RunState): ValidateStageInput => ({
   cache: r.validations,
   ...(r.reproduction?.script ? { reproducerText: r.reproduction.script } : {}),
 });
+
+const note = (ctx: FixContext, text: string): void => {
+  ctx.state.notes = [...(ctx.state.notes ?? []), text];
+};
 
 const joinProblem = (problem: string | null, more: string) => (problem ? `${problem}\n${more}` : more);
 
@@ -60,7 +68,12 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
     );
     try {
       // The job's trees: the tree search, when it runs, gets the same ones (setup runs once per job).
-      states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
+      states = await TreeStates.forJob({
+        sandbox,
+        config,
+        source: ctx.workdir,
+        setupCache: ctx.sandbox.setupCache ?? null,
+      });
     } catch (err) {
       if (stopsRun(err)) throw err;
       problem = joinProblem(problem, `could not prepare the work trees: ${(err as Error).message}`);
@@ -77,6 +90,17 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
           stderr: truncateMiddle(s.exec.stderr, 4000),
         })),
       );
+    }
+    const cache = states?.setupCache;
+    if (cache) {
+      ctx.recorder.writeJson("setup-cache.json", cache);
+      const locks = cache.lockFiles.length > 0 ? cache.lockFiles.join(", ") : "no lock file";
+      if (cache.used) {
+        note(
+          ctx,
+          `The setup step did not run: its result from an earlier run of this repository with the same setup commands and lock files (${locks}) was taken from the cache (${cache.entries} entries).`,
+        );
+      } else if (cache.problem) note(ctx, `The setup step ran; ${cache.problem}.`);
     }
     // With `validation: full` the whole unpatched suite is needed anyway: it starts now and runs while the
     // model searches. Targeted validation runs only what candidates select, once per job.
@@ -102,5 +126,6 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
     validations: new Map(),
     reviews: new Map(),
     reviewedDiffs: new Map(),
+    tried: new TriedPatches(),
   };
 }

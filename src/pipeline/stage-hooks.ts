@@ -8,6 +8,7 @@ import type {
   ReviewOutcome,
   ValidationOutcome,
 } from "../contract/pipeline.ts";
+import { patchKey } from "../contract/tried-patches.ts";
 import { regressStage } from "../regress/index.ts";
 import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
@@ -67,14 +68,17 @@ export function createReproduceReviewHooks(
   const review = async (ctx: FixContext, candidate: PatchCandidate): Promise<ReviewOutcome | null> => {
     const r = await init(ctx);
     if (r.reproduction?.status !== "reproduced" || !r.states || !r.sandbox) return null;
-    // Strategies that sample (tree search) often produce the same patch twice: review it once.
-    const same = r.reviewedDiffs.get(candidate.result.diff);
-    if (same)
+    // Strategies that sample (tree search) and review loops' rewrites often produce the same patch
+    // twice: it is reviewed once in the job.
+    const same = r.reviewedDiffs.get(patchKey(candidate.result.diff));
+    if (same) {
+      const first = r.tried.get(candidate.result.diff);
       return {
         approved: same.approved,
-        summary: `${same.summary} (same patch as an earlier candidate)`,
+        summary: `${same.summary} (same patch as ${first && first.id !== candidate.id ? first.id : "an earlier candidate"})`,
         ...(same.data ? { data: same.data } : {}),
       };
+    }
     let reviewed: Awaited<ReturnType<typeof reviewStage>>;
     try {
       reviewed = await reviewStage(
@@ -84,6 +88,7 @@ export function createReproduceReviewHooks(
           config: r.config,
           states: r.states,
           reproduction: r.reproduction,
+          tried: r.tried,
           ...(r.config.test.command
             ? { validate: (diff: string): Promise<ValidationResult> => validateDiff(validateInput(r), diff) }
             : {}),
@@ -106,14 +111,19 @@ export function createReproduceReviewHooks(
       r.reproduction = loop.reproduction;
       r.reviews.set(candidate.id, loop);
     }
-    r.reviewedDiffs.set(candidate.result.diff, outcome);
+    r.reviewedDiffs.set(patchKey(candidate.result.diff), outcome);
+    // The loop's rewrites were reviewed in it: a later candidate with one of their patches is not.
+    for (const c of ctx.state.candidates) {
+      const key = patchKey(c.result.diff);
+      if (c.review && !r.reviewedDiffs.has(key)) r.reviewedDiffs.set(key, c.review);
+    }
     return outcome;
   };
 
   /** Candidates without a validation get the one the review loop finished for their patch, if any. */
   const keepValidations = async (ctx: FixContext, r: RunState): Promise<void> => {
     for (const c of ctx.state.candidates) {
-      const pending = r.validations.get(c.result.diff);
+      const pending = r.validations.get(patchKey(c.result.diff));
       if (c.validation || !pending) continue;
       // Only a validation that has finished: a run that stopped waits for nothing more.
       const done = await Promise.race([pending, Promise.resolve(null)]).catch(() => null);
@@ -123,7 +133,7 @@ export function createReproduceReviewHooks(
 
   const validate = async (ctx: FixContext, candidate: PatchCandidate): Promise<ValidationOutcome | null> => {
     const r = await init(ctx);
-    return validateStage(
+    const outcome = await validateStage(
       validateInput(r),
       {
         id: candidate.id,
@@ -132,6 +142,9 @@ export function createReproduceReviewHooks(
       },
       (name, value) => ctx.recorder.writeJson(name, value),
     );
+    if (outcome && !r.tried.get(candidate.result.diff))
+      r.tried.settle(candidate.id, candidate.result.diff, `the repository's tests: ${outcome.summary}`);
+    return outcome;
   };
 
   const select = (

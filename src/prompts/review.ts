@@ -12,7 +12,7 @@ export interface ReviewPromptInputs {
     language_notes: string;
     layout: string;
   };
-  "reproducer-feedback": { attempt: number; max: number; reason: string; output: string };
+  "reproducer-feedback": { attempt: number; max: number; reason: string; installs: string; output: string };
   "reproducer-rewrite": { analysis: string; advice: string };
   "review-system": Record<string, never>;
   "review-user": {
@@ -42,7 +42,8 @@ export interface ReviewPromptInputs {
     example_path?: string;
   };
   "regression-test-feedback": { reason: string; which: string; output: string };
-  "review-validation-feedback": { command: string; summary: string; regressions: string; output: string };
+  "review-validation-feedback": { command: string; summary: string; regressions: string; failures: string };
+  "review-duplicate": { id: string; fate: string; guidance: string };
 }
 
 export type ReviewPromptName = keyof ReviewPromptInputs;

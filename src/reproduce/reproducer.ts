@@ -2,6 +2,7 @@ import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
 import { stopsRun } from "../contract/failures.ts";
+import { installsRemovedSentence, removeInstalls } from "../core/dependency-installs.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
@@ -15,6 +16,8 @@ export interface ReproRun {
   reproduced: boolean;
   /** Why it counts as reproduced or not, in words for the model and the report. */
   reason: string;
+  /** Dependency installs taken out of the script before it ran (the network is off): what they were. */
+  removedInstalls?: string[];
 }
 
 export interface Reproduction {
@@ -73,7 +76,9 @@ export function judgeReproduction(
 /**
  * Writes the script into `workdir` (a private copy, in which sandboxed code may already have run)
  * through tree-fs: a link at the script's path is replaced by the script, never written through, and a
- * link on the way to it is refused (TreeFsError). Then runs it in the sandbox, network off.
+ * link on the way to it is refused (TreeFsError). Then runs it in the sandbox, network off: a dependency
+ * install in it (pip, npm, go get, ...) is taken out first and never runs (`removedInstalls`), and the
+ * run's `script` is the script as it ran.
  */
 export async function runReproducer(
   sandbox: SandboxPort,
@@ -82,6 +87,8 @@ export async function runReproducer(
   script: string,
   signal?: AbortSignal,
 ): Promise<ReproRun> {
+  const stripped = removeInstalls(script, config.reproducer.runtime);
+  script = stripped.script;
   openTree(workdir).write(config.reproducer.file, script.endsWith("\n") ? script : `${script}\n`, {
     onLink: "replace",
   });
@@ -93,7 +100,12 @@ export async function runReproducer(
     maxProcesses: config.sandbox.maxProcesses,
     ...(signal ? { signal } : {}),
   });
-  return { script, exec, ...judgeReproduction(exec, config.reproducer.pattern) };
+  return {
+    script,
+    exec,
+    ...judgeReproduction(exec, config.reproducer.pattern),
+    ...(stripped.removed.length > 0 ? { removedInstalls: stripped.removed } : {}),
+  };
 }
 
 const LANGUAGE: Record<string, { name: string; tags: string[]; notes: string }> = {
@@ -204,14 +216,17 @@ export async function writeUntilReproduced(
     }
     const run = await runReproducer(deps.sandbox, workdir, config, script, deps.signal);
     attempts.push(run);
+    const installs = run.removedInstalls ? installsRemovedSentence(run.removedInstalls) : "";
     deps.record?.(
       `reproduce/${tag}-${attempt}.md`,
-      `# Reproducer ${tag} ${attempt}\n\n${run.reason}\n\n\`\`\`\n${script}\n\`\`\`\n\n${formatExecForModel(run.exec)}\n`,
+      `# Reproducer ${tag} ${attempt}\n\n${run.reason}${installs ? `\n\n${installs}` : ""}\n\n\`\`\`\n${run.script}\n\`\`\`\n\n${formatExecForModel(run.exec)}\n`,
     );
     if (run.reproduced) {
+      // A later rewrite continues this conversation: it knows its installs did not run.
+      if (installs) messages.push({ role: "user", content: installs });
       return {
         status: "reproduced",
-        script,
+        script: run.script,
         run,
         attempts,
         lead: run.exec.stderr.trim() || null,
@@ -225,6 +240,7 @@ export async function writeUntilReproduced(
         attempt,
         max,
         reason: run.reason,
+        installs,
         output: formatExecForModel(run.exec),
       }),
     });

@@ -6,6 +6,8 @@ import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle }
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
+import { type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
+import { formatFailures } from "../validate/failure-messages.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
 
 /** A patch as the review loop sees it (the pipeline's candidate maps onto it). */
@@ -24,6 +26,8 @@ export type RoundAction =
   | "rewrite-patch"
   | "rewrite-test"
   | "rewrite-both"
+  /** The rewrite repeated a patch the job had already tried: not run or reviewed again, a new one asked for. */
+  | "duplicate"
   /** The closing round's reviewer or validation rejected the last rewrite; no rounds were left to rewrite it. */
   | "rejected"
   | "stopped";
@@ -71,6 +75,8 @@ export interface ReviewLoopDeps {
   rewritePatch: (guidance: string, round: number) => Promise<PatchProposal | null>;
   /** Runs the repository's tests on a patch; absent when the repository has no test command. */
   validate?: (proposal: PatchProposal) => Promise<ValidationResult>;
+  /** The job's patches so far (every strategy's and every loop's); a loop of its own keeps its own. */
+  tried?: TriedPatches;
   record?: (name: string, text: string) => void;
   /** Called as each round starts (progress display). */
   onRound?: (round: number, max: number) => void;
@@ -132,6 +138,49 @@ export async function runReviewLoop(
   if (repro.status !== "reproduced" || !repro.script || !repro.run) {
     return done(false, "not reviewed: no reproducer");
   }
+  const tried = deps.tried ?? new TriedPatches();
+  tried.add(initial.id, initial.diff);
+  const settle = (fate: string) => tried.settle(proposal.id, proposal.diff, fate);
+
+  /**
+   * A rewrite that is not a patch the job already tried. A repeat is not run or reviewed: it takes a round
+   * of its own, and the writer is told in one sentence what happened to that patch and asked again, until
+   * the rounds run out (`next` null, `repeated` the patch it kept sending).
+   */
+  const rewriteNew = async (
+    guidance: string,
+    round: number,
+  ): Promise<{ next: PatchProposal | null; round: number; repeated: TriedPatch | null }> => {
+    let ask = guidance;
+    for (let r = round; ; r++) {
+      const next = await rewrite(deps, ask, r);
+      if (!next) return { next: null, round: r, repeated: null };
+      const seen = tried.get(next.diff);
+      if (!seen || !next.applicable) {
+        tried.add(next.id, next.diff);
+        return { next, round: r, repeated: null };
+      }
+      rounds.push({
+        round: r + 1,
+        patchId: next.id,
+        scriptVersion,
+        script: repro.script!,
+        before: repro.run!.exec,
+        after: null,
+        verdict: null,
+        validation: null,
+        action: "duplicate",
+        note: `the same patch as ${seen.id} (${seen.fate}); not run or reviewed again`,
+      });
+      if (r + 1 > maxRounds) return { next: null, round: r + 1, repeated: seen };
+      deps.onRound?.(r + 1, maxRounds);
+      ask = renderReviewPrompt("review-duplicate", { id: seen.id, fate: seen.fate, guidance });
+    }
+  };
+  const noNewPatch = (got: { repeated: TriedPatch | null }): string =>
+    got.repeated
+      ? `the patch writer kept sending the patch already tried as ${got.repeated.id}, and no review rounds are left`
+      : "no new patch was written";
 
   // True when the previous round left something unevaluated (a rewritten patch or test).
   let changed = true;
@@ -139,7 +188,10 @@ export async function runReviewLoop(
     const closing = round > maxRounds;
     changed = false;
     deps.onRound?.(round, closing ? round : maxRounds);
-    if (!proposal.applicable) return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
+    if (!proposal.applicable) {
+      settle("it does not apply");
+      return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
+    }
     let after: ExecResult;
     try {
       const script = repro.script!;
@@ -207,9 +259,11 @@ export async function runReviewLoop(
       validation = await deps.validate(proposal);
       entry.validation = validation;
       if (!validationFailed(validation)) {
+        settle(`it was accepted (${validation.summary})`);
         entry.note = `accepted by the reviewer; validation: ${validation.summary}`;
         return done(true, `accepted in round ${round}; ${validation.summary}`);
       }
+      settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
       entry.action = "validation-failed";
       entry.note = validation.summary;
       if (closing) {
@@ -223,13 +277,15 @@ export async function runReviewLoop(
         command: validation.command ?? "",
         summary: validation.summary,
         regressions: validation.regressions.map((r) => `- ${r}`).join("\n"),
-        output: "",
+        failures: formatFailures(validation.failures ?? []),
       });
-      const next = await rewrite(deps, guidance, round);
+      const got = await rewriteNew(guidance, round);
+      round = got.round;
+      const next = got.next;
       if (!next)
         return done(
           false,
-          `round ${round}: validation failed (${validation.summary}) and no new patch was written`,
+          `round ${round}: validation failed (${validation.summary}) and ${noNewPatch(got)}`,
         );
       proposal = next;
       proposals.push(next);
@@ -243,6 +299,11 @@ export async function runReviewLoop(
       return done(false, `not accepted within ${maxRounds} review round(s) and the closing review`);
     }
     entry.action = !patchOk && !testOk ? "rewrite-both" : patchOk ? "rewrite-test" : "rewrite-patch";
+    settle(
+      patchOk
+        ? "the reviewer accepted it and asked for a better reproducer"
+        : `the reviewer judged it wrong: ${verdict["patch-analysis"] || "(no analysis)"}`,
+    );
     const notes: string[] = [];
     if (!testOk) {
       const pristine = await deps.states.pristine();
@@ -285,11 +346,13 @@ export async function runReviewLoop(
         script: repro.script!.trimEnd(),
         after: formatExecForModel(after),
       });
-      const next = await rewrite(deps, guidance, round);
+      const got = await rewriteNew(guidance, round);
+      const next = got.next;
       if (!next) {
-        entry.note = [...notes, "no new patch was written"].join("; ");
-        return done(false, `round ${round}: the reviewer rejected the patch and no new patch was written`);
+        entry.note = [...notes, noNewPatch(got)].join("; ");
+        return done(false, `round ${got.round}: the reviewer rejected the patch and ${noNewPatch(got)}`);
       }
+      round = got.round;
       proposal = next;
       proposals.push(next);
       changed = true;

@@ -5,6 +5,7 @@ import { stopsRun } from "../contract/failures.ts";
 import { fenceMaintainerInput, maintainerInputOf } from "../core/maintainer-input.ts";
 import { execReport } from "../contract/exec-report.ts";
 import type { FixContext, PatchCandidate, ReviewDetail, ReviewOutcome } from "../contract/pipeline.ts";
+import { TriedPatches } from "../contract/tried-patches.ts";
 import type { Reproduction } from "../reproduce/index.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { TreeStates, ValidationResult } from "../validate/index.ts";
@@ -19,6 +20,8 @@ export interface ReviewStageInput {
   reproduction: Reproduction;
   /** Runs the repository's tests on a diff; absent when the repository has no test command. */
   validate?: (diff: string) => Promise<ValidationResult>;
+  /** The job's patches so far: a rewrite that repeats one is not run or reviewed again. */
+  tried?: TriedPatches;
 }
 
 export interface ReviewStageResult {
@@ -47,6 +50,7 @@ export async function reviewStage(
 ): Promise<ReviewStageResult> {
   const { config } = input;
   const rewritten = new Map<string, PatchCandidate>();
+  const tried = input.tried ?? new TriedPatches();
   try {
     const loop = await runReviewLoop(
       {
@@ -59,6 +63,7 @@ export async function reviewStage(
         record: (name, text) => ctx.recorder.write(`${candidate.id}/${name}`, text),
         onRound: (n, max) => ctx.progress.detail(`${candidate.id}: round ${n}/${max}`),
         ...(input.validate ? { validate: (p: PatchProposal) => input.validate!(p.diff) } : {}),
+        tried,
         rewritePatch: async (guidance, round) => {
           const written = await runPatchWriter(
             ctx.model,
@@ -84,6 +89,8 @@ export async function reviewStage(
             result: best.result,
             applicable: best.result.status === ctx.code.engine.applicableStatus,
           };
+          // A repeat of a patch the job already has is not a new candidate (the loop tells the writer).
+          if (tried.get(next.result.diff)) return toProposal(next);
           rewritten.set(next.id, next);
           if (next.applicable) ctx.state.candidates.push(next);
           return toProposal(next);

@@ -1,5 +1,12 @@
 import { SANDBOX_HOME } from "./types.ts";
 
+/**
+ * Where setup steps' per-user installs go, inside the work tree (its home is thrown away after each
+ * run): `pip install --user` in the setup step lands here, and every later copy of the tree sees it.
+ * Under `.auto-fix/`, which searches, walks and test runners leave alone.
+ */
+export const SANDBOX_DEPS_DIR = ".auto-fix/deps";
+
 /** Names that look like they hold a credential. */
 export const SECRET_NAME =
   /TOKEN|SECRET|PASSW|PRIVATE|CREDENTIAL|API_?KEY|ACCESS_?KEY|_KEY$|^KEY$|AUTH|COOKIE|SESSION/i;
@@ -31,6 +38,7 @@ export function buildSandboxEnv(
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONUNBUFFERED: "1",
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
+    PYTHONUSERBASE: `${opts.workdir.replace(/\/+$/, "")}/${SANDBOX_DEPS_DIR}/python`,
     NODE_DISABLE_COLORS: "1",
     npm_config_update_notifier: "false",
     npm_config_fund: "false",

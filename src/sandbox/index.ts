@@ -2,6 +2,7 @@ import type { Ceilings } from "../core/ceilings.ts";
 import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
+import type { SetupCacheSpec } from "./setup-cache.ts";
 import { type SandboxKind, type SandboxPort, SandboxUnavailableError } from "./types.ts";
 
 export { BwrapSandbox, commandArgv, planBwrap, sandboxUidFromEnv } from "./bwrap.ts";
@@ -37,6 +38,15 @@ export {
 } from "./work-copy.ts";
 
 export { runLimits, SANDBOX_NICE } from "./limits.ts";
+export { SANDBOX_DEPS_DIR } from "./env.ts";
+export {
+  repositoryIdentity,
+  restoreSetupResult,
+  type SetupCacheSpec,
+  setupCacheKey,
+  snapshotTree,
+  storeSetupResult,
+} from "./setup-cache.ts";
 
 export interface SandboxOptions extends BwrapOptions {
   /** Docker image: the operator's (`AUTO_FIX_SANDBOX_IMAGE`), never a repository's. */
@@ -92,8 +102,8 @@ export function sandboxKindFromEnv(env: NodeJS.ProcessEnv): SandboxKind | "auto"
  * why. `notes`: what the repository asked of the sandbox that only the operator decides.
  */
 export type RunSandbox =
-  | { port: SandboxPort; problem: null; notes?: string[] }
-  | { port: null; problem: string; notes?: string[] };
+  | { port: SandboxPort; problem: null; notes?: string[]; setupCache?: SetupCacheSpec | null }
+  | { port: null; problem: string; notes?: string[]; setupCache?: SetupCacheSpec | null };
 
 /**
  * Makes the one sandbox a run uses. Only the operator chooses it: the kind `AUTO_FIX_SANDBOX` names

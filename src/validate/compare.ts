@@ -1,3 +1,4 @@
+import { failureMessages, MAX_FAILURE_MESSAGES, type TestFailure } from "./failure-messages.ts";
 import { mergeIntegrity } from "./canaries.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
@@ -29,6 +30,11 @@ export interface ValidationResult {
   regressions: string[];
   /** Tests that failed before and pass after. */
   fixed: string[];
+  /**
+   * How the regressions fail: each test's message from the run after the patch (assertion text, the last
+   * lines of its traceback), bounded and cleaned, untrusted. Absent when nothing regressed.
+   */
+  failures?: TestFailure[] | undefined;
   /** Tests that failed before the patch and still fail after it. */
   stillFailing?: string[] | undefined;
   /**
@@ -123,6 +129,15 @@ export const COULD_NOT_RUN = "tests could not be run";
 
 /** Compares the baseline run with the run after a patch; pure. */
 export function compareRuns(before: TestRun | null, after: TestRun | null): ValidationResult {
+  const result = compareRunsOnly(before, after);
+  if (result.status === "regressions" && after) {
+    const failures = failureMessages(after.exec, result.regressions);
+    if (failures.length > 0) result.failures = failures;
+  }
+  return result;
+}
+
+function compareRunsOnly(before: TestRun | null, after: TestRun | null): ValidationResult {
   if (!before || !after) {
     return {
       status: "no-tests",
@@ -358,6 +373,7 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
             ? "could-not-run"
             : "no-tests";
   const regressions = results.flatMap((r) => r.regressions);
+  const failures = results.flatMap((r) => r.failures ?? []).slice(0, MAX_FAILURE_MESSAGES);
   const fixed = results.flatMap((r) => r.fixed);
   const stillFailing = results.flatMap((r) => r.stillFailing ?? []);
   const before = results.map((r) => r.before).reduce(addSummaries, null);
@@ -378,6 +394,7 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
         .filter(Boolean)
         .join(" + ") || null,
     regressions,
+    ...(failures.length > 0 ? { failures } : {}),
     fixed,
     ...(stillFailing.length > 0 ? { stillFailing } : {}),
     ...(counted.length > 0 ? { counted: { before: sum("before"), after: sum("after") } } : {}),

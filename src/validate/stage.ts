@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import { stopsRun } from "../contract/failures.ts";
 import type { ValidationOutcome } from "../contract/pipeline.ts";
+import { patchKey } from "../contract/tried-patches.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import { compareRuns, countedClean, showsFix, type ValidationResult } from "./compare.ts";
 import { validateCandidate } from "./targeted.ts";
@@ -12,7 +13,7 @@ export interface ValidateStageInput {
   sandbox: SandboxPort | null;
   config: RepoConfig;
   states: TreeStates | null;
-  /** One test run per distinct diff for the whole run (the review loop validates too). */
+  /** One test run per distinct patch (by `patchKey`) for the whole run (the review loop validates too). */
   cache: Map<string, Promise<ValidationResult>>;
   /** The reproducer's script: tests it names are selected too. */
   reproducerText?: string;
@@ -29,7 +30,9 @@ export function validateDiff(
   diff: string,
   modelText?: string,
 ): Promise<ValidationResult> {
-  let p = input.cache.get(diff);
+  // The same patch (normalised: `index` lines and trailing blanks aside) is validated once per job.
+  const key = patchKey(diff);
+  let p = input.cache.get(key);
   if (!p) {
     p = (async () => {
       const { states, sandbox, config } = input;
@@ -64,7 +67,7 @@ export function validateDiff(
         };
       }
     })();
-    input.cache.set(diff, p);
+    input.cache.set(key, p);
   }
   return p;
 }

@@ -1,6 +1,7 @@
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
 import { addRestored, baselineLimit, compareRuns, type TestsRan, type ValidationResult } from "./compare.ts";
+import { MAX_FAILURE_MESSAGES } from "./failure-messages.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 import { rankTests } from "./targets/rank.ts";
@@ -160,6 +161,8 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
       // The whole suite cannot undo what the selected tests showed.
       result.status = "regressions";
       result.regressions = [...new Set([...first.regressions, ...result.regressions])];
+      const failures = [...(first.failures ?? []), ...(result.failures ?? [])];
+      if (failures.length > 0) result.failures = failures.slice(0, MAX_FAILURE_MESSAGES);
       result.summary = `${first.summary}; whole suite: ${result.summary}`;
     }
     result.tests = ran(first ? "targeted+rest" : "full", config.test.command, null);

@@ -5,9 +5,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
 import { hostGitEnv } from "../core/git-env.ts";
-import { freezeTree, makeWorkCopy, type SandboxPort, type WorkCopy } from "../sandbox/index.ts";
+import {
+  freezeTree,
+  makeWorkCopy,
+  type SandboxPort,
+  type SetupCacheSpec,
+  type WorkCopy,
+} from "../sandbox/index.ts";
 import { PristineTests } from "./baseline.ts";
-import { runSetup, type SetupRun, type TestRun } from "./run-tests.ts";
+import type { SetupRun, TestRun } from "./run-tests.ts";
+import { prepareSetup, type SetupCacheUse } from "./setup-step.ts";
 
 /** A unified diff that `git apply` refused in a fresh copy. */
 export class DiffApplyError extends Error {
@@ -53,6 +60,8 @@ const JOBS = new Map<string, Promise<TreeStates>>();
  */
 export class TreeStates {
   readonly setup: SetupRun[];
+  /** How the setup cache served the job (null: no cache, or no setup step). */
+  readonly setupCache: SetupCacheUse | null;
   readonly #sandbox: SandboxPort;
   readonly #config: RepoConfig;
   readonly #scratch: string;
@@ -73,8 +82,10 @@ export class TreeStates {
     scratch: string,
     base: string,
     setup: SetupRun[],
+    setupCache: SetupCacheUse | null,
   ) {
     this.#sandbox = sandbox;
+    this.setupCache = setupCache;
     this.#config = config;
     this.#scratch = scratch;
     this.#base = base;
@@ -101,6 +112,8 @@ export class TreeStates {
     sandbox: SandboxPort;
     config: RepoConfig;
     source: string;
+    /** Where setup results are kept per repository and lock files (absent: setup always runs). */
+    setupCache?: SetupCacheSpec | null;
   }): Promise<TreeStates> {
     const scratch = await mkdtemp(join(tmpdir(), "auto-fix-trees-"));
     // Traversable, not listable: the sandbox's unprivileged uid reaches the copies without a staging bind.
@@ -108,10 +121,10 @@ export class TreeStates {
     let base: WorkCopy | null = null;
     try {
       base = await makeWorkCopy(opts.source, scratch);
-      const setup = opts.config.setup.length > 0 ? await runSetup(opts.sandbox, base.dir, opts.config) : [];
+      const setup = await prepareSetup(opts.sandbox, base.dir, opts.config, opts.setupCache);
       // From now on the base is only read: every copy of it is an overlay that costs what changes in it.
       if (await freezeTree(base.dir)) await opts.sandbox.adoptTree?.(base.dir);
-      const states = new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup);
+      const states = new TreeStates(opts.sandbox, opts.config, scratch, base.dir, setup.runs, setup.cache);
       states.#copies.push(base);
       return states;
     } catch (err) {
@@ -127,7 +140,12 @@ export class TreeStates {
    * not disposed them. So the validation stage and the tree search run setup once per job, share the
    * unpatched test run, and share the runs of a program both check (`once`). Each caller disposes.
    */
-  static forJob(opts: { sandbox: SandboxPort; config: RepoConfig; source: string }): Promise<TreeStates> {
+  static forJob(opts: {
+    sandbox: SandboxPort;
+    config: RepoConfig;
+    source: string;
+    setupCache?: SetupCacheSpec | null;
+  }): Promise<TreeStates> {
     const c = opts.config;
     const key = JSON.stringify([
       resolve(opts.source),

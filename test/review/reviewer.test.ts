@@ -101,7 +101,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
     command: "pytest",
     summary: "S",
     regressions: "",
-    output: "",
+    failures: "",
   });
   assert.doesNotMatch(v, /passed before the patch and fail/);
   assert.throws(

@@ -13,11 +13,12 @@ import { checkModelEndpoint } from "../../model/endpoint-check.ts";
 import { OpenAIModel } from "../../model/openai-model.ts";
 import { ArtifactRecorder } from "../../model/recorder.ts";
 import { formatUsd, priceFor, UsageMeter } from "../../model/usage.ts";
+import { defaultCacheDir } from "../../index/cache.ts";
 import { startParseWorkers } from "../../index/index.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../pipeline/stage-hooks.ts";
-import { openRunSandbox } from "../../sandbox/index.ts";
+import { openRunSandbox, repositoryIdentity } from "../../sandbox/index.ts";
 import { STRATEGIES } from "../../strategies/index.ts";
 import type { FixOptions } from "../../contract/pipeline.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -240,6 +241,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     warn: (m) => progress.detail(m),
   });
   notes.push(...(sandbox.notes ?? []));
+  // The setup step's result is kept per repository and lock files (AUTO_FIX_SETUP_CACHE=off: never).
+  if (io.env.AUTO_FIX_SETUP_CACHE !== "off") {
+    sandbox.setupCache = {
+      dir: join(defaultCacheDir(io.env), "setup"),
+      repo: await repositoryIdentity(repo),
+    };
+  }
   const hooks = createReproduceReviewHooks();
   let result: Awaited<ReturnType<typeof runFix>>;
   try {

@@ -78,6 +78,7 @@ const ACTIONS: Record<ReviewRoundReport["action"], string> = {
   "rewrite-patch": "patch rejected and rewritten",
   "rewrite-test": "reproducer rejected and rewritten",
   "rewrite-both": "patch and reproducer rejected and rewritten",
+  duplicate: "the rewrite repeated a patch already tried; not run again",
   rejected: "rejected, no rounds left",
   stopped: "stopped",
 };

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { patchKey } from "../../contract/tried-patches.ts";
 import type { BudgetGate, Candidate, Evaluator, NodeEvaluation, TreeNode } from "./types.ts";
 
 /**
@@ -23,21 +23,8 @@ export function sameFailure(a: string, b: string): boolean {
   return normalizeFailure(a) === normalizeFailure(b);
 }
 
-/** A key under which identical patches meet: the diff without `index` lines and trailing blanks. */
-export function diffKey(diff: string): string {
-  const body = diff
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .filter((l) => !l.startsWith("index "))
-    .map((l) => {
-      let end = l.length;
-      while (end > 0 && (l[end - 1] === " " || l[end - 1] === "\t")) end--;
-      return l.slice(0, end);
-    })
-    .join("\n")
-    .trim();
-  return createHash("sha256").update(body).digest("hex");
-}
+/** A key under which identical patches meet (the job's one notion of "the same patch"). */
+export const diffKey = (diff: string): string => patchKey(diff);
 
 export interface EvaluationOutcome {
   evaluation: NodeEvaluation;

@@ -59,7 +59,12 @@ export async function treeChecksForRun(ctx: FixContext): Promise<TreeChecks | st
   if (!sandbox) return `no sandbox to run the checks in: ${ctx.sandbox.problem}`;
   // The job's trees: when the validation stage prepared them, setup is not run again, the unpatched
   // test run is shared, and so are the runs of a program both check.
-  const states = await TreeStates.forJob({ sandbox, config, source: ctx.workdir });
+  const states = await TreeStates.forJob({
+    sandbox,
+    config,
+    source: ctx.workdir,
+    setupCache: ctx.sandbox.setupCache ?? null,
+  });
   if (!states.setupOk) {
     const failed = states.setup.find((s) => !s.ok)!;
     await states.dispose();
