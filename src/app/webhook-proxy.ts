@@ -37,7 +37,14 @@ export interface WebhookProxy {
 const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 /** Set by fetch itself, or naming the channel rather than this server. */
-const DROPPED_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "body", "query"]);
+const DROPPED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "transfer-encoding",
+  "body",
+  "query",
+]);
 
 export function startWebhookProxy(options: WebhookProxyOptions): WebhookProxy {
   const { source, target, log } = options;

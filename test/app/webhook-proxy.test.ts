@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { startWebhookProxy } from "../../src/app/webhook-proxy.ts";
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -106,8 +108,14 @@ test("a channel that drops and refuses for a while is reconnected with backoff, 
       ["info", "warn", "info"],
       lines.map((l) => l.msg).join("\n"),
     );
-    assert.match(lines[0]!.msg, /^webhooks: proxy connected to http:\/\/127\.0\.0\.1:\d+\/chan, forwarding to /);
-    assert.match(lines[1]!.msg, /^webhooks: proxy http:\/\/127\.0\.0\.1:\d+\/chan dropped \(.+\); retrying with backoff/);
+    assert.match(
+      lines[0]!.msg,
+      /^webhooks: proxy connected to http:\/\/127\.0\.0\.1:\d+\/chan, forwarding to /,
+    );
+    assert.match(
+      lines[1]!.msg,
+      /^webhooks: proxy http:\/\/127\.0\.0\.1:\d+\/chan dropped \(.+\); retrying with backoff/,
+    );
     assert.match(lines[2]!.msg, /^webhooks: proxy reconnected to .* after 4 failed attempts$/);
   } finally {
     await proxy.stop();
@@ -128,7 +136,13 @@ test("a channel that cannot be reached at start is said once, retried, and stop 
     attempts++;
     res.writeHead(404).end();
   });
-  const proxy = startWebhookProxy({ source: deadUrl, target: "http://127.0.0.1:9/hook", log, initialBackoffMs: 5, maxBackoffMs: 20 });
+  const proxy = startWebhookProxy({
+    source: deadUrl,
+    target: "http://127.0.0.1:9/hook",
+    log,
+    initialBackoffMs: 5,
+    maxBackoffMs: 20,
+  });
   const refused = startWebhookProxy({
     source: `${counting.url}/gone`,
     target: "http://127.0.0.1:9/hook",
@@ -142,7 +156,10 @@ test("a channel that cannot be reached at start is said once, retried, and stop 
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(lines.length, 1, lines.map((l) => l.msg).join("\n"));
     assert.equal(lines[0]!.level, "warn");
-    assert.match(lines[0]!.msg, /^webhooks: proxy http:\/\/127\.0\.0\.1:\d+\/chan cannot be reached \(ECONNREFUSED\); retrying/);
+    assert.match(
+      lines[0]!.msg,
+      /^webhooks: proxy http:\/\/127\.0\.0\.1:\d+\/chan cannot be reached \(ECONNREFUSED\); retrying/,
+    );
     assert.equal(proxy.state(), "down");
   } finally {
     await proxy.stop();
