@@ -70,7 +70,7 @@ const userDocs = (): [string, string][] => [
 ];
 
 /** Lines that run the app or the command line without `scripts/with-node` in front. */
-export function bareCommands(text: string): string[] {
+function bareCommands(text: string): string[] {
   return text.split("\n").filter((line) => /(?<!scripts\/with-node )\b(npm start|npx auto-fix)\b/.test(line));
 }
 
