@@ -64,9 +64,14 @@ export function startWebhookProxy(options: WebhookProxyOptions): WebhookProxy {
           headers: { accept: "text/event-stream", "cache-control": "no-cache" },
           signal: stopper.signal,
         });
-        if (!res.ok || !res.body) {
+        const type = res.headers.get("content-type") ?? "";
+        if (!res.ok || !res.body || !/^text\/event-stream\b/i.test(type)) {
           await res.body?.cancel().catch(() => {});
-          throw new Error(`HTTP ${res.status}`);
+          throw new Error(
+            res.ok
+              ? `answered ${type || "without a content type"}, not an event stream`
+              : `HTTP ${res.status}`,
+          );
         }
         // Here the state is connecting (the first time) or down: each connection is a change.
         log.info(

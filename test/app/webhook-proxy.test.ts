@@ -71,8 +71,10 @@ test("a channel that drops and refuses for a while is reconnected with backoff, 
       res.write(": keep-alive\n\nevent: ping\ndata: {}\n\n");
       res.write(delivery("d-1"));
       setTimeout(() => req.socket.destroy(), 50);
-    } else if (n <= 4) {
-      res.writeHead(503).end("down for maintenance"); // three refused attempts
+    } else if (n <= 3) {
+      res.writeHead(503).end("down for maintenance"); // two refused attempts
+    } else if (n === 4) {
+      res.writeHead(200, { "content-type": "text/html" }).end("<html>a captive portal</html>");
     } else {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("data: not json\n\n"); // skipped, the stream goes on
@@ -89,7 +91,7 @@ test("a channel that drops and refuses for a while is reconnected with backoff, 
   });
   try {
     await until("both deliveries", () => received.length === 2);
-    assert.equal(connections, 5, "dropped once, refused three times, then connected");
+    assert.equal(connections, 5, "dropped once, refused twice, a web page once, then connected");
     assert.equal(proxy.state(), "connected");
     assert.deepEqual(
       received.map((r) => JSON.parse(r.body).id),
