@@ -1,6 +1,6 @@
 # The auto-fix image: the GitHub App (`server`) and its job workers (`worker`), with Node 24, git,
 # bubblewrap, python3 and the tree-sitter grammars (WASM, in the npm packages). Runs as uid 10001.
-# Build: docker build -t auto-fix .   Run: see compose.yaml and docs/deploying.md, which also lists the
+# Build: sudo scripts/build-image.sh (no image registry needed), or docker build -t auto-fix .   Run: see compose.yaml and docs/deploying.md, which also lists the
 # container options bubblewrap needs (without them the entry point says so and exits 78).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -9,7 +9,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # No install scripts: nothing is built natively. `npm ci` refuses a lock file without the optional
 # platform packages some registries lack; `npm install` from the same lock file skips them.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+# Behind a TLS-inspecting proxy, pass the machine's CA bundle as the build secret host_ca
+# (scripts/build-image.sh does); it is read for this step only and stays out of the image.
+RUN --mount=type=secret,id=host_ca,target=/run/secrets/host_ca \
+    export NODE_EXTRA_CA_CERTS=/run/secrets/host_ca; [ -s /run/secrets/host_ca ] || unset NODE_EXTRA_CA_CERTS; \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  || npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-save
 
 FROM ${NODE_IMAGE}

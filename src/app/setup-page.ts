@@ -174,7 +174,7 @@ export function createSetupHandler(
           200,
           "auto-fix is registered",
           `<h1>auto-fix is registered</h1>
-<p>The app's credentials were written to <code>.env</code>. Restart the server (<code>npm start</code>) to receive webhooks, then <a href="${escapeHtml(registered)}/installations/new">install the app</a> on your repositories.</p>`,
+<p>The app's credentials were written to <code>.env</code>. Restart the server (<code>scripts/with-node npm start</code>) to receive webhooks, then <a href="${escapeHtml(registered)}/installations/new">install the app</a> on your repositories.</p>`,
         );
       }
       const problem = setupProblem(options.webhook, base);

@@ -26,6 +26,7 @@ import { createAppQueue } from "./queue.ts";
 import { githubBaseUrl } from "./server.ts";
 import { readSettings } from "../issue-run/settings.ts";
 import { createSetupHandler, updateDotEnv } from "./setup-page.ts";
+import { startWebhookProxy, type WebhookProxy } from "./webhook-proxy.ts";
 
 const fail = (message: string, code = 1): never => {
   process.stderr.write(`auto-fix: ${message}\n`);
@@ -162,13 +163,21 @@ async function serve(): Promise<void> {
         },
         signal: timers.signal,
       }),
-      { log, Octokit: AutoFixOctokit },
+      // The proxy channel is read by this app's own client (below), which reconnects when it drops.
+      { log, Octokit: AutoFixOctokit, env: { ...env, WEBHOOK_PROXY_URL: "" } },
     );
   } catch (err) {
-    const message = (err as Error).message;
-    if (webhook.proxyUrl) fail(`cannot start with the webhook proxy ${webhook.proxyUrl}: ${message}`);
-    fail(`cannot start: ${message}`);
+    fail(`cannot start: ${(err as Error).message}`);
     return;
+  }
+  let proxy: WebhookProxy | null = null;
+  if (webhook.proxyUrl) {
+    const host = server.host === "0.0.0.0" ? "127.0.0.1" : server.host === "[::]" ? "[::1]" : server.host;
+    proxy = startWebhookProxy({
+      source: webhook.proxyUrl,
+      target: `http://${host}:${server.port}${webhook.path}`,
+      log,
+    });
   }
   const graceMs = 1000 * (Number(env.AUTO_FIX_SHUTDOWN_GRACE_SECONDS) || 30);
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -190,6 +199,7 @@ async function serve(): Promise<void> {
         { signal, graceSeconds: graceMs / 1000 },
         `${signal}: no new webhooks or jobs; running jobs have ${Math.round(wait / 1000)} s to finish their stage, then go back to the queue`,
       );
+      await proxy?.stop();
       await Promise.race([server.stop(), new Promise((r) => setTimeout(r, 2000).unref())]);
       await queue.stop(wait);
       await close();

@@ -4,6 +4,7 @@ import { splitInstalls } from "../core/dependency-installs.ts";
 import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
+import { describeIssues } from "./messages.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
 import {
   type Detection,
@@ -145,14 +146,7 @@ export function parseRepoConfigFile(text: string): RepoConfigFile {
   }
   const parsed = repoConfigFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new RepoConfigError(
-      parsed.error.issues.map((i) => {
-        const where = i.path.length > 0 ? i.path.join(".") : "(top level)";
-        if (i.code === "unrecognized_keys")
-          return `${where}: unknown setting(s) ${i.keys.map((k) => `'${k}'`).join(", ")}`;
-        return `${where}: ${i.message}`;
-      }),
-    );
+    throw new RepoConfigError(describeIssues(parsed.error.issues, repoConfigFileSchema, raw));
   }
   return parsed.data;
 }

@@ -297,6 +297,18 @@ export const EvidenceReportSchema = z.strictObject({
 });
 export type EvidenceReport = z.infer<typeof EvidenceReportSchema>;
 
+/** The pipeline's stages, as `stages_tried` names them. */
+export const PIPELINE_STAGES = [
+  "index",
+  "reproduce",
+  "search",
+  "patch",
+  "regress",
+  "review",
+  "validate",
+] as const;
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+
 const FixResultObject = z.strictObject({
   status: z.enum(RESULT_STATUSES),
   /** The unified diff of the chosen patch; null unless the status is fixed or patched. */
@@ -329,6 +341,8 @@ const FixResultObject = z.strictObject({
   evidence: EvidenceReportSchema.nullable().optional(),
   /** The regression test added to the patch, or why none was (absent: the stage did not run). */
   regression_test: RegressionTestReportSchema.nullable().optional(),
+  /** The pipeline's stages that started, in order (absent: a result from before this was recorded). */
+  stages_tried: z.array(z.enum(PIPELINE_STAGES)).optional(),
 });
 
 /** The rules between fields that a result must keep (a child claiming more than it shows is refused). */

@@ -1,5 +1,5 @@
 import type { RunData } from "./job-data.ts";
-import type { FixResult, ReviewReport } from "../contract/result.ts";
+import type { FixResult, PipelineStage, ReviewReport } from "../contract/result.ts";
 import { validationVerdict } from "../contract/validation-verdict.ts";
 import { unitOf } from "../github/render/pr-body.ts";
 import { codeFence, inertProse, inlineCode } from "../core/inert-markdown.ts";
@@ -67,8 +67,52 @@ export function adviceOf(r: FixResult): string {
   return parts.join("\n\n").slice(0, 6000);
 }
 
-/** Stage lines implied by a pipeline result (for stages the pipeline did not report as it went). */
+/** The pipeline stage behind each status line (the clone and the pull request are the app's own). */
+const STAGE_OF: Partial<Record<StageName, PipelineStage>> = {
+  indexed: "index",
+  reproduced: "reproduce",
+  located: "search",
+  patched: "patch",
+  reviewed: "review",
+  validated: "validate",
+  tested: "regress",
+};
+
+/**
+ * Stage lines implied by a pipeline result (for stages the pipeline did not report as it went). A stage
+ * the run never started (an empty issue stops before the index) is "not tried", never a failure.
+ */
 export function pipelineStages(r: FixResult): [StageName, StageLine][] {
+  const tried = r.stages_tried ? new Set<string>(r.stages_tried) : null;
+  return implied(r).map(([name, line]) => {
+    const stage = STAGE_OF[name];
+    return tried && stage && !tried.has(stage) && !reported(name, r)
+      ? [name, { status: "skipped", note: "not tried" }]
+      : [name, line];
+  });
+}
+
+/** Whether the result holds what a stage produced (a strategy may run a stage under its own timing). */
+function reported(name: StageName, r: FixResult): boolean {
+  switch (name) {
+    case "reproduced":
+      return r.reproducer !== null || r.reproduced !== null;
+    case "located":
+      return r.locations.length > 0;
+    case "patched":
+      return r.patch !== null;
+    case "reviewed":
+      return r.review !== null;
+    case "validated":
+      return r.validation !== null;
+    case "tested":
+      return Boolean(r.regression_test);
+    default:
+      return false;
+  }
+}
+
+function implied(r: FixResult): [StageName, StageLine][] {
   const out: [StageName, StageLine][] = [];
   const failedEarly = r.status === "error" && !r.patch;
   out.push(["indexed", { status: failedEarly ? "skipped" : "done" }]);

@@ -2,7 +2,8 @@
  * Where GitHub must send the app's webhooks, and whether the URL it has can be right.
  *
  * - Development: `WEBHOOK_PROXY_URL`, a smee.io channel that GitHub posts to and the proxy client (the
- *   `smee-client` package, started by Probot) forwards to this server's webhook path.
+ *   app's own, `app/webhook-proxy.ts`, which reconnects when the channel drops) forwards to this
+ *   server's webhook path.
  * - Production: `AUTO_FIX_PUBLIC_URL`, the address GitHub reaches this server at; the hook URL is that
  *   plus the webhook path (`WEBHOOK_PATH`, default `/api/github/webhooks`, the only path that answers).
  */

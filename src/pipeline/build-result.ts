@@ -6,6 +6,8 @@ import {
   type FixResult,
   FixResultSchema,
   type LocationReport,
+  PIPELINE_STAGES,
+  type PipelineStage,
   type MaintainerReport,
   type ReproducerReport,
   type ReviewReport,
@@ -195,6 +197,8 @@ export interface ResultInputs {
   seconds: number;
   /** The maintainer input the run used and the answers to its review's comments, or null. */
   maintainer: MaintainerReport | null;
+  /** The names of the stages that started (timed), in order; unknown names are left out. */
+  stagesTried?: readonly string[];
 }
 
 /**
@@ -235,6 +239,12 @@ export function buildResult(i: ResultInputs): FixResult {
     maintainer: i.maintainer && !chosen ? { ...i.maintainer, points: [] } : i.maintainer,
     evidence: chosen ? evidenceOf(chosen) : null,
     ...(chosen && i.state.regression ? { regression_test: i.state.regression.data } : {}),
+    ...(i.stagesTried ? { stages_tried: stagesTried(i.stagesTried) } : {}),
   };
   return FixResultSchema.parse({ ...base, summary: summarize(base) });
+}
+
+function stagesTried(names: readonly string[]): PipelineStage[] {
+  const known = new Set<string>(PIPELINE_STAGES);
+  return [...new Set(names)].filter((n): n is PipelineStage => known.has(n));
 }

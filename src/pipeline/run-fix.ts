@@ -268,6 +268,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     model: deps.modelName ?? null,
     seconds: Math.round((performance.now() - started) / 10) / 100,
     maintainer,
+    stagesTried: timings.map((t) => t.stage),
   });
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);

@@ -332,6 +332,20 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "tested:skipped:not written",
     ],
   );
+  // A result from before stages were recorded reads as it did; one that lists them marks the rest.
+  const stopped = fakeResult({ status: "no-patch", stages_tried: ["index", "search"] });
+  assert.deepEqual(
+    pipelineStages(stopped).map(([stage, line]) => `${stage}:${line.status}:${line.note ?? ""}`),
+    [
+      "indexed:done:",
+      "reproduced:skipped:not tried",
+      "located:failed:",
+      "patched:skipped:not tried",
+      "reviewed:skipped:not tried",
+      "validated:skipped:not tried",
+      "tested:skipped:not tried",
+    ],
+  );
   // A review the pipeline could not finish still reads: no verdict, and its summary as the advice.
   const failed = fakeResult({
     status: "patched",

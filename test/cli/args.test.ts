@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { COMMAND_SPECS } from "../../src/cli/specs.ts";
@@ -161,4 +161,39 @@ test("every option in the help is accepted by its command's parser", async (t) =
     assert.equal(r.code, 0, `${spec.name}: ${r.err}`);
     assert.match(r.out, new RegExp(`^Usage: auto-fix ${spec.name}`));
   }
+});
+
+test("an empty issue (no title, no body) is refused with exit 2 and one sentence by fix and issue", async (t) => {
+  const dir = repoWithDashH(t);
+  const env = { AUTO_FIX_CACHE_DIR: join(dir, ".cache") };
+  const files = {
+    "empty.md": "",
+    "blank.md": "  \n\n\t\n",
+    "comment.md": "<!-- the template's hint -->\n\u200B\n",
+    "empty.json": '{"title": "  ", "body": ""}',
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const name of Object.keys(files)) {
+    const issue = join(dir, name);
+    const out = join(dir, `out-${name}`);
+    for (const args of [
+      ["fix", "--repo", dir, "--issue", issue, "--out", out],
+      ["issue", dir, "--issue", issue, "--dry-run", out],
+    ]) {
+      const r = await runCli(args, { env, cwd: dir });
+      assert.equal(r.code, 2, `${args[0]} ${name}: ${r.err}`);
+      assert.equal(
+        r.err,
+        `auto-fix ${args[0]}: --issue ${issue} is empty: write the bug's title on the first line and what goes wrong below it\n`,
+      );
+      assert.equal(r.out, "");
+      assert.equal(existsSync(out), false, "nothing was started");
+    }
+  }
+  // An issue with words in it goes on (here to the model settings, which this environment lacks).
+  writeFileSync(join(dir, "real.md"), "wants_help ignores -h\n");
+  const real = await runCli(["fix", "--repo", dir, "--issue", join(dir, "real.md")], { env, cwd: dir });
+  assert.equal(real.code, 2);
+  assert.doesNotMatch(real.err, /is empty/);
+  assert.match(real.err, /AUTO_FIX_MODEL|model/);
 });

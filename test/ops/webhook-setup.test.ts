@@ -289,3 +289,27 @@ test("a public URL that is not a URL stops the start with a message naming the s
     /app exited \(2\): auto-fix: AUTO_FIX_PUBLIC_URL is not a URL: 'autofix\.example\.com'/,
   );
 });
+
+test("the setup page and /health say when the webhook proxy channel cannot be reached from this server", async () => {
+  // A port nothing listens on any more: the channel refuses every connection.
+  const gone = createServer();
+  await new Promise<void>((r) => gone.listen(0, "127.0.0.1", r));
+  const channel = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/chan-gone`;
+  await new Promise<void>((r) => gone.close(() => r()));
+  const app = await startApp({ WEBHOOK_PROXY_URL: channel }, { cwd: tempDir("auto-fix-setup-gone-") });
+  try {
+    const html = await (await fetch(`${app.url}/probot`)).text();
+    assert.ok(readForm(html), "the form is still offered: the channel may come back");
+    const problem = /<p class="problem" id="proxy-problem">([^<]*)<\/p>/.exec(html)?.[1];
+    assert.ok(problem, html);
+    assert.match(
+      unescapeHtml(problem),
+      new RegExp(`the webhook proxy ${channel} cannot be reached from this server \\(ECONNREFUSED\\)`),
+    );
+    const health = await fetch(`${app.url}/health`);
+    assert.equal(health.status, 503);
+    assert.match(await health.text(), /cannot be reached from this server/);
+  } finally {
+    await app.stop();
+  }
+});

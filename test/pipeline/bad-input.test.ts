@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { renderStatus } from "../../src/github/render/status-comment.ts";
+import { pipelineStages } from "../../src/issue-run/run-report.ts";
 import { roleOf, patchAnswer, searchSays } from "../support/agent-script.ts";
 import { FIX_FIXTURES, read, runScriptedFix } from "../support/fix-harness.ts";
 
@@ -26,6 +28,23 @@ test("an empty issue ends in no-patch without calling the model", async () => {
   assert.match(run.result.reason, /issue is empty/);
   assert.equal(run.server.requests.length, 0);
   assert.match(read(run.out, "report.md"), /Status: no-patch/);
+  // No stage started: the status comment says "not tried" for each, never a failure.
+  assert.deepEqual(run.result.stages_tried, []);
+  const lines = pipelineStages(run.result);
+  assert.equal(lines.length, 7);
+  for (const [stage, line] of lines) assert.deepEqual(line, { status: "skipped", note: "not tried" }, stage);
+  const comment = renderStatus({
+    state: { runs: 1 },
+    run: 1,
+    maxRuns: 3,
+    trigger: "labelled by @a",
+    phase: "finished",
+    stages: { cloned: { status: "done" }, ...Object.fromEntries(lines) },
+    final: { ok: false, headline: run.result.reason, details: [], next: [] },
+  });
+  assert.doesNotMatch(comment, /❌/);
+  assert.match(comment, /- ➖ Indexed the code — `not tried`/);
+  assert.match(comment, /- ➖ Wrote a patch — `not tried`/);
 });
 
 test("a 200 KB issue is cut to a bounded prompt and the run completes", async () => {
@@ -39,6 +58,14 @@ test("a 200 KB issue is cut to a bounded prompt and the run completes", async ()
   const firstPrompt = String(run.server.requests[0]?.messages[1]?.content);
   assert.ok(firstPrompt.length < 40_000, `prompt is ${firstPrompt.length} chars`);
   assert.match(firstPrompt, /characters of the issue omitted/);
+  // An ordinary run lists the stages it started (this one has no reproducer, review or test stage).
+  assert.deepEqual(run.result.stages_tried, ["index", "search", "patch"]);
+  const shown = Object.fromEntries(pipelineStages(run.result));
+  assert.deepEqual(
+    [shown.indexed?.status, shown.located?.status, shown.patched?.status],
+    ["done", "done", "done"],
+  );
+  assert.equal(shown.reviewed?.note, "not tried");
 });
 
 test("garbage and empty answers: the search retries, runs out of rounds, the patch falls back to history, no crash", async () => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { type Issue, parseIssueFile } from "../../agents/issue-text.ts";
+import { type Issue, isEmptyIssue, parseIssueFile } from "../../agents/issue-text.ts";
 import { loadRepoConfig, protectedPathsFromEnv } from "../../config/index.ts";
 import { ceilingsFromEnv } from "../../core/ceilings.ts";
 import { UserError } from "../../core/errors.ts";
@@ -50,7 +50,14 @@ export async function readIssue(path: string): Promise<Issue> {
       `--issue ${path} is ${size} bytes; an issue file may hold at most ${MAX_ISSUE_FILE_BYTES} bytes`,
     );
   }
-  return parseIssueFile(await readFile(path, "utf8"));
+  const issue = parseIssueFile(await readFile(path, "utf8"));
+  // Nothing to search for: refused before anything is set up or paid for.
+  if (isEmptyIssue(issue)) {
+    throw new UserError(
+      `--issue ${path} is empty: write the bug's title on the first line and what goes wrong below it`,
+    );
+  }
+  return issue;
 }
 
 const MAX_GUIDANCE_FILE_BYTES = 2 * 1024 * 1024;
