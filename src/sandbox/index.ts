@@ -27,6 +27,7 @@ export type {
 } from "./types.ts";
 export { DEFAULT_LIMITS, DEFAULT_SANDBOX_UID, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
 export { overlayCopiesAvailable } from "./overlay.ts";
+export { forgetShared, type SharedTree, sharedTreesOf, shareTrees } from "./shared-deps.ts";
 export {
   DEFAULT_COPY_LIMITS,
   freezeTree,

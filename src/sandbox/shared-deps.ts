@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { CACHE_DIRS, isVirtualEnvMarker, VCS_DIRS } from "../core/path-rules.ts";
+import { CACHE_DIRS, DEPENDENCY_DIRS, isVirtualEnvMarker, VCS_DIRS } from "../core/path-rules.ts";
 
 /**
  * Shared dependency trees: installed dependencies (`node_modules`, a Python virtual environment) of the
@@ -43,8 +43,9 @@ async function isVenv(dir: string): Promise<boolean> {
 }
 
 /**
- * The dependency trees of `root` worth sharing (repo-relative): real folders named `node_modules`, and
- * virtual environments, at most three levels down. Links are never followed, VCS data and caches are not
+ * The dependency trees of `root` worth sharing (repo-relative): real folders named as installed
+ * dependencies are (`node_modules`, `site-packages`, `.tox`, ...) and virtual environments, at most three
+ * levels down. Links are never followed, VCS data and caches are not
  * descended into, and nothing inside a dependency tree is looked at.
  */
 export async function findDependencyTrees(root: string): Promise<string[]> {
@@ -56,7 +57,7 @@ export async function findDependencyTrees(root: string): Promise<string[]> {
       const r = rel ? `${rel}/${name}` : name;
       const st = await lstat(join(root, r)).catch(() => null);
       if (!st?.isDirectory()) continue;
-      if (name === "node_modules" || (await isVenv(join(root, r)))) out.push(r);
+      if (DEPENDENCY_DIRS.has(name) || (await isVenv(join(root, r)))) out.push(r);
       else if (depth + 1 < MAX_DEPTH) await walk(r, depth + 1);
     }
   };

@@ -23,6 +23,7 @@ import {
   findDependencyTrees,
   forgetShared,
   type SharedTree,
+  sharedBindsOf,
   sharedTreesOf,
   shareTrees,
 } from "./shared-deps.ts";
@@ -48,7 +49,9 @@ export interface WorkCopyOptions {
    * Installed dependencies (`node_modules`, virtual environments) of the source are not copied: the copy
    * holds empty folders in their place and sandboxed runs get the source's folders bound there read-only
    * (`shared-deps.ts`). Only for trees whose runs go through a sandbox that makes those binds, and whose
-   * setup writes no dependencies. A copy of such a copy shares the same trees whatever this says.
+   * setup writes no dependencies. A source that itself shares trees (a copy made so, or a work tree the
+   * pipeline registered) passes them on; with `false`, a plain copy gets them copied in instead (a job
+   * whose setup writes them, or a sandbox that makes no binds). Absent: passed on as they are.
    */
   shareDependencies?: boolean;
 }
@@ -314,12 +317,24 @@ export async function makeWorkCopy(
   const inherited = sharedTreesOf(src);
   const own = inherited.length === 0 && opts.shareDependencies ? await findDependencyTrees(src) : [];
   const skip = new Set(own);
+  // A plain copy told not to share gets the source's shared trees copied in (each measured as well).
+  const copyIn = !plan && opts.shareDependencies === false ? sharedBindsOf(src) : [];
   // An overlay copy's tmpfs holds the snapshot of a source copy's changes as well as whatever is copied
   // up: room for both, so a run may still rewrite the whole tree and add `diskMb`.
-  const size = plan ? sum([plan.size, plan.snapshot?.size ?? sum([])]) : await measure(src, caps, { skip });
+  const size = plan
+    ? sum([plan.size, plan.snapshot?.size ?? sum([])])
+    : sum([
+        await measure(src, caps, { skip }),
+        ...(await Promise.all(copyIn.map((t) => measure(t.source, caps)))),
+      ]);
+  if (!plan) checkCaps(src, size, caps);
   const realSrc = own.length > 0 ? await realpath(src) : src;
   const shared: SharedTree[] =
-    inherited.length > 0 ? inherited : own.map((rel) => ({ rel, source: join(realSrc, rel) }));
+    copyIn.length > 0
+      ? []
+      : inherited.length > 0
+        ? inherited
+        : own.map((rel) => ({ rel, source: join(realSrc, rel) }));
   const base = await mkdtemp(join(await tempParentOutside(src, parent), `auto-fix-work-${process.pid}-`));
   // Traversable (not listable), so the sandbox's unprivileged uid can reach the copy.
   await chmod(base, 0o711);
@@ -367,6 +382,11 @@ export async function makeWorkCopy(
       }
     }
     await copyExcept(src, dir, own);
+    for (const t of copyIn) {
+      const at = join(dir, t.rel);
+      await rm(at, { recursive: true, force: true });
+      await cp(t.source, at);
+    }
     made = dir;
     shareTrees(dir, shared);
     return { dir, dispose };

@@ -20,8 +20,12 @@ import {
   makeWorkCopy,
   overlayCopiesAvailable,
   type SandboxPort,
+  forgetShared,
+  sharedTreesOf,
+  shareTrees,
   type WorkCopy,
 } from "../../src/sandbox/index.ts";
+import { createWorkspace } from "../../src/workspace/workspace.ts";
 
 // Installed dependencies (node_modules, a virtual environment) of the tree a job starts from are not
 // copied into its work copies: sandboxed runs get the source's folders bound read-only. The tests still
@@ -139,6 +143,29 @@ describe("shared dependency trees", { skip: usable ? false : "overlay copies nee
       assert.equal(py.exitCode, 0, py.stderr);
     } finally {
       rmSync(target, { recursive: true, force: true });
+    }
+  });
+
+  test("the pipeline's work tree leaves them out; a job shares them, or copies them in when asked", async () => {
+    const ws = await createWorkspace(src, [], { withDependencies: "shared" });
+    try {
+      assert.deepEqual(ws.dependencies.map((d) => d.rel).sort(), [".venv", "node_modules"]);
+      assert.deepEqual(readdirSync(join(ws.root, "node_modules")), []);
+      shareTrees(ws.root, ws.dependencies);
+      // A job whose setup writes dependencies (or a sandbox that binds nothing): copied in, not shared.
+      const copied = await makeWorkCopy(ws.root, tmpdir(), { shareDependencies: false });
+      copies.push(copied);
+      assert.equal(readFileSync(join(copied.dir, "node_modules", "left-dots", "index.js"), "utf8"), LIB);
+      assert.deepEqual(sharedTreesOf(copied.dir), []);
+      // A job with nothing to install: shared, and its test run loads them.
+      const shared = await makeWorkCopy(ws.root, tmpdir(), { shareDependencies: true });
+      copies.push(shared);
+      assert.deepEqual(readdirSync(join(shared.dir, "node_modules")), []);
+      const r = await run(shared.dir, "node test/lib.test.js && .venv/bin/python -c 'import dots'");
+      assert.equal(r.exitCode, 0, r.stderr);
+    } finally {
+      forgetShared(ws.root);
+      await ws.dispose();
     }
   });
 });
