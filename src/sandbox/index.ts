@@ -2,6 +2,7 @@ import type { Ceilings } from "../core/ceilings.ts";
 import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
+import { prefetchToolMounts } from "./tools.ts";
 import { type SandboxKind, type SandboxPort, SandboxUnavailableError } from "./types.ts";
 
 export { BwrapSandbox, commandArgv, planBwrap, sandboxUidFromEnv } from "./bwrap.ts";
@@ -38,6 +39,7 @@ export {
 } from "./work-copy.ts";
 
 export { runLimits, SANDBOX_NICE } from "./limits.ts";
+export { prefetchToolMounts } from "./tools.ts";
 
 export interface SandboxOptions extends BwrapOptions {
   /** Docker image: the operator's (`AUTO_FIX_SANDBOX_IMAGE`), never a repository's. */
@@ -76,6 +78,8 @@ export async function createSandbox(
       opts.warn?.(`auto-fix: docker sandbox unavailable (${(err as Error).message}); using bubblewrap`);
     }
   }
+  // The host's toolchains, probed side by side (or already, when the command started the probes).
+  if (!opts.tools) await prefetchToolMounts();
   const sandbox = new BwrapSandbox(opts);
   await sandbox.selfTest();
   return sandbox;

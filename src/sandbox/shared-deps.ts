@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { CACHE_DIRS, DEPENDENCY_DIRS, isVirtualEnvMarker, VCS_DIRS } from "../core/path-rules.ts";
+import { CACHE_DIRS, DEPENDENCY_DIRS, isVirtualEnvMarker, VCS_DIRS } from "../core/folder-names.ts";
 
 /**
  * Shared dependency trees: installed dependencies (`node_modules`, a Python virtual environment) of the
