@@ -88,7 +88,10 @@ console.log(
 const realSandbox = await createSandbox("bwrap");
 /** Every sandboxed run: its command and wall time. */
 const runs: { command: string; ms: number }[] = [];
-const sandbox: SandboxPort = Object.assign(Object.create(realSandbox) as SandboxPort, {
+const sandbox: SandboxPort = {
+  kind: realSandbox.kind,
+  capabilities: () => realSandbox.capabilities(),
+  adoptTree: async (dir: string) => realSandbox.adoptTree?.(dir),
   run: async (req: Parameters<SandboxPort["run"]>[0]) => {
     const t0 = performance.now();
     try {
@@ -97,7 +100,7 @@ const sandbox: SandboxPort = Object.assign(Object.create(realSandbox) as Sandbox
       runs.push({ command: String(req.command).slice(0, 160), ms: performance.now() - t0 });
     }
   },
-});
+};
 let t = performance.now();
 const times: number[] = [];
 const orphans: string[] = [];
