@@ -8,70 +8,14 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-const AREAS = [
-  "catalog",
-  "pricing",
-  "orders",
-  "invoices",
-  "shipping",
-  "customers",
-  "inventory",
-  "payments",
-  "returns",
-  "reports",
-  "loyalty",
-  "taxes",
-  "suppliers",
-  "warehouse",
-  "promotions",
-  "accounts",
-  "billing",
-  "carts",
-  "coupons",
-  "currency",
-  "delivery",
-  "exports",
-  "feeds",
-  "gifts",
-  "imports",
-  "ledger",
-  "locales",
-  "notifications",
-  "packaging",
-  "partners",
-  "quotes",
-  "ratings",
-  "refunds",
-  "regions",
-  "reviews",
-  "search",
-  "sessions",
-  "stock",
-  "subscriptions",
-  "vouchers",
-];
-const NOUNS = [
-  "item",
-  "entry",
-  "record",
-  "line",
-  "batch",
-  "rule",
-  "policy",
-  "schedule",
-  "window",
-  "bucket",
-  "ledger",
-  "summary",
-  "filter",
-  "mapper",
-  "index",
-  "cache",
-  "rate",
-  "band",
-  "slot",
-  "label",
-];
+const AREAS =
+  "catalog pricing orders invoices shipping customers inventory payments returns reports loyalty taxes suppliers warehouse promotions accounts billing carts coupons currency delivery exports feeds gifts imports ledger locales notifications packaging partners quotes ratings refunds regions reviews search sessions stock subscriptions vouchers".split(
+    " ",
+  );
+const NOUNS =
+  "item entry record line batch rule policy schedule window bucket ledger summary filter mapper index cache rate band slot label".split(
+    " ",
+  );
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
