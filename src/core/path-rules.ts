@@ -6,34 +6,21 @@
  * Paths are repo-relative and `/`-separated, and real: callers read and write through `tree-fs`, which
  * never follows a link, so the path checked here is the path touched.
  */
+import {
+  CACHE_DIRS,
+  DEPENDENCY_DIRS,
+  isVirtualEnvMarker,
+  type ListedKind,
+  VCS_DIRS,
+} from "./folder-names.ts";
 import { isTestPath } from "./test-files.ts";
 import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Folders
 
-/** Version-control data. */
-export const VCS_DIRS: ReadonlySet<string> = new Set([".git", ".hg", ".svn"]);
-/**
- * Installed dependencies, known by name: package managers' trees and test tools' environments. Python
- * virtual environments are not here: they are known by what they hold (`isVirtualEnvMarker`), because
- * `venv`, `.venv` or `env` are also ordinary package names (the standard library has a `venv` package).
- */
-export const DEPENDENCY_DIRS: ReadonlySet<string> = new Set([
-  "node_modules",
-  "site-packages",
-  "dist-packages",
-  ".tox",
-  ".nox",
-]);
-/** Caches and auto-fix's own output. */
-export const CACHE_DIRS: ReadonlySet<string> = new Set([
-  "__pycache__",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".ruff_cache",
-  ".auto-fix",
-]);
+export { CACHE_DIRS, DEPENDENCY_DIRS, isVirtualEnvMarker, type ListedKind, VCS_DIRS };
+
 /** Never worth descending into when looking for repository files: VCS data, dependencies, caches. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([...VCS_DIRS, ...DEPENDENCY_DIRS, ...CACHE_DIRS]);
 
@@ -65,19 +52,6 @@ export const GENERATED_DIRS: ReadonlySet<string> = new Set([
 /** SKIPPED_DIRS and GENERATED_DIRS together, and `*.egg-info` folders: not the project's own source. */
 export function isNonSourceDir(name: string): boolean {
   return SKIPPED_DIRS.has(name) || GENERATED_DIRS.has(name) || name.endsWith(".egg-info");
-}
-
-/** What a directory entry is, as a listing says (never by following a link). */
-export type ListedKind = "file" | "directory" | "link" | "special";
-
-/**
- * Whether an entry of a folder's listing marks the folder as a Python virtual environment: a regular
- * file `pyvenv.cfg` (written by `python -m venv` and virtualenv) or a `conda-meta` folder (a conda
- * environment). The answer comes from the folder's own listing (or an lstat), never from following a
- * link: a link named `pyvenv.cfg` is not a marker, and what it points to is never looked at.
- */
-export function isVirtualEnvMarker(name: string, kind: ListedKind): boolean {
-  return (name === "pyvenv.cfg" && kind === "file") || (name === "conda-meta" && kind === "directory");
 }
 
 /** Whether a folder's listing marks it as a virtual environment (see isVirtualEnvMarker). */

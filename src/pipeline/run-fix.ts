@@ -29,6 +29,7 @@ import type {
   StageTiming,
 } from "../contract/pipeline.ts";
 import { createWorkspace, type Workspace } from "../workspace/workspace.ts";
+import { forgetShared, shareTrees } from "../sandbox/index.ts";
 
 /** Wraps the code tools so that time spent in search APIs and patch application is measured. */
 function instrument(code: CodeTools, toolMs: { search: number; apply: number }): CodeTools {
@@ -139,14 +140,16 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     if (isEmptyIssue(options.issue)) {
       early = { status: "no-patch", reason: "the issue is empty: there is nothing to search for" };
     } else {
-      // Stages that run the repository's code need its installed dependencies in the copy.
+      // Stages that run the repository's code need its installed dependencies: they are not copied, the
+      // copies those stages run in get them bound read-only (or copied in where they cannot be).
       const h = deps.hooks ?? {};
       const withDependencies =
         Boolean(h.reproduce || h.review || h.validate) || (deps.strategy?.name ?? "linear") !== "linear";
       const ws = await timed("workspace", () =>
-        createWorkspace(options.repo, [options.out], { withDependencies }),
+        createWorkspace(options.repo, [options.out], { withDependencies: withDependencies && "shared" }),
       );
       workspace = ws;
+      shareTrees(ws.root, ws.dependencies);
       throwIfInterrupted(options.signal);
       const rawCode = await timed("index", () => deps.openCode(ws.root));
       throwIfInterrupted(options.signal);
@@ -272,6 +275,7 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   });
   if (result.patch) recorder.write("patch.diff", result.patch);
   recorder.writeJson("result.json", result);
+  if (workspace) forgetShared(workspace.root);
   if (workspace && !options.keepWorkspace) {
     await workspace.dispose().catch(() => undefined);
   }

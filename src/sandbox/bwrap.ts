@@ -23,6 +23,7 @@ import {
 } from "./network.ts";
 import { markOwned, overlayCopiesAvailable, ownOverlayCopy } from "./overlay.ts";
 import { chownTree, sharedFolderRefusal } from "./ownership.ts";
+import { sharedBindsOf } from "./shared-deps.ts";
 import { processesOfUid } from "./proc-tree.ts";
 import { discoverToolMounts, type ToolMount } from "./tools.ts";
 import {
@@ -110,6 +111,8 @@ export function planBwrap(
     /** Generated /etc/hosts and /etc/resolv.conf of a network run, and its info/block descriptors. */
     net?: { hosts: string; resolv: string; infoFd: number; blockFd: number } | undefined;
     tmpMb?: number;
+    /** Dependency trees bound read-only into the work tree (`shared-deps.ts`), host path first. */
+    shared?: Array<{ source: string; rel: string }>;
   },
 ): string[] {
   const root = ctx.hostRoot ?? "/";
@@ -166,6 +169,7 @@ export function planBwrap(
   if (ctx.homeDir) a.push("--bind", ctx.homeDir, SANDBOX_HOME);
   else a.push("--dir", SANDBOX_HOME);
   a.push("--bind", ctx.workdir, SANDBOX_WORKDIR);
+  for (const t of ctx.shared ?? []) a.push("--ro-bind", t.source, posix.join(SANDBOX_WORKDIR, t.rel));
   a.push("--remount-ro", "/");
   a.push("--chdir", posix.join(SANDBOX_WORKDIR, req.cwd ?? "."));
   a.push("--clearenv");
@@ -354,6 +358,10 @@ export class BwrapSandbox implements SandboxPort {
       };
       const bindWork = await staged(workdir, "work");
       const bindHome = this.#homeDir ? await staged(resolve(this.#homeDir), "home") : undefined;
+      const shared: Array<{ source: string; rel: string }> = [];
+      for (const [i, t] of sharedBindsOf(workdir).entries()) {
+        shared.push({ source: await staged(t.source, `deps${i}`), rel: t.rel });
+      }
       const tools: Array<ToolMount & { source?: string }> = [];
       for (const t of this.#tools) {
         tools.push(this.#stagedTools.has(t.prefix) ? { ...t, source: await stagedTool(t.prefix) } : t);
@@ -375,6 +383,7 @@ export class BwrapSandbox implements SandboxPort {
         tools,
         homeDir: bindHome,
         net: netFiles,
+        shared,
       });
       const cgroup = createCgroup(limits);
       // With a pids cgroup, that is the limit (and its refusals are what report it). Without one,

@@ -3,6 +3,7 @@ import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
 import type { SetupCacheSpec } from "./setup-cache.ts";
+import { prefetchToolMounts } from "./tools.ts";
 import { type SandboxKind, type SandboxPort, SandboxUnavailableError } from "./types.ts";
 
 export { BwrapSandbox, commandArgv, planBwrap, sandboxUidFromEnv } from "./bwrap.ts";
@@ -28,6 +29,7 @@ export type {
 } from "./types.ts";
 export { DEFAULT_LIMITS, DEFAULT_SANDBOX_UID, SANDBOX_WORKDIR, SandboxUnavailableError } from "./types.ts";
 export { overlayCopiesAvailable } from "./overlay.ts";
+export { forgetShared, type SharedTree, sharedTreesOf, shareTrees } from "./shared-deps.ts";
 export {
   DEFAULT_COPY_LIMITS,
   freezeTree,
@@ -47,6 +49,7 @@ export {
   snapshotTree,
   storeSetupResult,
 } from "./setup-cache.ts";
+export { prefetchToolMounts } from "./tools.ts";
 
 export interface SandboxOptions extends BwrapOptions {
   /** Docker image: the operator's (`AUTO_FIX_SANDBOX_IMAGE`), never a repository's. */
@@ -85,6 +88,8 @@ export async function createSandbox(
       opts.warn?.(`auto-fix: docker sandbox unavailable (${(err as Error).message}); using bubblewrap`);
     }
   }
+  // The host's toolchains, probed side by side (or already, when the command started the probes).
+  if (!opts.tools) await prefetchToolMounts();
   const sandbox = new BwrapSandbox(opts);
   await sandbox.selfTest();
   return sandbox;

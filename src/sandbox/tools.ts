@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -13,6 +13,7 @@ const SYSTEM_DIRS = ["/usr/", "/bin/", "/lib/", "/lib64/", "/sbin/"];
 const isSystem = (p: string): boolean => SYSTEM_DIRS.some((d) => p.startsWith(d));
 
 let cached: ToolMount[] | undefined;
+let pending: Promise<ToolMount[]> | undefined;
 
 function run(cmd: string, args: string[]): string | null {
   try {
@@ -31,6 +32,39 @@ function run(cmd: string, args: string[]): string | null {
  */
 export function discoverToolMounts(): ToolMount[] {
   if (cached) return cached;
+  cached = toolMountsOf(
+    run("python3", ["-c", "import sys; print(sys.base_prefix)"]),
+    run("go", ["env", "GOROOT"]),
+  );
+  return cached;
+}
+
+function runAsync(cmd: string, args: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { encoding: "utf8", timeout: 10_000 }, (err, out) =>
+      resolve(err ? null : out.toString().trim()),
+    );
+  });
+}
+
+/**
+ * `discoverToolMounts`, its probes run side by side without blocking: started early (a command's first
+ * steps), the answer is ready when the sandbox is made. A version manager's shim for python3 (pyenv)
+ * can take a second or more to answer on a busy machine.
+ */
+export function prefetchToolMounts(): Promise<ToolMount[]> {
+  if (cached) return Promise.resolve(cached);
+  pending ??= Promise.all([
+    runAsync("python3", ["-c", "import sys; print(sys.base_prefix)"]),
+    runAsync("go", ["env", "GOROOT"]),
+  ]).then(([python, goroot]) => {
+    cached ??= toolMountsOf(python, goroot);
+    return cached;
+  });
+  return pending;
+}
+
+function toolMountsOf(pythonPrefix: string | null, goroot: string | null): ToolMount[] {
   const found: ToolMount[] = [];
   const add = (name: string, prefix: string | null): void => {
     if (!prefix || !existsSync(`${prefix}/bin`)) return;
@@ -38,10 +72,8 @@ export function discoverToolMounts(): ToolMount[] {
     if (isSystem(`${real}/`) || found.some((t) => t.prefix === real)) return;
     found.push({ name, prefix: real });
   };
-  add("python3", run("python3", ["-c", "import sys; print(sys.base_prefix)"]));
+  add("python3", pythonPrefix);
   add("node", dirname(dirname(realpathSync(process.execPath))));
-  const goroot = run("go", ["env", "GOROOT"]);
   if (goroot) add("go", goroot);
-  cached = found;
   return found;
 }

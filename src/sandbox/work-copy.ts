@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { tempParentOutside } from "../core/temp-outside.ts";
@@ -19,6 +19,14 @@ import {
   rememberCopy,
   rememberFrozen,
 } from "./overlay.ts";
+import {
+  findDependencyTrees,
+  forgetShared,
+  type SharedTree,
+  sharedBindsOf,
+  sharedTreesOf,
+  shareTrees,
+} from "./shared-deps.ts";
 import { DEFAULT_LIMITS } from "./types.ts";
 
 export interface WorkCopy {
@@ -37,6 +45,15 @@ export interface WorkCopyOptions {
   maxFileBytes?: number;
   /** Put the copy on a sized tmpfs: "auto" (default) when this process may mount. */
   tmpfs?: boolean | "auto";
+  /**
+   * Installed dependencies (`node_modules`, virtual environments) of the source are not copied: the copy
+   * holds empty folders in their place and sandboxed runs get the source's folders bound there read-only
+   * (`shared-deps.ts`). Only for trees whose runs go through a sandbox that makes those binds, and whose
+   * setup writes no dependencies. A source that itself shares trees (a copy made so, or a work tree the
+   * pipeline registered) passes them on; with `false`, a plain copy gets them copied in instead (a job
+   * whose setup writes them, or a sandbox that makes no binds). Absent: passed on as they are.
+   */
+  shareDependencies?: boolean;
 }
 
 export const DEFAULT_COPY_LIMITS = {
@@ -86,7 +103,11 @@ function checkCaps(root: string, size: LayerSize, caps: Caps): void {
  * in the tree that made it, and would cost its full size in a naive copy). `whiteouts`: the tree is an
  * overlay's upper layer, whose deletion marks (character devices 0:0) are not files.
  */
-async function measure(root: string, caps: Caps, opts: { whiteouts?: boolean } = {}): Promise<LayerSize> {
+async function measure(
+  root: string,
+  caps: Caps,
+  opts: { whiteouts?: boolean; skip?: ReadonlySet<string> } = {},
+): Promise<LayerSize> {
   const size: LayerSize = { allocated: 0, entries: 0, largest: null };
   const stack = [root];
   while (stack.length > 0) {
@@ -98,7 +119,7 @@ async function measure(root: string, caps: Caps, opts: { whiteouts?: boolean } =
       size.entries++;
       if (size.entries > caps.maxCopyFiles) checkCaps(root, size, caps);
       if (st.isDirectory()) {
-        stack.push(path);
+        if (!opts.skip?.has(relative(root, path))) stack.push(path);
         size.allocated += 4096;
       } else if (st.isFile()) {
         if (!size.largest || st.size > size.largest.size) {
@@ -174,7 +195,8 @@ const capsOf = (opts: WorkCopyOptions): Caps => ({
   maxFileBytes: opts.maxFileBytes ?? DEFAULT_COPY_LIMITS.maxFileBytes,
 });
 
-function cp(src: string, dest: string, opts: { xattrs?: boolean } = {}): Promise<void> {
+function cp(src: string | string[], dest: string, opts: { xattrs?: boolean } = {}): Promise<void> {
+  const sources = typeof src === "string" ? [src] : src;
   return new Promise((resolveP, reject) => {
     // -P: links copied as links, never followed. --sparse=always: holes stay holes (and runs of zeros
     // become holes). --reflink=auto: where the filesystem shares extents (btrfs, XFS), data is not
@@ -189,16 +211,45 @@ function cp(src: string, dest: string, opts: { xattrs?: boolean } = {}): Promise
         "--reflink=auto",
         opts.xattrs ? "--preserve=timestamps,xattr" : "--preserve=timestamps",
         "--",
-        src,
+        ...sources,
         dest,
       ],
       { timeout: 600_000, env: { PATH: "/usr/bin:/bin" }, maxBuffer: 1024 * 1024 },
       (err, _o, stderr) =>
         err
-          ? reject(new Error(`copying ${src} failed: ${(stderr || err.message).trim().slice(0, 2000)}`))
+          ? reject(
+              new Error(
+                `copying ${sources.join(" ")} failed: ${(stderr || err.message).trim().slice(0, 2000)}`,
+              ),
+            )
           : resolveP(),
     );
   });
+}
+
+/**
+ * Copies `src` to `dest` (which must not exist) as `cp` does, leaving out the folders `skip` names
+ * (relative to `src`): each is an empty folder in the copy. Only folders on the way to a skipped one are
+ * walked here; everything else is copied by `cp`, several entries at a time.
+ */
+async function copyExcept(src: string, dest: string, skip: readonly string[]): Promise<void> {
+  if (skip.length === 0) return cp(src, dest);
+  const st = await lstat(src);
+  await mkdir(dest, { mode: st.mode & 0o777 & ~process.umask() });
+  const whole: string[] = [];
+  for (const name of await readdir(src)) {
+    const path = join(src, name);
+    if (skip.includes(name)) {
+      await mkdir(join(dest, name), { mode: 0o755 });
+      continue;
+    }
+    const below = skip.filter((s) => s.startsWith(`${name}/`)).map((s) => s.slice(name.length + 1));
+    const entry = below.length > 0 ? await lstat(path) : null;
+    if (entry?.isDirectory()) await copyExcept(path, join(dest, name), below);
+    else whole.push(path);
+  }
+  // Batches keep each argument list well under the system's limit.
+  for (let i = 0; i < whole.length; i += 500) await cp(whole.slice(i, i + 500), dest);
 }
 
 const UPPER = ".auto-fix-upper";
@@ -261,9 +312,29 @@ export async function makeWorkCopy(
   const caps = capsOf(opts);
   const useTmpfs = opts.tmpfs === "auto" || opts.tmpfs === undefined ? tmpfsCopiesAvailable() : opts.tmpfs;
   const plan = useTmpfs ? await overlayPlan(src, caps) : null;
+  // Dependency trees the source shares (it is a copy made with them left out), or, when asked, the
+  // source's own: left out of this copy too, bound read-only into its sandboxed runs.
+  const inherited = sharedTreesOf(src);
+  const own = inherited.length === 0 && opts.shareDependencies ? await findDependencyTrees(src) : [];
+  const skip = new Set(own);
+  // A plain copy told not to share gets the source's shared trees copied in (each measured as well).
+  const copyIn = !plan && opts.shareDependencies === false ? sharedBindsOf(src) : [];
   // An overlay copy's tmpfs holds the snapshot of a source copy's changes as well as whatever is copied
   // up: room for both, so a run may still rewrite the whole tree and add `diskMb`.
-  const size = plan ? sum([plan.size, plan.snapshot?.size ?? sum([])]) : await measure(src, caps);
+  const size = plan
+    ? sum([plan.size, plan.snapshot?.size ?? sum([])])
+    : sum([
+        await measure(src, caps, { skip }),
+        ...(await Promise.all(copyIn.map((t) => measure(t.source, caps)))),
+      ]);
+  if (!plan) checkCaps(src, size, caps);
+  const realSrc = own.length > 0 ? await realpath(src) : src;
+  const shared: SharedTree[] =
+    copyIn.length > 0
+      ? []
+      : inherited.length > 0
+        ? inherited
+        : own.map((rel) => ({ rel, source: join(realSrc, rel) }));
   const base = await mkdtemp(join(await tempParentOutside(src, parent), `auto-fix-work-${process.pid}-`));
   // Traversable (not listable), so the sandbox's unprivileged uid can reach the copy.
   await chmod(base, 0o711);
@@ -272,7 +343,10 @@ export async function makeWorkCopy(
   let made: string | null = null;
   const dispose = async (): Promise<void> => {
     // A tree frozen after it was made stops being one: its copies are disposed first (see TreeStates).
-    if (made) forgetFrozen(made);
+    if (made) {
+      forgetFrozen(made);
+      forgetShared(made);
+    }
     if (overlay) {
       forgetCopy(overlay);
       await unmountTmpfs(overlay);
@@ -297,6 +371,7 @@ export async function makeWorkCopy(
         await mountCopy(src, base, dir, plan);
         overlay = dir;
         made = dir;
+        shareTrees(dir, shared);
         return { dir, dispose };
       } catch {
         // An overlay the kernel refuses (a layer on a filesystem it cannot stack): a plain copy instead,
@@ -306,8 +381,14 @@ export async function makeWorkCopy(
         }
       }
     }
-    await cp(src, dir);
+    await copyExcept(src, dir, own);
+    for (const t of copyIn) {
+      const at = join(dir, t.rel);
+      await rm(at, { recursive: true, force: true });
+      await cp(t.source, at);
+    }
     made = dir;
+    shareTrees(dir, shared);
     return { dir, dispose };
   } catch (err) {
     await dispose().catch(() => {});

@@ -120,7 +120,10 @@ export class TreeStates {
     await chmod(scratch, 0o711);
     let base: WorkCopy | null = null;
     try {
-      base = await makeWorkCopy(opts.source, scratch);
+      // Installed dependencies are shared read-only rather than copied when nothing of the job writes
+      // them: no setup step, and a sandbox that binds them into each run (bubblewrap).
+      const shareDependencies = opts.config.setup.length === 0 && opts.sandbox.kind === "bwrap";
+      base = await makeWorkCopy(opts.source, scratch, { shareDependencies });
       const setup = await prepareSetup(opts.sandbox, base.dir, opts.config, opts.setupCache);
       // From now on the base is only read: every copy of it is an overlay that costs what changes in it.
       if (await freezeTree(base.dir)) await opts.sandbox.adoptTree?.(base.dir);

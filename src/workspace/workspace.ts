@@ -1,4 +1,4 @@
-import { cp, lstat, mkdtemp, realpath, rm, stat } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { UserError } from "../core/errors.ts";
@@ -21,18 +21,25 @@ const isNeverCopied = (name: string): boolean => VCS_DIRS.has(name) || CACHE_DIR
 export interface Workspace {
   /** The private copy the pipeline reads, patches and runs. */
   root: string;
+  /**
+   * With `withDependencies: "shared"`: the dependency folders left out (each an empty folder in the
+   * copy), with the user's folder each stands for, for the sandbox to bind read-only.
+   */
+  dependencies: { rel: string; source: string }[];
   dispose(): Promise<void>;
 }
 
 /**
  * Copies the user's tree into a private temporary folder (symlinks copied as links, not followed; VCS
  * internals, caches, `exclude` and, unless asked for, dependency folders left out). The user's tree is
- * only read.
+ * only read. `withDependencies: "shared"`: dependency folders are not copied either, but each real one
+ * leaves an empty folder in its place and is listed in `dependencies` (the stages that run code get the
+ * user's folder bound there read-only, or copied in where they cannot).
  */
 export async function createWorkspace(
   repo: string,
   exclude: string[] = [],
-  opts: { withDependencies?: boolean } = {},
+  opts: { withDependencies?: boolean | "shared" } = {},
 ): Promise<Workspace> {
   let src: string;
   try {
@@ -44,6 +51,7 @@ export async function createWorkspace(
   const excluded = await Promise.all(exclude.map((e) => realpath(e).catch(() => e)));
   const parent = await mkdtemp(join(await tempParentOutside(src, tmpdir()), "auto-fix-work-"));
   const root = join(parent, basename(src) || "repo");
+  const dependencies: { rel: string; source: string }[] = [];
   await cp(src, root, {
     recursive: true,
     verbatimSymlinks: true,
@@ -55,10 +63,19 @@ export async function createWorkspace(
       const name = basename(from);
       if (isNeverCopied(name)) return false;
       if (opts.withDependencies === true) return true;
-      return !DEPENDENCY_DIRS.has(name) && !(await isVirtualEnvAt(from));
+      const dependency = DEPENDENCY_DIRS.has(name) || (await isVirtualEnvAt(from));
+      if (dependency && opts.withDependencies === "shared") {
+        const st = await lstat(from);
+        // A link named like a dependency folder is copied as the link it is, never followed.
+        if (!st.isDirectory()) return true;
+        dependencies.push({ rel: rel.split(sep).join("/"), source: from });
+      }
+      return !dependency;
     },
   });
-  return { root, dispose: () => rm(parent, { recursive: true, force: true }) };
+  // cp creates a folder's parents before its entries: the places of the left-out folders exist now.
+  for (const d of dependencies) await mkdir(join(root, d.rel), { mode: 0o755 });
+  return { root, dependencies, dispose: () => rm(parent, { recursive: true, force: true }) };
 }
 
 /**

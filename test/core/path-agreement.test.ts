@@ -161,7 +161,8 @@ test("the lists of folders to skip live in core/path-rules alone, and the index 
   ]);
   const root = new URL("../../src/", import.meta.url).pathname;
   for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
-    if (!file.endsWith(".ts") || file === "core/path-rules.ts") continue;
+    // core/folder-names.ts is the part of the path rules the sandbox imports (path-rules re-exports it).
+    if (!file.endsWith(".ts") || file === "core/path-rules.ts" || file === "core/folder-names.ts") continue;
     const text = readFileSync(join(root, file), "utf8");
     for (const name of names) {
       if (text.includes(`"${name}"`) || text.includes(`'${name}'`)) {

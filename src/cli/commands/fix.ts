@@ -18,7 +18,7 @@ import { startParseWorkers } from "../../index/index.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../pipeline/stage-hooks.ts";
-import { openRunSandbox, repositoryIdentity } from "../../sandbox/index.ts";
+import { openRunSandbox, prefetchToolMounts, repositoryIdentity } from "../../sandbox/index.ts";
 import { STRATEGIES } from "../../strategies/index.ts";
 import type { FixOptions } from "../../contract/pipeline.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -157,6 +157,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   // The operator's ceilings (AUTO_FIX_MAX_*): what the repository's configuration may ask for is clamped
   // to them, and so is every sandboxed run. A bad value stops the command here, naming the variable.
   const ceilings = ceilingsFromEnv(io.env);
+  // The sandbox's toolchain probes run while the configuration is read and the model endpoint checked.
+  void prefetchToolMounts();
   const repoConfig = loadRepoConfig(repo, {
     ...(values["test-cmd"] !== undefined ? { testCommand: values["test-cmd"] } : {}),
     protectedPaths: protectedPathsFromEnv(io.env),
