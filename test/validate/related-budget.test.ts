@@ -324,11 +324,11 @@ test("a test whose unpatched run is stopped after the whole budget is given up f
   assert.equal(runs(again)["tests/test_util.py"], "unpatched-too-slow");
   assert.match(
     again.result.tests?.notRun ?? "",
-    /^tests\/test_util\.py \(1 related test, not run: their run on the unpatched tree did not finish within [\d.]+ s, at least the budget, so they are given up for this job\)/,
+    /^tests\/test_util\.py \(1 related test, could not be judged here \(timed out before the patch\): their run on the unpatched tree did not finish within [\d.]+ s, at least the budget, so they are given up for this job\)/,
   );
   assert.match(
     testsRunLines(again.result).join("\n"),
-    /test_util\.py`.* — not run: its run on the unpatched tree did not finish in time \(`its run on the unpatched tree was stopped after [\d.]+ s, not finished`\)/,
+    /test_util\.py`.* — could not be judged here \(timed out before the patch\), not run after it \(`its run on the unpatched tree was stopped after [\d.]+ s, not finished`\)/,
   );
   // The quick test ran and judged the patch; only it needed an unpatched run.
   assert.equal(runs(again)["tests/test_quick.py"], "ran");
