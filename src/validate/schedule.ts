@@ -21,9 +21,16 @@ export const FAILED_ONLY_TIER = 4;
 /** The share of the related-test budget one file of unknown cost may take on the unpatched tree. */
 export const FILE_ALLOWANCE_SHARE = 0.25;
 
-/** The time one test file may take on the unpatched tree before it counts as timed out (ms). */
-export const fileAllowanceMs = (budgetMs: number | null, graceMs: number): number | null =>
-  budgetMs === null ? null : Math.max(graceMs, budgetMs * FILE_ALLOWANCE_SHARE);
+/**
+ * The time one test file may take on the unpatched tree before it counts as timed out (ms): a quarter
+ * of the budget, never less than the start-up grace. None when that is more than half the budget (a
+ * budget under twice the grace): the budget itself is then the only limit.
+ */
+export function fileAllowanceMs(budgetMs: number | null, graceMs: number): number | null {
+  if (budgetMs === null) return null;
+  const ms = Math.max(graceMs, budgetMs * FILE_ALLOWANCE_SHARE);
+  return ms * 2 > budgetMs ? null : ms;
+}
 
 /** Whether a target is costly: it runs alone, after the cheap ones. */
 export function isHeavy(
