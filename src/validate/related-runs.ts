@@ -171,8 +171,9 @@ async function runBatch(
       ? unpatchedLimitMs(store, missingNow, input.estimate, allowance)
       : undefined;
   const byAllowance = fileLimit !== undefined && fileLimit < (atDeadlineLimit ?? config.timeouts.testMs);
-  const settle = (b: Batch): Batch => {
-    if (!byAllowance || b.stopped === null) return b;
+  /** A batch whose unpatched run was stopped at its allowance: split (see schedule.ts). */
+  const settle = (b: Batch, unpatchedStopped: boolean): Batch => {
+    if (!byAllowance || !unpatchedStopped || b.stopped === null) return b;
     const alone = missingNow.length === 1;
     for (const t of b.stopped.targets) {
       const least = store.times.atLeast(t);
@@ -199,7 +200,7 @@ async function runBatch(
   if (!parallel) await beforeP.catch(() => null);
   if (!parallel && uncovered().length > 0) {
     await beforeP;
-    return settle(stoppedBatch(input, targets, cmd, null, uncovered(), performance.now() - t0, false));
+    return settle(stoppedBatch(input, targets, cmd, null, uncovered(), performance.now() - t0, false), true);
   }
   const patchedStart = performance.now();
   const patchedLimit = limitNow();
@@ -255,6 +256,7 @@ async function runBatch(
           performance.now() - t0,
           !atDeadline && !baselineShort,
         ),
+        short.length > 0 || baselineShort,
       );
     }
     if (hung && after) after = { ...after, exec: { ...after.exec, limit: "time" } };
