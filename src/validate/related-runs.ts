@@ -19,6 +19,7 @@ import {
   FAILED_ONLY_TIER,
   fileAllowanceMs,
   isHeavy,
+  machineLoad,
   unpatchedLimitMs,
   withoutTargets,
 } from "./schedule.ts";
@@ -434,7 +435,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       pending.findIndex((r) => r.test.target === t),
       1,
     );
-  const allowance = fileAllowanceMs(budget, input.slowdownGraceMs);
+  const allowance = fileAllowanceMs(budget, input.slowdownGraceMs, machineLoad());
   while (pending.length > 0) {
     // Tests that need the network, and tests stopped at their own limit on the unpatched tree, cannot
     // be judged here: named as such, never run after the patch.

@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from "node:os";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
@@ -26,11 +27,14 @@ export const FILE_ALLOWANCE_SHARE = 0.25;
  * of the budget, never less than the start-up grace. None when that is more than half the budget (a
  * budget under twice the grace): the budget itself is then the only limit.
  */
-export function fileAllowanceMs(budgetMs: number | null, graceMs: number): number | null {
+export function fileAllowanceMs(budgetMs: number | null, graceMs: number, load = 1): number | null {
   if (budgetMs === null) return null;
   const ms = Math.max(graceMs, budgetMs * FILE_ALLOWANCE_SHARE);
-  return ms * 2 > budgetMs ? null : ms;
+  return ms * 2 > budgetMs ? null : Math.min(budgetMs / 2, ms * Math.max(1, load));
 }
+
+/** How many times over its cores the machine is loaded (1 at most load it can take side by side). */
+export const machineLoad = (): number => Math.max(1, loadavg()[0]! / Math.max(1, availableParallelism()));
 
 /** Whether a target is costly: it runs alone, after the cheap ones. */
 export function isHeavy(
