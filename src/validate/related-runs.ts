@@ -15,11 +15,10 @@ import type { RankedTest } from "./targets/rank.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import {
+  allowanceFor,
   cheapFirst,
   FAILED_ONLY_TIER,
-  fileAllowanceMs,
   isHeavy,
-  machineLoad,
   unpatchedLimitMs,
   withoutTargets,
 } from "./schedule.ts";
@@ -435,7 +434,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       pending.findIndex((r) => r.test.target === t),
       1,
     );
-  const allowance = fileAllowanceMs(budget, input.slowdownGraceMs, machineLoad());
+  const allowance = allowanceFor(input.config.validation.runner, budget, input.slowdownGraceMs);
   while (pending.length > 0) {
     // Tests that need the network, and tests stopped at their own limit on the unpatched tree, cannot
     // be judged here: named as such, never run after the patch.

@@ -4,7 +4,7 @@ import { addRestored, baselineLimit, compareRuns, type TestsRan, type Validation
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 import { rankTests } from "./targets/rank.ts";
-import { cheapFirst, FAILED_ONLY_TIER, fileAllowanceMs, isHeavy, machineLoad } from "./schedule.ts";
+import { allowanceFor, cheapFirst, FAILED_ONLY_TIER, isHeavy } from "./schedule.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { listTree } from "./targets/tree-listing.ts";
@@ -114,7 +114,7 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
   const estimateOf = (target: string): number => store.times.estimate(target, definitions(target));
   const budgetMs = config.validation.mode === "full" ? null : config.validation.relatedBudgetMs;
   // Cheap tests first, each group in rank order: a costly one never holds a cheap one back.
-  const allowance = fileAllowanceMs(budgetMs, input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS, machineLoad());
+  const allowance = allowanceFor(runner, budgetMs, input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS);
   const ranked = cheapFirst(
     rankTests(selection.tests, (t) => estimateOf(t.target)),
     (r) => isHeavy(store, r.test.target, r.estimateMs, allowance),
