@@ -158,6 +158,9 @@ interface Row {
   stopped: number;
   stopReason: string | null;
   afterRegression: number;
+  /** Could not be judged: timed out before the patch, or their tests need the network. */
+  timedOut: number;
+  network: number;
   pristineRuns: number;
   status: string;
   caught: boolean;
@@ -188,6 +191,8 @@ for (const m of mutants) {
       stopped: (r.tests?.selected ?? []).filter((x) => x.stoppedAfterMs !== undefined).length,
       stopReason: (r.tests?.selected ?? []).find((x) => x.stoppedAfterMs !== undefined)?.reason ?? null,
       afterRegression: (r.tests?.selected ?? []).filter((x) => x.run === "after-regression").length,
+      timedOut: (r.tests?.selected ?? []).filter((x) => x.run === "unpatched-too-slow").length,
+      network: (r.tests?.selected ?? []).filter((x) => x.run === "needs-network").length,
       pristineRuns: r.tests?.pristineRuns ?? 0,
       status: r.status,
       // Caught by a test selected for its relation to the change (not only as one that failed before:
@@ -211,7 +216,7 @@ for (const m of mutants) {
   }
   rows.push(row);
   console.log(
-    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} selected ${String(row.ran).padStart(3)} ran ${String(row.overBudget).padStart(3)} over budget (${row.stopped} stopped) ${String(row.afterRegression).padStart(3)} after regression ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
+    `${row.caught ? "caught" : "MISSED"}  ${s(row.ms).padStart(7)}  ${String(row.selected).padStart(3)} selected ${String(row.ran).padStart(3)} ran ${String(row.overBudget).padStart(3)} over budget (${row.stopped} stopped) ${String(row.afterRegression).padStart(3)} after regression ${row.timedOut} timed out before the patch ${row.network} need the network ${String(row.ranTests).padStart(5)} tests  unpatched runs ${row.pristineRuns}  ${row.bug}`,
   );
   console.log(`        ${row.caught ? `regressions: ${row.regressions}` : row.notRun}`);
   if (row.stopped > 0) console.log(`        ${row.stopped} stopped at the budget: ${row.stopReason}`);
@@ -281,7 +286,7 @@ console.log(
 );
 const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
 console.log(
-  `Related test modules: ${sum((r) => r.selected)} selected, ${sum((r) => r.ran)} ran, ${sum((r) => r.overBudget)} left out over the ${s(config.validation.relatedBudgetMs)} budget (in ${rows.filter((r) => r.overBudget > 0).length} candidates; ${sum((r) => r.stopped)} of them in batches stopped at the budget, in ${rows.filter((r) => r.stopped > 0).length} candidates), ${sum((r) => r.afterRegression)} left out after a regression was shown`,
+  `Related test modules: ${sum((r) => r.selected)} selected, ${sum((r) => r.ran)} ran, ${sum((r) => r.overBudget)} left out over the ${s(config.validation.relatedBudgetMs)} budget (in ${rows.filter((r) => r.overBudget > 0).length} candidates; ${sum((r) => r.stopped)} of them in batches stopped at the budget, in ${rows.filter((r) => r.stopped > 0).length} candidates), ${sum((r) => r.afterRegression)} left out after a regression was shown, ${sum((r) => r.timedOut)} could not be judged (timed out before the patch), ${sum((r) => r.network)} need the network`,
 );
 console.log(
   `Same candidates again (the job's unpatched results reused): median ${s(median(again))}, max ${s(Math.max(0, ...again))}; ` +

@@ -168,8 +168,13 @@ export const TestsRanSchema = z.strictObject({
       target: z.string(),
       reasons: z.array(z.string()),
       detail: z.string().optional(),
-      /** ran; over-budget, after-regression or unpatched-too-slow: left out, and why (absent: ran). */
-      run: z.enum(["ran", "over-budget", "after-regression", "unpatched-too-slow"]).optional(),
+      /**
+       * ran; over-budget, after-regression, unpatched-too-slow (timed out before the patch) or
+       * needs-network (failed before the patch for want of the network): not judged, and why (absent: ran).
+       */
+      run: z
+        .enum(["ran", "over-budget", "after-regression", "unpatched-too-slow", "needs-network"])
+        .optional(),
       /** Why it did not run, when more can be said than `run` (e.g. its batch was stopped at the budget). */
       reason: z.string().optional(),
       /** over-budget because its batch was stopped at the budget: after how long (ms). */

@@ -122,8 +122,10 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
         : o.run === "after-regression"
           ? " — not run: a regression was already shown"
           : o.run === "unpatched-too-slow"
-            ? ` — not run: its run on the unpatched tree did not finish in time${because}`
-            : "";
+            ? ` — could not be judged here (timed out before the patch), not run after it${because}`
+            : o.run === "needs-network"
+              ? ` — needs the network (not judged here): its tests failed before the patch with networking off${because}`
+              : " — ran before and after the patch";
     items.push(
       `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,
     );

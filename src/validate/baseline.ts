@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
 import { mergeIntegrity } from "./canaries.ts";
+import { networkBound } from "./network.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
@@ -56,6 +57,25 @@ export class PristineTests {
   #overheadCount = 0;
   /** Sandbox runs made (targeted and whole), for the report and the benchmark. */
   runCount = 0;
+  /**
+   * Targets whose tests failed on the unpatched tree only because the network is off, with the error
+   * line that shows it: they need the network, and no candidate can be judged by them here.
+   */
+  readonly network = new Map<string, string>();
+  /**
+   * Targets whose unpatched run was stopped at their own time limit (not at the budget), with how long
+   * they had run: they could not be judged here (timed out before the patch) and are not run again.
+   */
+  readonly timedOut = new Map<string, number>();
+  /** Targets whose unpatched run, of them alone, was stopped at their own limit. */
+  readonly stoppedAlone = new Set<string>();
+  /** Targets a stopped unpatched run was known (from its output) to be in when it was stopped. */
+  readonly #stoppedIn = new Set<string>();
+
+  /** Whether a stopped unpatched run's output showed it was in `target` when it was stopped. */
+  stoppedInside(target: string): boolean {
+    return this.#stoppedIn.has(target);
+  }
 
   constructor(deps: {
     sandbox: SandboxPort;
@@ -236,6 +256,7 @@ export class PristineTests {
         }
         this.#runs.push({ targets: new Set(missing), run });
         this.times.record(missing, run, ownerOf, definitions);
+        this.#noteNetwork(run, missing, ownerOf);
       });
       for (const t of missing) this.#inflight.set(t, p);
       try {
@@ -263,15 +284,23 @@ export class PristineTests {
   ): void {
     const split = splitStopped(run, targets, ownerOf, sequential, definitions, this.times.scale);
     if (split.finished.length > 0) {
+      this.#noteNetwork(run, split.finished, ownerOf, false);
       const keep = new Set(split.finished.flatMap((t) => split.ids.get(t) ?? []));
       const ms = split.finished.reduce((a, t) => a + (split.shares.get(t) ?? 0), 0);
       const part = partOfRun(run, keep, ms);
       this.#runs.push({ targets: new Set(split.finished), run: part });
       this.times.record(split.finished, part, ownerOf, definitions);
     }
-    if (split.partial !== null) this.times.recordStopped(split.partial, split.shares.get(split.partial) ?? 0);
-    else if (sequential) this.times.recordStopped(targets[0]!, run.exec.durationMs);
+    if (split.partial !== null) {
+      this.times.recordStopped(split.partial, split.shares.get(split.partial) ?? 0);
+      this.#stoppedIn.add(split.partial);
+    } else if (sequential) this.times.recordStopped(targets[0]!, run.exec.durationMs);
     else for (const [t, ms] of split.shares) this.times.recordStopped(t, ms);
+  }
+
+  /** Records which of `targets` failed on this unpatched run only for want of the network. */
+  #noteNetwork(run: TestRun, targets: readonly string[], ownerOf: OwnerOf, alone?: boolean): void {
+    for (const [t, line] of networkBound(run, targets, ownerOf, alone)) this.network.set(t, line);
   }
 
   /** The results for `targets` from the runs made so far (null when none covered them). */

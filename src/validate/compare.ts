@@ -72,9 +72,10 @@ export interface TestsRan {
     reasons: string[];
     detail?: string | undefined;
     /** ran; over-budget: left out, past the budget for related tests; after-regression: left out, a
-     * regression was already shown; unpatched-too-slow: its unpatched run did not finish within its
-     * limit. Absent: ran (a record from before budgets). */
-    run?: "ran" | "over-budget" | "after-regression" | "unpatched-too-slow" | undefined;
+     * regression was already shown; unpatched-too-slow: could not be judged here, its unpatched run did
+     * not finish within its limit (timed out before the patch); needs-network: its tests failed before
+     * the patch only because the network is off, not judged. Absent: ran (a record from before budgets). */
+    run?: "ran" | "over-budget" | "after-regression" | "unpatched-too-slow" | "needs-network" | undefined;
     /** Why it did not run, when more can be said than its `run` (e.g. its batch was stopped at the budget). */
     reason?: string | undefined;
     /** Over the budget because its batch was stopped at the budget: after how long (ms). */

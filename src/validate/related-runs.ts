@@ -14,13 +14,20 @@ import { runTestSuite, type TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
+import {
+  allowanceFor,
+  cheapFirst,
+  FAILED_ONLY_TIER,
+  isHeavy,
+  unpatchedLimitMs,
+  withoutTargets,
+} from "./schedule.ts";
 
 /** The tests may take this many times as long after the patch as before it, plus the grace. */
 export const SLOWDOWN_FACTOR = 4;
 /** Time a batch of tests gets beyond SLOWDOWN_FACTOR × its unpatched time (start-up noise, load). */
 export const SLOWDOWN_GRACE_MS = 10_000;
-/** The rank tier of tests that only failed before the patch, and the share of the budget they may take. */
-const FAILED_ONLY_TIER = 4;
+/** The share of the budget tests that only failed before the patch (FAILED_ONLY_TIER) may take. */
 export const FAILED_ONLY_SHARE = 0.25;
 /**
  * A candidate's first batch may run until this many times the budget has passed since the candidate
@@ -85,6 +92,16 @@ export interface RelatedRuns {
   givenUp: { target: string; limitMs: number }[];
   /** Commands of the patched runs, in order. */
   commands: string[];
+  /**
+   * Targets whose tests failed on the unpatched tree only because the network is off (with the error
+   * line that shows it): they need the network, are not judged here and not run again after the patch.
+   */
+  network: { target: string; line: string }[];
+  /**
+   * Targets whose unpatched run was stopped at their own time limit (ms run): they could not be judged
+   * here (timed out before the patch) and are not run on the patched tree.
+   */
+  timedOut: { target: string; ms: number }[];
 }
 
 interface Batch {
@@ -96,6 +113,11 @@ interface Batch {
   ran: string[];
   /** The others, when the batch was stopped at the budget. */
   stopped: StoppedBatch | null;
+  /**
+   * Targets of a batch whose unpatched run was stopped at its allowance (not at the budget) that were
+   * not judged: they go back to the queue (one that timed out alone is given up by the queue).
+   */
+  requeue: string[];
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -119,6 +141,7 @@ async function runBatch(
   targets: string[],
   parallel: boolean,
   deadline: number | null,
+  allowance: number | null,
 ): Promise<Batch> {
   const { sandbox, config, pristine, workdir, signal, ownerOf } = input;
   const store = pristine.tests;
@@ -139,12 +162,45 @@ async function runBatch(
   /** The unpatched run did not finish every target: the patched run was stopped, it cannot be judged. */
   let baselineShort = false;
   let beforeMs = 0;
-  const beforeP = store.forTargets(targets, ownerOf, signal, input.definitions, limitNow());
+  // Targets not run on the unpatched tree yet get their allowance there (see schedule.ts), when it
+  // comes before the deadline: a batch stopped at it is split, never left over the budget.
+  const missingNow = store.missing(targets, ownerOf);
+  const atDeadlineLimit = limitNow();
+  const fileLimit =
+    allowance !== null && missingNow.length > 0
+      ? unpatchedLimitMs(store, missingNow, input.estimate, allowance)
+      : undefined;
+  const byAllowance = fileLimit !== undefined && fileLimit < (atDeadlineLimit ?? config.timeouts.testMs);
+  /** A batch whose unpatched run was stopped at its allowance: split (see schedule.ts). */
+  const settle = (b: Batch, unpatchedStopped: boolean): Batch => {
+    if (!byAllowance || !unpatchedStopped || b.stopped === null) return b;
+    const alone = missingNow.length === 1;
+    for (const t of b.stopped.targets) {
+      const least = store.times.atLeast(t);
+      if (least === undefined || store.missing([t], ownerOf).length === 0) continue;
+      // Timed out: the output shows the run was in its tests when it was stopped, alone or after a
+      // whole allowance; or it was stopped alone twice (a start slower than the allowance, once, is
+      // load: it runs again).
+      const inside = store.stoppedInside(t);
+      const again = alone && store.stoppedAlone.has(t);
+      if (alone) store.stoppedAlone.add(t);
+      if ((inside && (alone || least >= (allowance ?? Infinity))) || again)
+        store.timedOut.set(t, Math.round(least));
+    }
+    return { ...b, stopped: null, requeue: b.stopped.targets };
+  };
+  const beforeP = store.forTargets(
+    targets,
+    ownerOf,
+    signal,
+    input.definitions,
+    byAllowance ? fileLimit : atDeadlineLimit,
+  );
   const uncovered = () => store.missing(targets, ownerOf);
   if (!parallel) await beforeP.catch(() => null);
   if (!parallel && uncovered().length > 0) {
     await beforeP;
-    return stoppedBatch(input, targets, cmd, null, uncovered(), performance.now() - t0, false);
+    return settle(stoppedBatch(input, targets, cmd, null, uncovered(), performance.now() - t0, false), true);
   }
   const patchedStart = performance.now();
   const patchedLimit = limitNow();
@@ -190,17 +246,29 @@ async function runBatch(
     const short = uncovered();
     const atDeadline = after !== null && patchedLimit !== undefined && after.exec.limit === "time" && !hung;
     if (short.length > 0 || atDeadline || baselineShort) {
-      return stoppedBatch(
-        input,
-        targets,
-        cmd,
-        after,
-        short,
-        performance.now() - t0,
-        !atDeadline && !baselineShort,
+      return settle(
+        stoppedBatch(
+          input,
+          targets,
+          cmd,
+          after,
+          short,
+          performance.now() - t0,
+          !atDeadline && !baselineShort,
+        ),
+        short.length > 0 || baselineShort,
       );
     }
     if (hung && after) after = { ...after, exec: { ...after.exec, limit: "time" } };
+    // Targets whose tests failed before the patch only for want of the network are not judged.
+    const net = new Set(targets.filter((t) => store.network.has(t)));
+    const judged = targets.filter((t) => !net.has(t));
+    if (judged.length === 0)
+      return { result: null, after, command: cmd.display, ran: [], stopped: null, requeue: [] };
+    if (before && after && net.size > 0) {
+      before = withoutTargets(before, net, ownerOf);
+      after = withoutTargets(after, net, ownerOf);
+    }
     const result = compareRuns(before, after);
     if (hung && result.status === "regressions") {
       // Which tests of the batch hang cannot be told: each is named as not finishing.
@@ -212,7 +280,7 @@ async function runBatch(
     }
     addRestored(result, after);
     baselineLimit(result, before);
-    return { result, after, command: cmd.display, ran: targets, stopped: null };
+    return { result, after, command: cmd.display, ran: judged, stopped: null, requeue: [] };
   } finally {
     settled = true;
     clearTimeout(timer);
@@ -240,7 +308,9 @@ function stoppedBatch(
     after && !afterDone
       ? splitStopped(after, targets, ownerOf, cmd.sequential === true, input.definitions)
       : null;
-  const finished = (afterDone ? [...targets] : (split?.finished ?? [])).filter((t) => !short.includes(t));
+  const finished = (afterDone ? [...targets] : (split?.finished ?? [])).filter(
+    (t) => !short.includes(t) && !store.network.has(t),
+  );
   const partial =
     split?.partial != null && !short.includes(split.partial) && !finished.includes(split.partial)
       ? split.partial
@@ -306,6 +376,7 @@ function stoppedBatch(
     after,
     command: cmd.display,
     ran,
+    requeue: [],
     stopped:
       left.length > 0
         ? {
@@ -344,6 +415,8 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     longerThanBudget: new Map(),
     givenUp: [],
     commands: [],
+    network: [],
+    timedOut: [],
   };
   const batches: Batch[] = [];
   /** This candidate's wall time over its estimates so far (load, contention). */
@@ -354,13 +427,28 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
   let spentFailedOnly = 0;
   /** Whether a batch ran (the first one's privilege is used). */
   let first = true;
+  const requeued: RankedTest[] = [];
   const budget = input.budgetMs;
   const drop = (t: string) =>
     pending.splice(
       pending.findIndex((r) => r.test.target === t),
       1,
     );
+  const allowance = allowanceFor(input.config.validation.runner, budget, input.slowdownGraceMs);
   while (pending.length > 0) {
+    // Tests that need the network, and tests stopped at their own limit on the unpatched tree, cannot
+    // be judged here: named as such, never run after the patch.
+    for (const r of [...pending]) {
+      const t = r.test.target;
+      // A single test id is given up with its file.
+      const owner = input.ownerOf(t) ?? t;
+      const line = store.network.get(t) ?? store.network.get(owner);
+      const ms = store.timedOut.get(t) ?? store.timedOut.get(owner);
+      if (line !== undefined) out.network.push({ target: t, line });
+      else if (ms !== undefined) out.timedOut.push({ target: t, ms });
+      else continue;
+      drop(t);
+    }
     // Tests whose unpatched run was stopped after the whole budget (for this candidate or an earlier
     // one) fit no candidate: given up for the job, not tried again.
     for (const r of [...pending]) {
@@ -378,6 +466,9 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       const t = r.test.target;
       return input.estimate(t) * (store.missing([t], input.ownerOf).length > 0 ? pair : 1) * ratio;
     };
+    const heavy = (r: RankedTest) => isHeavy(store, r.test.target, input.estimate(r.test.target), allowance);
+    const order = cheapFirst(pending, heavy, FAILED_ONLY_TIER);
+    pending.splice(0, pending.length, ...order);
     /** A test whose unpatched run took longer than the budget can have the first batch's privilege. */
     const mayLead = (r: RankedTest): boolean => {
       const m = store.times.measured(r.test.target);
@@ -419,6 +510,11 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     let batchCost = 0;
     for (const r of pick) {
       if (phaseOf(r.tier) !== phase) continue;
+      // A costly test runs alone: it cannot hold the others' verdicts.
+      if (heavy(r)) {
+        if (batch.length === 0) batch.push(r);
+        break;
+      }
       const c = costOf(r);
       const guessed = [...batch, r].some((x) => store.times.measured(x.test.target) === undefined);
       if (batch.length > 0 && guessed && batchCost + c > left / 2) break;
@@ -431,7 +527,7 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     const overhead = store.overheadMs;
     const deadline = budget === null ? null : input.started + budget * (first ? FIRST_BATCH_ALLOWANCE : 1);
     first = false;
-    const b = await runBatch(input, targets, parallel, deadline);
+    const b = await runBatch(input, targets, parallel, deadline, allowance);
     const wall = performance.now() - t0;
     // What the batch would have been estimated at with the times it just measured: the ratio then
     // holds only what estimates from measured times miss (load, contention), not first guesses.
@@ -446,7 +542,8 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
         : (b.after?.exec.durationMs ?? 0) + unpatchedMs;
       store.noteOverhead(wall - own);
     } else {
-      out.stopped.push(b.stopped);
+      const st = { ...b.stopped, targets: b.stopped.targets.filter((t) => !store.network.has(t)) };
+      if (st.targets.length > 0) out.stopped.push(st);
     }
     if (b.result) batches.push(b);
     for (const r of batch)
@@ -454,7 +551,15 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
         spentFailedOnly += input.estimate(r.test.target);
     out.ran.push(...b.ran);
     if (b.after) out.commands.push(b.command);
-    for (const t of targets) drop(t);
+    for (const t of targets) {
+      const r = pending.find((x) => x.test.target === t);
+      if (!r) continue;
+      drop(t);
+      // Not judged because their unpatched run was stopped at its allowance: queued again (those that
+      // timed out or need the network are given up at the top of the loop), else settled.
+      if (b.requeue.includes(t) || store.network.has(t)) requeued.push(r);
+    }
+    pending.unshift(...requeued.splice(0));
   }
   for (const r of pending) {
     out.overBudget.push(r.test.target);

@@ -45,7 +45,14 @@ export function splitStopped(
     last = Math.max(last, order.get(t)!);
   }
   const finished = sequential ? targets.filter((t, i) => i < last && ids.has(t)) : [];
-  const partial = last >= 0 && sequential ? targets[last]! : null;
+  let partial = last >= 0 && sequential ? targets[last]! : null;
+  // No test id was printed (pytest names its tests only at the end): its progress lines tell which file
+  // it was in, whatever the order it ran them in. No file is known finished (none of their results
+  // was read).
+  if (last < 0) {
+    last = progressAt(run.exec.stdout, order);
+    if (last >= 0) partial = targets[last]!;
+  }
   const weighed = ids.size > 0 ? targets.filter((t) => ids.has(t)) : [...targets];
   const weight = (t: string) => TestTimes.guess(ids.get(t)?.length ?? definitions(t));
   const total = weighed.reduce((a, t) => a + weight(t), 0);
@@ -53,6 +60,9 @@ export function splitStopped(
   const shares = new Map(weighed.map((t) => [t, (ms * weight(t)) / total]));
   if (partial !== null) {
     let done = 0;
+    // Files before it that printed no results: their guessed times, at most the run's.
+    for (const t of targets.slice(0, last))
+      if (!ids.has(t)) done += Math.min(weight(t) * scale, Math.max(0, ms - done));
     for (const t of finished) {
       const share = Math.min(weight(t) * scale, shares.get(t) ?? 0);
       shares.set(t, share);
@@ -61,6 +71,34 @@ export function splitStopped(
     shares.set(partial, ms - done);
   }
   return { finished, partial, ids, shares };
+}
+
+/** Longest output read for progress lines. */
+const MAX_PROGRESS_SCAN = 4 * 1024 * 1024;
+
+/**
+ * The index of the last target a runner's progress lines name at the start of a line (pytest's
+ * `tests/test_a.py ..  [ 50%]`, then `tests/test_b.py ` when it was stopped inside it), or -1.
+ */
+export function progressAt(stdout: string, order: ReadonlyMap<string, number>): number {
+  let at = -1;
+  const text = stdout.length > MAX_PROGRESS_SCAN ? stdout.slice(-MAX_PROGRESS_SCAN) : stdout;
+  let from = 0;
+  while (from < text.length) {
+    let to = text.indexOf("\n", from);
+    if (to < 0) to = text.length;
+    const space = text.indexOf(" ", from);
+    if (space > from && space < to) {
+      const i = order.get(text.slice(from, space));
+      if (
+        i !== undefined &&
+        /^[.FEsxXp]*\s*(\[\s*\d+%\])?\s*$/.test(text.slice(space + 1, Math.min(to, space + 500)))
+      )
+        at = Math.max(at, i);
+    }
+    from = to + 1;
+  }
+  return at;
 }
 
 /**

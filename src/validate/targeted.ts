@@ -5,6 +5,7 @@ import { MAX_FAILURE_MESSAGES } from "./failure-messages.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 import { rankTests } from "./targets/rank.ts";
+import { allowanceFor, cheapFirst, FAILED_ONLY_TIER, isHeavy } from "./schedule.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
 import { listTree } from "./targets/tree-listing.ts";
@@ -112,9 +113,15 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
   const definitions = (target: string): number =>
     store.times.definitions(target, suite?.targets.get(target) ?? [], store.listing);
   const estimateOf = (target: string): number => store.times.estimate(target, definitions(target));
-  const ranked = rankTests(selection.tests, (t) => estimateOf(t.target));
-  const runsBefore = store.runCount;
   const budgetMs = config.validation.mode === "full" ? null : config.validation.relatedBudgetMs;
+  // Cheap tests first, each group in rank order: a costly one never holds a cheap one back.
+  const allowance = allowanceFor(runner, budgetMs, input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS);
+  const ranked = cheapFirst(
+    rankTests(selection.tests, (t) => estimateOf(t.target)),
+    (r) => isHeavy(store, r.test.target, r.estimateMs, allowance),
+    FAILED_ONLY_TIER,
+  );
+  const runsBefore = store.runCount;
   let runOf: (target: string) => NonNullable<TestsRan["selected"][number]["run"]> = () => "ran";
   /** What more than `run` says of a test that did not run (a batch stopped at the budget). */
   let detailOf: (
@@ -202,10 +209,15 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     first = related.result;
     run = related.run;
     command = related.commands.join(" + ") || null;
-    const status = new Map<string, "over-budget" | "after-regression" | "unpatched-too-slow">();
+    const status = new Map<
+      string,
+      "over-budget" | "after-regression" | "unpatched-too-slow" | "needs-network"
+    >();
     for (const t of related.overBudget) status.set(t, "over-budget");
     for (const t of related.afterRegression) status.set(t, "after-regression");
     for (const { target } of related.givenUp) status.set(target, "unpatched-too-slow");
+    for (const { target } of related.timedOut) status.set(target, "unpatched-too-slow");
+    for (const { target } of related.network) status.set(target, "needs-network");
     const details = new Map<string, ReturnType<typeof detailOf>>();
     for (const st of related.stopped) {
       for (const t of st.targets) {
@@ -231,7 +243,25 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
         });
       }
       leftOut.push(
-        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, not run: their run on the unpatched tree did not finish within ${seconds(limit)}, at least the budget, so they are given up for this job)`,
+        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, could not be judged here (timed out before the patch): their run on the unpatched tree did not finish within ${seconds(limit)}, at least the budget, so they are given up for this job)`,
+      );
+    }
+    for (const { target, ms } of related.timedOut) {
+      details.set(target, {
+        reason: `its run on the unpatched tree was stopped at its own limit after ${seconds(ms)}, not finished`,
+      });
+    }
+    if (related.timedOut.length > 0) {
+      const names = related.timedOut.map((x) => x.target);
+      leftOut.push(
+        `${namesOf(names)} (${countOf(names.length, "related test")}, could not be judged here (timed out before the patch): their run on the unpatched tree did not finish within its own limit, so they were not run after it)`,
+      );
+    }
+    for (const { target, line } of related.network) details.set(target, { reason: line });
+    if (related.network.length > 0) {
+      const names = related.network.map((x) => x.target);
+      leftOut.push(
+        `${namesOf(names)} (${countOf(names.length, "related test")}, needs the network (not judged here): their tests failed on the unpatched tree only with network errors, networking being off, so they were not run after the patch)`,
       );
     }
     runOf = (t) => status.get(t) ?? "ran";
