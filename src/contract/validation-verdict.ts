@@ -52,7 +52,7 @@ export function validationVerdict(
         icon: "❌",
         text: /^\d+ regression\(s\)/.test(v.summary)
           ? v.summary.replace(/\.$/, "")
-          : `${v.regressions.length} regression(s): ${v.summary.replace(/\.$/, "")}`,
+          : `${plural(v.regressions.length, "regression")}: ${v.summary.replace(/\.$/, "")}`,
       };
     case "tampered":
       return {

@@ -1,4 +1,5 @@
 import type { ValidationReport } from "../contract/result.ts";
+import { inertProse } from "../core/inert-markdown.ts";
 
 /**
  * The tests a patch fixed (failed before it, pass after) and broke (passed before, fail after), named in
@@ -100,7 +101,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
       : kind === "targeted+rest"
         ? "Tests run: the tests related to the change first, then the whole suite"
         : "Tests run: the tests related to the change";
-  lines.push(`${head}${why ? ` — ${codeSpan(why)}` : ""}`);
+  lines.push(`${head}${why ? `: ${inertProse(why, { max: 300 })}` : ""}`);
   const command = str(r.command);
   if (command) lines.push(`How they were run: ${codeSpan(command)}`);
   const selected = Array.isArray(r.selected) ? r.selected : [];
@@ -115,7 +116,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
       : [];
     const detail = str(o.detail);
     const reason = str(o.reason);
-    const because = reason ? ` (${codeSpan(reason)})` : "";
+    const because = reason ? ` (${inertProse(reason, { max: 500 })})` : "";
     const left =
       o.run === "over-budget"
         ? ` — not run: over the budget for related tests${because}`
@@ -127,7 +128,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
               ? ` — needs the network (not judged here): its tests failed before the patch with networking off${because}`
               : " — ran before and after the patch";
     items.push(
-      `- ${codeSpan(target)}: ${codeSpan(reasons.join(", ") || "selected")}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,
+      `- ${codeSpan(target)}: ${inertProse(reasons.join(", ") || "selected", { max: 300 })}${detail ? ` (${codeSpan(detail)})` : ""}${left}`,
     );
   }
   if (items.length > 0) {

@@ -3,6 +3,7 @@ import { mergeIntegrity } from "./canaries.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
 import { countRun, isLoadFailure, tamperOf, whyNotCounted } from "./evidence.ts";
+import { plural } from "../core/words.ts";
 
 export type ValidationStatus =
   /** Tests ran and were counted on both trees, nothing regressed, and the run after the patch is green. */
@@ -218,7 +219,7 @@ function compareRunsOnly(before: TestRun | null, after: TestRun | null): Validat
         regressions: newLoadFailures,
         fixed: [],
         perTest: true,
-        summary: `${newLoadFailures.length} test(s) or test file(s) fail after the patch and did not before: ${listed(newLoadFailures)}`,
+        summary: `${plural(newLoadFailures.length, "test or test file", "tests or test files")} ${newLoadFailures.length === 1 ? "fails" : "fail"} after the patch and did not before: ${listed(newLoadFailures)}`,
       };
     }
     return {
@@ -263,11 +264,11 @@ function compareRunsOnly(before: TestRun | null, after: TestRun | null): Validat
   if (status === "regressions") {
     const gone =
       vanished > 0 && whyAfter !== null
-        ? `; after the patch ${whyAfter}, so ${vanished} test(s) that ran before no longer run`
+        ? `; after the patch ${whyAfter}, so ${plural(vanished, "test")} that ran before no longer ${vanished === 1 ? "runs" : "run"}`
         : "";
-    summary = `${regressions.length} regression(s), tests that passed before the patch and fail after or ran before and no longer run: ${listed(regressions)}${gone}`;
+    summary = `${plural(regressions.length, "regression")}, tests that passed before the patch and fail after or ran before and no longer run: ${listed(regressions)}${gone}`;
   } else {
-    summary = `${counted.before} test(s) ran before the patch and ${counted.after} after: ${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}`;
+    summary = `${plural(counted.before, "test")} ran before the patch and ${counted.after} after: ${after.passed} passed, ${after.failed} failed after the patch (before: ${before.passed} passed, ${before.failed} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}`;
   }
   return {
     ...base,
@@ -384,7 +385,7 @@ export function mergeResults(results: readonly ValidationResult[]): ValidationRe
   const unrun = results.filter((r) => r.status === "could-not-run").map((r) => r.summary);
   const summary =
     status === "passed" || status === "no-regressions"
-      ? `${sum("before")} test(s) ran before the patch and ${sum("after")} after: ${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}${unrun.length > 0 ? `; in another batch ${unrun.join("; ")}` : ""}`
+      ? `${plural(sum("before"), "test")} ran before the patch and ${sum("after")} after: ${after?.passed ?? 0} passed, ${after?.failed ?? 0} failed after the patch (before: ${before?.passed ?? 0} passed, ${before?.failed ?? 0} failed); no regressions${fixed.length > 0 ? `; ${fixed.length} fixed` : ""}${stillFailing.length > 0 ? `; ${stillFailing.length} still failing` : ""}${unrun.length > 0 ? `; in another batch ${unrun.join("; ")}` : ""}`
       : notable.map((r) => r.summary).join("; ");
   const integrity = mergeIntegrity(results.map((r) => (r.integrity ? { integrity: r.integrity } : {})));
   return {

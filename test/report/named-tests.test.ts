@@ -106,7 +106,7 @@ test("report.md and the pull request body name the tests fixed and broken, cappe
       assert.match(text, /^Tests run: the tests related to the change/m, `${name}:\n${text}`);
       assert.match(
         text,
-        /^- `tests\.test_mean`: `imports a changed module` \(`stats\/summary\.py`\) — ran before and after the patch$/m,
+        /^- `tests\.test_mean`: imports a changed module \(`stats\/summary\.py`\) — ran before and after the patch$/m,
         name,
       );
     }

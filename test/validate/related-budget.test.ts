@@ -200,7 +200,7 @@ test("the budget for related tests: past it the slower related tests are left ou
   );
   assert.match(
     lines,
-    /- `tests\/test_slow_one\.py`: `imports a changed module` \(`pkg\/util\.py`\) — not run: over the budget for related tests/,
+    /- `tests\/test_slow_one\.py`: imports a changed module \(`pkg\/util\.py`\) — not run: over the budget for related tests/,
   );
   assert.match(
     lines,
@@ -329,7 +329,7 @@ test("a test whose unpatched run is stopped after the whole budget is given up f
   );
   assert.match(
     testsRunLines(again.result).join("\n"),
-    /test_util\.py`.* — could not be judged here \(timed out before the patch\), not run after it \(`its run on the unpatched tree was stopped after [\d.]+ s, not finished`\)/,
+    /test_util\.py`.* — could not be judged here \(timed out before the patch\), not run after it \(its run on the unpatched tree was stopped after [\d.]+ s, not finished\)/,
   );
   // The quick test ran and judged the patch; only it needed an unpatched run.
   assert.equal(runs(again)["tests/test_quick.py"], "ran");

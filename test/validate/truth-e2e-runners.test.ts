@@ -308,12 +308,12 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
   ]);
   assert.match(
     testsLine(r.status),
-    /^- ❌ Ran the repository's tests — `2 regression\(s\), tests that passed before the patch and fail after or ran before and no longer run: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
+    /^- ❌ Ran the repository's tests — `2 regressions, tests that passed before the patch and fail after or ran before and no longer run: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 regression\(s\), tests that/,
+    /## Evidence\n\n⚠️ Not marked fixed, because:\n\n[\s\S]*the repository's tests show regressions: 2 regressions, tests that/,
   );
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);
   assert.ok(!r.body.includes("The repository's tests were not run"), r.body);

@@ -252,7 +252,7 @@ test("only tests that failed and now pass show a fix; a suite green before and a
   assert.deepEqual(ended.regressions, ["t.ok (no longer runs)", "t.bug (no longer runs)"]);
   assert.match(
     ended.summary,
-    /after the patch the runner collected no test \(it exited with code 0\), so 2 test\(s\) that ran before no longer run/,
+    /after the patch the runner collected no test \(it exited with code 0\), so 2 tests that ran before no longer run/,
   );
   assert.equal(showsFix(ended), false);
   assert.equal(compareRuns(perTest(1, [["t.ok", "passed"]]), exitOnly(0)).status, "regressions");
