@@ -115,6 +115,19 @@ export function openers(
         else if (ch === quote) quote = null;
         continue;
       }
+      if (!python && ch === "/" && regexStarts(line, i)) {
+        // A regular expression literal: its brackets (escaped or in a class) are not brackets.
+        const close = regexEnd(line, i);
+        if (close > i) {
+          i = close;
+          continue;
+        }
+      }
+      if (ch === "\\") {
+        // An escaped character outside a string (a line continuation, say) opens nothing.
+        i++;
+        continue;
+      }
       if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
         triple = line.slice(i, i + 3);
         i += 2;
@@ -125,6 +138,31 @@ export function openers(
     }
   });
   return out;
+}
+
+/**
+ * Whether the "/" at `i` starts a regular expression literal rather than a division: it follows nothing,
+ * an operator or an opening bracket, or a keyword after which an expression starts (`return /x/`).
+ */
+function regexStarts(line: string, i: number): boolean {
+  if (line[i + 1] === "/" || line[i + 1] === "*") return false;
+  const before = line.slice(0, i).trimEnd();
+  if (before === "") return true;
+  if (/[(,=:[!&|?{};+\-*%<>~^]$/.test(before)) return true;
+  return /(^|[^\w$.])(return|typeof|case|void|in|of|delete|throw|new|yield|await|else|do)$/.test(before);
+}
+
+/** The index of the "/" closing the regular expression literal opened at `i`, or -1 when the line has none. */
+function regexEnd(line: string, i: number): number {
+  let inClass = false;
+  for (let j = i + 1; j < line.length; j++) {
+    const ch = line[j]!;
+    if (ch === "\\") j++;
+    else if (inClass) inClass = ch !== "]";
+    else if (ch === "[") inClass = true;
+    else if (ch === "/") return j;
+  }
+  return -1;
 }
 
 function modes(values: readonly number[]): number[] {
@@ -171,6 +209,9 @@ export function readPatched(args: {
     // are rescaled, not the alignment of continuation lines.
     const opener = openers(patched, python);
     const scaled = new Map<number, number>();
+    // The file line each line of <patched> repeats, where it repeats one.
+    const fileOf = new Map<number, number>();
+    for (const pl of plan) if (pl.kind === "aligned" && pl.p >= 0) fileOf.set(pl.p, pl.f);
     const col = (j: number): number => {
       const known = scaled.get(j);
       if (known !== undefined) return known;
@@ -179,12 +220,19 @@ export function readPatched(args: {
       const o = opener[j];
       const own = columns(patched[j]!, unit);
       const ws = leadingWs(patched[o?.line ?? 0]!);
+      // A line repeating a file line, under a line repeating one too: the file tells alignment from a
+      // level (a four-space level that happens to end under the character after `if (` is a level).
+      const fj = fileOf.get(j);
+      const fo = o ? fileOf.get(o.line) : undefined;
       // (A bracket that ends its line opens a hanging indent, whatever column it falls on.)
       const aligned =
         o !== null &&
         o !== undefined &&
         o.after < patched[o.line]!.trimEnd().length &&
-        own === columns(ws, unit) + o.after - ws.length;
+        own === columns(ws, unit) + o.after - ws.length &&
+        (fj === undefined ||
+          fo === undefined ||
+          fcol(fj) - fcol(fo) === own - columns(patched[o.line]!, unit));
       const c = aligned
         ? col(o.line) + own - columns(patched[o.line]!, unit)
         : Math.round((own * fUnit) / pUnit);

@@ -515,6 +515,89 @@ const ROWS: Row[] = [
       "",
     ].join("\n"),
   },
+  {
+    // The continuation lines sit one level under their `if (`, where a four-space level ends exactly
+    // under the character after `if (`; the escaped bracket in each regular expression is no bracket.
+    name: "typescript, 2-space file, 4-space answer inserting a line after `if` lines continued a level in",
+    path: "src/config/detect.ts",
+    before: String.raw`/** What one line of a test module shows: pytest's style, a TestCase suite, or nothing. */
+function lineStyle(raw: string): { pytest?: string; testCase?: true } {
+  const line = raw.length > MAX_STYLE_LINE ? raw.slice(0, MAX_STYLE_LINE) : raw;
+  if (/^(import[ \t]+pytest\b|from[ \t]+pytest\b|import[ \t]+[\w., \t]*\bpytest\b)/.test(line))
+    return { pytest: "imports pytest" };
+  if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };
+  if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))
+    return { pytest: "has a module-level test function" };
+  if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))
+    return { pytest: "has a test class that is not a unittest.TestCase" };
+  if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };
+  return {};
+}
+`,
+    orig: [
+      String.raw`    if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };`,
+      String.raw`    if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))`,
+      `        return { pytest: "has a module-level test function" };`,
+      String.raw`    if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))`,
+      `        return { pytest: "has a test class that is not a unittest.TestCase" };`,
+      String.raw`    if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };`,
+      "    return {};",
+      "}",
+    ],
+    patched: [
+      String.raw`    if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };`,
+      String.raw`    if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))`,
+      `        return { pytest: "has a module-level test function" };`,
+      String.raw`    if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))`,
+      `        return { pytest: "has a test class that is not a unittest.TestCase" };`,
+      "        void unittest;",
+      String.raw`    if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };`,
+      "    return {};",
+      "}",
+    ],
+    expected: String.raw`/** What one line of a test module shows: pytest's style, a TestCase suite, or nothing. */
+function lineStyle(raw: string): { pytest?: string; testCase?: true } {
+  const line = raw.length > MAX_STYLE_LINE ? raw.slice(0, MAX_STYLE_LINE) : raw;
+  if (/^(import[ \t]+pytest\b|from[ \t]+pytest\b|import[ \t]+[\w., \t]*\bpytest\b)/.test(line))
+    return { pytest: "imports pytest" };
+  if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };
+  if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))
+    return { pytest: "has a module-level test function" };
+  if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))
+    return { pytest: "has a test class that is not a unittest.TestCase" };
+    void unittest;
+  if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };
+  return {};
+}
+`,
+  },
+  {
+    // A bracket really left open: the continuation line is a level in (a hanging indent) in the file,
+    // though in the answer's width it ends under the character after `log(`.
+    name: "typescript, 2-space file, 4-space answer, a hanging indent ending under the opening bracket",
+    path: "src/report.ts",
+    before: [
+      "export function report(items: string[]): void {",
+      "  for (const item of items) {",
+      "    log(item,",
+      "      item.length);",
+      "  }",
+      "}",
+      "",
+    ].join("\n"),
+    orig: ["        log(item,", "            item.length);", "    }", "}"],
+    patched: ["        log(item,", "            item.length);", "        count++;", "    }", "}"],
+    expected: [
+      "export function report(items: string[]): void {",
+      "  for (const item of items) {",
+      "    log(item,",
+      "      item.length);",
+      "    count++;",
+      "  }",
+      "}",
+      "",
+    ].join("\n"),
+  },
 ];
 
 for (const row of ROWS) {
