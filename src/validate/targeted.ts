@@ -184,6 +184,8 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
   /** What of the related tests did not run, for the report. */
   const leftOut: string[] = [];
   let overBudget = false;
+  /** Related test files whose unpatched run did not finish in time: the whole suite holds them too. */
+  let unfinished: string[] = [];
   if (targets.length > 0) {
     const cmd = targetedCommand(config, targets);
     if ("reason" in cmd) return wholeSuite(null);
@@ -218,6 +220,7 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     for (const { target } of related.givenUp) status.set(target, "unpatched-too-slow");
     for (const { target } of related.timedOut) status.set(target, "unpatched-too-slow");
     for (const { target } of related.network) status.set(target, "needs-network");
+    unfinished = [...related.givenUp.map((g) => g.target), ...related.timedOut.map((x) => x.target)];
     const details = new Map<string, ReturnType<typeof detailOf>>();
     for (const st of related.stopped) {
       for (const t of st.targets) {
@@ -343,6 +346,12 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     return { result, run, selection, suite };
   };
   if (overBudget) return notRun("the related tests already took the budget for related tests");
+  if (unfinished.length > 0) {
+    // The rest of the suite holds these files too: its unpatched run would wait on them until the budget.
+    return notRun(
+      `it holds ${namesOf(unfinished)}, which did not finish on the unpatched tree within ${unfinished.length === 1 ? "its" : "their"} own limit`,
+    );
+  }
   if (store.fullTooSlowMs !== null && (known === undefined || known === null)) {
     return notRun(
       `the whole suite did not finish within ${seconds(store.fullTooSlowMs)} on the unpatched tree`,

@@ -196,3 +196,27 @@ test("network failures are told from the unpatched run's output, per test, and o
   // No network error in the output: nothing is set aside.
   assert.equal(networkBound(run("E   assert 1 == 2\n", { "a.py::t": "failed" }), ["a.py"], owner).size, 0);
 });
+
+test("the rest of the suite is not run when it holds a related file that did not finish before the patch: it would wait on the same hang", async () => {
+  const repo = {
+    ...REPO,
+    // A test of the suite that no change relates to: the rest of the suite, which fits a large budget.
+    "tests/test_other.py": "def test_words():\n    assert 'a b'.split() == ['a', 'b']\n",
+    ".github/auto-fix.yml": `validation:\n  related-budget: ${BUDGET_S}\n  budget: 3000\n`,
+  };
+  const job = await prepareJob(sandbox, writeRepo(repo));
+  jobs.push(job.states);
+  const ok = await validateEdit(sandbox, job, { "pkg/util.py": ["max(lo", "max( lo"] });
+  assert.equal(runs(ok)["tests/test_hang.py"], "unpatched-too-slow");
+  assert.equal(ok.result.status, "passed", ok.result.summary);
+  const tests = TestsRanSchema.parse(ok.result.tests);
+  assert.equal(tests.kind, "targeted", "the whole suite did not run");
+  assert.match(
+    tests.notRun ?? "",
+    /the other 1 test of the suite: not run, it holds tests\/test_hang\.py, which did not finish on the unpatched tree within its own limit/,
+  );
+  assert.ok(
+    !ranIds(ok).some((id) => id.startsWith("tests/test_other.py")),
+    "the rest of the suite did not run",
+  );
+});
