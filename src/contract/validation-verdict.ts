@@ -50,7 +50,7 @@ export function validationVerdict(
       return {
         kind: "regressions",
         icon: "❌",
-        text: /^\d+ regression\(s\)/.test(v.summary)
+        text: /^\d+ regressions?\b/.test(v.summary)
           ? v.summary.replace(/\.$/, "")
           : `${plural(v.regressions.length, "regression")}: ${v.summary.replace(/\.$/, "")}`,
       };
