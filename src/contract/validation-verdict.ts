@@ -32,7 +32,7 @@ export function validationVerdict(
     case "no-regressions": {
       const c = v.counted;
       const counts = c
-        ? `${plural(c.before, "test")} ran and were counted before the patch and ${c.after} after`
+        ? `${plural(c.before, "test")} ran and ${c.before === 1 ? "was" : "were"} counted before the patch and ${c.after} after`
         : "Tests ran and were counted";
       const fixed = v.fixed.length > 0 ? `; ${v.fixed.length} that failed before pass now` : "";
       const still = v.stillFailingRelated ?? [];

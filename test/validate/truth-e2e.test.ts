@@ -62,12 +62,12 @@ test("control: a real fix with unittest tests that ran is fixed, with the fixed 
   );
   assert.match(
     testsLine(r.status),
-    /^- ✅ Ran the repository's tests — `\d+ tests? ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now`$/,
+    /^- ✅ Ran the repository's tests — `\d+ tests? ran and (?:were|was) counted before the patch and \d+ after: no regressions; 1 that failed before pass now`$/,
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n✅ \d+ tests? ran and were counted before the patch and \d+ after: no regressions; 1 that failed before pass now\n/,
+    /## Validation\n\n✅ \d+ tests? ran and (?:were|was) counted before the patch and \d+ after: no regressions; 1 that failed before pass now\n/,
   );
   assert.match(
     r.body,
