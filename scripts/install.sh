@@ -5,7 +5,8 @@
 #
 #   bash scripts/install.sh               the app only
 #   bash scripts/install.sh --test-tools  also what the test suite runs (about 900 MB): redis-server,
-#                                         python3 with pytest, Go, a JDK with JUnit 4, cmark-gfm
+#                                         python3 with pytest, Go, a JDK with JUnit 4, cmark-gfm,
+#                                         ca-certificates
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ for arg in "$@"; do
   case "$arg" in
     --test-tools) test_tools=1 ;;
     -h | --help)
-      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -54,6 +55,8 @@ if [ "$test_tools" = 1 ]; then
   [ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
   # GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
   command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
+  # The image build script's plan (tested with --dry-run) names the machine's CA bundle.
+  [ -r /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install: system packages: ${missing[*]}"
