@@ -5,7 +5,7 @@
 #
 #   bash scripts/install.sh               the app only
 #   bash scripts/install.sh --test-tools  also what the test suite runs (about 900 MB): redis-server,
-#                                         python3 with pytest, Go, a JDK with JUnit 4, cmark-gfm,
+#                                         python3 with pytest and pip, Go, a JDK with JUnit 4, cmark-gfm,
 #                                         ca-certificates
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,8 @@ if [ "$test_tools" = 1 ]; then
   # Real test runners for the targeted-validation tests: pytest for the sandbox's (Debian) python3, Go,
   # and JUnit 4 with a JDK.
   /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
+  # pip for the setup step's installs (the dependency-install tests install a local wheel, offline).
+  /usr/bin/python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
   command -v go >/dev/null 2>&1 || missing+=(golang-go)
   command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
   [ -f /usr/share/java/junit4.jar ] || missing+=(junit4)

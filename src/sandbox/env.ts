@@ -39,6 +39,9 @@ export function buildSandboxEnv(
     PYTHONUNBUFFERED: "1",
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
     PYTHONUSERBASE: `${opts.workdir.replace(/\/+$/, "")}/${SANDBOX_DEPS_DIR}/python`,
+    // `pip install --user` goes to PYTHONUSERBASE, inside the work tree: a distribution's "externally
+    // managed" Python (Debian's) would refuse it, though the system's packages are read-only here anyway.
+    PIP_BREAK_SYSTEM_PACKAGES: "1",
     NODE_DISABLE_COLORS: "1",
     npm_config_update_notifier: "false",
     npm_config_fund: "false",
