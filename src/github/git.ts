@@ -144,6 +144,16 @@ export async function commitAndPush(options: {
   const timestamp = Math.floor(Date.now() / 1000);
   const who = { ...options.author, timestamp, timezoneOffset: 0 };
   const commit = await git.commit({ fs, dir, message: options.message, author: who, committer: who });
+  await pushBranch(dir, options, options.force);
+  return { commit, files };
+}
+
+/** Pushes the clone's `<branch>` to the remote's `refs/heads/<branch>`; a refused push throws with why. */
+async function pushBranch(
+  dir: string,
+  options: { url: string; token: string; branch: string },
+  force: boolean,
+): Promise<void> {
   const result = await git.push({
     fs,
     http,
@@ -151,14 +161,13 @@ export async function commitAndPush(options: {
     url: options.url,
     ref: options.branch,
     remoteRef: `refs/heads/${options.branch}`,
-    force: options.force,
+    force,
     onAuth: auth(options.token),
   });
   if (!result.ok) {
     const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
     throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
   }
-  return { commit, files };
 }
 
 /** The message of the commit checked out in a clone. */
@@ -190,20 +199,7 @@ export async function pushEmptyCommit(options: {
     commit: { message: options.message, tree: parent.tree, parent: [head], author: who, committer: who },
   });
   await git.writeRef({ fs, dir, ref: `refs/heads/${options.branch}`, value: commit, force: true });
-  const result = await git.push({
-    fs,
-    http,
-    dir,
-    url: options.url,
-    ref: options.branch,
-    remoteRef: `refs/heads/${options.branch}`,
-    force: false,
-    onAuth: auth(options.token),
-  });
-  if (!result.ok) {
-    const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
-    throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
-  }
+  await pushBranch(dir, options, false);
   return commit;
 }
 
