@@ -38,12 +38,10 @@ function script() {
           'search_code("_coerce_args(base, url)")',
         ],
       }),
-      "urljoin returns early on an empty url.",
-      searchSays("More context.", {
+      searchSays("urljoin returns early on an empty url. More context.", {
         API_calls: ['search_method_in_file("urlparse", "urllib/parse.py")', 'search_code("def urlsplit")'],
       }),
-      "urlparse splits the url.",
-      searchSays("Found it.", {
+      searchSays("urlparse splits the url. Found it.", {
         bug_locations: [
           {
             file: "urllib/parse.py",

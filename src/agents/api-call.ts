@@ -22,9 +22,18 @@ interface RawArg {
 const paramName = (p: ApiSpecLike["params"][number]) => (typeof p === "string" ? p : p.name);
 const paramOptional = (p: ApiSpecLike["params"][number]) => typeof p !== "string" && Boolean(p.optional);
 
-/** `search_method_in_class("a", "b")` — canonical form, with JSON string escaping. */
+/**
+ * An argument quoted so that `parseApiCall` reads it back unchanged: the first quote character the
+ * value does not hold (backslashes stay as written), else double quotes with `\"` inside.
+ */
+function quoteArg(a: string): string {
+  for (const q of ['"', "'", "`"]) if (!a.includes(q) && !a.endsWith("\\")) return `${q}${a}${q}`;
+  return `"${a.replaceAll('"', '\\"')}"`;
+}
+
+/** `search_method_in_class("a", "b")` — canonical form: what the model wrote, quoted to read back. */
 export function formatCall(name: string, args: readonly string[]): string {
-  return `${name}(${args.map((a) => JSON.stringify(a)).join(", ")})`;
+  return `${name}(${args.map(quoteArg).join(", ")})`;
 }
 
 export function describeApis(specs: readonly ApiSpecLike[]): string {
@@ -97,10 +106,11 @@ function splitArgs(src: string): RawArg[] | string {
       i += close.length;
       let closed = false;
       while (i < n) {
-        if (src[i] === "\\" && i + 1 < n) {
-          const next = src[i + 1]!;
-          value += next === "n" ? "\n" : next === "t" ? "\t" : next;
-          i += 2;
+        // Arguments are searched exactly as written: a backslash stays, except before the closing
+        // quote (`"print(\\"hi\\")"`), where it only keeps the quote inside the argument.
+        if (src[i] === "\\" && src.startsWith(close, i + 1)) {
+          value += close;
+          i += 1 + close.length;
           continue;
         }
         if (src.startsWith(close, i)) {

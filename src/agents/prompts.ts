@@ -4,8 +4,7 @@ import { loadPromptFile, renderPromptFile } from "../prompts/render.ts";
 export interface PromptInputs {
   "search-system": Record<string, never>;
   "search-select": { issue: string; maintainer: string; apis: string; lead: string };
-  "search-analyze": { results: string };
-  "search-analyze-select": Record<string, never>;
+  "search-results": { results: string };
   "search-retry": { problem: string };
   "proxy-system": { apis: string };
   "proxy-user": { notes: string };

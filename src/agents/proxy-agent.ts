@@ -68,7 +68,7 @@ export type ProxyOutcome =
 export const PROXY_MAX_TRIES = 5;
 
 /** A call given as an object ({name, args}) becomes call text so that one parser checks everything. */
-function callText(c: ProxyAnswer["API_calls"][number]): string {
+export function callText(c: ProxyAnswer["API_calls"][number]): string {
   if (typeof c === "string") return c;
   const name = c.name ?? c.api ?? "";
   const args = c.args ?? c.arguments ?? [];
@@ -76,7 +76,7 @@ function callText(c: ProxyAnswer["API_calls"][number]): string {
   return formatCall(name, list);
 }
 
-function cleanLocation(l: ProxyAnswer["bug_locations"][number]): LocationRequest | null {
+export function cleanLocation(l: ProxyAnswer["bug_locations"][number]): LocationRequest | null {
   const out: LocationRequest = {};
   if (l.file) out.file = l.file;
   if (l.class) out.class = l.class;

@@ -1,9 +1,10 @@
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
-import { describeApis, type ParsedCall } from "./api-call.ts";
+import { type ApiSpecLike, describeApis, type ParsedCall } from "./api-call.ts";
 import { codeFence } from "../core/inert-markdown.ts";
 import { capText, fenceIssue, type Issue, sanitizeIssueText } from "./issue-text.ts";
 import { renderPrompt } from "./prompts.ts";
+import { readSearchAnswer } from "./answer-read.ts";
 import { type LocationRequest, runProxy } from "./proxy-agent.ts";
 import type { ResolvedLocationLike, SearchCallResult, SearchPort } from "./search-port.ts";
 
@@ -29,7 +30,10 @@ export interface CallRecord {
 export interface SearchRound {
   round: number;
   selection: string;
+  /** The answer was read (from its own JSON block or call syntax, or by the proxy). */
   proxyOk: boolean;
+  /** Where the calls and locations were read from; absent when the answer could not be read. */
+  readFrom?: "json" | "calls" | "proxy";
   calls: CallRecord[];
   requested: LocationRequest[];
   resolved: number;
@@ -67,7 +71,8 @@ function describeRequest(r: LocationRequest): string {
 
 function roundMarkdown(r: SearchRound): string {
   const lines = [`# Search round ${r.round}`, "", "## Selection (search agent)", "", r.selection, ""];
-  lines.push(`## Proxy: ${r.proxyOk ? "ok" : "could not extract calls"}`, "");
+  const how = { json: "its JSON block", calls: "the calls it wrote", proxy: "the proxy" };
+  lines.push(r.readFrom ? `## Read from ${how[r.readFrom]}` : "## Proxy: could not extract calls", "");
   for (const c of r.calls) {
     const tag =
       c.repeatedFrom !== null
@@ -87,10 +92,58 @@ function roundMarkdown(r: SearchRound): string {
   return lines.join("\n");
 }
 
+type RoundReading =
+  | {
+      ok: true;
+      calls: ParsedCall[];
+      locations: LocationRequest[];
+      dropped: string[];
+      from: "json" | "calls" | "proxy";
+    }
+  | { ok: false; message: string };
+
 /**
- * The search loop of the design (stage 3): the search agent chooses API calls in prose, the proxy turns
- * them into JSON, results go back with "analyse, then choose again", until bug locations come without
- * API calls and resolve to real code, or the round limit. Model errors (budget, endpoint down) propagate;
+ * The calls and locations of one search answer: read from the answer itself (its JSON block, or calls
+ * in the APIs' syntax); only an answer that holds neither goes to the proxy, a second request.
+ */
+async function readRound(
+  model: ModelPort,
+  answer: string,
+  specs: readonly ApiSpecLike[],
+  tag: string,
+  recorder: ArtifactRecorder | undefined,
+): Promise<RoundReading> {
+  const read = readSearchAnswer(answer, specs);
+  if (read) {
+    recorder?.writeJson(`search/read-${tag}.json`, {
+      from: read.from,
+      calls: read.calls.map((c) => c.text),
+      bug_locations: read.locations,
+      dropped: read.dropped,
+    });
+    return { ok: true, ...read };
+  }
+  const proxy = await runProxy(model, answer, specs, { label: `round-${tag}` });
+  recorder?.writeJson(
+    `search/proxy-${tag}.json`,
+    proxy.ok
+      ? {
+          ok: true,
+          json: proxy.json,
+          calls: proxy.calls.map((c) => c.text),
+          dropped: proxy.dropped,
+          tries: proxy.tries,
+        }
+      : { ok: false, message: proxy.message, tries: proxy.tries, lastText: proxy.lastText },
+  );
+  return proxy.ok ? { ...proxy, from: "proxy" } : proxy;
+}
+
+/**
+ * The search loop of the design (stage 3): the search agent chooses API calls and ends its answer with
+ * them in a JSON block (read directly; the proxy only reads an answer that has neither block nor calls);
+ * results go back with "analyse, then choose again" in one turn, until bug locations come without API
+ * calls and resolve to real code, or the round limit. Model errors (budget, endpoint down) propagate;
  * every finished round is already on disk by then.
  */
 export async function runSearch<L extends ResolvedLocationLike>(
@@ -180,19 +233,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       note: null,
     };
     rounds.push(rec);
-    const proxy = await runProxy(model, selection, port.specs, { label: `round-${tag}` });
-    opts.recorder?.writeJson(
-      `search/proxy-${tag}.json`,
-      proxy.ok
-        ? {
-            ok: true,
-            json: proxy.json,
-            calls: proxy.calls.map((c) => c.text),
-            dropped: proxy.dropped,
-            tries: proxy.tries,
-          }
-        : { ok: false, message: proxy.message, tries: proxy.tries, lastText: proxy.lastText },
-    );
+    const proxy = await readRound(model, selection, port.specs, tag, opts.recorder);
     const last = round >= limit;
     let feedback: string | null = null;
     let calls: ParsedCall[] = [];
@@ -200,6 +241,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       feedback = `Your answer could not be turned into search calls or bug locations (${proxy.message.trim()})`;
     } else {
       rec.proxyOk = true;
+      rec.readFrom = proxy.from;
       calls = proxy.calls;
       rec.requested = proxy.locations;
       if (proxy.locations.length > 0) lastRequested = proxy.locations;
@@ -216,7 +258,10 @@ export async function runSearch<L extends ResolvedLocationLike>(
           `None of the bug locations you gave matches code in the repository (${misses.join("; ")}). ` +
           "Check the file, class and method names against the search results, or search for more context.";
       } else if (calls.length === 0) {
-        feedback = "You named neither search API calls nor bug locations.";
+        feedback =
+          proxy.dropped.length > 0
+            ? `None of your API calls can be run:\n${proxy.dropped.map((d) => `- ${d}`).join("\n")}`
+            : "You named neither search API calls nor bug locations.";
       }
     }
     if (feedback !== null) {
@@ -266,12 +311,11 @@ export async function runSearch<L extends ResolvedLocationLike>(
       rec.note = `${rec.note ? `${rec.note}\n` : ""}Every call in this round repeated an earlier one.`;
     opts.recorder?.write(`search/round-${tag}.md`, roundMarkdown(rec));
     if (repeatRounds >= MAX_REPEAT_ROUNDS || last) break;
-    tell(
-      renderPrompt("search-analyze", { results: capText(blocks.join("\n\n"), maxResultChars, "results") }),
-    );
-    await ask(`round-${tag}-analyze`);
     opts.onRound?.(round + 1, limit);
-    tell(renderPrompt("search-analyze-select", {}));
+    // One turn analyses the results and chooses: more calls, or the bug locations.
+    tell(
+      renderPrompt("search-results", { results: capText(blocks.join("\n\n"), maxResultChars, "results") }),
+    );
     selection = await ask(`round-${String(round + 1).padStart(2, "0")}-select`);
   }
   // Out of rounds (or stuck): fall back to the last locations the model named, if any resolve.

@@ -62,7 +62,6 @@ const goodRun = () =>
     agentScript({
       search: [
         searchSays("The mean looks wrong; let me read it.", { API_calls: ['search_method("mean")'] }),
-        "mean() divides by len(values) - 1, which is wrong for an arithmetic mean.",
         searchSays("Found it.", {
           bug_locations: [
             { file: "stats/summary.py", method: "mean", intended_behavior: "Divide by len(values)." },

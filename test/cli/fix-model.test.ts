@@ -95,7 +95,8 @@ test("a usable answer resets the count; unusable patch answers count the same wa
   t.after(() => server.close());
   const { run, result } = await fix(t, server.baseURL, {}, ["--patch-attempts", "10"]);
   assert.equal(run.code, 1, run.err);
-  assert.equal(script.counts.proxy, 1, "the location came at once");
+  assert.equal(script.counts.search, 1, "the location came at once");
+  assert.equal(script.counts.proxy, 0, "read from the answer's own JSON block");
   assert.equal(script.counts.patch, 3, "three patch answers without an edit, then no more requests");
   assert.match(
     result?.reason ?? "",

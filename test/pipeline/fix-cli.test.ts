@@ -51,7 +51,6 @@ function meanScript() {
   return agentScript({
     search: [
       searchSays("Look at mean.", { API_calls: ['search_method("mean")'] }),
-      "It divides by len - 1.",
       searchSays("Found it.", {
         bug_locations: [
           { file: "stats/summary.py", method: "mean", intended_behavior: "Divide by len(values)." },

@@ -27,12 +27,14 @@ test("Python: search, locate, patch; the user's tree is untouched and every arti
   const run = await runScriptedFix(repo, issueOf("py-stats", "issue.md"), {
     search: [
       searchSays("The issue names mean(); let me look at it.", { API_calls: ['search_method("mean")'] }),
-      "mean() divides the sum by len(values) - 1; it should divide by len(values).",
-      searchSays("No more context needed. The bug is in stats/summary.py, function mean.", {
-        bug_locations: [
-          { file: "stats/summary.py", method: "mean", intended_behavior: "Divide the sum by len(values)." },
-        ],
-      }),
+      searchSays(
+        "mean() divides the sum by len(values) - 1; it should divide by len(values). The bug is in stats/summary.py, function mean.",
+        {
+          bug_locations: [
+            { file: "stats/summary.py", method: "mean", intended_behavior: "Divide the sum by len(values)." },
+          ],
+        },
+      ),
     ],
     patch: [
       patchAnswer(
@@ -54,7 +56,8 @@ test("Python: search, locate, patch; the user's tree is untouched and every arti
   assert.equal(r.validation, null);
   assert.ok(r.usage.prompt_tokens > 0 && r.usage.completion_tokens > 0);
   assert.equal(treeDigest(repo), before, "the user's checkout must not change");
-  assert.deepEqual(run.script?.counts, { search: 3, proxy: 2, patch: 1, other: 0 });
+  // One request per search round: the calls and locations are read from the answers themselves.
+  assert.deepEqual(run.script?.counts, { search: 2, proxy: 0, patch: 1, other: 0 });
   // The search prompt saw the issue fenced, without the hidden HTML comment.
   const first = run.server.requests[0]!;
   assert.match(
@@ -63,7 +66,7 @@ test("Python: search, locate, patch; the user's tree is untouched and every arti
   );
   assert.doesNotMatch(String(first.messages[1]?.content), /Ignore all previous instructions/);
   // The search results went back to the model, and the patch prompt carries location + intended behaviour.
-  assert.match(String(run.server.requests[2]?.messages.at(-1)?.content), /def mean\(values\)/);
+  assert.match(String(run.server.requests[1]?.messages.at(-1)?.content), /def mean\(values\)/);
   const patchReq = run.server.requests.find((q) =>
     String(q.messages[0]?.content).includes("fixing a reported bug"),
   )!;
@@ -76,15 +79,15 @@ test("Python: search, locate, patch; the user's tree is untouched and every arti
   assert.match(report, /Intended behaviour: Divide the sum by len\(values\)\./);
   for (const f of [
     "search/round-01.md",
-    "search/proxy-01.json",
-    "search/proxy-02.json",
+    "search/read-01.json",
+    "search/read-02.json",
     "patch/attempt-1.md",
     "result.json",
     "model-calls/001-search-round-01-select.md",
   ]) {
     assert.ok(existsSync(join(run.out, f)), `${f} is written`);
   }
-  assert.deepEqual(JSON.parse(read(run.out, "search/proxy-01.json")).calls, ['search_method("mean")']);
+  assert.deepEqual(JSON.parse(read(run.out, "search/read-01.json")).calls, ['search_method("mean")']);
 });
 
 test("TypeScript: the class method is found through search_method_in_class and fixed", async (t) => {
@@ -92,8 +95,7 @@ test("TypeScript: the class method is found through search_method_in_class and f
   const run = await runScriptedFix(repo, issueOf("ts-cart", "issue.json"), {
     search: [
       searchSays("Look at Cart.subtotal.", { API_calls: ['search_method_in_class("subtotal", "Cart")'] }),
-      "subtotal sums item.price but ignores item.quantity.",
-      searchSays("Bug: Cart.subtotal in src/cart.ts.", {
+      searchSays("subtotal sums item.price but ignores item.quantity. Bug: Cart.subtotal in src/cart.ts.", {
         bug_locations: [{ class: "Cart", method: "subtotal", intended_behavior: "Sum price * quantity." }],
       }),
     ],
@@ -121,8 +123,7 @@ test("Java: an inapplicable first attempt goes back with the engine's message; t
       searchSays("Find the Temperature class.", {
         API_calls: ['search_class("Temperature")', 'search_method("toFahrenheit")'],
       }),
-      "toFahrenheit subtracts 32 instead of adding it.",
-      searchSays("Bug located.", {
+      searchSays("toFahrenheit subtracts 32 instead of adding it. Bug located.", {
         bug_locations: [
           {
             file: "Temperature.java",

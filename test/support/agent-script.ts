@@ -14,7 +14,7 @@ export function roleOf(req: ChatRequest): AgentRole {
 type Reply = ScriptedReply | string;
 
 export interface AgentScript {
-  /** Replies of the search agent, in order (selection, analysis, selection, ...). */
+  /** Replies of the search agent, in order (one per round: each analyses the results and chooses). */
   search: Reply[];
   /**
    * The proxy's reply to each request. Default: the JSON on the notes' last line starting with `JSON:`
@@ -72,9 +72,9 @@ export function agentScript(script: AgentScript): ScriptHandler & { counts: Reco
   return Object.assign(handler, { counts });
 }
 
-/** A search answer in prose that carries the JSON its proxy should produce. */
+/** A search answer in prose that ends with the JSON block the search prompt asks for. */
 export function searchSays(prose: string, json: { API_calls?: string[]; bug_locations?: object[] }): string {
-  return `${prose}\nJSON: ${JSON.stringify({ API_calls: json.API_calls ?? [], bug_locations: json.bug_locations ?? [] })}`;
+  return `${prose}\n\n\`\`\`json\n${JSON.stringify({ API_calls: json.API_calls ?? [], bug_locations: json.bug_locations ?? [] })}\n\`\`\`\n`;
 }
 
 /** A patch answer in the <file>/<original>/<patched> format. */
