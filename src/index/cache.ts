@@ -14,7 +14,7 @@ import type { FileRecord } from "./types.ts";
 export const MAX_MANIFESTS = 64;
 
 /** Bumped whenever the extractor's output or the object store's table changes shape or meaning. */
-const EXTRACTOR_VERSION = 6;
+const EXTRACTOR_VERSION = 7;
 
 /** The cache folder: AUTO_FIX_CACHE_DIR, else $XDG_CACHE_HOME/auto-fix, else ~/.cache/auto-fix. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { Query, type Node, type QueryMatch, type Tree } from "web-tree-sitter";
 import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
 import { definitionMatches, isWordChar, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
+import { pythonAssignmentDefs } from "./py-assign.ts";
 import { type Def, LineTable, pythonSymbols, toSymbol } from "./symbol-build.ts";
-import type { ExtractResult, SymbolKind } from "./types.ts";
+import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
 
 /** The query file of each language (TSX shares TypeScript's: same node names). */
 const QUERY_FILE: Record<LanguageId, string> = {
@@ -70,10 +71,12 @@ export function symbolsOfTree(lang: LanguageId, plan: MatchPlan, tree: Tree, tex
   const broken = tree.rootNode.hasError;
   const lines = new LineTable(text);
   const found = collectDefs(definitionMatches(plan, tree, text), text, python);
+  if (python) for (const d of pythonAssignmentDefs(tree, text)) found.defs.set(d.node.id, d);
   const ordered = nestDefs(found, lines);
   const symbols = python
     ? pythonSymbols(ordered, text, lines, broken)
     : ordered.map((d) => toSymbol(d, lang, text, lines));
+  if (!python && text.includes(".prototype")) renamePrototypeAliases(symbols, text);
   return { symbols, syntaxErrors: broken ? syntaxProblems(tree, 1000).length : 0 };
 }
 
@@ -189,7 +192,9 @@ function nestDefs({ defs, pending }: Found, lines: LineTable): Def[] {
   for (const p of pending) {
     if (!defs.has(p.node.id)) items.push({ s: p.node.startIndex, e: p.node.endIndex, def: null, pend: p });
   }
-  items.sort((a, b) => a.s - b.s || b.e - a.e || (a.def ? 0 : 1) - (b.def ? 0 : 1));
+  // Of a definition and a class-level statement with the same range (`P = namedtuple(…)` in a class
+  // body), the statement goes first: it belongs to the class around both, not to the definition.
+  items.sort((a, b) => a.s - b.s || b.e - a.e || (a.def ? 1 : 0) - (b.def ? 1 : 0));
   const stack: Item[] = [];
   const ordered: Def[] = [];
   for (const it of items) {
@@ -230,4 +235,24 @@ function collectBases(node: Node, out: string[]): void {
   if (/keyword_argument|comment|splat|dictionary_splat|type_arguments/.test(node.type)) return;
   const text = node.text.replace(/\s+/g, " ").trim();
   if (text && !out.includes(text)) out.push(text);
+}
+
+/** `var proto = Encoder.prototype` (or `proto = …` alone): `proto` names `Encoder`'s prototype. */
+const PROTOTYPE_ALIAS =
+  /(?:^|[;{}\s])(?:(?:var|let|const)\s+)?([A-Za-z_$][\w$]*)\s*=\s*([A-Za-z_$][\w$]*)\.prototype\s*(?=[;,\n])/g;
+
+/**
+ * Methods made on an alias of a prototype (`proto.encode = function` after `var proto =
+ * Encoder.prototype`) belong to the constructor's class, `Encoder`, not to a class called `proto`.
+ */
+function renamePrototypeAliases(symbols: SymbolInfo[], text: string): void {
+  const alias = new Map<string, string>();
+  for (const m of text.matchAll(PROTOTYPE_ALIAS)) if (m[1] !== m[2]) alias.set(m[1]!, m[2]!);
+  if (alias.size === 0) return;
+  for (const s of symbols) {
+    const to = s.className ? alias.get(s.className) : undefined;
+    if (!to || s.kind !== "method") continue;
+    s.className = to;
+    s.qualName = `${to}.${s.name}`;
+  }
 }

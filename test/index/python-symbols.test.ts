@@ -57,7 +57,10 @@ async function readTheLongWay(source: string): Promise<Read[]> {
 
 async function readByIndex(source: string): Promise<Read[]> {
   const { symbols } = await extractSymbols("python", source);
+  // Definitions by assignment (`P = namedtuple(…)`) are checked in assignment-definitions.test.ts.
+  const lines = source.split("\n");
   return symbols
+    .filter((s) => /^\s*(?:@|def\b|class\b|async\b)/.test(lines[s.start - 1] ?? ""))
     .map((s) => ({
       name: s.name,
       start: s.start,

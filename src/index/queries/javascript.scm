@@ -94,3 +94,39 @@
         value: (object)) @function))
   (#eq? @_object "Object")
   (#eq? @_define "defineProperties"))
+
+; Methods of an object literal bound to a name, with that name as their class (`utils` in
+; `const utils = { a() {}, b: function () {}, c: () => {} }`, `Foo` in `Foo.prototype = { … }`; none for
+; `module.exports = { … }`, whose methods are the module's functions).
+(variable_declarator
+  name: (identifier) @owner
+  value: (object
+    (method_definition
+      name: [(property_identifier) @name (string (string_fragment) @name)]) @function))
+
+(variable_declarator
+  name: (identifier) @owner
+  value: (object
+    (pair
+      key: [(property_identifier) @name (string (string_fragment) @name)]
+      value: [(arrow_function) (function_expression) (generator_function)] @value) @function))
+
+(assignment_expression
+  left: [(identifier) (member_expression)] @owner
+  right: (object
+    (method_definition
+      name: [(property_identifier) @name (string (string_fragment) @name)]) @function))
+
+(assignment_expression
+  left: [(identifier) (member_expression)] @owner
+  right: (object
+    (pair
+      key: [(property_identifier) @name (string (string_fragment) @name)]
+      value: [(arrow_function) (function_expression) (generator_function)] @value) @function))
+
+; exports.Parser = class {} / Foo.Bar = class extends Base {} at the top level: a class by assignment
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @name)
+      right: (class (class_heritage)? @bases)) @class))
