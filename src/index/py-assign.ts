@@ -58,7 +58,7 @@ export function pythonAssignmentDefs(tree: Tree, text: string): Def[] {
     const nameAt = m.index + m[0].indexOf(m[1]!);
     const ident = root.namedDescendantForIndex(nameAt);
     const assign = ident?.parent;
-    if (!ident || ident.type !== "identifier" || assign?.type !== "assignment") continue;
+    if (ident?.type !== "identifier" || assign?.type !== "assignment") continue;
     if (assign.childForFieldName("left")?.id !== ident.id) continue;
     const stmt = assign.parent;
     const holder = stmt?.type === "expression_statement" ? stmt.parent : null;
