@@ -290,7 +290,12 @@ function shownCode(slices: readonly CodeSlice[]): string {
 }
 
 /** A sentence that tells the model what part of a unit it sees. */
-function describeExcerpt(what: "class" | "file", x: Excerpt, missing: string | null): string {
+function describeExcerpt(
+  what: "class" | "file",
+  x: Excerpt,
+  missing: string | null,
+  appears: readonly number[] = [],
+): string {
   const outline =
     what === "class"
       ? "the class's outline (its header, attributes and each member's first lines)"
@@ -310,9 +315,24 @@ function describeExcerpt(what: "class" | "file", x: Excerpt, missing: string | n
     parts.push(`${full.length > 0 ? "and " : "with "}${names} in part (too long to show whole)`);
   }
   let text = `${parts.join(" ")}; \`...\` marks lines left out.`;
-  if (missing && x.insertion)
+  if (missing && appears.length > 0) {
+    // The index knows no definition of the name here, but the text holds it: never say it is absent.
+    const at = appears.join(", ");
+    text += ` The index has no definition named \`${missing}\` in this ${what}, but the name is written at line${appears.length > 1 ? "s" : ""} ${at}: look there before adding code.`;
+  } else if (missing && x.insertion)
     text += ` \`${missing}\` is not in this ${what} yet: new code would go ${x.insertion}.`;
   return text;
+}
+
+/** Lines (1-based, at most 5) of `from..to` where `name` stands as a whole word. */
+export function linesNaming(lines: readonly string[], name: string, from: number, to: number): number[] {
+  const bare = name.slice(name.lastIndexOf(".") + 1);
+  if (!/^[A-Za-z_$][\w$]*$/.test(bare)) return [];
+  const word = new RegExp(`(?<![\\w$])${bare.replaceAll("$", "\\$")}(?![\\w$])`);
+  const out: number[] = [];
+  for (let n = Math.max(1, from); n <= Math.min(to, lines.length) && out.length < 5; n++)
+    if (word.test(lines[n - 1]!)) out.push(n);
+  return out;
 }
 
 async function materialize(
@@ -339,11 +359,11 @@ async function materialize(
     if (whole && rec && lines.length > SMALL_FILE_LINES) {
       const x = fileExcerpt(lines, rec, hints);
       ranges = x.ranges;
-      shown = describeExcerpt("file", x, missing);
+      shown = describeExcerpt("file", x, missing, missing ? linesNaming(lines, missing, u.start, end) : []);
     } else if (u.hit && sym?.kind === "class" && end - u.start + 1 > SMALL_CLASS_LINES) {
       const x = classExcerpt(lines, sym, membersOf(u.hit.file, sym), hints);
       ranges = x.ranges;
-      shown = describeExcerpt("class", x, missing);
+      shown = describeExcerpt("class", x, missing, missing ? linesNaming(lines, missing, u.start, end) : []);
     }
   }
   const slices = slicesOf(lines, ranges);
