@@ -166,6 +166,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
       }),
     },
   ];
+  port.focus?.(`${issue.title}\n${issue.body}\n${opts.lead ?? ""}`);
   const rounds: SearchRound[] = [];
   const results: { call: string; text: string }[] = [];
   const seen = new Map<string, number>();

@@ -32,4 +32,6 @@ export interface SearchPort<L extends ResolvedLocationLike = ResolvedLocationLik
   resolve(requests: LocationRequest[]): Resolution<L> | Promise<Resolution<L>>;
   /** The resolved locations with their code, as the patch writer shows them to the model. */
   formatLocations(locations: L[]): string;
+  /** Files this text (the issue, the reproducer's output) names come first in search results. */
+  focus?(text: string): void;
 }

@@ -47,7 +47,29 @@ export function findClasses(
     hits = pick(last);
     usedName = last;
   }
+  if (hits.length === 0) hits = constructorClasses(index, usedName, includeTests);
   return { hits, usedName };
+}
+
+const PROTOTYPE_LANGUAGES: ReadonlySet<string> = new Set(["javascript", "typescript", "tsx"]);
+
+/**
+ * Prototype-style JavaScript classes: a constructor function `name` whose file also defines methods
+ * of class `name` (`name.prototype.m = function`, `var proto = name.prototype; proto.m = …`). The
+ * constructor stands for the class.
+ */
+function constructorClasses(index: CodeIndex, name: string, includeTests: boolean): SymbolHit[] {
+  return index
+    .symbolsNamed(name)
+    .filter(
+      (h) =>
+        h.sym.kind === "function" &&
+        h.sym.className === null &&
+        PROTOTYPE_LANGUAGES.has(h.file.language) &&
+        visible(h, includeTests) &&
+        h.file.symbols.some((s) => s.kind === "method" && s.className === name),
+    )
+    .sort(byLocation);
 }
 
 /** Functions and methods named `name` (or with that qualified name, e.g. `Model.save`). */

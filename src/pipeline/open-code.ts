@@ -54,6 +54,7 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
       },
       resolve: (requests) => resolveBugLocations(index, requests),
       formatLocations: (locs) => formatLocationsForModel(locs as ResolvedLocation[]),
+      focus: (text) => apis.noteText(text),
     },
     engine: {
       formatHelp: PATCH_FORMAT_HELP,

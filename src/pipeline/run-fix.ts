@@ -52,6 +52,7 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
       }
     },
     formatLocations: (locs) => code.search.formatLocations(locs),
+    focus: (text) => code.search.focus?.(text),
   };
   const engine = {
     ...code.engine,

@@ -1,11 +1,10 @@
 import { type CodeIndex, splitLines } from "../index/code-index.ts";
 import { enclosingAt } from "../index/lookup.ts";
 import type { SymbolInfo } from "../index/types.ts";
-import { numbered, plural, renderMatches, type SearchMatch, type ShownMatch } from "./format.ts";
+import { type CodeHit, groupHits, renderCodeHits } from "./code-hits.ts";
+import { numbered, plural, renderMatches, type SearchMatch } from "./format.ts";
 import type { SearchResult } from "./search-api.ts";
 
-/** Lines of context shown before and after a code hit. */
-const CONTEXT = 3;
 /** Safety cap on recorded hits of one search (a one-letter search in a huge repository). */
 const MAX_HITS = 20000;
 /** Largest window get_code_around_line shows on each side. */
@@ -128,6 +127,8 @@ function trimFragment(s: string): string {
 interface Enclosing {
   className: string | null;
   method: string | null;
+  /** The innermost function or method around the line. */
+  callable: SymbolInfo | null;
 }
 
 /**
@@ -153,7 +154,7 @@ export function enclosingLines(symbols: readonly SymbolInfo[], lines: number[]):
     const fn = callables[callables.length - 1];
     let className = cls?.qualName ?? null;
     if (fn && fn.kind === "method" && fn.className) className = fn.className;
-    out.set(line, { className, method: fn?.name ?? null });
+    out.set(line, { className, method: fn?.name ?? null, callable: fn ?? null });
   }
   return out;
 }
@@ -164,6 +165,7 @@ export async function searchCode(
   rawCode: string,
   file: string | null,
   includeTests: boolean,
+  focus: ReadonlySet<string> = new Set(),
 ): Promise<SearchResult> {
   if (rawCode.length > MAX_CODE_CHARS) {
     return fail(
@@ -221,25 +223,34 @@ export async function searchCode(
     const rec = index.file(f);
     if (rec) enclosing.set(f, enclosingLines(rec.symbols, lines));
   }
-  const results: SearchMatch[] = hits.map((h) => {
-    const enc = enclosing.get(h.file)?.get(h.start) ?? { className: null, method: null };
-    return { file: h.file, class: enc.className, method: enc.method, start: h.start, end: h.end };
+  const coded: CodeHit[] = hits.map((h) => {
+    const enc = enclosing.get(h.file)?.get(h.start);
+    return {
+      file: h.file,
+      class: enc?.className ?? null,
+      method: enc?.method ?? null,
+      start: h.start,
+      end: h.end,
+      callable: enc?.callable ?? null,
+    };
   });
-  const shown: ShownMatch[] = [];
-  for (const m of results.slice(0, 3)) {
-    const lines = (await index.readLines(m.file)) ?? [];
-    shown.push({ ...m, code: numbered(lines, m.start - CONTEXT, m.end + CONTEXT) });
-  }
+  const groups = groupHits(coded, focus);
+  // The results in the order shown (each group's hits together), in the contract's shape.
+  const results: SearchMatch[] = groups.flatMap((g) =>
+    g.hits.map((h) => ({ file: h.file, class: h.class, method: h.method, start: h.start, end: h.end })),
+  );
   const capped = hits.length >= MAX_HITS ? ` (stopped after ${MAX_HITS})` : "";
   const how = loose ? " (matched with indentation ignored)" : "";
   const what = file
     ? `Found ${plural(hits.length, "hit")} of \`${shortNeedle}\` in ${file}${how}${capped}`
     : `Found ${plural(hits.length, "hit")} of \`${shortNeedle}\` in ${plural(new Set(hits.map((h) => h.file)).size, "file")}${how}${capped}`;
-  const text = renderMatches(
+  const text = await renderCodeHits(
     what,
-    shown,
-    results,
+    groups,
+    results.length,
+    (f) => index.readLines(f),
     "Use search_code_in_file(code_str, file_name) or a longer fragment to narrow the search.",
+    coded.some((h) => focus.has(h.file)),
   );
   return { ok: true, text, results };
 }

@@ -13,7 +13,7 @@ export const COUNTED_FILES_LIMIT = 10;
 /** Longest line shown in full; longer ones (minified code, data) are cut with a note. */
 export const MAX_LINE_CHARS = 400;
 
-function clip(line: string): string {
+export function clip(line: string): string {
   if (line.length <= MAX_LINE_CHARS) return line;
   return `${line.slice(0, MAX_LINE_CHARS)} ... [${line.length - MAX_LINE_CHARS} more characters on this line]`;
 }
@@ -80,7 +80,10 @@ export function numberedRanges(
 export async function classSignature(index: CodeIndex, cls: SymbolHit): Promise<string> {
   const lines = (await index.readLines(cls.file.path)) ?? [];
   const s = cls.sym;
-  const ranges: (readonly [number, number])[] = [[s.start, s.headerEnd], ...s.attrs];
+  const ranges: (readonly [number, number])[] = [
+    [s.start, s.headerEnd],
+    ...s.attrs.map((r) => docHead(lines, r)),
+  ];
   for (const other of cls.file.symbols) {
     if (other.kind === "class" && other.className === s.qualName) ranges.push([other.start, other.headerEnd]);
   }
@@ -93,14 +96,27 @@ export async function classSignature(index: CodeIndex, cls: SymbolHit): Promise<
       elsewhere.set(m.file.path, list);
     }
   }
-  // Only lines within the class (Go methods live outside the type declaration).
-  const inside = ranges.filter(([a]) => (a >= s.start && a <= s.end) || cls.file.language === "go");
+  // Only lines within the class (Go methods live outside the type declaration, and a prototype-style
+  // class's methods outside its constructor).
+  const inside = ranges.filter(
+    ([a]) => (a >= s.start && a <= s.end) || cls.file.language === "go" || s.kind !== "class",
+  );
   let text = numberedRanges(lines, inside);
   for (const [path, rs] of [...elsewhere].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const other = (await index.readLines(path)) ?? [];
     text += `\n\n<file>${path}</file>\n${numberedRanges(other, rs)}`;
   }
   return text;
+}
+
+/** Lines of a docstring shown in a class's signature: its first ones (the rest is `...`). */
+export const DOCSTRING_LINES = 3;
+
+/** A long docstring among a class's attributes keeps its first lines only. */
+function docHead(lines: readonly string[], r: readonly [number, number]): readonly [number, number] {
+  const [a, b] = r;
+  if (b - a + 1 <= DOCSTRING_LINES) return r;
+  return /^\s*[rRbBuU]?("""|''')/.test(lines[a - 1] ?? "") ? [a, a + DOCSTRING_LINES - 1] : r;
 }
 
 /** The block the model sees for one match. */

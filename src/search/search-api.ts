@@ -102,13 +102,48 @@ export function plainName(v: string): string {
   return t.slice(0, k).trimEnd();
 }
 
+/** Most path-like words of a text tried against the index (a traceback names a few dozen at most). */
+const MAX_PATH_WORDS = 500;
+
+/** The indexed files a text names (a traceback's absolute paths end with a repository path). */
+export function filesNamedIn(index: CodeIndex, text: string): string[] {
+  const out = new Set<string>();
+  // Split on what no path holds (no backtracking); keep the words with a file extension.
+  const words = text
+    .split(/[^\w.\-/\\]+/)
+    .filter((w) => w.length <= 1000 && /\.[A-Za-z]\w{0,9}$/.test(w))
+    .slice(0, MAX_PATH_WORDS);
+  for (const w of words) {
+    const path = w.replaceAll("\\", "/");
+    // The path itself, then each tail after a `/`: `/usr/lib/x/pkg/mod.py` → … → `pkg/mod.py`.
+    let at = 0;
+    while (at >= 0) {
+      const suffix = path.slice(at);
+      if (suffix && index.file(suffix)) {
+        out.add(suffix);
+        break;
+      }
+      const slash = path.indexOf("/", at);
+      at = slash < 0 ? -1 : slash + 1;
+    }
+  }
+  return [...out];
+}
+
 export class SearchApis {
   readonly index: CodeIndex;
   readonly includeTests: boolean;
+  /** Files named in the issue or shown earlier: their hits are shown first. */
+  readonly focus = new Set<string>();
 
   constructor(index: CodeIndex, opts: SearchOptions = {}) {
     this.index = index;
     this.includeTests = opts.includeTests ?? false;
+  }
+
+  /** Files that `text` (the issue, a traceback) names go first in later search results. */
+  noteText(text: string): void {
+    for (const f of filesNamedIn(this.index, text)) this.focus.add(f);
   }
 
   /** Runs one API by name. Unknown names and wrong argument counts give ok:false with the reason. */
@@ -149,7 +184,7 @@ export class SearchApis {
         case "search_method_in_file":
           return await this.searchMethodInFile(s(0), s(1));
         case "search_code":
-          return await searchCode(this.index, String(args[0]), null, this.includeTests);
+          return await searchCode(this.index, String(args[0]), null, this.includeTests, this.focus);
         case "search_code_in_file":
           return await this.inFile(s(1), (file) => searchCode(this.index, String(args[0]), file, true));
         case "get_code_around_line":

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
+import { CODE_GROUPS_SHOWN } from "../../src/search/code-hits.ts";
 import { COUNTED_FILES_LIMIT, DISPLAY_LIMIT } from "../../src/search/format.ts";
 import { API_SPECS, SearchApis } from "../../src/search/search-api.ts";
 
@@ -65,14 +66,19 @@ test("every search API holds the display limit, and its text does not grow with 
       assert.equal(r.ok, true, `${label}: ${r.text}`);
       assert.equal(r.results.length, expected(n, files), `${label}: every match is in the results`);
       const blocks = r.text.match(/<code>/g) ?? [];
-      assert.ok(blocks.length <= DISPLAY_LIMIT, `${label}: ${blocks.length} matches shown in full`);
-      if (r.results.length > DISPLAY_LIMIT) {
-        assert.equal(blocks.length, DISPLAY_LIMIT, label);
-        assert.match(
-          r.text,
-          new RegExp(`The other ${r.results.length - DISPLAY_LIMIT} matches, by file`),
-          label,
-        );
+      // search_code shows up to CODE_GROUPS_SHOWN groups of hits (each hit once), the others three matches.
+      const code = api.startsWith("search_code");
+      const limit = code ? CODE_GROUPS_SHOWN : DISPLAY_LIMIT;
+      assert.ok(blocks.length <= limit, `${label}: ${blocks.length} matches shown in full`);
+      const shownHits = code
+        ? [...r.text.matchAll(/\((?:lines \d+-\d+; )?(\d+) hits? on line/g)].reduce(
+            (s, m) => s + Number(m[1]),
+            0,
+          )
+        : blocks.length;
+      if (r.results.length > shownHits) {
+        assert.equal(blocks.length, limit, label);
+        assert.match(r.text, new RegExp(`The other ${r.results.length - shownHits} matches, by file`), label);
         const counted = r.text.split("\n").filter((l) => /^- <file>.*<\/file> \(\d+ more match/.test(l));
         assert.ok(
           counted.length <= COUNTED_FILES_LIMIT,
@@ -81,7 +87,7 @@ test("every search API holds the display limit, and its text does not grow with 
         // Every further match is accounted for, named or summed.
         const named = counted.reduce((s, l) => s + Number(/\((\d+) more/.exec(l)![1]), 0);
         const summed = Number(/… and (\d+) match/.exec(r.text)?.[1] ?? 0);
-        assert.equal(named + summed, r.results.length - DISPLAY_LIMIT, label);
+        assert.equal(named + summed, r.results.length - shownHits, label);
       } else {
         assert.doesNotMatch(r.text, /The other/);
       }

@@ -197,11 +197,23 @@ test("search_code_in_file: literal hits with context, in the named file only", a
       ["Cart", "is_valid_sku", 44],
     ],
   );
-  assert.match(r.text, /Found 5 hits of `return` in shop\/services\/cart.py. The first 3 are shown in full/);
+  // Every hit is shown, each with the definition around it, its line marked, no line twice.
   assert.match(
     r.text,
-    /The other 2 matches, by file:\n- <file>shop\/services\/cart.py<\/file> \(2 more matches\)/,
+    /Found 5 hits of `return` in shop\/services\/cart.py. Shown by the definition around them/,
   );
+  assert.equal(r.text.match(/<code>/g)?.length, 5);
+  assert.match(
+    r.text,
+    /<func>parse_quantity<\/func> \(lines 9-13; 1 hit on line 13\)\n<code>\n {2}9 \| def parse_quantity/,
+  );
+  assert.match(r.text, /\n>13 \| {5}return value\n/);
+  const numberedLines = r.text
+    .split("\n")
+    .filter((l) => /^[ >]\s*\d+ \| /.test(l))
+    .map((l) => /\d+/.exec(l)![0]);
+  assert.equal(new Set(numberedLines).size, numberedLines.length, "no line shown twice");
+  assert.doesNotMatch(r.text, /The other/);
   const none = await apis.call("search_code_in_file", ["self.total()", "base.py"]);
   assert.equal(none.ok, false);
   assert.match(none.text, /Could not find the code `self.total\(\)` in shop\/models\/base.py/);
