@@ -9,6 +9,10 @@ export interface LocationRequest {
   file?: string;
   class?: string;
   method?: string;
+  /** New code: the name of what to add (to `class`, or to the module `file`). */
+  add?: string;
+  /** New code: the existing member it goes after. */
+  after?: string;
   intended_behavior?: string;
   /**
    * Short stretches of code the search showed the model (not the model's words): where in a named file
@@ -43,6 +47,8 @@ export const proxyAnswerSchema = z.object({
         file: text,
         class: text,
         method: text,
+        add: text,
+        after: text,
         intended_behavior: text,
       }),
     )
@@ -81,8 +87,10 @@ export function cleanLocation(l: ProxyAnswer["bug_locations"][number]): Location
   if (l.file) out.file = l.file;
   if (l.class) out.class = l.class;
   if (l.method) out.method = l.method;
+  if (l.add) out.add = l.add;
+  if (l.after) out.after = l.after;
   if (l.intended_behavior) out.intended_behavior = l.intended_behavior;
-  return out.file || out.class || out.method ? out : null;
+  return out.file || out.class || out.method || out.add ? out : null;
 }
 
 /**

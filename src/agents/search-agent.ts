@@ -64,7 +64,13 @@ export interface SearchOptions {
 }
 
 function describeRequest(r: LocationRequest): string {
-  return [r.file && `file ${r.file}`, r.class && `class ${r.class}`, r.method && `method ${r.method}`]
+  return [
+    r.file && `file ${r.file}`,
+    r.class && `class ${r.class}`,
+    r.method && `method ${r.method}`,
+    r.add && `new code ${r.add}`,
+    r.after && `after ${r.after}`,
+  ]
     .filter(Boolean)
     .join(", ");
 }

@@ -50,6 +50,8 @@ export interface Hints {
   snippets: string[];
   /** A method, function or class the model named that does not exist yet (the code to add). */
   missing: string | null;
+  /** The existing member the new code goes after, when the model said so. */
+  after?: string | null;
   /** Lines the search showed in this file: where the model looked. */
   seen: number[];
 }
@@ -111,6 +113,17 @@ export function hintsOf(
   const seenLines: number[] = [];
   for (const [a, b] of seen.slice(-MAX_SEEN)) if (b - a < SEEN_LINES) pushRange(seenLines, a, b);
   return { lines, strong, words, snippets, missing, seen: seenLines };
+}
+
+/**
+ * Where new code goes: the member the model said it follows, else the members most kindred by name
+ * (best first).
+ */
+function anchorFirst(members: readonly SymbolInfo[], hints: Hints): { i: number; score: number }[] {
+  const named = hints.after ? members.findIndex((m) => m.name === hints.after) : -1;
+  if (named >= 0) return [{ i: named, score: Number.POSITIVE_INFINITY }];
+  const scored = members.map((m, i) => ({ i, score: kinship(m.name, hints) })).filter((x) => x.score > 0);
+  return scored.sort((a, b) => b.score - a.score || a.i - b.i);
 }
 
 /** Whether `word` occurs in `text` as a whole identifier. */
@@ -282,8 +295,7 @@ export function classExcerpt(
   }
   let insertion: string | null = null;
   if (hints.missing && inside.length > 0) {
-    const scored = inside.map((m, i) => ({ i, score: kinship(m.name, hints) })).filter((x) => x.score > 0);
-    scored.sort((a, b) => b.score - a.score || a.i - b.i);
+    const scored = anchorFirst(inside, hints);
     const best = scored[0];
     if (best) {
       const at = inside[best.i]!;
@@ -291,7 +303,7 @@ export function classExcerpt(
       // The kindred member is the model's pattern for the new one: shown whole up to a larger size.
       picks.def(at, KINDRED_LINES);
       if (next) picks.def(next);
-      insertion = `next to \`${at.name}\``;
+      insertion = at.name === hints.after ? `after \`${at.name}\`` : `next to \`${at.name}\``;
     } else {
       const last = inside[inside.length - 1]!;
       picks.def(last);
@@ -432,8 +444,7 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
   }
   let insertion: string | null = null;
   if (hints.missing) {
-    const scored = top.map((s, i) => ({ i, score: kinship(s.name, hints) })).filter((x) => x.score > 0);
-    scored.sort((a, b) => b.score - a.score || a.i - b.i);
+    const scored = anchorFirst(top, hints);
     const best = scored[0];
     focused = true;
     if (best) {
@@ -441,7 +452,7 @@ export function fileExcerpt(lines: readonly string[], file: FileRecord, hints: H
       const next = top[best.i + 1];
       picks.def(at, KINDRED_LINES);
       if (next) ranges.push(signature(next));
-      insertion = `next to \`${at.name}\``;
+      insertion = at.name === hints.after ? `after \`${at.name}\`` : `next to \`${at.name}\``;
     } else {
       const lastDef = top[top.length - 1];
       if (lastDef) picks.def(lastDef);

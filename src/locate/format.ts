@@ -27,11 +27,13 @@ function tags(file: string, cls: string | null, method: string | null): string {
 
 function contextBlock(c: ContextUnit): string {
   const what =
-    c.kind === "enclosing-class"
-      ? c.partial
-        ? `The class \`${c.class}\` this method belongs to, in outline (its header, attributes and each member's first lines; \`...\` marks lines left out)`
-        : `The whole class \`${c.class}\` this method belongs to`
-      : `The nearest ancestor's definition of \`${c.method}\` (in \`${c.class}\`), which this method overrides`;
+    c.kind === "file-head"
+      ? `The head of ${c.file} (its imports and module-level names${c.partial ? `, the first ${c.slices.at(-1)?.end ?? 0} of its ${c.end} lines` : ""})`
+      : c.kind === "enclosing-class"
+        ? c.partial
+          ? `The class \`${c.class}\` this method belongs to, in outline (its header, attributes and each member's first lines; \`...\` marks lines left out)`
+          : `The whole class \`${c.class}\` this method belongs to`
+        : `The nearest ancestor's definition of \`${c.method}\` (in \`${c.class}\`), which this method overrides`;
   let code = numberedSlices(c.slices);
   const lines = code.split("\n");
   if (lines.length > MAX_CONTEXT_LINES) {

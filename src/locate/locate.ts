@@ -1,5 +1,7 @@
 import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
 import { linesNaming } from "./names.ts";
+import { fileHead } from "./file-head.ts";
+import { newCodeRequest, newCodeSentence } from "./new-code.ts";
 import { findAncestorMethod, findCallables, findClasses, methodsOf } from "../index/lookup.ts";
 import {
   classExcerpt,
@@ -19,6 +21,10 @@ export interface LocationRequest {
   file?: string;
   class?: string;
   method?: string;
+  /** New code: the name of what to add (a method of `class`, or a definition of the module `file`). */
+  add?: string;
+  /** New code: the existing member it goes after. */
+  after?: string;
   intended_behavior?: string;
   /** Short stretches of code the search showed (most recent last): where in a file the model looked. */
   seen?: readonly { file: string; start: number; end: number }[];
@@ -36,7 +42,7 @@ export interface CodeSlice {
 
 /** A code unit shown with a location for context. */
 export interface ContextUnit {
-  kind: "enclosing-class" | "ancestor-override";
+  kind: "enclosing-class" | "ancestor-override" | "file-head";
   file: string;
   class: string | null;
   method: string | null;
@@ -122,7 +128,7 @@ export async function resolveBugLocations(
   const unresolved: UnresolvedLocation[] = [];
   const seen = new Map<string, ResolvedLocation>();
   for (let i = 0; i < requests.length; i++) {
-    const req = requests[i]!;
+    const req = newCodeRequest(requests[i]!);
     const r = resolveOne(index, req);
     if ("reason" in r) {
       unresolved.push({ request: req, reason: r.reason });
@@ -344,7 +350,7 @@ async function materialize(
   let shown: string | null = null;
   if (sizing === "change") {
     const seen = (req.seen ?? []).filter((s) => s.file === u.file).map((s): Range => [s.start, s.end]);
-    const hints = hintsOf(req.file ?? "", intended, missing, seen);
+    const hints = { ...hintsOf(req.file ?? "", intended, missing, seen), after: clean(req.after) || null };
     const rec = index.file(u.file);
     if (whole && rec && lines.length > SMALL_FILE_LINES) {
       const x = fileExcerpt(lines, rec, hints);
@@ -358,6 +364,7 @@ async function materialize(
   }
   const slices = slicesOf(lines, ranges);
   if (slices.length === 1 && slices[0]!.start === u.start && slices[0]!.end === end) shown = null;
+  if (shown === null && req.add) shown = newCodeSentence(req, sym);
   const loc: ResolvedLocation = {
     file: u.file,
     class: sym ? (sym.kind === "class" ? sym.qualName : sym.className) : null,
@@ -418,6 +425,9 @@ async function materialize(
       }
     }
   }
+  // The file's head (imports, module constants) first, unless the location shows it already.
+  const head = await fileHead(index, u.file, slices[0]?.start ?? u.start);
+  if (head) loc.context.unshift(head);
   return loc;
 }
 

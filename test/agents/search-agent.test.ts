@@ -114,3 +114,13 @@ test("reading an answer: invalid calls in the block are named, a list of calls i
     null,
   );
 });
+
+test("a location for new code keeps its `add` and `after` keys", () => {
+  const r = readSearchAnswer(
+    '```json\n{"API_calls": [], "bug_locations": [{"file": "a.py", "class": "Model", "add": "to_dict", "after": "save", "intended_behavior": "serialise"}]}\n```',
+    TEST_API_SPECS,
+  );
+  assert.deepEqual(r?.locations, [
+    { file: "a.py", class: "Model", add: "to_dict", after: "save", intended_behavior: "serialise" },
+  ]);
+});

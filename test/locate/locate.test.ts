@@ -47,6 +47,8 @@ test("Class.method in one field; the enclosing class and the nearest ancestor ov
   assert.deepEqual(
     loc.context.map((c) => [c.kind, c.file, c.class, c.method, c.start, c.end]),
     [
+      // The file's imports, ahead of its first definition.
+      ["file-head", "shop/models/digital.py", null, null, 1, 3],
       ["enclosing-class", "shop/models/digital.py", "Subscription", null, 18, 21],
       ["ancestor-override", "shop/models/product.py", "Product", "save", 26, 30],
     ],
@@ -121,6 +123,7 @@ test("go and java: receivers, embedding and nested types", async () => {
   assert.deepEqual(
     g?.context.map((c) => [c.kind, c.file, c.class, c.method]),
     [
+      ["file-head", "cache/ttl.go", null, null],
       ["enclosing-class", "cache/ttl.go", "TTLCache", null],
       ["ancestor-override", "cache/store.go", "Base", "Describe"],
     ],
@@ -130,6 +133,7 @@ test("go and java: receivers, embedding and nested types", async () => {
   assert.deepEqual(
     j?.context.map((c) => [c.kind, c.class, c.method, c.start]),
     [
+      ["file-head", null, null, 1],
       ["enclosing-class", "CreditNote", null, 3],
       ["ancestor-override", "Invoice", "total", 18],
     ],

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildIndex } from "../../src/index/index.ts";
+import { formatLocationsForModel } from "../../src/locate/format.ts";
 import { resolveBugLocations } from "../../src/locate/locate.ts";
 import { tempDir } from "../index/helpers.ts";
 
@@ -44,4 +45,33 @@ test("a name written in the class but not indexed is pointed at, not called abse
     { file: "pkg/registry.py", class: "Registry", method: "brand_new", intended_behavior: "x" },
   ]);
   assert.match(fresh?.shown ?? "", /`brand_new` is not in this class yet: new code would go/);
+});
+
+test("a location for new code: the class with the member it goes after, or the module; the file's head comes along", async () => {
+  const dir = join(tempDir(), "repo");
+  mkdirSync(join(dir, "pkg"), { recursive: true });
+  writeFileSync(
+    join(dir, "pkg", "registry.py"),
+    `import os\nfrom typing import Any\n\nLIMIT = 3\n\n\n${SOURCE}`,
+  );
+  writeFileSync(join(dir, "pkg", "small.py"), "import sys\n\n\ndef run():\n    return sys.argv\n");
+  const index = await buildIndex(dir, { cacheDir: null, workers: 0 });
+  const [inClass] = await resolveBugLocations(index, [
+    { file: "pkg/registry.py", class: "Registry", add: "step_new", after: "step_3", intended_behavior: "x" },
+  ]);
+  assert.ok(inClass);
+  assert.equal(inClass.class, "Registry");
+  assert.match(inClass.shown ?? "", /`step_new` is not in this class yet: new code would go after `step_3`/);
+  assert.match(inClass.code, /def step_3\(self, value\):\n\s+"""Step 3\."""\n\s+return value \+ 3/);
+  const head = inClass.context.find((c) => c.kind === "file-head");
+  assert.deepEqual(
+    [head?.start, head?.end, head?.code],
+    [1, 4, "import os\nfrom typing import Any\n\nLIMIT = 3"],
+  );
+  const text = formatLocationsForModel([inClass]);
+  assert.match(text, /The head of pkg\/registry\.py \(its imports and module-level names\):/);
+  const [inModule] = await resolveBugLocations(index, [
+    { file: "pkg/small.py", add: "helper", intended_behavior: "a helper" },
+  ]);
+  assert.equal(inModule?.shown, "New code: add `helper` to the module `pkg/small.py`.");
 });
