@@ -95,7 +95,7 @@ test("auto-fix locate --json resolves a location with its context; unresolved on
   assert.match(r.locations[0]!.code, /return round\(self.price \* \(1 \+ percent \/ 100\), 2\)/);
   assert.deepEqual(
     r.locations[0]!.context.map((c) => c.kind),
-    ["enclosing-class"],
+    ["file-head", "enclosing-class"],
   );
   const text = await cli(["locate", repo, "--file", "cart.py", "--intended", "reject zero"], env);
   assert.match(text.out, /Location 1: <file>shop\/services\/cart.py<\/file> \(lines 1-44\)/);
