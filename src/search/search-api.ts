@@ -12,6 +12,7 @@ import { codeAroundLine, enclosingLines, searchCode } from "./code-search.ts";
 import { filesNamedIn } from "./focus.ts";
 import {
   classSignature,
+  DISPLAY_LIMIT,
   numbered,
   plural,
   renderMatches,
@@ -288,6 +289,20 @@ export class SearchApis {
         );
         return { ok: true, text, results: [matchOf(inherited.method)] };
       }
+    }
+    // Not in the class or an ancestor the index resolves (a base from a package, a mixin made at run
+    // time): a few definitions of the name elsewhere are shown with their code, not only named.
+    const elsewhere = findCallables(this.index, method, this.includeTests);
+    if (elsewhere.length > 0 && elsewhere.length <= DISPLAY_LIMIT) {
+      const shown = await Promise.all(elsewhere.map((h) => this.shownCode(h)));
+      const bases = [...new Set(classes.flatMap((c) => c.sym.bases))];
+      const text = renderMatches(
+        `Class \`${className}\` does not define \`${method}\`, and no ancestor the index resolves does${bases.length > 0 ? ` (its bases: ${bases.join(", ")})` : ""}; these ${plural(elsewhere.length, "definition")} of \`${method}\` elsewhere may be the one it uses`,
+        shown,
+        matchesOf(elsewhere),
+        "",
+      );
+      return { ok: true, text, results: matchesOf(elsewhere) };
     }
     return this.methodNotFound(method, className, null);
   }

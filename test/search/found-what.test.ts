@@ -90,6 +90,8 @@ module.exports = {
   isComment: (token) => token.type === "Line" || token.type === "Block",
 };
 `,
+  "web/page.py": "from vendor import Remote\n\n\nclass Page(Remote):\n    title = 'x'\n",
+  "web/shim.py": "class RemoteImpl:\n    def render(self):\n        return '<p>' + self.title\n",
   "lib/comments.js": "/* a block comment */\nconst a = 1; /\\* not a comment */\n",
 };
 
@@ -170,4 +172,14 @@ test("a class signature keeps a long docstring's first lines only", async () => 
   assert.match(r.text, /"""Writes records\./);
   assert.doesNotMatch(r.text, /Line 5 of a long description/);
   assert.match(r.text, /def emit\(self, record\):/);
+});
+
+test("a method the class inherits from a base the index cannot resolve: its definitions elsewhere come with their code", async () => {
+  const r = await apis.call("search_method_in_class", ["render", "Page"]);
+  assert.equal(r.ok, true, r.text);
+  assert.match(
+    r.text,
+    /Class `Page` does not define `render`, and no ancestor the index resolves does \(its bases: Remote\)/,
+  );
+  assert.match(r.text, /return '<p>' \+ self\.title/);
 });
