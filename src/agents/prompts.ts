@@ -3,7 +3,7 @@ import { loadPromptFile, renderPromptFile } from "../prompts/render.ts";
 /** The typed inputs of every prompt file in `prompts/` (file name without `.md`). */
 export interface PromptInputs {
   "search-system": Record<string, never>;
-  "search-select": { issue: string; maintainer: string; apis: string; lead: string };
+  "search-select": { issue: string; maintainer: string; apis: string; lead: string; project: string };
   "search-results": { results: string };
   "search-retry": { problem: string };
   "proxy-system": { apis: string };

@@ -168,6 +168,7 @@ export async function runSearch<L extends ResolvedLocationLike>(
         issue: fenceIssue(issue),
         maintainer: opts.maintainer ?? "",
         apis: describeApis(port.specs),
+        project: port.project ?? "",
         lead: opts.lead ? codeFence(sanitizeIssueText(capText(opts.lead.trim(), 6000, "output"))) : "",
       }),
     },

@@ -32,6 +32,8 @@ export interface SearchPort<L extends ResolvedLocationLike = ResolvedLocationLik
   resolve(requests: LocationRequest[]): Resolution<L> | Promise<Resolution<L>>;
   /** The resolved locations with their code, as the patch writer shows them to the model. */
   formatLocations(locations: L[]): string;
+  /** The project's name and version from its manifest, one line for the prompts ("" when unknown). */
+  project?: string;
   /** Files this text (the issue, the reproducer's output) names come first in search results. */
   focus?(text: string): void;
 }

@@ -11,6 +11,7 @@ import {
   writePatch,
 } from "../patch/index.ts";
 import { API_SPECS, SearchApis } from "../search/search-api.ts";
+import { projectLine, projectVersion } from "../config/project-version.ts";
 import type { CodeTools } from "../contract/pipeline.ts";
 
 export interface OpenCodeOptions {
@@ -45,6 +46,7 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
   index.prepareLookups().catch(() => {});
   const apis = new SearchApis(index);
   const repo = createDiskRepo(workdir);
+  const project = projectLine(projectVersion(workdir));
   return {
     search: {
       specs: API_SPECS,
@@ -53,7 +55,9 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
         return { ok: r.ok, text: r.text, matches: r.results };
       },
       resolve: (requests) => resolveBugLocations(index, requests),
-      formatLocations: (locs) => formatLocationsForModel(locs as ResolvedLocation[]),
+      formatLocations: (locs) =>
+        `${project ? `${project}\n\n` : ""}${formatLocationsForModel(locs as ResolvedLocation[])}`,
+      project,
       focus: (text) => apis.noteText(text),
     },
     engine: {

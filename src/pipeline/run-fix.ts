@@ -53,6 +53,7 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
     },
     formatLocations: (locs) => code.search.formatLocations(locs),
     focus: (text) => code.search.focus?.(text),
+    ...(code.search.project ? { project: code.search.project } : {}),
   };
   const engine = {
     ...code.engine,

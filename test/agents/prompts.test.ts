@@ -21,6 +21,7 @@ test("the search prompt carries the fenced issue, the APIs and the reproducer le
     maintainer: "",
     apis: "- search_class(class_name)",
     lead: "",
+    project: "",
   });
   assert.match(
     without,
@@ -33,8 +34,11 @@ test("the search prompt carries the fenced issue, the APIs and the reproducer le
     maintainer: "",
     apis: "-",
     lead: "Traceback: KeyError 'x'",
+    project: "Project: shop version 1.4.2 (from pyproject.toml).",
   });
   assert.match(withLead, /reproduces the issue was run[\s\S]*Traceback: KeyError 'x'/);
+  assert.match(withLead, /Project: shop version 1\.4\.2 \(from pyproject\.toml\)\./);
+  assert.doesNotMatch(without, /Project:/);
   assert.equal(codeFence("a ```` b"), "`````\na ```` b\n`````");
   assert.match(
     renderPrompt("patch-retry", {
