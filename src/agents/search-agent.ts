@@ -182,8 +182,11 @@ export async function runSearch<L extends ResolvedLocationLike>(
   let lastRequested: LocationRequest[] = [];
   let repeatRounds = 0;
 
+  /** The verdict on the last search answer, given once it is read (the proxy judges its own). */
+  let judgeLast: ((v: { usable: boolean; why?: string }) => void) | undefined;
   const ask = async (label: string): Promise<string> => {
     const res = await model.chat(messages, { stage: "search", label });
+    judgeLast = res.judge;
     // Prose is judged by the proxy that reads it; only an empty answer is unusable on its face.
     if (!res.content.trim()) res.judge?.({ usable: false, why: "an empty answer" });
     const text = res.content.trim() ? res.content : "(empty answer)";
@@ -242,6 +245,10 @@ export async function runSearch<L extends ResolvedLocationLike>(
     };
     rounds.push(rec);
     const proxy = await readRound(model, selection, port.specs, tag, opts.recorder);
+    if (proxy.ok && proxy.from !== "proxy") {
+      const usable = proxy.calls.length > 0 || proxy.locations.length > 0;
+      judgeLast?.(usable ? { usable } : { usable, why: "neither a valid API call nor a bug location" });
+    }
     const last = round >= limit;
     let feedback: string | null = null;
     let calls: ParsedCall[] = [];

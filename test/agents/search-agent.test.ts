@@ -124,3 +124,21 @@ test("a location for new code keeps its `add` and `after` keys", () => {
     { file: "a.py", class: "Model", add: "to_dict", after: "save", intended_behavior: "serialise" },
   ]);
 });
+
+test("answers read directly are judged: JSON blocks with only invalid calls count as unusable", async () => {
+  const bad = searchSays("Look.", { API_calls: ['search_everything("mean")'] });
+  const agents = agentScript({ search: [bad, bad, bad, bad], patch: [] });
+  const server = await startScriptedModel(agents);
+  try {
+    const t = makeTestModel(server.baseURL, { maxUnusable: 2 });
+    const code = await openCode(repo, { cacheDir: null });
+    await assert.rejects(
+      runSearch(t.model, code.search, issue, { roundLimit: 4 }),
+      /2 unusable answers in a row/,
+    );
+    assert.equal(agents.counts.search, 2, "no request after the limit");
+    assert.equal(agents.counts.proxy, 0);
+  } finally {
+    await server.close();
+  }
+});
