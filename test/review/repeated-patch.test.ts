@@ -164,9 +164,10 @@ test("a resent patch is not validated or reviewed again; the advice carries the 
 
   const calls = requests.length;
   console.log(`model calls for the fixed bug (py-pinned, two resends): ${calls}`);
-  // search 1 + proxy 1 + patch 4 + has-example 1 + reproducer 1 + review 2 + regression test 2 (asked
-  // again when the answer holds no test). Without the check, each resend cost a review too (14).
-  assert.equal(calls, 12);
+  // search 1 (its locations read from the answer, no proxy) + patch 4 + has-example 1 + reproducer 1 +
+  // review 2 + regression test 2 (asked again when the answer holds no test). Without the check, each
+  // resend cost a review too (13).
+  assert.equal(calls, 11);
 });
 
 test("a writer that keeps resending the same patch ends the loop within the review rounds", async () => {
