@@ -143,8 +143,7 @@ const agentsFor = (f: Fixture) =>
       searchSays(`The mean looks wrong; let me read ${f.method}.`, {
         API_calls: [`search_method("${f.method}")`],
       }),
-      `${f.method} divides by the count minus one, which is wrong for an arithmetic mean.`,
-      searchSays("Found it.", {
+      searchSays(`${f.method} divides by the count minus one, which is wrong for an arithmetic mean.`, {
         bug_locations: [
           { file: f.source, method: f.method, intended_behavior: "Divide by the number of values." },
         ],
