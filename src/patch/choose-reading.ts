@@ -44,7 +44,7 @@ export async function chooseReading(
   const path = st.path;
   const python = readsIndentation(path);
   const style = detectStyle(st.current.lines, [orig, built.patched]);
-  const { readings, unchanged, own, ownKept } = readPatched({
+  const { readings, unchanged, own } = readPatched({
     fileLines: st.current.lines,
     fileEols: st.current.eols,
     start: found.start,
@@ -95,24 +95,13 @@ export async function chooseReading(
     const t = st.current.lines[line] ?? "";
     return t.trim() !== "" && !isCommentLine(t, python);
   };
-  // The answer written in the file's own indentation means what it says: taken as written whenever the
-  // parser accepts it and (where indentation carries meaning) every line it leaves in place, and every
-  // line after it, keeps its blocks. The other readings are for answers this one does not fit.
+  // The answer written in the file's own indentation (or with every line of <original> at one offset
+  // from the file, and <patched> in the same frame) means what it says: taken as written whenever the
+  // parser accepts it. Which block a line belongs to is what the answer's text says, not a guess from
+  // the lines around it; the other readings are only for answers this one does not fit.
   if (own) {
     const { next, analysis } = await tryOne(own);
-    const fits =
-      analysis.problems.length <= base.problems.length &&
-      (!python ||
-        !firstBlockMove({
-          oldBlocks: base.blocks ?? [],
-          newBlocks: analysis.blocks ?? [],
-          start: found.start,
-          end: found.end,
-          plan: built.plan,
-          check: ownKept,
-          isCode,
-        }));
-    if (fits) return { ok: true, reading: own, next, analysis };
+    if (analysis.problems.length <= base.problems.length) return { ok: true, reading: own, next, analysis };
   }
 
   if (!python || !languageForPath(path)) {
@@ -125,10 +114,11 @@ export async function chooseReading(
     return { ok: true, reading: r, next, analysis };
   }
 
-  const accepted: { reading: Reading; next: FileText; analysis: SyntaxAnalysis }[] = [];
+  type Tried = { reading: Reading; next: FileText; analysis: SyntaxAnalysis };
+  const accepted: Tried[] = [];
+  // Readings that parse but move a line the edit leaves alone into or out of a block.
+  const moving: Tried[] = [];
   let firstSyntax: string | null = null;
-  let firstMove: string | null = null;
-  let firstMoveReading: Reading | null = null;
   for (const r of sorted) {
     const { next, analysis } = await tryOne(r);
     if (analysis.problems.length > base.problems.length) {
@@ -144,27 +134,18 @@ export async function chooseReading(
       check: unchanged,
       isCode,
     });
-    if (move) {
-      if (firstMove === null) {
-        const line = st.current.lines[move.oldLine]!;
-        const what =
-          move.left.length > 0
-            ? `leave ${quote(next.lines[move.left.at(-1)!]!)}`
-            : `move into ${quote(next.lines[move.joined.at(-1)!]!)}`;
-        firstMoveReading = r;
-        firstMove = `read ${r.name}, <patched> would make line ${move.oldLine + 1} (${quote(line)}), which the edit does not change, ${what}`;
-      }
-      continue;
-    }
-    accepted.push({ reading: r, next, analysis });
+    (move ? moving : accepted).push({ reading: r, next, analysis });
   }
   if (accepted.length === 0) {
-    if (firstMove !== null) {
-      return {
-        ok: false,
-        status: "MATCHED_BUT_UNCLEAR_INDENT",
-        message: `${where}, but no reading of <patched>'s indentation keeps the lines it does not change in their blocks: ${firstMove}. Read ${firstMoveReading!.name}, the lines would be:${shown(firstMoveReading!)}Write <patched> with every line indented as it is (or should be) in the file.`,
-      };
+    // Every reading that parses changes which block some line belongs to: a change of block structure
+    // is what the answer states. When all of them state the same program, that program is the answer;
+    // when they differ, the model is asked which one it means.
+    const programs = new Map<string, Tried>();
+    for (const m of moving) if (!programs.has(m.analysis.meaning)) programs.set(m.analysis.meaning, m);
+    if (programs.size === 1) return { ok: true, ...moving[0]! };
+    if (programs.size > 1) {
+      const [x, y] = [...programs.values()];
+      return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
     }
     return {
       ok: false,
@@ -188,7 +169,7 @@ export async function chooseReading(
   const [x, y] = [...meanings.values()];
   return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
 
-  function ambiguity(a: (typeof accepted)[number], b: (typeof accepted)[number]): string {
+  function ambiguity(a: Tried, b: Tried): string {
     const lines: number[] = [];
     let detail = "";
     for (let k = 0; k < built.plan.length; k++) {
@@ -196,7 +177,7 @@ export async function chooseReading(
       if (p < 0 || a.reading.lines[k] === b.reading.lines[k]) continue;
       lines.push(p + 1);
       if (detail === "") {
-        const owner = (x: (typeof accepted)[number]) => {
+        const owner = (x: Tried) => {
           const hs = x.analysis.blocks?.[found.start + k] ?? [];
           const line = x.reading.lines[k]!;
           const col = line.length - line.trimStart().length + 1;
@@ -206,6 +187,6 @@ export async function chooseReading(
       }
     }
     const placed = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
-    return `${where}, but the indentation of <patched> can be read in more than one way, with different meanings: ${detail} (lines of <patched> placed differently: ${placed}). Read ${a.reading.name}, the lines would be:${shown(a.reading)}Read ${b.reading.name}, they would be:${shown(b.reading)}Write <patched> with every line indented exactly as it should be in the file: the block you mean as shown, with <original> copied exactly from the file.`;
+    return `${where}, but the indentation of <patched> can be read as two different programs: ${detail} (lines of <patched> placed differently: ${placed}). Program 1, read ${a.reading.name}:${shown(a.reading)}Program 2, read ${b.reading.name}:${shown(b.reading)}Which of the two do you mean? Write <patched> with every line indented exactly as it should be in the file: the block you mean as shown, with <original> copied exactly from the file. An answer whose <original> matches the file exactly is applied as written.`;
   }
 }

@@ -10,6 +10,7 @@
 import type { PlanLine } from "./build-edit.ts";
 import { columns, type IndentStyle, render } from "./indent.ts";
 import { leadingWs } from "./text.ts";
+import { modes, openers, spaceUnit } from "./columns.ts";
 
 export interface Reading {
   /** How <patched> was read, for messages: "relative to its first line", ... */
@@ -57,120 +58,6 @@ export function isCommentLine(text: string, python: boolean): boolean {
   const t = text.trimStart();
   if (python) return t.startsWith("#");
   return t.startsWith("//") || t.startsWith("/*") || t.startsWith("*") || t.startsWith("#!");
-}
-
-/**
- * The most frequent step of indentation (in or out) between consecutive lines of space-indented text,
- * each block on its own (the last line of one and the first of the next are not neighbours); null
- * without any step to learn from.
- */
-function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
-  const counts = new Map<number, number>();
-  for (const lines of blocks) {
-    let prev: number | null = null;
-    for (const l of lines) {
-      // Blank lines and the " * " lines of block comments say nothing about the indentation width.
-      if (l.trim() === "" || l.trimStart().startsWith("*")) continue;
-      const lead = leadingWs(l);
-      if (lead.includes("\t")) return null;
-      const w = lead.length;
-      const step = prev === null ? 0 : Math.abs(w - prev);
-      if (step > 0 && step <= 8) counts.set(step, (counts.get(step) ?? 0) + 1);
-      prev = w;
-    }
-  }
-  let best: number | null = null;
-  let n = 0;
-  for (const [w, c] of counts) if (c > n || (c === n && best !== null && w < best)) [best, n] = [w, c];
-  return best;
-}
-
-/**
- * For each line, the earlier line that opened the innermost bracket still open where it starts, and
- * the character offset just after that bracket; null outside brackets (strings on one line and
- * comments are skipped; a line inside a multi-line string gets null). Braces count only in Python:
- * elsewhere they open blocks, whose lines are indented by levels.
- */
-export function openers(
-  lines: readonly string[],
-  python: boolean,
-): ({ line: number; after: number } | null)[] {
-  const out: ({ line: number; after: number } | null)[] = [];
-  const stack: { line: number; after: number }[] = [];
-  let triple: string | null = null;
-  lines.forEach((line, j) => {
-    out.push(triple === null && stack.length > 0 ? stack.at(-1)! : null);
-    let quote: string | null = null;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i]!;
-      if (triple !== null) {
-        if (line.startsWith(triple, i)) {
-          i += 2;
-          triple = null;
-        }
-        continue;
-      }
-      if (quote !== null) {
-        if (ch === "\\") i++;
-        else if (ch === quote) quote = null;
-        continue;
-      }
-      if (!python && ch === "/" && regexStarts(line, i)) {
-        // A regular expression literal: its brackets (escaped or in a class) are not brackets.
-        const close = regexEnd(line, i);
-        if (close > i) {
-          i = close;
-          continue;
-        }
-      }
-      if (ch === "\\") {
-        // An escaped character outside a string (a line continuation, say) opens nothing.
-        i++;
-        continue;
-      }
-      if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
-        triple = line.slice(i, i + 3);
-        i += 2;
-      } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
-      else if ((python && ch === "#") || (ch === "/" && line[i + 1] === "/")) break;
-      else if (ch === "(" || ch === "[" || (python && ch === "{")) stack.push({ line: j, after: i + 1 });
-      else if (ch === ")" || ch === "]" || (python && ch === "}")) stack.pop();
-    }
-  });
-  return out;
-}
-
-/**
- * Whether the "/" at `i` starts a regular expression literal rather than a division: it follows nothing,
- * an operator or an opening bracket, or a keyword after which an expression starts (`return /x/`).
- */
-function regexStarts(line: string, i: number): boolean {
-  if (line[i + 1] === "/" || line[i + 1] === "*") return false;
-  const before = line.slice(0, i).trimEnd();
-  if (before === "") return true;
-  if (/[(,=:[!&|?{};+\-*%<>~^]$/.test(before)) return true;
-  return /(^|[^\w$.])(return|typeof|case|void|in|of|delete|throw|new|yield|await|else|do)$/.test(before);
-}
-
-/** The index of the "/" closing the regular expression literal opened at `i`, or -1 when the line has none. */
-function regexEnd(line: string, i: number): number {
-  let inClass = false;
-  for (let j = i + 1; j < line.length; j++) {
-    const ch = line[j]!;
-    if (ch === "\\") j++;
-    else if (inClass) inClass = ch !== "]";
-    else if (ch === "[") inClass = true;
-    else if (ch === "/") return j;
-  }
-  return -1;
-}
-
-function modes(values: readonly number[]): number[] {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let max = 0;
-  for (const c of counts.values()) max = Math.max(max, c);
-  return [...counts].filter(([, c]) => c === max).map(([v]) => v);
 }
 
 /**
@@ -451,12 +338,23 @@ export function readPatched(args: {
     const none = { own: null, ownKept };
     const map = args.origMap;
     if (!map) return none;
+    // The one offset every line <original> copies sits at from its file line (0: the file's own
+    // indentation). Read from one line only, an offset says nothing about the lines after it.
+    let shift: number | null = null;
+    let copied = 0;
+    let sameWs = true;
     for (let i = 0; i < args.origBlock.length; i++) {
       const f = map[i];
       const t = args.origBlock[i]!;
       if (f === null || f === undefined || t.trim() === "") continue;
-      if (leadingWs(t) !== leadingWs(fileLines[f]!)) return none;
+      const d = fcol(f) - columns(t, unit);
+      if (shift !== null && d !== shift) return none;
+      shift = d;
+      copied++;
+      if (leadingWs(t) !== leadingWs(fileLines[f]!)) sameWs = false;
     }
+    const by = shift ?? 0;
+    if (!sameWs && copied < 2) return none;
     // <patched> starts where <original> does, at its first line and at its first line of code.
     const col = (l: string | undefined) => (l === undefined ? null : columns(l, unit));
     const nonBlank = (ls: readonly string[]) => ls.find((l) => l.trim() !== "");
@@ -465,19 +363,24 @@ export function readPatched(args: {
     const oCode = firstCode(args.origBlock);
     if (col(nonBlank(patched)) !== col(nonBlank(args.origBlock))) return none;
     if (pCode !== undefined && oCode !== undefined && col(pCode) !== col(oCode)) return none;
-    const c = (k: number) => columns(patched[plan[k]!.p]!, unit);
+    const written = (k: number) => columns(patched[plan[k]!.p]!, unit);
+    // <patched> placed at the offset <original> was found at.
+    const c = (k: number) => written(k) + by;
     const target = new Map<number, number>();
-    for (const k of codeKs) target.set(k, c(k));
+    for (const k of codeKs) {
+      if (c(k) < 0) return none;
+      target.set(k, c(k));
+    }
     for (let k = 0; k < plan.length; k++) {
       const pl = plan[k]!;
       if (pl.p < 0 || blank(pl.p) || !comment(pl.p)) continue;
       // A comment pushed to column 0 among indented code: one the file has goes back to its column, a
       // new one goes with the code after it (or before it, at the end).
       const near = nextCode[k] ?? prevCode[k];
-      let t = c(k);
+      let t = Math.max(0, c(k));
       const replaced = pl.kind === "new" ? (pl.replaces ?? -1) : -1;
-      if (t === 0 && pl.kind === "aligned") t = fcol(pl.f);
-      else if (t === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
+      if (written(k) === 0 && pl.kind === "aligned") t = fcol(pl.f);
+      else if (written(k) === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
       target.set(k, t);
     }
     // New lines written in another indentation width than the file's (a two-space body in a four-space
@@ -491,7 +394,19 @@ export function readPatched(args: {
     for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
     for (const k of aligned) if (target.get(k) === fcol(plan[k]!.f)) ownKept.add(k);
     return {
-      own: { name: "as written", ...built, displaced, moved, offLevel: 0, base: 0, fit: 0, rank: -1 },
+      own: {
+        name:
+          by === 0
+            ? "as written"
+            : `as written, shifted ${Math.abs(by)} columns ${by > 0 ? "right" : "left"} as <original> is`,
+        ...built,
+        displaced,
+        moved,
+        offLevel: 0,
+        base: 0,
+        fit: 0,
+        rank: -1,
+      },
       ownKept,
     };
   }
