@@ -77,8 +77,12 @@ export function readPatched(args: {
     const opener = openers(patched, python);
     const scaled = new Map<number, number>();
     // The file line each line of <patched> repeats, where it repeats one.
+    // (A changed line counts as the file line it replaces: its old offset tells alignment from a level.)
     const fileOf = new Map<number, number>();
-    for (const pl of plan) if (pl.kind === "aligned" && pl.p >= 0) fileOf.set(pl.p, pl.f);
+    for (const pl of plan) {
+      if (pl.kind === "aligned" && pl.p >= 0) fileOf.set(pl.p, pl.f);
+      else if (pl.kind === "new" && (pl.replaces ?? -1) >= 0) fileOf.set(pl.p, pl.replaces!);
+    }
     const col = (j: number): number => {
       const known = scaled.get(j);
       if (known !== undefined) return known;

@@ -18,6 +18,28 @@ const TS = `function connect(url: string, apiKey: string) {
 }
 `;
 
+const MERGE = `export function mergeFuncs(funcs: FunctionCov[]) {
+  for (const funcCov of funcs) {
+    if (funcCov.ranges.length > 0) {
+      let funcCovs: FunctionCov[] | undefined = rangeToFuncs.get(rootRange);
+
+      if (funcCovs === undefined ||
+        // prefer block-level coverage.
+        (!funcCovs[0].isBlockCoverage && funcCov.isBlockCoverage)) {
+        funcCovs = [];
+        rangeToFuncs.set(rootRange, funcCovs);
+      } else if (funcCovs[0].isBlockCoverage && !funcCov.isBlockCoverage) {
+        continue;
+      }
+      funcCovs.push(funcCov);
+    }
+  }
+}
+`;
+const MERGE_REGION = MERGE.split("\n").slice(3, 11);
+/** A line in four-space levels where the file has two. */
+const double = (l: string) => " ".repeat(2 * (l.length - l.trimStart().length)) + l.trimStart();
+
 const cases: {
   name: string;
   files: Record<string, string>;
@@ -67,6 +89,19 @@ const cases: {
     answer: edit("t.ts", "}\ninterface Node {\n  id: string;", "}\ninterface TreeNode {\n  id: string;"),
     path: "t.ts",
     expected: "class A {\n  x = 1;\n}\n\ninterface TreeNode {\n  id: string;\n}\n",
+  },
+  {
+    // Seed 7: in four-space levels a continuation line one level in also sits under the character after
+    // `if (`; the file line it replaces is a level in from `if`, not aligned, so it stays a level.
+    name: "another width: a changed continuation line a level under `if (` stays a level, not alignment",
+    files: { "m.ts": MERGE },
+    answer: edit(
+      "m.ts",
+      MERGE_REGION.map(double).join("\n"),
+      MERGE_REGION.map(double).join("\n").replace("funcCovs[0].isBlock", "funcCovs[1].isBlock"),
+    ),
+    path: "m.ts",
+    expected: MERGE.replace("(!funcCovs[0].isBlock", "(!funcCovs[1].isBlock"),
   },
 ];
 
