@@ -5,7 +5,8 @@
  * - Java: the Android sources of npm `@capacitor/android` 5.0.0 and 6.0.0;
  * - Go: the golang.org/x packages Go 1.19 vendors (`/usr/lib/go-1.19/src/vendor`, `src/cmd/vendor`)
  *   and the same packages at Debian's versions (`golang-golang-x-{crypto,net,text,sys,mod}-dev`);
- * - TypeScript: this project's own history (each of the last commits that changed `src/**.ts`).
+ * - TypeScript: this project's own history (each of the commits up to HISTORY_TIP that changed
+ *   `src/**.ts`).
  * Downloads go through `npm pack` and `apt-get download` into `cache` (under the repository's ignored
  * `tmp/`), so a second run needs no network.
  */
@@ -105,12 +106,27 @@ function pairsUnder(
   return out;
 }
 
-/** Each file of `src/**.ts` changed by one of the last `commits` commits of the repository at `root`. */
-function gitPairs(root: string, commits: number): VersionPair[] {
+/**
+ * The commit the TypeScript history is read back from, so the corpus stays the same as the project moves
+ * on (the project's head when the benchmark was written); HEAD where that commit is not in the clone.
+ */
+export const HISTORY_TIP = "cdefe067dbc1ffda1e08fe56d86cb093e973421b";
+
+/**
+ * Each file of `src/**.ts` changed by one of the `commits` commits up to `tip` of the repository at
+ * `root`.
+ */
+function gitPairs(root: string, commits: number, tip: string): VersionPair[] {
   const git = (...args: string[]) =>
     execFileSync("git", ["-C", root, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
   const out: VersionPair[] = [];
-  const shas = git("log", "--no-merges", "--format=%H", `-n${commits}`, "--", "src").trim().split("\n");
+  let from = tip;
+  try {
+    git("cat-file", "-e", `${tip}^{commit}`);
+  } catch {
+    from = "HEAD";
+  }
+  const shas = git("log", "--no-merges", "--format=%H", `-n${commits}`, from, "--", "src").trim().split("\n");
   for (const sha of shas.filter(Boolean)) {
     const changed = git("diff", "--name-only", "--diff-filter=M", `${sha}^`, sha, "--", "src");
     for (const path of changed.trim().split("\n")) {
@@ -130,7 +146,7 @@ function gitPairs(root: string, commits: number): VersionPair[] {
   return out;
 }
 
-export function loadPairs(root: string, cache: string, commits = 40): VersionPair[] {
+export function loadPairs(root: string, cache: string, commits = 40, tip = HISTORY_TIP): VersionPair[] {
   const pairs: VersionPair[] = [];
   for (const n of NPM) {
     const a = join(npmPackage(cache, n.pkg, n.from), n.under);
@@ -147,6 +163,6 @@ export function loadPairs(root: string, cache: string, commits = 40): VersionPai
       }
     }
   }
-  pairs.push(...gitPairs(root, commits));
+  pairs.push(...gitPairs(root, commits, tip));
   return pairs;
 }

@@ -35,6 +35,7 @@ interface Tally {
   hunks: number;
   notUnique: number;
   notParsing: number;
+  tagged: number;
   exact: { landed: number; refused: number; wrong: number };
   shifted: { answers: number; landed: number; refused: number; wrong: number };
   sources: Set<string>;
@@ -50,6 +51,7 @@ const tally = (lang: string): Tally => {
       hunks: 0,
       notUnique: 0,
       notParsing: 0,
+      tagged: 0,
       exact: { landed: 0, refused: 0, wrong: 0 },
       shifted: { answers: 0, landed: 0, refused: 0, wrong: 0 },
       sources: new Set(),
@@ -70,6 +72,12 @@ for (const pair of pairs) {
   const base = (await treeSitterChecker.problems(pair.path, pair.old)).length;
   const file: RealFile = { lang: pair.lang, source: pair.source, path: pair.path, old: pair.old, hunks: [] };
   for (const raw of diffHunks(pair.old, pair.new)) {
+    // A hunk whose lines hold the answer format's own tags (the patch engine's messages) cannot be
+    // written as an answer.
+    if ([...raw.old, ...raw.new].some((l) => /<\/?(file|original|patched)\b/.test(l))) {
+      t.tagged++;
+      continue;
+    }
     const h = uniqueHunk(lines, raw);
     if (!h) {
       t.notUnique++;
@@ -140,11 +148,11 @@ console.log(
   `| **all** | ${sum.hunks} | ${sum.le} | ${sum.ls} | ${sum.ref} | **${sum.wrong}** | ${pct(sum.ref, sum.answers)} |`,
 );
 console.log(
-  "\nSources and hunks left out (old lines not unique within 8 more lines of context; or the hunk alone does not parse):",
+  "\nSources and hunks left out (old lines not unique within 8 more lines of context; the hunk alone does not parse; lines holding <file>/<original>/<patched> tags):",
 );
 for (const [lang, t] of [...tallies].sort())
   console.log(
-    `- ${lang}: ${[...t.sources].slice(0, 3).join("; ")}${t.sources.size > 3 ? `; ... (${t.sources.size} sources)` : ""} — not unique ${t.notUnique}, not parsing alone ${t.notParsing}`,
+    `- ${lang}: ${[...t.sources].slice(0, 3).join("; ")}${t.sources.size > 3 ? `; ... (${t.sources.size} sources)` : ""} — not unique ${t.notUnique}, not parsing alone ${t.notParsing}, holding the answer's tags ${t.tagged}`,
   );
 console.log(`\n${sum.answers} answers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 if (values.verbose) for (const f of failures) console.log(f);
