@@ -1,9 +1,11 @@
 /**
- * Chooses how <patched> is indented in the file. Every reading (readings.ts) is tried; one is acceptable
- * when the parser finds no new problem and, where indentation carries meaning, the lines the edit did
- * not change keep their enclosing blocks. One meaning among the acceptable readings: it is applied (the
- * reading that keeps the file's own indentation best). Several: the edit is refused with the lines and
- * readings that disagree. None: refused with the reason.
+ * Chooses how <patched> is indented in the file. An answer copied exactly (or at one offset from the
+ * file) is applied as written when it parses. Otherwise every reading (readings.ts) is tried; one is
+ * acceptable when the parser finds no new problem and, where indentation carries meaning, the lines the
+ * edit did not change keep their enclosing blocks. One meaning among the acceptable readings (or, when
+ * none keeps them, among those that parse): it is applied (the reading that keeps the file's own
+ * indentation best). Two programs: the edit is refused showing both and asking which. None parses:
+ * refused with the syntax problem.
  */
 import { languageForPath } from "../treesitter/languages.ts";
 import type { BuildResult } from "./build-edit.ts";

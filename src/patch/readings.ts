@@ -25,14 +25,13 @@ export { isCommentLine, type Reading };
 export interface ReadingSet {
   readings: Reading[];
   /**
-   * <patched> as written, when the answer is written in the file's own indentation: <original> matched
-   * at the file's indentation (every line it copies has that line's leading whitespace) and <patched>
-   * starts where <original> does. Then the answer's indentation is its meaning, and the other readings
-   * are only wanted when this one does not fit. Null otherwise.
+   * <patched> as written, when the answer is written in the file's own indentation (or at one offset
+   * from it): every line <original> copies sits at its file line's indentation (or at one offset from
+   * it, two lines or more) and <patched> starts where <original> does. Then the answer's indentation
+   * is its meaning (moved by that offset), and the other readings are only wanted when this one does
+   * not parse. Null otherwise.
    */
   own: Reading | null;
-  /** For `own`: the plan lines it keeps at their file columns (the lines the answer did not move). */
-  ownKept: Set<number>;
   /**
    * Plan lines the edit did not change (their text and their depth relative to the lines around them
    * are the same in <original> and <patched>): these must keep their enclosing blocks.
@@ -308,19 +307,18 @@ export function readPatched(args: {
       });
     }
   }
-  const { own, ownKept } = ownReading();
-  return { readings, unchanged, own, ownKept };
+  return { readings, unchanged, own: ownReading() };
 
   /**
    * <patched> as written, when the answer shows it is written in the file's indentation: every line of
-   * <original> that matched a file line has that line's leading whitespace, and <patched>'s first code
-   * line starts at the column of <original>'s. A new comment written left of the code after it (pushed
+   * <original> that matched a file line has that line's leading whitespace (or sits at one offset from
+   * it: <patched> is then moved by that offset), and <patched>'s first code line starts at the column of
+   * <original>'s. A new comment written left of the code after it (pushed
    * to column 0) still goes with that code; every other line keeps the column it was written at, and a
    * new line whose indentation is already in the file's style keeps it character for character.
    */
-  function ownReading(): { own: Reading | null; ownKept: Set<number> } {
-    const ownKept = new Set<number>();
-    const none = { own: null, ownKept };
+  function ownReading(): Reading | null {
+    const none = null;
     const map = args.origMap;
     if (!map) return none;
     // The one offset every line <original> copies sits at from its file line (0: the file's own
@@ -377,22 +375,18 @@ export function readPatched(args: {
     for (const k of unchanged) if (target.get(k) !== fcol(plan[k]!.f)) displaced++;
     let moved = 0;
     for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
-    for (const k of aligned) if (target.get(k) === fcol(plan[k]!.f)) ownKept.add(k);
     return {
-      own: {
-        name:
-          by === 0
-            ? "as written"
-            : `as written, shifted ${Math.abs(by)} columns ${by > 0 ? "right" : "left"} as <original> is`,
-        ...built,
-        displaced,
-        moved,
-        offLevel: 0,
-        base: 0,
-        fit: 0,
-        rank: -1,
-      },
-      ownKept,
+      name:
+        by === 0
+          ? "as written"
+          : `as written, shifted ${Math.abs(by)} columns ${by > 0 ? "right" : "left"} as <original> is`,
+      ...built,
+      displaced,
+      moved,
+      offLevel: 0,
+      base: 0,
+      fit: 0,
+      rank: -1,
     };
   }
 }
