@@ -12,7 +12,7 @@ import type { BuildResult } from "./build-edit.ts";
 import { detectStyle } from "./indent.ts";
 import type { Located } from "./locate.ts";
 import { isCommentLine, type Reading, readPatched } from "./readings.ts";
-import { firstBlockMove } from "./structure.ts";
+import { type BlockMove, firstBlockMove } from "./structure.ts";
 import { describeProblem, readsIndentation, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
 import { type FileText, joinText, replaceLines } from "./text.ts";
 import type { PatchStatus } from "./types.ts";
@@ -118,8 +118,11 @@ export async function chooseReading(
 
   type Tried = { reading: Reading; next: FileText; analysis: SyntaxAnalysis };
   const accepted: Tried[] = [];
-  // Readings that parse but move a line the edit leaves alone into or out of a block.
+  // Readings that parse but move a line of the answer the edit leaves alone into or out of a block.
   const moving: Tried[] = [];
+  // The first reading that parses but moves a line the answer does not show (after the edit, or one
+  // <original> left out) into or out of a block: the answer cannot have stated that.
+  let outside: { tried: Tried; move: BlockMove } | null = null;
   let firstSyntax: string | null = null;
   for (const r of sorted) {
     const { next, analysis } = await tryOne(r);
@@ -127,16 +130,23 @@ export async function chooseReading(
       firstSyntax ??= syntaxMessage(r, next, analysis);
       continue;
     }
-    const move = firstBlockMove({
-      oldBlocks: base.blocks ?? [],
-      newBlocks: analysis.blocks ?? [],
-      start: found.start,
-      end: found.end,
-      plan: built.plan,
-      check: unchanged,
-      isCode,
-    });
-    (move ? moving : accepted).push({ reading: r, next, analysis });
+    const moves = (check: ReadonlySet<number>) =>
+      firstBlockMove({
+        oldBlocks: base.blocks ?? [],
+        newBlocks: analysis.blocks ?? [],
+        start: found.start,
+        end: found.end,
+        plan: built.plan,
+        check,
+        isCode,
+      });
+    if (!moves(unchanged)) {
+      accepted.push({ reading: r, next, analysis });
+      continue;
+    }
+    const unseen = moves(new Set());
+    if (unseen) outside ??= { tried: { reading: r, next, analysis }, move: unseen };
+    else moving.push({ reading: r, next, analysis });
   }
   if (accepted.length === 0) {
     // Every reading that parses changes which block some line belongs to: a change of block structure
@@ -149,6 +159,7 @@ export async function chooseReading(
       const [x, y] = [...programs.values()];
       return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
     }
+    if (outside) return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: unseenMove(outside) };
     return {
       ok: false,
       status: "MATCHED_BUT_SYNTAX_ERROR",
@@ -170,6 +181,15 @@ export async function chooseReading(
   }
   const [x, y] = [...meanings.values()];
   return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
+
+  function unseenMove({ tried, move }: { tried: Tried; move: BlockMove }): string {
+    const line = st.current.lines[move.oldLine]!;
+    const what =
+      move.left.length > 0
+        ? `out of ${quote(tried.next.lines[move.left.at(-1)!]!)}`
+        : `into ${quote(tried.next.lines[move.joined.at(-1)!]!)}`;
+    return `${where}, but every reading of <patched>'s indentation that parses moves line ${move.oldLine + 1} of the file (${quote(line)}), which the answer does not show, ${what}. Read ${tried.reading.name}, the lines would be:${shown(tried.reading)}A change to the blocks of lines the answer does not show cannot be read from it: extend <original> and <patched> to the last line whose block changes, every line indented as it is (or should be) in the file.`;
+  }
 
   function ambiguity(a: Tried, b: Tried): string {
     const lines: number[] = [];

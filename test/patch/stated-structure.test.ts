@@ -179,14 +179,69 @@ for (const s of SHAPES) {
   }
 }
 
-test("python: a statement added above a rewritten header, first line of both blocks unindented, lands", async () => {
-  // Not at one offset (the first lines lost their indentation, the rest are absolute): the new header
-  // takes the place of the old one, so the body stays in the loop.
-  const s = SHAPES[0]!;
-  const strip = (t: string) => t.replace(/^ +/, "");
-  const r = await apply({ [s.path]: s.file }, edit(s.path, strip(s.original), strip(s.patched)));
+/** The block moved left so that its least indented line is at column 0. */
+const dedent = (t: string) => shift(t, -least(t));
+const unindentFirst = (t: string) => t.replace(/^ +/, "");
+const SLOPPY: Record<string, (o: string, p: string) => [string, string]> = {
+  "first line of both blocks unindented, the rest absolute": (o, p) => [unindentFirst(o), unindentFirst(p)],
+  "first line of <patched> unindented": (o, p) => [o, unindentFirst(p)],
+  "<original> dedented, <patched> absolute": (o, p) => [dedent(o), p],
+};
+// Not at one offset: the new header takes the place of the old one (the line it resembles), so the
+// body stays in its block and the readings agree on one program.
+for (const s of SHAPES.slice(0, 2)) {
+  for (const [kind, write] of Object.entries(SLOPPY)) {
+    test(`${s.name}: ${kind}, lands`, async () => {
+      const [o, p] = write(s.original, s.patched);
+      const r = await apply({ [s.path]: s.file }, edit(s.path, o, p));
+      assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+      assert.equal(after(r, s.path), s.expected);
+    });
+  }
+}
+
+const SCAN = `def scan(items, limit):
+    total = 0
+    for item in items:
+        if item.size > limit:
+            total += item.size
+        log(item)
+    return total
+`;
+
+test("python: a loop removed, its body moved out, first lines unindented: the one program every reading gives", async () => {
+  // No reading keeps the body in the loop (the answer removes it); every reading that parses gives the
+  // same program, which is what the answer states.
+  const r = await apply(
+    { "s.py": SCAN },
+    edit(
+      "s.py",
+      "for item in items:\n        if item.size > limit:\n            total += item.size\n        log(item)",
+      "item = items[0]\n    if item.size > limit:\n        total += item.size\n    log(item)",
+    ),
+  );
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
-  assert.equal(after(r, s.path), s.expected);
+  assert.equal(
+    after(r, "s.py"),
+    "def scan(items, limit):\n    total = 0\n    item = items[0]\n    if item.size > limit:\n        total += item.size\n    log(item)\n    return total\n",
+  );
+});
+
+test("python: a block change reaching lines the answer does not show is refused, saying which line", async () => {
+  // `with lock:` wraps the loop's header, but the loop's body lies past <original>: the only reading
+  // that parses puts the new block at the top level and takes the function's last lines with it.
+  const r = await apply(
+    { "s.py": SCAN },
+    edit(
+      "s.py",
+      "total = 0\n    for item in items:\n        if item.size > limit:",
+      "total = 0\n    with lock:\n        for item in items:\n            if item.size > limit:",
+    ),
+  );
+  assert.equal(r.status, "MATCHED_BUT_UNCLEAR_INDENT", r.feedback);
+  assert.equal(r.changedFiles.length, 0);
+  assert.match(r.edits[0]!.message, /moves line \d+ of the file \(`[^`]+`\), which the answer does not show/);
+  assert.match(r.edits[0]!.message, /extend <original> and <patched> to the last line whose block changes/);
 });
 
 test("python: an answer that can mean two programs is refused with both and a question", async () => {
