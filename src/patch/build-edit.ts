@@ -3,7 +3,7 @@
  * line and which are new. Text only: the indentation of the <patched> lines is chosen afterwards
  * (readings.ts), by trying each plausible reading of it.
  */
-import { isPlaceholder } from "./cleanup.ts";
+import { isPlaceholder as isGap } from "./cleanup.ts";
 import { type DiffOp, diffSeq } from "./diff.ts";
 import type { Located } from "./locate.ts";
 import type { FileText } from "./text.ts";
@@ -43,6 +43,8 @@ export function buildEdit(
   loc: Extract<Located, { kind: "found" }>,
   orig: readonly string[],
   patchedIn: readonly string[],
+  /** Which lines of <patched> stand for code left out (placeholders). */
+  isPlaceholder: (line: string) => boolean = isGap,
 ): BuildResult {
   const phantom = phantomBlanks(orig, patchedIn, loc.map);
   const patched = patchedIn.filter((_, j) => !phantom.has(j));

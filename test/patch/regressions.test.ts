@@ -209,3 +209,26 @@ test("an answer already applied is refused, not applied to a sibling block it ne
   assert.equal(r.status, "RAW_PATCH_BUT_ALREADY_APPLIED", r.feedback);
   assert.equal(r.changedFiles.length, 0);
 });
+
+test("java: a doc comment line that reads like a placeholder, changed by a word, is changed, not kept", async () => {
+  // Seed 9: "... it is unchanged." reads like "rest unchanged"; one token off its <original> line, it is
+  // that line changed (the edit was taken as keeping the line, and so changed nothing).
+  const file = [
+    "interface Deque<E> {",
+    "    /**",
+    "     * Removes the last occurrence of the specified element from this deque.",
+    "     * If the deque does not contain the element, it is unchanged.",
+    "     * More formally, removes the last element {@code e} such that",
+    "     */",
+    "    boolean removeLastOccurrence(Object o);",
+    "}",
+    "",
+  ].join("\n");
+  const original = file.split("\n").slice(2, 5).join("\n");
+  const r = await apply(
+    { "Deque.java": file },
+    edit("Deque.java", original, original.replace("the element,", "the element2,")),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "Deque.java"), file.replace("the element,", "the element2,"));
+});
