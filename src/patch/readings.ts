@@ -276,7 +276,10 @@ export function readPatched(args: {
       const target = new Map<number, number>();
       let bad = false;
       for (const k of codeKs) {
-        const t = k === firstK && s.first !== null ? s.first : c(k) + s.rest;
+        let t = k === firstK && s.first !== null ? s.first : c(k) + s.rest;
+        // A line at column 0 in the answer and in the file (the end of a string's text, say) is at
+        // column 0 in any frame: moved left of it, it stays.
+        if (t < 0 && c(k) === 0 && plan[k]!.kind === "aligned" && fcol(plan[k]!.f) === 0) t = 0;
         if (t < 0) bad = true;
         target.set(k, t);
       }

@@ -232,3 +232,31 @@ test("java: a doc comment line that reads like a placeholder, changed by a word,
   assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
   assert.equal(after(r, "Deque.java"), file.replace("the element,", "the element2,"));
 });
+
+test("javascript: another width inside a string whose last lines sit at column 0 keeps them there", async () => {
+  // Seed 10: a script in a template string, its text indented six columns and its end at column 0; the
+  // answer doubled every indentation (6 to 12, 0 stays 0). Read relative to the lines it repeats, the
+  // column-0 lines would go left of column 0: they stay at column 0, and the rest comes back to 6.
+  const file = [
+    "const content = `--[[",
+    "  Release a parent.",
+    "    Input:",
+    "      KEYS[1] parent key",
+    "      KEYS[2] parent dependencies key",
+    "      ARGV[1] parent queue key",
+    "      ARGV[2] parent id",
+    "]]",
+    "local rcall = redis.call",
+    "`;",
+    "export const release = { name: 'release', content, keys: 2 };",
+    "",
+  ].join("\n");
+  const doubled = (l: string) => " ".repeat(2 * (l.length - l.trimStart().length)) + l.trimStart();
+  const region = file.split("\n").slice(4, 9).map(doubled).join("\n");
+  const r = await apply(
+    { "release.js": file },
+    edit("release.js", region, region.replace("KEYS[2]", "KEYS[3]")),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "release.js"), file.replace("KEYS[2]", "KEYS[3]"));
+});
