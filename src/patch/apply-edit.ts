@@ -5,7 +5,7 @@
 import { buildEdit } from "./build-edit.ts";
 import { isPlaceholder, stripLineNumbers } from "./cleanup.ts";
 import { chooseReading } from "./choose-reading.ts";
-import { type Located, locate, locateWithGaps } from "./locate.ts";
+import { type Located, locate, locateWithGaps, veryClose } from "./locate.ts";
 import type { RawEdit } from "./parse.ts";
 import { describeProblem, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
 import { type FileText, splitText } from "./text.ts";
@@ -148,6 +148,10 @@ export async function applyVariant(
       return at.kind === "found" && at.tier === "exact";
     })();
   const gap = literal ? () => false : isPlaceholder;
+  // A line of <patched> that reads like a placeholder but is one token off a line of <original> (a doc
+  // comment's "..., it is unchanged." with a word changed) is that line changed, not code left out.
+  const patchedGap = (l: string) =>
+    isPlaceholder(l) && !orig.some((o) => o.trim() !== l.trim() && !gap(o) && veryClose(o.trim(), l.trim()));
   const origPh = orig.filter(gap);
   const same = orig.length === patched.length && orig.every((l, i) => l === patched[i]);
   // Locate in the file as the model saw it, then (for edits that build on earlier ones) in the edited text.
@@ -155,7 +159,7 @@ export async function applyVariant(
   const before = st.before ?? st.current;
   // A placeholder inside <original> stands for code the model did not copy: <patched> must keep it too.
   const phO = origPh.length;
-  const phP = patched.filter(isPlaceholder).length;
+  const phP = patched.filter(patchedGap).length;
   if (phO > 0 && phP < phO) {
     return fail(
       path,
@@ -275,7 +279,7 @@ export async function applyVariant(
     };
   }
   const found = { ...(loc as Extract<Located, { kind: "found" }>), ...mapped };
-  const built = buildEdit(st.current, found, orig, patched);
+  const built = buildEdit(st.current, found, orig, patched, patchedGap);
   if (!built.ok) {
     return fail(
       path,

@@ -3,7 +3,7 @@
  * line and which are new. Text only: the indentation of the <patched> lines is chosen afterwards
  * (readings.ts), by trying each plausible reading of it.
  */
-import { isPlaceholder } from "./cleanup.ts";
+import { isPlaceholder as isGap } from "./cleanup.ts";
 import { type DiffOp, diffSeq } from "./diff.ts";
 import type { Located } from "./locate.ts";
 import type { FileText } from "./text.ts";
@@ -43,6 +43,8 @@ export function buildEdit(
   loc: Extract<Located, { kind: "found" }>,
   orig: readonly string[],
   patchedIn: readonly string[],
+  /** Which lines of <patched> stand for code left out (placeholders). */
+  isPlaceholder: (line: string) => boolean = isGap,
 ): BuildResult {
   const phantom = phantomBlanks(orig, patchedIn, loc.map);
   const patched = patchedIn.filter((_, j) => !phantom.has(j));
@@ -172,9 +174,14 @@ export function buildEdit(
     for (const b of real) addedText.add(patched[b]!.trim());
     if (real.length === 0 && ph.length === 0 && gone.length > 0)
       deletedOnly ??= orig[entries[gone[0]!]!.origIdx]!;
-    real.forEach((b, i) => {
-      if (i < gone.length) replaces.set(b, entries[gone[i]!]!.fileIdx);
-    });
+    // Each changed line takes the place of the removed line it resembles: with a statement added above
+    // a rewritten block header, the new header replaces the old one, not the added statement.
+    const goneText = gone.map((a) => orig[entries[a]!.origIdx]!);
+    for (const [i, j] of pairInOrder(
+      real.map((b) => patched[b]!),
+      goneText,
+    ))
+      replaces.set(real[i]!, entries[gone[j]!]!.fileIdx);
     if (dels.length > 0) oPos = dels.at(-1)! + 1;
   }
   // A placeholder that keeps nothing, in an edit that drops a line only to add it again elsewhere: the
@@ -223,6 +230,58 @@ export function buildEdit(
   }
   emitInserts(n);
   return { ok: true, plan, patched, placeholdersKept };
+}
+
+/** The words and punctuation of a line. */
+const words = (l: string) => l.trim().match(/[\w$]+|[^\s\w$]/g) ?? [];
+
+/** How alike two lines read: shared words over all words, and whether both open a block. */
+function likeness(a: string, b: string): number {
+  const wa = words(a);
+  const wb = new Map<string, number>();
+  for (const w of words(b)) wb.set(w, (wb.get(w) ?? 0) + 1);
+  let shared = 0;
+  for (const w of wa) {
+    const n = wb.get(w) ?? 0;
+    if (n > 0) {
+      shared++;
+      wb.set(w, n - 1);
+    }
+  }
+  const total = wa.length + words(b).length;
+  const opens = (l: string) => /[:{]\s*$/.test(l.replace(/\s*(#|\/\/).*$/, ""));
+  return (total === 0 ? 0 : (2 * shared) / total) + (opens(a) === opens(b) ? 0.5 : 0);
+}
+
+/**
+ * Pairs the new lines of a hunk with the removed lines they replace, in order: as many pairs as the
+ * shorter list has lines, chosen so that the pairs read most alike (the earliest pairs on a tie).
+ */
+function pairInOrder(added: readonly string[], removed: readonly string[]): [number, number][] {
+  const n = added.length;
+  const m = removed.length;
+  if (n === 0 || m === 0) return [];
+  // Large hunks: in order from the start, as the lines come.
+  if (n * m > 40_000) return Array.from({ length: Math.min(n, m) }, (_, i) => [i, i] as [number, number]);
+  // best[i][j]: the best score pairing added[i..] with removed[j..]; a pair is worth far more than any
+  // likeness, so the number of pairs comes first.
+  const best = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      const pair = 10 + likeness(added[i]!, removed[j]!) + best[i + 1]![j + 1]!;
+      best[i]![j] = Math.max(pair, best[i + 1]![j]!, best[i]![j + 1]!);
+    }
+  }
+  const out: [number, number][] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    const pair = 10 + likeness(added[i]!, removed[j]!) + best[i + 1]![j + 1]!;
+    if (pair >= best[i]![j]! - 1e-9) out.push([i++, j++]);
+    else if (best[i + 1]![j]! >= best[i]![j + 1]!) i++;
+    else j++;
+  }
+  return out;
 }
 
 /**

@@ -1,16 +1,18 @@
 /**
- * Chooses how <patched> is indented in the file. Every reading (readings.ts) is tried; one is acceptable
- * when the parser finds no new problem and, where indentation carries meaning, the lines the edit did
- * not change keep their enclosing blocks. One meaning among the acceptable readings: it is applied (the
- * reading that keeps the file's own indentation best). Several: the edit is refused with the lines and
- * readings that disagree. None: refused with the reason.
+ * Chooses how <patched> is indented in the file. An answer copied exactly (or at one offset from the
+ * file) is applied as written when it parses. Otherwise every reading (readings.ts) is tried; one is
+ * acceptable when the parser finds no new problem and, where indentation carries meaning, the lines the
+ * edit did not change keep their enclosing blocks. One meaning among the acceptable readings (or, when
+ * none keeps them, among those that parse): it is applied (the reading that keeps the file's own
+ * indentation best). Two programs: the edit is refused showing both and asking which. None parses:
+ * refused with the syntax problem.
  */
 import { languageForPath } from "../treesitter/languages.ts";
 import type { BuildResult } from "./build-edit.ts";
 import { detectStyle } from "./indent.ts";
 import type { Located } from "./locate.ts";
 import { isCommentLine, type Reading, readPatched } from "./readings.ts";
-import { firstBlockMove } from "./structure.ts";
+import { type BlockMove, firstBlockMove } from "./structure.ts";
 import { describeProblem, readsIndentation, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
 import { type FileText, joinText, replaceLines } from "./text.ts";
 import type { PatchStatus } from "./types.ts";
@@ -44,7 +46,7 @@ export async function chooseReading(
   const path = st.path;
   const python = readsIndentation(path);
   const style = detectStyle(st.current.lines, [orig, built.patched]);
-  const { readings, unchanged, own, ownKept } = readPatched({
+  const { readings, unchanged, own } = readPatched({
     fileLines: st.current.lines,
     fileEols: st.current.eols,
     start: found.start,
@@ -95,24 +97,13 @@ export async function chooseReading(
     const t = st.current.lines[line] ?? "";
     return t.trim() !== "" && !isCommentLine(t, python);
   };
-  // The answer written in the file's own indentation means what it says: taken as written whenever the
-  // parser accepts it and (where indentation carries meaning) every line it leaves in place, and every
-  // line after it, keeps its blocks. The other readings are for answers this one does not fit.
+  // The answer written in the file's own indentation (or with every line of <original> at one offset
+  // from the file, and <patched> in the same frame) means what it says: taken as written whenever the
+  // parser accepts it. Which block a line belongs to is what the answer's text says, not a guess from
+  // the lines around it; the other readings are only for answers this one does not fit.
   if (own) {
     const { next, analysis } = await tryOne(own);
-    const fits =
-      analysis.problems.length <= base.problems.length &&
-      (!python ||
-        !firstBlockMove({
-          oldBlocks: base.blocks ?? [],
-          newBlocks: analysis.blocks ?? [],
-          start: found.start,
-          end: found.end,
-          plan: built.plan,
-          check: ownKept,
-          isCode,
-        }));
-    if (fits) return { ok: true, reading: own, next, analysis };
+    if (analysis.problems.length <= base.problems.length) return { ok: true, reading: own, next, analysis };
   }
 
   if (!python || !languageForPath(path)) {
@@ -125,47 +116,50 @@ export async function chooseReading(
     return { ok: true, reading: r, next, analysis };
   }
 
-  const accepted: { reading: Reading; next: FileText; analysis: SyntaxAnalysis }[] = [];
+  type Tried = { reading: Reading; next: FileText; analysis: SyntaxAnalysis };
+  const accepted: Tried[] = [];
+  // Readings that parse but move a line of the answer the edit leaves alone into or out of a block.
+  const moving: Tried[] = [];
+  // The first reading that parses but moves a line the answer does not show (after the edit, or one
+  // <original> left out) into or out of a block: the answer cannot have stated that.
+  let outside: { tried: Tried; move: BlockMove } | null = null;
   let firstSyntax: string | null = null;
-  let firstMove: string | null = null;
-  let firstMoveReading: Reading | null = null;
   for (const r of sorted) {
     const { next, analysis } = await tryOne(r);
     if (analysis.problems.length > base.problems.length) {
       firstSyntax ??= syntaxMessage(r, next, analysis);
       continue;
     }
-    const move = firstBlockMove({
-      oldBlocks: base.blocks ?? [],
-      newBlocks: analysis.blocks ?? [],
-      start: found.start,
-      end: found.end,
-      plan: built.plan,
-      check: unchanged,
-      isCode,
-    });
-    if (move) {
-      if (firstMove === null) {
-        const line = st.current.lines[move.oldLine]!;
-        const what =
-          move.left.length > 0
-            ? `leave ${quote(next.lines[move.left.at(-1)!]!)}`
-            : `move into ${quote(next.lines[move.joined.at(-1)!]!)}`;
-        firstMoveReading = r;
-        firstMove = `read ${r.name}, <patched> would make line ${move.oldLine + 1} (${quote(line)}), which the edit does not change, ${what}`;
-      }
+    const moves = (check: ReadonlySet<number>) =>
+      firstBlockMove({
+        oldBlocks: base.blocks ?? [],
+        newBlocks: analysis.blocks ?? [],
+        start: found.start,
+        end: found.end,
+        plan: built.plan,
+        check,
+        isCode,
+      });
+    if (!moves(unchanged)) {
+      accepted.push({ reading: r, next, analysis });
       continue;
     }
-    accepted.push({ reading: r, next, analysis });
+    const unseen = moves(new Set());
+    if (unseen) outside ??= { tried: { reading: r, next, analysis }, move: unseen };
+    else moving.push({ reading: r, next, analysis });
   }
   if (accepted.length === 0) {
-    if (firstMove !== null) {
-      return {
-        ok: false,
-        status: "MATCHED_BUT_UNCLEAR_INDENT",
-        message: `${where}, but no reading of <patched>'s indentation keeps the lines it does not change in their blocks: ${firstMove}. Read ${firstMoveReading!.name}, the lines would be:${shown(firstMoveReading!)}Write <patched> with every line indented as it is (or should be) in the file.`,
-      };
+    // Every reading that parses changes which block some line belongs to: a change of block structure
+    // is what the answer states. When all of them state the same program, that program is the answer;
+    // when they differ, the model is asked which one it means.
+    const programs = new Map<string, Tried>();
+    for (const m of moving) if (!programs.has(m.analysis.meaning)) programs.set(m.analysis.meaning, m);
+    if (programs.size === 1) return { ok: true, ...moving[0]! };
+    if (programs.size > 1) {
+      const [x, y] = [...programs.values()];
+      return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
     }
+    if (outside) return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: unseenMove(outside) };
     return {
       ok: false,
       status: "MATCHED_BUT_SYNTAX_ERROR",
@@ -188,7 +182,16 @@ export async function chooseReading(
   const [x, y] = [...meanings.values()];
   return { ok: false, status: "MATCHED_BUT_UNCLEAR_INDENT", message: ambiguity(x!, y!) };
 
-  function ambiguity(a: (typeof accepted)[number], b: (typeof accepted)[number]): string {
+  function unseenMove({ tried, move }: { tried: Tried; move: BlockMove }): string {
+    const line = st.current.lines[move.oldLine]!;
+    const what =
+      move.left.length > 0
+        ? `out of ${quote(tried.next.lines[move.left.at(-1)!]!)}`
+        : `into ${quote(tried.next.lines[move.joined.at(-1)!]!)}`;
+    return `${where}, but every reading of <patched>'s indentation that parses moves line ${move.oldLine + 1} of the file (${quote(line)}), which the answer does not show, ${what}. Read ${tried.reading.name}, the lines would be:${shown(tried.reading)}A change to the blocks of lines the answer does not show cannot be read from it: extend <original> and <patched> to the last line whose block changes, every line indented as it is (or should be) in the file.`;
+  }
+
+  function ambiguity(a: Tried, b: Tried): string {
     const lines: number[] = [];
     let detail = "";
     for (let k = 0; k < built.plan.length; k++) {
@@ -196,7 +199,7 @@ export async function chooseReading(
       if (p < 0 || a.reading.lines[k] === b.reading.lines[k]) continue;
       lines.push(p + 1);
       if (detail === "") {
-        const owner = (x: (typeof accepted)[number]) => {
+        const owner = (x: Tried) => {
           const hs = x.analysis.blocks?.[found.start + k] ?? [];
           const line = x.reading.lines[k]!;
           const col = line.length - line.trimStart().length + 1;
@@ -206,6 +209,6 @@ export async function chooseReading(
       }
     }
     const placed = lines.slice(0, 8).join(", ") + (lines.length > 8 ? ", ..." : "");
-    return `${where}, but the indentation of <patched> can be read in more than one way, with different meanings: ${detail} (lines of <patched> placed differently: ${placed}). Read ${a.reading.name}, the lines would be:${shown(a.reading)}Read ${b.reading.name}, they would be:${shown(b.reading)}Write <patched> with every line indented exactly as it should be in the file: the block you mean as shown, with <original> copied exactly from the file.`;
+    return `${where}, but the indentation of <patched> can be read as two different programs: ${detail} (lines of <patched> placed differently: ${placed}). Program 1, read ${a.reading.name}:${shown(a.reading)}Program 2, read ${b.reading.name}:${shown(b.reading)}Which of the two do you mean? Write <patched> with every line indented exactly as it should be in the file: the block you mean as shown, with <original> copied exactly from the file. An answer whose <original> matches the file exactly is applied as written.`;
   }
 }

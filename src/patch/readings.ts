@@ -8,169 +8,35 @@
  * first line), and how far <patched>'s lines that repeat file lines sit from those lines ("the frame").
  */
 import type { PlanLine } from "./build-edit.ts";
-import { columns, type IndentStyle, render } from "./indent.ts";
+import { columns, type IndentStyle } from "./indent.ts";
+import {
+  countOffLevel,
+  isCommentLine,
+  type PlanView,
+  type Reading,
+  renderPlan,
+  stepsOffLevel,
+} from "./plan-render.ts";
 import { leadingWs } from "./text.ts";
+import { modes, openers, spaceUnit } from "./columns.ts";
 
-export interface Reading {
-  /** How <patched> was read, for messages: "relative to its first line", ... */
-  name: string;
-  /** The replacement lines and their endings (undefined: the file's line ending). */
-  lines: string[];
-  eols: (string | undefined)[];
-  /** Lines the model left unchanged that this reading moves off their file column. */
-  displaced: number;
-  /** Lines repeating a file line (moved by the model or not) that this reading puts off their file column. */
-  moved: number;
-  /**
-   * When <patched> may be written with another indentation width than the file's: how many of its new
-   * lines this reading puts off the file's levels (a column that is not a whole number of the file's
-   * levels, or a step in deeper than exactly one level). 0 when only one width is in play.
-   */
-  offLevel: number;
-  /** 0 when read in the column base that explains <patched> best (as written, or rescaled), else 1. */
-  base: number;
-  /** 0 when the lines after the first are shifted as the frame of <patched> says, else 1. */
-  fit: number;
-  /** The order the reading was generated in (first is preferred on ties). */
-  rank: number;
-}
+export { isCommentLine, type Reading };
 
 export interface ReadingSet {
   readings: Reading[];
   /**
-   * <patched> as written, when the answer is written in the file's own indentation: <original> matched
-   * at the file's indentation (every line it copies has that line's leading whitespace) and <patched>
-   * starts where <original> does. Then the answer's indentation is its meaning, and the other readings
-   * are only wanted when this one does not fit. Null otherwise.
+   * <patched> as written, when the answer is written in the file's own indentation (or at one offset
+   * from it): every line <original> copies sits at its file line's indentation (or at one offset from
+   * it, two lines or more) and <patched> starts where <original> does. Then the answer's indentation
+   * is its meaning (moved by that offset), and the other readings are only wanted when this one does
+   * not parse. Null otherwise.
    */
   own: Reading | null;
-  /** For `own`: the plan lines it keeps at their file columns (the lines the answer did not move). */
-  ownKept: Set<number>;
   /**
    * Plan lines the edit did not change (their text and their depth relative to the lines around them
    * are the same in <original> and <patched>): these must keep their enclosing blocks.
    */
   unchanged: Set<number>;
-}
-
-export function isCommentLine(text: string, python: boolean): boolean {
-  const t = text.trimStart();
-  if (python) return t.startsWith("#");
-  return t.startsWith("//") || t.startsWith("/*") || t.startsWith("*") || t.startsWith("#!");
-}
-
-/**
- * The most frequent step of indentation (in or out) between consecutive lines of space-indented text,
- * each block on its own (the last line of one and the first of the next are not neighbours); null
- * without any step to learn from.
- */
-function spaceUnit(blocks: readonly (readonly string[])[]): number | null {
-  const counts = new Map<number, number>();
-  for (const lines of blocks) {
-    let prev: number | null = null;
-    for (const l of lines) {
-      // Blank lines and the " * " lines of block comments say nothing about the indentation width.
-      if (l.trim() === "" || l.trimStart().startsWith("*")) continue;
-      const lead = leadingWs(l);
-      if (lead.includes("\t")) return null;
-      const w = lead.length;
-      const step = prev === null ? 0 : Math.abs(w - prev);
-      if (step > 0 && step <= 8) counts.set(step, (counts.get(step) ?? 0) + 1);
-      prev = w;
-    }
-  }
-  let best: number | null = null;
-  let n = 0;
-  for (const [w, c] of counts) if (c > n || (c === n && best !== null && w < best)) [best, n] = [w, c];
-  return best;
-}
-
-/**
- * For each line, the earlier line that opened the innermost bracket still open where it starts, and
- * the character offset just after that bracket; null outside brackets (strings on one line and
- * comments are skipped; a line inside a multi-line string gets null). Braces count only in Python:
- * elsewhere they open blocks, whose lines are indented by levels.
- */
-export function openers(
-  lines: readonly string[],
-  python: boolean,
-): ({ line: number; after: number } | null)[] {
-  const out: ({ line: number; after: number } | null)[] = [];
-  const stack: { line: number; after: number }[] = [];
-  let triple: string | null = null;
-  lines.forEach((line, j) => {
-    out.push(triple === null && stack.length > 0 ? stack.at(-1)! : null);
-    let quote: string | null = null;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i]!;
-      if (triple !== null) {
-        if (line.startsWith(triple, i)) {
-          i += 2;
-          triple = null;
-        }
-        continue;
-      }
-      if (quote !== null) {
-        if (ch === "\\") i++;
-        else if (ch === quote) quote = null;
-        continue;
-      }
-      if (!python && ch === "/" && regexStarts(line, i)) {
-        // A regular expression literal: its brackets (escaped or in a class) are not brackets.
-        const close = regexEnd(line, i);
-        if (close > i) {
-          i = close;
-          continue;
-        }
-      }
-      if (ch === "\\") {
-        // An escaped character outside a string (a line continuation, say) opens nothing.
-        i++;
-        continue;
-      }
-      if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
-        triple = line.slice(i, i + 3);
-        i += 2;
-      } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
-      else if ((python && ch === "#") || (ch === "/" && line[i + 1] === "/")) break;
-      else if (ch === "(" || ch === "[" || (python && ch === "{")) stack.push({ line: j, after: i + 1 });
-      else if (ch === ")" || ch === "]" || (python && ch === "}")) stack.pop();
-    }
-  });
-  return out;
-}
-
-/**
- * Whether the "/" at `i` starts a regular expression literal rather than a division: it follows nothing,
- * an operator or an opening bracket, or a keyword after which an expression starts (`return /x/`).
- */
-function regexStarts(line: string, i: number): boolean {
-  if (line[i + 1] === "/" || line[i + 1] === "*") return false;
-  const before = line.slice(0, i).trimEnd();
-  if (before === "") return true;
-  if (/[(,=:[!&|?{};+\-*%<>~^]$/.test(before)) return true;
-  return /(^|[^\w$.])(return|typeof|case|void|in|of|delete|throw|new|yield|await|else|do)$/.test(before);
-}
-
-/** The index of the "/" closing the regular expression literal opened at `i`, or -1 when the line has none. */
-function regexEnd(line: string, i: number): number {
-  let inClass = false;
-  for (let j = i + 1; j < line.length; j++) {
-    const ch = line[j]!;
-    if (ch === "\\") j++;
-    else if (inClass) inClass = ch !== "]";
-    else if (ch === "[") inClass = true;
-    else if (ch === "/") return j;
-  }
-  return -1;
-}
-
-function modes(values: readonly number[]): number[] {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let max = 0;
-  for (const c of counts.values()) max = Math.max(max, c);
-  return [...counts].filter(([, c]) => c === max).map(([v]) => v);
 }
 
 /**
@@ -210,8 +76,12 @@ export function readPatched(args: {
     const opener = openers(patched, python);
     const scaled = new Map<number, number>();
     // The file line each line of <patched> repeats, where it repeats one.
+    // (A changed line counts as the file line it replaces: its old offset tells alignment from a level.)
     const fileOf = new Map<number, number>();
-    for (const pl of plan) if (pl.kind === "aligned" && pl.p >= 0) fileOf.set(pl.p, pl.f);
+    for (const pl of plan) {
+      if (pl.kind === "aligned" && pl.p >= 0) fileOf.set(pl.p, pl.f);
+      else if (pl.kind === "new" && (pl.replaces ?? -1) >= 0) fileOf.set(pl.p, pl.replaces!);
+    }
     const col = (j: number): number => {
       const known = scaled.get(j);
       if (known !== undefined) return known;
@@ -270,6 +140,7 @@ export function readPatched(args: {
     prevCode[k] = pv;
     if (code(k)) pv = k;
   }
+  const view: PlanView = { fileLines, fileEols, plan, patched, style, python, codeKs, prevCode, fcol };
   /**
    * A comment that repeats a file comment moves with the code around it; a new one written left of the
    * code after it (a comment pushed to column 0) takes that code's indentation.
@@ -405,13 +276,16 @@ export function readPatched(args: {
       const target = new Map<number, number>();
       let bad = false;
       for (const k of codeKs) {
-        const t = k === firstK && s.first !== null ? s.first : c(k) + s.rest;
+        let t = k === firstK && s.first !== null ? s.first : c(k) + s.rest;
+        // A line at column 0 in the answer and in the file (the end of a string's text, say) is at
+        // column 0 in any frame: moved left of it, it stays.
+        if (t < 0 && c(k) === 0 && plan[k]!.kind === "aligned" && fcol(plan[k]!.f) === 0) t = 0;
         if (t < 0) bad = true;
         target.set(k, t);
       }
       if (bad) continue;
       placeComments(target, c, s.rest, s.first !== null);
-      const built = renderPlan(target);
+      const built = renderPlan(view, target);
       if (!built) continue;
       const key = built.lines.join("\n");
       if (seen.has(key)) continue;
@@ -422,7 +296,7 @@ export function readPatched(args: {
       if (firstK !== undefined && !unchanged.has(firstK) && target.get(firstK) !== anchor) displaced++;
       let moved = 0;
       for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
-      const offLevel = bases.length > 1 && fUnit ? countOffLevel(target, fUnit) : 0;
+      const offLevel = bases.length > 1 && fUnit ? countOffLevel(view, target, fUnit) : 0;
       const fit = frame.some((m) => -m === s.rest) ? 0 : 1;
       readings.push({
         name: s.name + base.name,
@@ -436,27 +310,37 @@ export function readPatched(args: {
       });
     }
   }
-  const { own, ownKept } = ownReading();
-  return { readings, unchanged, own, ownKept };
+  return { readings, unchanged, own: ownReading() };
 
   /**
    * <patched> as written, when the answer shows it is written in the file's indentation: every line of
-   * <original> that matched a file line has that line's leading whitespace, and <patched>'s first code
-   * line starts at the column of <original>'s. A new comment written left of the code after it (pushed
+   * <original> that matched a file line has that line's leading whitespace (or sits at one offset from
+   * it: <patched> is then moved by that offset), and <patched>'s first code line starts at the column of
+   * <original>'s. A new comment written left of the code after it (pushed
    * to column 0) still goes with that code; every other line keeps the column it was written at, and a
    * new line whose indentation is already in the file's style keeps it character for character.
    */
-  function ownReading(): { own: Reading | null; ownKept: Set<number> } {
-    const ownKept = new Set<number>();
-    const none = { own: null, ownKept };
+  function ownReading(): Reading | null {
+    const none = null;
     const map = args.origMap;
     if (!map) return none;
+    // The one offset every line <original> copies sits at from its file line (0: the file's own
+    // indentation). Read from one line only, an offset says nothing about the lines after it.
+    let shift: number | null = null;
+    let copied = 0;
+    let sameWs = true;
     for (let i = 0; i < args.origBlock.length; i++) {
       const f = map[i];
       const t = args.origBlock[i]!;
       if (f === null || f === undefined || t.trim() === "") continue;
-      if (leadingWs(t) !== leadingWs(fileLines[f]!)) return none;
+      const d = fcol(f) - columns(t, unit);
+      if (shift !== null && d !== shift) return none;
+      shift = d;
+      copied++;
+      if (leadingWs(t) !== leadingWs(fileLines[f]!)) sameWs = false;
     }
+    const by = shift ?? 0;
+    if (!sameWs && copied < 2) return none;
     // <patched> starts where <original> does, at its first line and at its first line of code.
     const col = (l: string | undefined) => (l === undefined ? null : columns(l, unit));
     const nonBlank = (ls: readonly string[]) => ls.find((l) => l.trim() !== "");
@@ -465,122 +349,47 @@ export function readPatched(args: {
     const oCode = firstCode(args.origBlock);
     if (col(nonBlank(patched)) !== col(nonBlank(args.origBlock))) return none;
     if (pCode !== undefined && oCode !== undefined && col(pCode) !== col(oCode)) return none;
-    const c = (k: number) => columns(patched[plan[k]!.p]!, unit);
+    const written = (k: number) => columns(patched[plan[k]!.p]!, unit);
+    // <patched> placed at the offset <original> was found at.
+    const c = (k: number) => written(k) + by;
     const target = new Map<number, number>();
-    for (const k of codeKs) target.set(k, c(k));
+    for (const k of codeKs) {
+      if (c(k) < 0) return none;
+      target.set(k, c(k));
+    }
     for (let k = 0; k < plan.length; k++) {
       const pl = plan[k]!;
       if (pl.p < 0 || blank(pl.p) || !comment(pl.p)) continue;
       // A comment pushed to column 0 among indented code: one the file has goes back to its column, a
       // new one goes with the code after it (or before it, at the end).
       const near = nextCode[k] ?? prevCode[k];
-      let t = c(k);
+      let t = Math.max(0, c(k));
       const replaced = pl.kind === "new" ? (pl.replaces ?? -1) : -1;
-      if (t === 0 && pl.kind === "aligned") t = fcol(pl.f);
-      else if (t === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
+      if (written(k) === 0 && pl.kind === "aligned") t = fcol(pl.f);
+      else if (written(k) === 0 && near !== undefined && (replaced < 0 || fcol(replaced) > 0)) t = c(near);
       target.set(k, t);
     }
     // New lines written in another indentation width than the file's (a two-space body in a four-space
     // file): the answer's indentation differs from the file's after all, and the readings decide.
-    if (bases.length > 1 && fUnit && stepsOffLevel(target, fUnit)) return none;
-    const built = renderPlan(target, true);
+    if (bases.length > 1 && fUnit && stepsOffLevel(view, target, fUnit)) return none;
+    const built = renderPlan(view, target, true);
     if (!built) return none;
     let displaced = 0;
     for (const k of unchanged) if (target.get(k) !== fcol(plan[k]!.f)) displaced++;
     let moved = 0;
     for (const k of voters) if (target.get(k) !== fcol(plan[k]!.f)) moved++;
-    for (const k of aligned) if (target.get(k) === fcol(plan[k]!.f)) ownKept.add(k);
     return {
-      own: { name: "as written", ...built, displaced, moved, offLevel: 0, base: 0, fit: 0, rank: -1 },
-      ownKept,
+      name:
+        by === 0
+          ? "as written"
+          : `as written, shifted ${Math.abs(by)} columns ${by > 0 ? "right" : "left"} as <original> is`,
+      ...built,
+      displaced,
+      moved,
+      offLevel: 0,
+      base: 0,
+      fit: 0,
+      rank: -1,
     };
-  }
-
-  /**
-   * New or moved lines of <patched> that a reading puts off the file's levels: at a column that is not a multiple
-   * of the file's width, or, after a line that opens a block, deeper by anything but one level. A reading
-   * in the answer's own width when that differs from the file's shows up here (a block body two spaces
-   * in, in a four-space file), so the diff would reformat rather than only change the code.
-   */
-  function countOffLevel(target: Map<number, number>, width: number): number {
-    let n = 0;
-    for (const k of codeKs) {
-      const t = target.get(k)!;
-      // A line repeating a file line and left at its file column keeps the file's own layout.
-      if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
-      const prev = prevCode[k];
-      const prevText = prev === undefined ? "" : patched[plan[prev]!.p]!.trimEnd();
-      // A continuation line (after an open bracket, a comma, an operator) may be aligned anywhere.
-      if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
-      const before = prev === undefined ? null : target.get(prev)!;
-      const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
-      if (t % width !== 0 || (opens && before !== null && t > before && t - before !== width)) n++;
-    }
-    return n;
-  }
-
-  /**
-   * Whether a new or moved line of <patched> steps in from the code line before it by other than whole
-   * levels of the file (a two-space body under a new `if` in a four-space file). Continuation lines are
-   * free to align anywhere.
-   */
-  function stepsOffLevel(target: Map<number, number>, width: number): boolean {
-    for (const k of codeKs) {
-      const t = target.get(k)!;
-      // A line left at its file column, or a changed line at the column of the line it replaces,
-      // keeps the file's own layout, whatever its step.
-      if (plan[k]!.kind === "aligned" && t === fcol(plan[k]!.f)) continue;
-      const replaced = plan[k]!.replaces ?? -1;
-      if (plan[k]!.kind === "new" && replaced >= 0 && t === fcol(replaced)) continue;
-      const prev = prevCode[k];
-      if (prev === undefined) continue;
-      const prevText = patched[plan[prev]!.p]!.trimEnd();
-      if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
-      const before = target.get(prev)!;
-      const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
-      if (t > before && (opens ? t - before !== width : (t - before) % width !== 0)) return true;
-    }
-    return false;
-  }
-
-  function renderPlan(
-    target: Map<number, number>,
-    asWritten = false,
-  ): { lines: string[]; eols: (string | undefined)[] } | null {
-    // Indentation in the file's own characters (tabs then alignment spaces, or spaces only).
-    const inStyle = (ws: string) =>
-      style.tabs ? /^\t* *$/.test(ws) && ws.length - ws.replace(/ +$/, "").length < unit : /^ *$/.test(ws);
-    const lines: string[] = [];
-    const eols: (string | undefined)[] = [];
-    for (let k = 0; k < plan.length; k++) {
-      const pl = plan[k]!;
-      if (pl.kind === "file" || (pl.kind === "aligned" && blank(pl.p))) {
-        lines.push(fileLines[pl.f]!);
-        eols.push(fileEols[pl.f]);
-        continue;
-      }
-      const text = patched[pl.p]!;
-      if (text.trim() === "") {
-        lines.push("");
-        eols.push(undefined);
-        continue;
-      }
-      const t = target.get(k)!;
-      const ws = leadingWs(text);
-      const written = asWritten && t === columns(text, unit) && inStyle(ws);
-      if (pl.kind === "aligned") {
-        const own = fileLines[pl.f]!;
-        if (t === fcol(pl.f)) lines.push(own);
-        else lines.push((written ? ws : render(t, style)) + own.slice(leadingWs(own).length));
-        eols.push(fileEols[pl.f]);
-        continue;
-      }
-      const body = text.slice(ws.length);
-      // A file without indented lines has no style to follow: an unshifted line keeps its own.
-      if (written || (!style.known && t === columns(text, unit))) lines.push(text);
-      else lines.push(render(t, style) + body);
-      eols.push(undefined);
-    }
-    return { lines, eols };
   }
 }

@@ -18,6 +18,28 @@ const TS = `function connect(url: string, apiKey: string) {
 }
 `;
 
+const MERGE = `export function mergeFuncs(funcs: FunctionCov[]) {
+  for (const funcCov of funcs) {
+    if (funcCov.ranges.length > 0) {
+      let funcCovs: FunctionCov[] | undefined = rangeToFuncs.get(rootRange);
+
+      if (funcCovs === undefined ||
+        // prefer block-level coverage.
+        (!funcCovs[0].isBlockCoverage && funcCov.isBlockCoverage)) {
+        funcCovs = [];
+        rangeToFuncs.set(rootRange, funcCovs);
+      } else if (funcCovs[0].isBlockCoverage && !funcCov.isBlockCoverage) {
+        continue;
+      }
+      funcCovs.push(funcCov);
+    }
+  }
+}
+`;
+const MERGE_REGION = MERGE.split("\n").slice(3, 11);
+/** A line in four-space levels where the file has two. */
+const double = (l: string) => " ".repeat(2 * (l.length - l.trimStart().length)) + l.trimStart();
+
 const cases: {
   name: string;
   files: Record<string, string>;
@@ -67,6 +89,19 @@ const cases: {
     answer: edit("t.ts", "}\ninterface Node {\n  id: string;", "}\ninterface TreeNode {\n  id: string;"),
     path: "t.ts",
     expected: "class A {\n  x = 1;\n}\n\ninterface TreeNode {\n  id: string;\n}\n",
+  },
+  {
+    // Seed 7: in four-space levels a continuation line one level in also sits under the character after
+    // `if (`; the file line it replaces is a level in from `if`, not aligned, so it stays a level.
+    name: "another width: a changed continuation line a level under `if (` stays a level, not alignment",
+    files: { "m.ts": MERGE },
+    answer: edit(
+      "m.ts",
+      MERGE_REGION.map(double).join("\n"),
+      MERGE_REGION.map(double).join("\n").replace("funcCovs[0].isBlock", "funcCovs[1].isBlock"),
+    ),
+    path: "m.ts",
+    expected: MERGE.replace("(!funcCovs[0].isBlock", "(!funcCovs[1].isBlock"),
   },
 ];
 
@@ -173,4 +208,55 @@ test("an answer already applied is refused, not applied to a sibling block it ne
   );
   assert.equal(r.status, "RAW_PATCH_BUT_ALREADY_APPLIED", r.feedback);
   assert.equal(r.changedFiles.length, 0);
+});
+
+test("java: a doc comment line that reads like a placeholder, changed by a word, is changed, not kept", async () => {
+  // Seed 9: "... it is unchanged." reads like "rest unchanged"; one token off its <original> line, it is
+  // that line changed (the edit was taken as keeping the line, and so changed nothing).
+  const file = [
+    "interface Deque<E> {",
+    "    /**",
+    "     * Removes the last occurrence of the specified element from this deque.",
+    "     * If the deque does not contain the element, it is unchanged.",
+    "     * More formally, removes the last element {@code e} such that",
+    "     */",
+    "    boolean removeLastOccurrence(Object o);",
+    "}",
+    "",
+  ].join("\n");
+  const original = file.split("\n").slice(2, 5).join("\n");
+  const r = await apply(
+    { "Deque.java": file },
+    edit("Deque.java", original, original.replace("the element,", "the element2,")),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "Deque.java"), file.replace("the element,", "the element2,"));
+});
+
+test("javascript: another width inside a string whose last lines sit at column 0 keeps them there", async () => {
+  // Seed 10: a script in a template string, its text indented six columns and its end at column 0; the
+  // answer doubled every indentation (6 to 12, 0 stays 0). Read relative to the lines it repeats, the
+  // column-0 lines would go left of column 0: they stay at column 0, and the rest comes back to 6.
+  const file = [
+    "const content = `--[[",
+    "  Release a parent.",
+    "    Input:",
+    "      KEYS[1] parent key",
+    "      KEYS[2] parent dependencies key",
+    "      ARGV[1] parent queue key",
+    "      ARGV[2] parent id",
+    "]]",
+    "local rcall = redis.call",
+    "`;",
+    "export const release = { name: 'release', content, keys: 2 };",
+    "",
+  ].join("\n");
+  const doubled = (l: string) => " ".repeat(2 * (l.length - l.trimStart().length)) + l.trimStart();
+  const region = file.split("\n").slice(4, 9).map(doubled).join("\n");
+  const r = await apply(
+    { "release.js": file },
+    edit("release.js", region, region.replace("KEYS[2]", "KEYS[3]")),
+  );
+  assert.equal(r.status, "APPLICABLE_PATCH", r.feedback);
+  assert.equal(after(r, "release.js"), file.replace("KEYS[2]", "KEYS[3]"));
 });
