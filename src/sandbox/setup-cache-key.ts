@@ -70,7 +70,13 @@ const INPUT_NAMES = new Set([
   "Makefile",
   "makefile",
   "GNUmakefile",
+  ".pnpmfile.cjs",
 ]);
+/**
+ * Folders package managers read while installing without any command naming them: patch-package's and
+ * Yarn's patches, Yarn's plugins and its own release. Every file in them is an input.
+ */
+const INPUT_DIRS = ["patches", ".yarn/patches", ".yarn/plugins", ".yarn/releases"];
 const INPUT_PATTERN = /^(?:requirements|constraints)[\w.-]*\.(?:txt|in)$/;
 /** Folders searched for manifests: the root and two levels below it (a monorepo's packages). */
 const MAX_DEPTH = 3;
@@ -169,7 +175,7 @@ function filesUnder(tree: string, rel: string, into: Set<string>): boolean {
   return walk(rel === "." ? "" : rel);
 }
 
-/** Whether `rel` is a regular file of the tree (no link anywhere on the way). */
+/** Whether `rel` is a regular file or a link of the tree (no link on the way to it). */
 function isTreeFile(tree: string, rel: string): boolean {
   let path = tree;
   const parts = rel.split("/");
@@ -177,7 +183,7 @@ function isTreeFile(tree: string, rel: string): boolean {
     path = join(path, part);
     try {
       const st = lstatSync(path);
-      if (i < parts.length - 1 ? !st.isDirectory() : !st.isFile()) return false;
+      if (i < parts.length - 1 ? !st.isDirectory() : !st.isFile() && !st.isSymbolicLink()) return false;
     } catch {
       return false;
     }
@@ -208,6 +214,7 @@ export function setupCacheKey(
     }
   };
   for (const cmd of setup) take(cmd, true);
+  for (const d of INPUT_DIRS) if (isTreeDir(tree, d)) dirs.add(d);
   const scripts = [...named];
   named.clear();
   // What a command names is read too, and the files it names in turn (one level): a setup script, a

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { lstat, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { CACHE_DIRS } from "../core/folder-names.ts";
 import { hostGitEnv } from "../core/git-env.ts";
 import { sandboxCeilings } from "./limits.ts";
 import { SANDBOX_DEPS_DIR } from "./env.ts";
@@ -84,7 +85,8 @@ interface Manifest {
 }
 
 const within = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
-const isCacheLitter = (path: string): boolean => path.split("/").includes("__pycache__");
+/** Caches a setup step leaves (compiled Python, tool caches): neither kept nor a change that matters. */
+const isCacheLitter = (path: string): boolean => path.split("/").some((s) => CACHE_DIRS.has(s));
 /** Files Python runs at every start when they are on its path: never carried from one run to another. */
 const STARTUP_HOOKS = new Set(["usercustomize.py", "sitecustomize.py"]);
 const MB = 1024 * 1024;
