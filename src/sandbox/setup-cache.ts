@@ -95,7 +95,10 @@ const list = (paths: string[], n = 5): string =>
 
 /** The dependency folders setup created in `dir` (none of them was in the checkout before it ran). */
 async function createdDependencyFolders(dir: string, before: Map<string, Entry>): Promise<string[]> {
-  const found = [SANDBOX_DEPS_DIR, ...(await findDependencyTrees(dir))];
+  // The per-user folder's parent first: when setup made it, whatever else setup put there is kept with
+  // it (a module or build cache a setup script pointed into the tree, e.g. GOMODCACHE=$PWD/.cache/go).
+  const parent = SANDBOX_DEPS_DIR.split("/")[0]!;
+  const found = [parent, SANDBOX_DEPS_DIR, ...(await findDependencyTrees(dir))];
   const roots: string[] = [];
   for (const r of found) {
     if (before.has(r) || roots.some((k) => within(r, k))) continue;
