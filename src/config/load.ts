@@ -124,7 +124,7 @@ const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: st
     command:
       "mkdir -p /tmp/af-classes && find . -name '*.java' -not -path './{file}' -not -path '*/src/test/*' -not -path './target/*' -not -path './build/*' > /tmp/af-sources && javac -nowarn -encoding UTF-8 -cp 'target/dependency/*' -d /tmp/af-classes @/tmp/af-sources && java -ea -cp '/tmp/af-classes:target/dependency/*' {file}",
   },
-  go: { file: "autofix_reproducer/main.go", command: "go run ./autofix_reproducer" },
+  go: { file: "reproducer/main.go", command: "go run ./reproducer" },
 };
 
 const shellQuote = (s: string): string => (/^[\w./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);

@@ -24,6 +24,7 @@ export const CACHE_DIRS: ReadonlySet<string> = new Set([
   ".mypy_cache",
   ".pytest_cache",
   ".ruff_cache",
+  ".cache",
   ".auto-fix",
 ]);
 /** What a directory entry is, as a listing says (never by following a link). */

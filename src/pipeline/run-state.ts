@@ -98,7 +98,7 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
       if (cache.used) {
         note(
           ctx,
-          `The setup step did not run: its result from an earlier run of this repository with the same setup commands and lock files (${locks}) was taken from the cache (${cache.entries} entries).`,
+          `The setup step did not run: its result from an earlier run of this repository with the same setup commands, setup scripts, manifests and lock files (${locks}) was taken from the cache: only the dependency folders it installed (${cache.entries} entries).`,
         );
       } else if (cache.problem) note(ctx, `The setup step ran; ${cache.problem}.`);
     }

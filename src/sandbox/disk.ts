@@ -12,7 +12,12 @@ import { processAlive } from "../core/processes.ts";
  * capability report says the limits are not enforced.
  */
 
-const SOURCE_PREFIX = "auto-fix-work-";
+/**
+ * A copy's mount point (its tmpfs, or the overlay on it) by its path: the folder `makeWorkCopy` names
+ * `auto-fix-work-<pid>-…`. Mount sources are plain "tmpfs" and "overlay": the code under test, which
+ * can read /proc/self/mountinfo, sees nothing of auto-fix in them.
+ */
+const COPY_TARGET = /\/auto-fix-work-(\d+)-[^/]+(?:\/[^/]+)?$/;
 let available: boolean | undefined;
 let swept = false;
 
@@ -37,7 +42,7 @@ export function tmpfsCopiesAvailable(): boolean {
   }
   const dir = mkdtempSync(join(tmpdir(), "auto-fix-probe-"));
   try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k,nr_inodes=16", `${SOURCE_PREFIX}probe`, dir], {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k,nr_inodes=16", "tmpfs", dir], {
       stdio: "ignore",
       timeout: 10_000,
     });
@@ -60,7 +65,7 @@ export async function mountSizedTmpfs(dir: string, bytes: number, inodes: number
     "tmpfs",
     "-o",
     `size=${size}k,nr_inodes=${Math.max(16, Math.ceil(inodes))},mode=0711,nosuid,nodev`,
-    `${SOURCE_PREFIX}${process.pid}`,
+    "tmpfs",
     dir,
   ]);
   remember(dir);
@@ -114,9 +119,10 @@ export function readMounts(): { source: string; target: string; type: string }[]
 export async function sweepStaleMounts(): Promise<void> {
   if (swept) return;
   swept = true;
-  const stale = readMounts().filter(({ source, type }) => {
-    if ((type !== "tmpfs" && type !== "overlay") || !source.startsWith(SOURCE_PREFIX)) return false;
-    const pid = Number(source.slice(SOURCE_PREFIX.length));
+  const stale = readMounts().filter(({ target, type }) => {
+    const m = COPY_TARGET.exec(target);
+    if ((type !== "tmpfs" && type !== "overlay") || !m) return false;
+    const pid = Number(m[1]);
     return Number.isInteger(pid) && pid !== process.pid && !processAlive(pid);
   });
   // Overlay copies sit on their tmpfs: unmounted first.

@@ -3,9 +3,10 @@ import { SANDBOX_HOME } from "./types.ts";
 /**
  * Where setup steps' per-user installs go, inside the work tree (its home is thrown away after each
  * run): `pip install --user` in the setup step lands here, and every later copy of the tree sees it.
- * Under `.auto-fix/`, which searches, walks and test runners leave alone.
+ * Under `.cache/`, which searches, walks and test runners leave alone. Its name, like everything else
+ * the code under test can see, says nothing of auto-fix: a run in the sandbox looks like any CI job.
  */
-export const SANDBOX_DEPS_DIR = ".auto-fix/deps";
+export const SANDBOX_DEPS_DIR = ".cache/python-user";
 
 /** Names that look like they hold a credential. */
 export const SECRET_NAME =
@@ -38,7 +39,7 @@ export function buildSandboxEnv(
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONUNBUFFERED: "1",
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
-    PYTHONUSERBASE: `${opts.workdir.replace(/\/+$/, "")}/${SANDBOX_DEPS_DIR}/python`,
+    PYTHONUSERBASE: `${opts.workdir.replace(/\/+$/, "")}/${SANDBOX_DEPS_DIR}`,
     // `pip install --user` goes to PYTHONUSERBASE, inside the work tree: a distribution's "externally
     // managed" Python (Debian's) would refuse it, though the system's packages are read-only here anyway.
     PIP_BREAK_SYSTEM_PACKAGES: "1",
@@ -48,8 +49,6 @@ export function buildSandboxEnv(
     npm_config_audit: "false",
     GOFLAGS: "-mod=mod",
     GOTOOLCHAIN: "local",
-    AUTO_FIX_IN_SANDBOX: "1",
-    AUTO_FIX_WORKDIR: opts.workdir,
   };
   const refused = secretLeaks(extra ?? {}, opts.hostEnv ?? process.env);
   if (refused.length > 0) {

@@ -2,7 +2,7 @@ import type { Ceilings } from "../core/ceilings.ts";
 import { BwrapSandbox, type BwrapOptions } from "./bwrap.ts";
 import { DockerSandbox } from "./docker.ts";
 import { NoSandbox } from "./none.ts";
-import type { SetupCacheSpec } from "./setup-cache.ts";
+import type { SetupCacheSpec } from "./setup-cache-key.ts";
 import { prefetchToolMounts } from "./tools.ts";
 import { type SandboxKind, type SandboxPort, SandboxUnavailableError } from "./types.ts";
 
@@ -44,11 +44,18 @@ export { SANDBOX_DEPS_DIR } from "./env.ts";
 export {
   repositoryIdentity,
   restoreSetupResult,
+  SetupCacheRefusal,
   type SetupCacheSpec,
   setupCacheKey,
   snapshotTree,
   storeSetupResult,
 } from "./setup-cache.ts";
+export {
+  DEFAULT_SETUP_CACHE_MB,
+  evictSetupCache,
+  SETUP_CACHE_CAP_ENV,
+  setupCacheCapBytes,
+} from "./setup-cache-evict.ts";
 export { prefetchToolMounts } from "./tools.ts";
 
 export interface SandboxOptions extends BwrapOptions {

@@ -95,6 +95,8 @@ export class Stage {
   readonly dir: string;
   readonly #files: string[] = [];
   readonly #dirs: string[] = [];
+  #filesDir: string | null = null;
+  #mounted: string | null = null;
 
   private constructor(dir: string) {
     this.dir = dir;
@@ -126,14 +128,31 @@ export class Stage {
   }
 
   async file(name: string, content: string): Promise<string> {
-    const path = join(this.dir, name);
+    const path = join(await this.#generatedFiles(), name);
     await writeFile(path, content, { mode: 0o644, flag: "wx" });
     this.#files.push(path);
     return path;
   }
 
+  /**
+   * Where the run's generated files go: a small tmpfs of their own when this process may mount (root,
+   * as every run with network is), so that a file bound from there names no host path in the sandbox's
+   * /proc/self/mountinfo (its source is plain "tmpfs", its path "/hosts").
+   */
+  async #generatedFiles(): Promise<string> {
+    if (this.#filesDir) return this.#filesDir;
+    const at = await this.mountPoint("files");
+    if (process.getuid?.() === 0) {
+      await mountSmallTmpfs(at);
+      this.#mounted = at;
+    }
+    this.#filesDir = at;
+    return at;
+  }
+
   async dispose(): Promise<void> {
     for (const f of this.#files) await unlink(f).catch(() => {});
+    if (this.#mounted) await unmountLazily(this.#mounted);
     for (const d of this.#dirs) await rmdir(d).catch(() => {});
     await rmdir(this.dir).catch(async () => {
       const left = await readdir(this.dir).catch(() => []);
@@ -143,6 +162,30 @@ export class Stage {
 }
 
 let sweptStages = false;
+
+const stageMount = (cmd: string, args: string[]): Promise<void> =>
+  new Promise((res, rej) => {
+    execFile(
+      cmd,
+      args,
+      { timeout: 30_000, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
+      (err, _o, stderr) =>
+        err ? rej(new Error(`${cmd} ${args.join(" ")}: ${(stderr || err.message).trim()}`)) : res(),
+    );
+  });
+
+const mountSmallTmpfs = (dir: string): Promise<void> =>
+  stageMount("mount", [
+    "-t",
+    "tmpfs",
+    "-o",
+    "size=64k,nr_inodes=16,mode=0755,nosuid,nodev,noexec",
+    "tmpfs",
+    dir,
+  ]);
+
+const unmountLazily = (dir: string): Promise<void> =>
+  stageMount("umount", [dir]).catch(() => stageMount("umount", ["-l", dir]).catch(() => {}));
 
 /**
  * Staging folders of auto-fix processes that died mid-run (their mount namespaces died with them, so
@@ -160,8 +203,11 @@ export async function sweepStaleStages(): Promise<void> {
       // owner gone
     }
     const dir = join(tmpdir(), name);
+    const mounted = new Set(readMounts().map((m) => m.target));
     for (const entry of await readdir(dir).catch(() => [] as string[])) {
       const path = join(dir, entry);
+      // The generated files' own tmpfs: released first (its files go with it).
+      if (mounted.has(path)) await unmountLazily(path);
       const st = await lstat(path).catch(() => null);
       if (st?.isDirectory()) await rmdir(path).catch(() => {});
       else if (st?.isFile() && st.size < 1024 * 1024) await unlink(path).catch(() => {});

@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants as fsConstants, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { lchown, lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -48,7 +48,6 @@ export interface OverlayCopy {
 export const OVERLAY_MAGIC = 0x794c7630;
 /** Most lower layers a copy stacks (a copy of a copy of ... adds one each): past it, a plain copy. */
 export const MAX_LOWER_LAYERS = 16;
-const SOURCE_PREFIX = "auto-fix-work-";
 
 /**
  * No set-user-ID, no devices. `redirect_dir=on`: a folder of the frozen tree can be renamed in a copy (the
@@ -65,18 +64,6 @@ let available: boolean | undefined;
 /** A path the mount options can carry as it is (no separator, escape or blank in it). */
 export const mountablePath = (p: string): boolean => !/[,:\\\s=]/.test(p) && p.startsWith("/");
 
-function sh(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "mount",
-      args,
-      { timeout: 30_000, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
-      (err, _o, stderr) =>
-        err ? reject(new Error(`mount ${args.join(" ")}: ${(stderr || err.message).trim()}`)) : resolve(),
-    );
-  });
-}
-
 /** Whether this process can mount overlay copies (it can mount sized tmpfs copies, and overlays work). */
 export function overlayCopiesAvailable(): boolean {
   if (available !== undefined) return available;
@@ -86,18 +73,14 @@ export function overlayCopiesAvailable(): boolean {
   let tmpfs = false;
   try {
     const opts = { stdio: "ignore" as const, timeout: 10_000 };
-    execFileSync(
-      "mount",
-      ["-t", "tmpfs", "-o", "size=256k,nr_inodes=64", `${SOURCE_PREFIX}probe`, dir],
-      opts,
-    );
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k,nr_inodes=64", "tmpfs", dir], opts);
     tmpfs = true;
     for (const d of ["lower", "upper", "work", "merged"]) mkdirSync(join(dir, d));
     const o = [`lowerdir=${dir}/lower,upperdir=${dir}/upper,workdir=${dir}/work`, ...OVERLAY_OPTIONS].join(
       ",",
     );
     if (mountablePath(dir)) {
-      execFileSync("mount", ["-t", "overlay", "-o", o, `${SOURCE_PREFIX}probe`, join(dir, "merged")], opts);
+      execFileSync("mount", ["-t", "overlay", "-o", o, "overlay", join(dir, "merged")], opts);
       execFileSync("umount", [join(dir, "merged")], opts);
       available = true;
     }
@@ -116,20 +99,55 @@ export function overlayCopiesAvailable(): boolean {
   return available;
 }
 
-/** Mounts the overlay of `lowers` (top first) with `upper`/`work` on `merged`: no set-user-ID, no devices. */
+/**
+ * Mounts the overlay of `lowers` (top first) with `upper`/`work` on `merged`: no set-user-ID, no devices.
+ * The layers are handed to `mount` as open descriptors (`/proc/self/fd/N`), so the mount's options, which
+ * any process that sees the mount can read in /proc/self/mountinfo, name no host path; its source is
+ * plain "overlay", as on any container host.
+ */
 export async function mountOverlay(
   merged: string,
   lowers: string[],
   upper: string,
   work: string,
 ): Promise<void> {
-  const opts = [
-    `lowerdir=${lowers.join(":")}`,
-    `upperdir=${upper}`,
-    `workdir=${work}`,
-    ...OVERLAY_OPTIONS,
-  ].join(",");
-  await sh(["-t", "overlay", "-o", opts, `${SOURCE_PREFIX}${process.pid}`, merged]);
+  const fds: number[] = [];
+  try {
+    for (const dir of [...lowers, upper, work]) {
+      fds.push(openSync(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW));
+    }
+    const at = (i: number) => `/proc/self/fd/${i + 3}`;
+    const opts = [
+      `lowerdir=${lowers.map((_, i) => at(i)).join(":")}`,
+      `upperdir=${at(lowers.length)}`,
+      `workdir=${at(lowers.length + 1)}`,
+      ...OVERLAY_OPTIONS,
+    ].join(",");
+    await mountWith(["-t", "overlay", "-o", opts, "overlay", merged], fds);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+}
+
+/** Runs `mount` with `fds` as its descriptors 3, 4, ... */
+function mountWith(args: string[], fds: number[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("mount", args, {
+      stdio: ["ignore", "ignore", "pipe", ...fds],
+      timeout: 30_000,
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+    });
+    let stderr = "";
+    child.stderr?.on("data", (c: Buffer) => {
+      if (stderr.length < 4000) stderr += c.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`mount ${args.join(" ")}: ${stderr.trim() || `exit ${code ?? signal}`}`)),
+    );
+  });
 }
 
 /** Records a frozen tree: copies of it are overlays on it, measured from this figure, not walked again. */

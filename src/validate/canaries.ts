@@ -535,7 +535,7 @@ function canarySource(
   }
 }
 
-const SCRIPT_NAME = "auto-fix-tests";
+const SCRIPT_NAME = "sh";
 
 /**
  * Places canaries for one run in `tree` and returns the command that runs them with the repository's

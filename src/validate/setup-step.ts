@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../config/index.ts";
 import {
   restoreSetupResult,
+  SetupCacheRefusal,
   type SetupCacheSpec,
   type SandboxPort,
   setupCacheKey,
@@ -12,7 +13,7 @@ import { runSetup, type SetupRun } from "./run-tests.ts";
 /** How the setup step's cache served a job. */
 export interface SetupCacheUse {
   key: string;
-  /** The lock and requirements files the key was made of. */
+  /** The files the key was made of: setup scripts the commands name, manifests and lock files. */
   lockFiles: string[];
   /** The setup step did not run: its kept result was put into the tree. */
   used: boolean;
@@ -26,8 +27,9 @@ export interface SetupCacheUse {
 
 /**
  * The setup step (dependency installs: the only commands that run with network) in `dir`, the job's
- * base tree: its kept result when the same repository ran it with the same lock files before, else the
- * commands themselves, whose result is kept when they all succeed.
+ * base tree: its kept dependency folders when the same repository ran it with the same inputs (setup
+ * scripts, manifests, lock files) before, else the commands themselves, whose dependency folders are
+ * kept when they all succeed and changed nothing else.
  */
 export async function prepareSetup(
   sandbox: SandboxPort,
@@ -53,7 +55,10 @@ export async function prepareSetup(
       cache.entries = await storeSetupResult(spec, key, dir, before, config.setup);
       cache.stored = true;
     } catch (err) {
-      cache.problem = `the setup result could not be kept: ${(err as Error).message}`;
+      cache.problem =
+        err instanceof SetupCacheRefusal
+          ? `its result is not kept: ${err.message}`
+          : `the setup result could not be kept: ${(err as Error).message}`;
     }
   }
   return { runs, cache };

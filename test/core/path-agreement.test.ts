@@ -150,11 +150,14 @@ test("the engine refuses an edit exactly where the rules say, for generated path
 test("the lists of folders to skip live in core/path-rules alone, and the index follows them", async () => {
   const names = [...VCS_DIRS, ...DEPENDENCY_DIRS, ...CACHE_DIRS, ...GENERATED_DIRS];
   // No other module spells a skipped folder's name as a string, except for another purpose: detection
-  // asks whether dependencies are installed, `fix` writes its runs under .auto-fix by default, and the
-  // canaries remove the compiled copy Python leaves of their own module and follow `go test`'s patterns.
+  // asks whether dependencies are installed, `fix` writes its runs under .auto-fix by default, the index
+  // cache's default folder is ~/.cache/auto-fix, and the canaries remove the compiled copy Python leaves
+  // of their own module and follow `go test`'s patterns.
   const allowed = new Set([
     "src/config/detect.ts:node_modules",
     "src/cli/commands/fix.ts:.auto-fix",
+    // The operator's cache folder in the home (~/.cache/auto-fix), not a folder of a repository.
+    "src/index/cache.ts:.cache",
     "src/validate/canaries.ts:__pycache__",
     // go test's own rule: `./...` never matches packages under vendor/.
     "src/validate/canaries.ts:vendor",

@@ -209,7 +209,7 @@ test("a reproducer's dependency installs are not run, its writer is told, and se
   // The run's notes (in its report) say so.
   assert.match(
     readFileSync(join(second.out, "report.md"), "utf8"),
-    /The setup step did not run: its result from an earlier run of this repository with the same setup commands and lock files \([^)]*requirements\.txt[^)]*\) was taken from the cache/,
+    /The setup step did not run: its result from an earlier run of this repository with the same setup commands, setup scripts, manifests and lock files \([^)]*requirements\.txt[^)]*\) was taken from the cache: only the dependency folders it installed/,
   );
   // The restored dependency is importable: the reproducer reproduced again.
   assert.equal((second.result.reproducer as { status: string }).status, "reproduced");

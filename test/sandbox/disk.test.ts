@@ -39,7 +39,7 @@ after(() => rmSync(src, { recursive: true, force: true }));
 const ourMounts = (): string[] =>
   readFileSync("/proc/self/mounts", "utf8")
     .split("\n")
-    .filter((l) => l.startsWith(`auto-fix-work-${process.pid} `));
+    .filter((l) => new RegExp(`^\\S+ \\S*/auto-fix-work-${process.pid}-[^/ ]+(/[^/ ]+)? `).test(l));
 
 describe("disk limits of a work tree", { skip: !isRoot && "sized tmpfs copies need root" }, () => {
   test("gigabytes written into the work tree: stopped at the disk limit, the host's disk untouched", async () => {

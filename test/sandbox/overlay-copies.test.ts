@@ -45,7 +45,7 @@ const usedBytes = (copy: WorkCopy): number => {
 const ourMounts = (): string[] =>
   readFileSync("/proc/self/mounts", "utf8")
     .split("\n")
-    .filter((l) => l.startsWith(`auto-fix-work-${process.pid} `));
+    .filter((l) => new RegExp(`^\\S+ \\S*/auto-fix-work-${process.pid}-[^/ ]+(/[^/ ]+)? `).test(l));
 
 before(async () => {
   if (!usable) return;
@@ -256,7 +256,7 @@ describe("overlay copies of a frozen tree", {
     const theirs = () =>
       readFileSync("/proc/self/mounts", "utf8")
         .split("\n")
-        .filter((l) => l.startsWith(`auto-fix-work-${left.pid} `));
+        .filter((l) => new RegExp(`^\\S+ \\S*/auto-fix-work-${left.pid}-[^/ ]+(/[^/ ]+)? `).test(l));
     assert.equal(theirs().filter((l) => l.includes(" overlay ")).length, 1, made.stderr);
     assert.equal(theirs().length, 3, theirs().join("\n"));
     // The next process sweeps them: the overlay first, then the tmpfs mounts under it.

@@ -27,7 +27,7 @@ export interface TruthCase {
    * The reproducer script the model writes, in the language of the reproducer's runtime (detected from
    * the repository, or the `reproducer` setting of `.github/auto-fix.yml`): Python (`python3
    * reproducer.py`) unless `reproducerLanguage` names another (`javascript` for `node reproducer.mjs`,
-   * `go` for `go run ./autofix_reproducer`).
+   * `go` for `go run ./reproducer`).
    */
   reproducer: string;
   /** The fence language of the model's reproducer (default `python`). */

@@ -20,7 +20,7 @@ after(async () => {
 });
 
 const MOCHA_RUN =
-  /^npm test -- --reporter xunit --reporter-option output=\.auto-fix-mocha-[0-9a-f]{18}\.xml test\/slug\.test\.js$/;
+  /^npm test -- --reporter xunit --reporter-option output=\.junit-mocha-[0-9a-f]{18}\.xml test\/slug\.test\.js$/;
 
 test("mocha: the selection runs exactly its files though .mocharc names the whole suite, ids name their file", async () => {
   const repo = jsShop("mocha", {
@@ -54,7 +54,7 @@ test("mocha: the selection runs exactly its files though .mocharc names the whol
   assert.ok(whole, "the unpatched whole suite ran");
   assert.match(
     whole.command,
-    /^npm test -- --reporter xunit --reporter-option output=\.auto-fix-mocha-[0-9a-f]{18}\.xml$/,
+    /^npm test -- --reporter xunit --reporter-option output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
   );
   assert.equal(whole.parser, "mocha-xunit");
   assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
@@ -119,7 +119,7 @@ test("mocha: a regression only a helper's user shows is caught in that file; tes
   // mocha stopped before its tests: it wrote no report, and its output names no test.
   assert.match(
     unloadable.run?.notes?.[0] ?? "",
-    /^the runner wrote no report \(\.auto-fix-mocha-[0-9a-f]{18}\.xml\): it stopped before its tests ran$/,
+    /^the runner wrote no report \(\.junit-mocha-[0-9a-f]{18}\.xml\): it stopped before its tests ran$/,
   );
 });
 

@@ -69,7 +69,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     "/bin/sh",
     "-c",
     'rc=0; for t in "$@"; do python3 -m unittest -v "$t" || rc=1; done; exit $rc',
-    "auto-fix-tests",
+    "sh",
     "tests.test_a",
     "b",
   ]);
@@ -83,14 +83,14 @@ test("each runner gets its tests in its own form; the command's own scope is rep
     ["test/a.test.js", "-b.test.js"],
   );
   assert.ok("argv" in node);
-  assert.match(node.report?.path ?? "", /^\.auto-fix-node-test-[0-9a-f]{18}\.xml$/);
+  assert.match(node.report?.path ?? "", /^\.junit-node-test-[0-9a-f]{18}\.xml$/);
   assert.equal(node.report?.suites, "nesting");
   const nodeFlags = `--test-reporter=junit --test-reporter-destination=${node.report?.path} --test-reporter=spec --test-reporter-destination=stdout`;
   assert.deepEqual(node.argv, [
     "/bin/sh",
     "-c",
     `node --test ${nodeFlags} "$@"`,
-    "auto-fix-tests",
+    "sh",
     "test/a.test.js",
     "./-b.test.js",
   ]);
@@ -151,7 +151,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   // selected files' tests count (its configuration may add others).
   const mocha = targetedCommand(cfg("npm run test -- --silent", "mocha"), ["test/a.js", "-b.js"]);
   assert.ok("argv" in mocha);
-  assert.match(mocha.report?.path ?? "", /^\.auto-fix-mocha-[0-9a-f]{18}\.xml$/);
+  assert.match(mocha.report?.path ?? "", /^\.junit-mocha-[0-9a-f]{18}\.xml$/);
   assert.equal(mocha.report?.suites, "classname");
   assert.deepEqual(mocha.argv.slice(0, 3), [
     "/bin/sh",
@@ -304,7 +304,7 @@ test("quiet commands get the runner's report options, for the whole suite and fo
   assert.match(
     node.command,
     new RegExp(
-      `^node --test --test-reporter=junit --test-reporter-destination=\\.auto-fix-node-test-${hex}\\.xml --test-reporter=spec --test-reporter-destination=stdout test/$`,
+      `^node --test --test-reporter=junit --test-reporter-destination=\\.junit-node-test-${hex}\\.xml --test-reporter=spec --test-reporter-destination=stdout test/$`,
     ),
   );
   assert.equal(node.report?.suites, "nesting");
@@ -312,7 +312,7 @@ test("quiet commands get the runner's report options, for the whole suite and fo
   const mocha = whole("npx mocha");
   assert.match(
     mocha.command,
-    new RegExp(`^npx mocha --reporter xunit --reporter-option output=\\.auto-fix-mocha-${hex}\\.xml$`),
+    new RegExp(`^npx mocha --reporter xunit --reporter-option output=\\.junit-mocha-${hex}\\.xml$`),
   );
   assert.equal(mocha.report?.suites, "classname");
   // Through `npm test`, after `--`, when the script's runner is known.

@@ -60,7 +60,7 @@ test("node --test: the test files that import the changed file (directly or thro
   // spec reporter writes the output.
   assert.match(
     v.run?.command ?? "",
-    /^node --test --test-reporter=junit --test-reporter-destination=\.auto-fix-node-test-[0-9a-f]{18}\.xml --test-reporter=spec --test-reporter-destination=stdout test\/slug\.test\.js$/,
+    /^node --test --test-reporter=junit --test-reporter-destination=\.junit-node-test-[0-9a-f]{18}\.xml --test-reporter=spec --test-reporter-destination=stdout test\/slug\.test\.js$/,
   );
   assert.equal(v.run?.parser, "node-test-junit");
 });

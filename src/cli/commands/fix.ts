@@ -18,7 +18,12 @@ import { startParseWorkers } from "../../index/index.ts";
 import { openCode } from "../../pipeline/open-code.ts";
 import { runFix } from "../../pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../pipeline/stage-hooks.ts";
-import { openRunSandbox, prefetchToolMounts, repositoryIdentity } from "../../sandbox/index.ts";
+import {
+  openRunSandbox,
+  prefetchToolMounts,
+  repositoryIdentity,
+  setupCacheCapBytes,
+} from "../../sandbox/index.ts";
 import { STRATEGIES } from "../../strategies/index.ts";
 import type { FixOptions } from "../../contract/pipeline.ts";
 import type { ParsedArgs } from "../args.ts";
@@ -255,6 +260,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     sandbox.setupCache = {
       dir: join(defaultCacheDir(io.env), "setup"),
       repo: await repositoryIdentity(repo),
+      capBytes: setupCacheCapBytes(io.env, (m) => notes.push(m)),
     };
   }
   const hooks = createReproduceReviewHooks();

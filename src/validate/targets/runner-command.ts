@@ -221,7 +221,7 @@ export function listingWords(runner: TestRunnerKind, words: readonly string[]): 
 }
 
 /** A report file name in the run's tree, drawn per run (never guessed by the code under test). */
-const reportName = (runner: string): string => `.auto-fix-${runner}-${randomBytes(9).toString("hex")}.xml`;
+const reportName = (runner: string): string => `.junit-${runner}-${randomBytes(9).toString("hex")}.xml`;
 
 /** The JUnit reports Maven's surefire and Gradle write, read when the configuration names none. */
 export const RUNNER_REPORTS: Partial<Record<TestRunnerKind, readonly string[]>> = {
@@ -425,7 +425,7 @@ export function targetedCommand(
     const own = config.test.reports.length > 0;
     const reports = own ? undefined : RUNNER_REPORTS[runner];
     return {
-      argv: ["/bin/sh", "-c", template.replaceAll("{tests}", '"$@"'), "auto-fix-tests", ...args],
+      argv: ["/bin/sh", "-c", template.replaceAll("{tests}", '"$@"'), "sh", ...args],
       display: template.replaceAll("{tests}", quoted.join(" ")),
       ...(reports ? { reports: [...reports] } : {}),
       ...(own || reports
@@ -455,7 +455,7 @@ export function targetedCommand(
         "/bin/sh",
         "-c",
         `rc=0; for t in "$@"; do ${p.words.join(" ")} "$t" || rc=1; done; exit $rc`,
-        "auto-fix-tests",
+        "sh",
         ...p.args,
       ],
       display: `${[...p.words, ...quoted].join(" ")} (one process per module)`,
@@ -474,7 +474,7 @@ export function targetedCommand(
     const fixed = p.args.filter((a) => !paths.includes(a));
     const words = [...p.words, ...fixed, ...flags];
     return {
-      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "auto-fix-tests", ...paths],
+      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "sh", ...paths],
       report: { path: report, suites: "classname" },
       onlyFiles: [...targets],
       display: [...words, ...quoted].join(" "),
@@ -494,7 +494,7 @@ export function targetedCommand(
     const paths = targets.map(asPathArg);
     const words = [...withoutReporters(p.words), ...flags];
     return {
-      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "auto-fix-tests", ...paths],
+      argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "sh", ...paths],
       report: { path: report, suites: "nesting" },
       display: [...words, ...quoted].join(" "),
     };
@@ -503,7 +503,7 @@ export function targetedCommand(
   return {
     ...(runner === "vitest" ? { onlyFiles: [...targets] } : {}),
     ...(reports ? { reports: [...reports] } : {}),
-    argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "auto-fix-tests", ...p.args],
+    argv: ["/bin/sh", "-c", `${p.words.join(" ")} "$@"`, "sh", ...p.args],
     display: [...p.words, ...p.args.map((a) => (targets.includes(a) ? quoted[targets.indexOf(a)]! : a))].join(
       " ",
     ),
