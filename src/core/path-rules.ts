@@ -192,74 +192,177 @@ const normalisePath = (path: string): string => path.replaceAll("\\", "/").repla
 const yamls = (names: string[]) => names.flatMap((n) => [`${n}.yml`, `${n}.yaml`]);
 
 /**
+ * A family of protected files: what they are and do, in words a model can act on ("is an editor's task
+ * file: its commands run when the folder is opened"), and their globs. Matched without regard to case:
+ * macOS and Windows checkouts read `.VSCode/tasks.json` as `.vscode/tasks.json`.
+ */
+interface ProtectedFamily {
+  what: string;
+  globs: readonly string[];
+}
+
+/**
  * Files that run code on the machine of whoever checks the branch out or opens it (git hook managers,
  * pre-commit, dev containers and cloud workspaces, editor tasks and settings, direnv and mise, package
- * managers' hooks) or that change what git and the pull request show (`.gitattributes`: diff and merge
- * drivers, `linguist-generated` and `binary` hide a file's diff). Anchored at the root unless `**` says
- * any depth: the tools read these where they say.
+ * managers' hooks), that steer the next coding agent that opens the branch (agent settings and
+ * instruction files), or that change what git and the pull request show (`.gitattributes`: diff and
+ * merge drivers, `linguist-generated` and `binary` hide a file's diff). Anchored at the root unless `**`
+ * says any depth: folders the tools also read below the root are protected at any depth.
  */
-export const WORKSPACE_PROTECTED_GLOBS: readonly string[] = [
-  // Git hook managers.
-  ".husky/**",
-  ".githooks/**",
-  ".git-hooks/**",
-  ".hooks/**",
-  ...yamls(["lefthook", ".lefthook", ".config/lefthook", "lefthook-local", ".lefthook-local"]),
-  ...yamls([".config/lefthook-local"]),
-  ...["lefthook", ".lefthook", "lefthook-local", ".lefthook-local"].flatMap((n) => [
-    `${n}.toml`,
-    `${n}.json`,
-    `${n}.jsonc`,
-  ]),
-  ".simple-git-hooks",
-  ".simple-git-hooks.*",
-  "simple-git-hooks.*",
-  ".overcommit.yml",
-  ".lintstagedrc",
-  ".lintstagedrc.*",
-  "lint-staged.config.*",
-  // pre-commit and its variants.
-  ...yamls([".pre-commit-config", ".pre-commit-hooks"]),
-  // Dev containers and cloud workspaces: their commands run when the branch is opened.
-  ".devcontainer/**",
-  ".devcontainer.json",
-  ".gitpod.yml",
-  ".gitpod.yaml",
-  ".gitpod.Dockerfile",
-  ".codesandbox/**",
-  ".idx/**",
-  "devbox.json",
-  // Editors: tasks, launch and settings run programs; run configurations.
-  "**/.vscode/**",
-  "*.code-workspace",
-  ".idea/**",
-  ".fleet/**",
-  ".zed/**",
-  ".exrc",
-  ".nvimrc",
-  ".nvim.lua",
-  // Environments loaded on `cd`: direnv and mise.
-  "**/.envrc",
-  "**/.env",
-  "**/.env.*",
-  "mise.toml",
-  ".mise.toml",
-  "mise.local.toml",
-  ".mise.local.toml",
-  ".config/mise.toml",
-  ".config/mise/**",
-  ".mise/**",
-  // Git's own attributes and LFS settings: what a diff shows, which programs filter a file.
-  "**/.gitattributes",
-  ".lfsconfig",
-  // Package managers' hooks and the programs they run.
-  ".pnpmfile.cjs",
-  ".pnpmfile.mjs",
-  ".yarn/releases/**",
-  ".yarn/plugins/**",
-  ".cargo/config",
-  ".cargo/config.toml",
+const WORKSPACE_FAMILIES: readonly ProtectedFamily[] = [
+  {
+    what: "is a coding agent's settings or instruction file: it steers the next agent that opens the branch (what it believes, which commands it runs without asking)",
+    globs: [
+      "**/.claude/**",
+      "**/CLAUDE.md",
+      "**/CLAUDE.local.md",
+      "**/AGENTS.md",
+      "**/AGENTS.override.md",
+      "**/AGENT.md",
+      "**/GEMINI.md",
+      "**/.gemini/**",
+      "**/.cursorrules",
+      "**/.cursorignore",
+      "**/.cursor/**",
+      "**/.github/copilot-instructions.md",
+      "**/.github/instructions/**",
+      "**/.github/prompts/**",
+      "**/.github/chatmodes/**",
+      "**/.windsurfrules",
+      "**/.windsurf/**",
+      "**/.clinerules",
+      "**/.clineignore",
+      "**/.aider*",
+      "**/.continue/**",
+      "**/.continuerc.json",
+      "**/.codex/**",
+      "**/.roo/**",
+      "**/.roomodes",
+      "**/.kiro/**",
+      "**/.junie/**",
+      "**/.amazonq/**",
+      "**/.augment/**",
+      "**/.augment-guidelines",
+      "**/.goosehints",
+      "**/.opencode/**",
+      "**/opencode.json",
+      "**/.openhands/**",
+      "**/.openhands_instructions",
+      "**/.trae/**",
+      "**/.mcp.json",
+    ],
+  },
+  {
+    what: "is a git hook or a hook manager's configuration: its commands run when someone commits, pushes or checks out",
+    globs: [
+      "**/.husky/**",
+      "**/.githooks/**",
+      "**/.git-hooks/**",
+      ".hooks/**",
+      ...yamls(["lefthook", ".lefthook", ".config/lefthook", "lefthook-local", ".lefthook-local"]),
+      ...yamls([".config/lefthook-local"]),
+      ...["lefthook", ".lefthook", "lefthook-local", ".lefthook-local"].flatMap((n) => [
+        `${n}.toml`,
+        `${n}.json`,
+        `${n}.jsonc`,
+      ]),
+      ".simple-git-hooks",
+      ".simple-git-hooks.*",
+      "simple-git-hooks.*",
+      ".overcommit.yml",
+      ".lintstagedrc",
+      ".lintstagedrc.*",
+      "lint-staged.config.*",
+      ...yamls([".pre-commit-config", ".pre-commit-hooks"]),
+    ],
+  },
+  {
+    what: "is a dev container or cloud workspace setting: its commands run when the branch is opened in one",
+    globs: [
+      "**/.devcontainer/**",
+      "**/.devcontainer.json",
+      ".gitpod.yml",
+      ".gitpod.yaml",
+      ".gitpod.Dockerfile",
+      ".codesandbox/**",
+      ".idx/**",
+      "devbox.json",
+    ],
+  },
+  {
+    what: "is an editor's task, launch or settings file: its commands run when the folder is opened",
+    globs: [
+      "**/.vscode/**",
+      "**/*.code-workspace",
+      "**/.idea/**",
+      "**/.fleet/**",
+      "**/.zed/**",
+      "**/.exrc",
+      "**/.nvimrc",
+      "**/.nvim.lua",
+    ],
+  },
+  {
+    what: "is loaded into the shell on `cd` into its folder (direnv, mise, dotenv): what it sets or runs applies to every command there",
+    globs: [
+      "**/.envrc",
+      "**/.env",
+      "**/.env.*",
+      "**/mise.toml",
+      "**/.mise.toml",
+      "**/mise.*.toml",
+      "**/.mise.*.toml",
+      "**/mise/config.toml",
+      "**/mise/conf.d/**",
+      "**/.mise/**",
+      "**/.config/mise.toml",
+      "**/.config/mise.*.toml",
+      "**/.config/mise/**",
+      "**/.tool-versions",
+    ],
+  },
+  {
+    what: "is git's attributes or LFS setting: it decides which programs filter files and what the pull request's diff shows",
+    globs: ["**/.gitattributes", ".lfsconfig"],
+  },
+  {
+    what: "is a package manager's hook, plugin or build setting: it runs when dependencies are installed or code is built",
+    globs: [
+      ".pnpmfile.cjs",
+      ".pnpmfile.mjs",
+      ".yarn/releases/**",
+      ".yarn/plugins/**",
+      "**/.cargo/config",
+      "**/.cargo/config.toml",
+    ],
+  },
 ];
+
+export const WORKSPACE_PROTECTED_GLOBS: readonly string[] = WORKSPACE_FAMILIES.flatMap((f) => f.globs);
+
+/**
+ * Build scripts that run on every build, where a fix rarely needs a change: Cargo's `build.rs`, Gradle's
+ * settings, build files, wrapper and `buildSrc`, Python's `setup.py` (its `cmdclass` runs on install).
+ * Protected by default (they are in every configuration's `protected-paths`) unless the repository
+ * says `build-scripts: editable`; matched without regard to case like the families above.
+ */
+export const BUILD_SCRIPT_GLOBS: readonly string[] = [
+  "**/build.rs",
+  "**/settings.gradle",
+  "**/settings.gradle.kts",
+  "**/build.gradle",
+  "**/build.gradle.kts",
+  "**/*.gradle",
+  "**/*.gradle.kts",
+  "**/gradle/wrapper/**",
+  "**/gradlew",
+  "**/gradlew.bat",
+  "**/buildSrc/**",
+  "**/setup.py",
+];
+
+const BUILD_SCRIPT_WHAT =
+  "is a build script that runs on every build or install (Cargo's build.rs, Gradle's settings, build files and wrapper, setup.py): a fix rarely needs it, so patches may not change it unless the repository allows it (`build-scripts: editable` in .github/auto-fix.yml)";
 
 /** CI and repository configuration: always protected, whatever the repository's configuration says. */
 export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
@@ -318,12 +421,20 @@ export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
   ...WORKSPACE_PROTECTED_GLOBS,
 ];
 
-const ciMatchers = ALWAYS_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
+/** A glob matched without regard to case (built-in rules: case-folding checkouts read any spelling). */
+const foldedGlob = (glob: string): ((path: string) => boolean) => {
+  const m = compileGlob(`/${glob.toLowerCase()}`);
+  return (path: string) => m(normalisePath(path).toLowerCase());
+};
 
-/** CI or repository configuration, or a file that runs code in a workspace (anchored at the root). */
+const ciMatchers = ALWAYS_PROTECTED_GLOBS.map(foldedGlob);
+
+/**
+ * CI or repository configuration, or a workspace or agent file (anchored at the root unless the rule
+ * says any depth), in any spelling of its case.
+ */
 export function isCiPath(path: string): boolean {
-  const p = normalisePath(path);
-  return ciMatchers.some((m) => m(p));
+  return ciMatchers.some((m) => m(path));
 }
 
 /** What a path check may ask the file system: whether a repo-relative folder is a virtual environment. */
@@ -490,20 +601,29 @@ export function testCommandFiles(command: string | null): string[] {
 export type PathVerdict = { ok: true } | { ok: false; message: string };
 
 /** Why a path is protected: CI or repository configuration, a workspace file, or the first of `globs` it matches. */
-type Protection = { by: "ci" } | { by: "workspace" } | { by: "glob"; glob: string };
+type Protection =
+  | { by: "ci" }
+  | { by: "workspace"; what: string }
+  | { by: "build"; glob: string }
+  | { by: "glob"; glob: string };
 
-const workspaceMatchers = WORKSPACE_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
+const familyMatchers = WORKSPACE_FAMILIES.map((f) => ({ what: f.what, matchers: f.globs.map(foldedGlob) }));
+const buildMatchers = new Map(BUILD_SCRIPT_GLOBS.map((g) => [g, foldedGlob(g)]));
 
 /**
  * The one answer to "is this path protected?", for the configuration (`isProtectedPath`) and the patch
- * engine (`checkEditablePath`) alike.
+ * engine (`checkEditablePath`) alike. A build-script glob among `globs` matches in any case.
  */
 function protection(path: string, globs: readonly string[]): Protection | null {
-  if (isCiPath(path)) {
-    const p = normalisePath(path);
-    return workspaceMatchers.some((m) => m(p)) ? { by: "workspace" } : { by: "ci" };
+  const p = normalisePath(path);
+  if (isCiPath(p)) {
+    const family = familyMatchers.find((f) => f.matchers.some((m) => m(p)));
+    return family ? { by: "workspace", what: family.what } : { by: "ci" };
   }
-  for (const g of globs) if (matchGlob(g, path)) return { by: "glob", glob: g };
+  for (const g of globs) {
+    const build = buildMatchers.get(g);
+    if (build ? build(p) : matchGlob(g, p)) return build ? { by: "build", glob: g } : { by: "glob", glob: g };
+  }
   return null;
 }
 
@@ -533,7 +653,7 @@ export function checkEditablePath(
   if (prot?.by === "workspace") {
     return {
       ok: false,
-      message: `${p} runs code on the machines of those who check the branch out or open it (git hooks, editor, dev container or environment settings), or changes what git and the pull request show; patches may not change it. Fix the bug in the source code instead.`,
+      message: `${p} ${prot.what}; patches may not change it. Fix the bug in the source code instead.`,
     };
   }
   if (isVendoredPath(p, facts)) {
@@ -549,6 +669,8 @@ export function checkEditablePath(
     };
   }
   if (isTestConfigFile(p)) return { ok: false, message: testConfigChange(p, "", null)! };
+  if (prot?.by === "build")
+    return { ok: false, message: `${p} ${BUILD_SCRIPT_WHAT}. Fix the bug in the source code instead.` };
   if (prot?.by === "glob") {
     return {
       ok: false,

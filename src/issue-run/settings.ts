@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RepoConfigFile } from "../config/index.ts";
+import { buildScriptGlobs, type RepoConfigFile } from "../config/index.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
 
 /** Operator settings from the environment (see `.env.example`). Repo config may lower budgets, never raise them. */
@@ -134,7 +134,8 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     testCommand: c.test === undefined ? settings.testCommand : undefined,
     model: c.model,
     ciRetries: c.ci_retries ?? 0,
-    protectedPaths: c["protected-paths"] ?? [],
+    // The default branch's protections hold on any ref: its build scripts too, unless it allows them.
+    protectedPaths: [...(c["protected-paths"] ?? []), ...buildScriptGlobs(repoConfig)],
     ci: c.ci ?? settings.ci,
   };
 }
