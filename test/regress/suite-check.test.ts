@@ -121,7 +121,7 @@ test("pytest: tests that change the suite unless named are left out, with why; t
   jobs.push(job.states);
   const honest = await regress(job, CALC_FIX, writes(HONEST_PY, "python"));
   // The candidate's validation ran the whole suite: its results are the check's baseline, not rerun.
-  assert.equal(honest.candidate?.result.tests?.kind, "full");
+  assert.match(honest.candidate?.result.tests?.kind ?? "", /^(full|targeted\+rest)$/);
   assert.equal(honest.outcome.data.status, "added", honest.outcome.data.summary);
   assert.ok(honest.outcome.diff?.includes("+++ b/tests/test_calc_regression.py"));
   assert.match(
@@ -146,6 +146,47 @@ test("pytest: tests that change the suite unless named are left out, with why; t
       name,
     );
   }
+});
+
+test("pytest: when the candidate's validation ran only the related tests, the fixed tree's suite runs once more, within the budget", async () => {
+  // Budget 0: the candidate's validation runs only the tests related to calc.py.
+  const job = await prepareJob(
+    sandbox,
+    writeRepo({ ...CALC, ".github/auto-fix.yml": "validation:\n  budget: 0\n" }),
+  );
+  jobs.push(job.states);
+  const input: ValidateStageInput = { sandbox, config: job.config, states: job.states, cache: new Map() };
+  const candidate = await candidateRun(input, CALC_FIX);
+  assert.equal(candidate?.result.tests?.kind, "targeted");
+  const test = { path: "tests/test_calc_regression.py", text: HONEST_PY };
+  // No whole-suite result to compare with, and no budget to make one: left out, and why.
+  const none = await checkAddedTest(input, CALC_FIX, test);
+  assert.deepEqual(none, {
+    ok: false,
+    summary:
+      "the whole suite could not be run with it within the 0.0 s budget (validation.budget), so it could not be shown to leave the other tests alone",
+    extraMs: 0,
+    baseline: null,
+  });
+  // With a budget and the unpatched suite's time known, the fixed tree's suite runs without and with it.
+  const roomy: ValidateStageInput = {
+    ...input,
+    config: { ...job.config, validation: { ...job.config.validation, budgetMs: 600_000 } },
+  };
+  await job.states.tests.full();
+  const honest = await checkAddedTest(roomy, CALC_FIX, test);
+  assert.equal(honest.ok, true, honest.summary);
+  assert.equal(honest.baseline, "ran");
+  const evil = await checkAddedTest(roomy, CALC_FIX, {
+    ...test,
+    text: PY_ATTACKS["ends the runner at import (os._exit(0))"]!.text,
+  });
+  assert.equal(evil.ok, false);
+  assert.equal(evil.baseline, "ran");
+  assert.match(
+    evil.summary,
+    /^the regression test changed how other tests ran: 4 tests that passed without it were not run with it/,
+  );
 });
 
 test("mocha: a test that ends the process unless named is left out; the honest one is added", async () => {
