@@ -111,6 +111,8 @@ export interface EffectiveConfig {
   ciRetries: number;
   /** The file's `protected-paths` (a run on another ref protects them as well as that ref's own). */
   protectedPaths: string[];
+  /** The build scripts the file protects: all of them unless it says `build-scripts: editable`. */
+  buildScripts: readonly string[];
   /** When CI runs on the app's branch: the default branch's `ci:`, else the operator's `AUTO_FIX_CI`. */
   ci: CiMode;
 }
@@ -134,8 +136,8 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     testCommand: c.test === undefined ? settings.testCommand : undefined,
     model: c.model,
     ciRetries: c.ci_retries ?? 0,
-    // The default branch's protections hold on any ref: its build scripts too, unless it allows them.
-    protectedPaths: [...(c["protected-paths"] ?? []), ...buildScriptGlobs(repoConfig)],
+    protectedPaths: c["protected-paths"] ?? [],
+    buildScripts: buildScriptGlobs(repoConfig),
     ci: c.ci ?? settings.ci,
   };
 }
