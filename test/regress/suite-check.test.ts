@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { RepoConfig } from "../../src/config/index.ts";
 import type { ModelPort } from "../../src/model/types.ts";
@@ -221,6 +222,60 @@ test("mocha: a test that ends the process unless named is left out; the honest o
   assert.match(
     outcome.data.summary,
     /^No regression test was added: the regression test changed how other tests ran: .*tests that passed without it were not run with it: /,
+  );
+});
+
+const hasGo = (() => {
+  try {
+    execFileSync("go", ["version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+test("go test: a test whose init() ends the package's tests unless its own test is asked for is left out", {
+  skip: !hasGo && "go is not installed",
+}, async () => {
+  const repo = writeRepo({
+    "go.mod": "module example.com/calc\n\ngo 1.19\n",
+    ".github/auto-fix.yml": "validation: full\n",
+    "ops/ops.go":
+      "package ops\n\nfunc Add(a, b int) int { return a - b }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    "ops/ops_test.go":
+      'package ops\n\nimport "testing"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal("mul")\n\t}\n}\n',
+    "util/util.go": "package util\n\nfunc One() int { return 1 }\n",
+    "util/util_test.go":
+      'package util\n\nimport "testing"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal("one")\n\t}\n}\n',
+  });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  const fix = [
+    "diff --git a/ops/ops.go b/ops/ops.go",
+    "--- a/ops/ops.go",
+    "+++ b/ops/ops.go",
+    "@@ -1,5 +1,5 @@",
+    " package ops",
+    " ",
+    "-func Add(a, b int) int { return a - b }",
+    "+func Add(a, b int) int { return a + b }",
+    " ",
+    " func Mul(a, b int) int { return a * b }",
+    "",
+  ].join("\n");
+  const body = 'func TestAddRegression(t *testing.T) {\n\tif Add(1, 1) != 2 {\n\t\tt.Fatal("add")\n\t}\n}\n';
+  const honestGo = `package ops\n\nimport "testing"\n\n${body}`;
+  const honest = await regress(job, fix, writes(honestGo, "go"));
+  assert.equal(honest.outcome.data.status, "added", honest.outcome.data.summary);
+  console.log(`go fixture: regress stage ${(honest.ms / 1000).toFixed(1)} s; ${honest.outcome.data.suite}`);
+  // The stage runs it with `-run '^(TestAddRegression)$'`; the whole suite asks for no test by name.
+  const evil = `package ops\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc init() {\n\tif !strings.Contains(strings.Join(os.Args, " "), "TestAddRegression") {\n\t\tos.Exit(0)\n\t}\n}\n\n${body}`;
+  const { outcome } = await regress(job, fix, writes(evil, "go"));
+  assert.equal(outcome.data.after?.exitCode, 0, outcome.data.summary);
+  assert.equal(outcome.data.status, "left-out", outcome.data.summary);
+  assert.match(
+    outcome.data.summary,
+    /^No regression test was added: the regression test changed how other tests ran: .*TestMul/,
   );
 });
 
