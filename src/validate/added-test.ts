@@ -114,7 +114,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
  * Runs the whole suite on the fixed tree (`diff` applied) with the regression test written at `path`,
  * and compares it with the candidate's own whole-suite run of the fixed tree (reused: the run its
  * validation made; when that validation ran only the related tests, the fixed tree's whole suite runs
- * once more here, if the unpatched whole suite's time says both fit the validation budget).
+ * here too, each of the two runs within half the validation budget).
  */
 export async function checkAddedTest(
   input: ValidateStageInput,
@@ -136,18 +136,27 @@ export async function checkAddedTest(
   const wholeRan = candidate?.run && (candidate.result.tests?.kind ?? "full") !== "targeted";
   let without: TestRun | null = wholeRan ? candidate.run : null;
   let baseline: AddedTestCheck["baseline"] = without ? "reused" : null;
+  // Without the candidate's whole-suite run, the fixed tree's whole suite runs here too: each of the
+  // two runs gets at most half the validation budget.
+  let timeoutMs: number | undefined;
   if (!without) {
-    const unpatched = states.tests.fullResult;
     const budget = config.validation.budgetMs;
-    if (!unpatched || unpatched.exec.durationMs * 2 > budget)
+    if (budget <= 0)
       return leftOut(
         `the whole suite could not be run with it within the ${seconds(budget)} budget (validation.budget), so it could not be shown to leave the other tests alone`,
       );
-    without = await inTree(states, diff, null, config, sandbox, signal);
+    timeoutMs = Math.min(config.timeouts.testMs, Math.floor(budget / 2));
+    without = await inTree(states, diff, null, config, sandbox, signal, timeoutMs);
     baseline = "ran";
     if (!without) return leftOut("the fixed tree's whole suite could not be run", ms(started), baseline);
+    if (without.exec.limit !== null)
+      return leftOut(
+        `the fixed tree's whole suite hit the sandbox's ${without.exec.limit} limit${without.exec.limit === "time" ? ` (${seconds(timeoutMs)}, half the validation budget)` : ""} without it, so it could not be shown to leave the other tests alone`,
+        ms(started),
+        baseline,
+      );
   }
-  const withTest = await inTree(states, diff, test, config, sandbox, signal);
+  const withTest = await inTree(states, diff, test, config, sandbox, signal, timeoutMs);
   const extraMs = ms(started);
   if (!withTest) return leftOut("the whole suite could not be run with it", extraMs, baseline);
   const { others, own } = addedTestChanges(without, withTest);
@@ -182,6 +191,7 @@ async function inTree(
   config: RepoConfig,
   sandbox: SandboxPort,
   signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
 ): Promise<TestRun | null> {
   const copy = await states.patched(diff);
   try {
@@ -190,7 +200,10 @@ async function inTree(
       if (fs.kind(test.path) !== "missing") throw new Error(`${test.path} already exists in the tree`);
       fs.write(test.path, test.text.endsWith("\n") ? test.text : `${test.text}\n`, { onLink: "replace" });
     }
-    return await runTestSuite(sandbox, copy.dir, config, signal, { pristine: states.pristineDir });
+    return await runTestSuite(sandbox, copy.dir, config, signal, {
+      pristine: states.pristineDir,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
   } finally {
     await copy.dispose();
   }
