@@ -9,6 +9,7 @@ export {
 } from "./detect.ts";
 export {
   ALWAYS_PROTECTED,
+  buildScriptGlobs,
   DEFAULT_VALIDATION_BUDGET_S,
   loadRepoConfig,
   MAX_CONFIG_BYTES,

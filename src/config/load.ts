@@ -2,7 +2,7 @@ import { parseDocument } from "yaml";
 import { type Ceilings, type Clamped, clampTo, defaultCeilings, describeClamped } from "../core/ceilings.ts";
 import { splitInstalls } from "../core/dependency-installs.ts";
 import { UserError } from "../core/errors.ts";
-import { ALWAYS_PROTECTED_GLOBS, testCommandFiles } from "../core/path-rules.ts";
+import { ALWAYS_PROTECTED_GLOBS, BUILD_SCRIPT_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { describeIssues } from "./messages.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
@@ -110,6 +110,10 @@ export class RepoConfigError extends UserError {
 
 /** Globs every configuration protects (CI and repository configuration); the rules live in core/path-rules. */
 export const ALWAYS_PROTECTED: readonly string[] = ALWAYS_PROTECTED_GLOBS;
+
+/** The build-script globs a configuration file protects: all of them unless it says `build-scripts: editable`. */
+export const buildScriptGlobs = (file: RepoConfigFile | null): readonly string[] =>
+  file?.["build-scripts"] === "editable" ? [] : BUILD_SCRIPT_GLOBS;
 
 /** Largest configuration file read (from a clone, or by the app through the GitHub API). */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -242,6 +246,7 @@ export function parseRepoConfig(
     protectedPaths: [
       ...new Set([
         ...ALWAYS_PROTECTED,
+        ...buildScriptGlobs(file),
         ...testCommandFiles(testCommand),
         ...testCommandFiles(validationCommand(file.validation)),
         ...(file["protected-paths"] ?? []),

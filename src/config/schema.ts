@@ -156,6 +156,13 @@ export const repoConfigFileSchema = z
       .max(500, { error: "at most 500 globs" })
       .optional(),
     /**
+     * Build scripts that run on every build (build.rs, Gradle's files and wrapper, setup.py) are
+     * protected unless this says `editable`.
+     */
+    "build-scripts": z
+      .enum(["protected", "editable"], { error: "expected protected or editable" })
+      .optional(),
+    /**
      * Read by the GitHub App: when the repository's CI runs on the app's branch: after a maintainer's
      * approval (`approval`, the default) or at once (`immediate`).
      */

@@ -72,6 +72,8 @@ export const RegressionTestReportSchema = z.strictObject({
   /** Its run on the unfixed tree (it must fail) and on the fixed one (it must pass). */
   before: ExecReportSchema.nullable(),
   after: ExecReportSchema.nullable(),
+  /** How the repository's whole suite ran with it in place (every other test as without it), when checked. */
+  suite: z.string().optional(),
 });
 export type RegressionTestReport = z.infer<typeof RegressionTestReportSchema>;
 

@@ -14,6 +14,13 @@ import {
   VCS_DIRS,
 } from "./folder-names.ts";
 import { isTestPath } from "./test-files.ts";
+import {
+  ALWAYS_PROTECTED_GLOBS,
+  BUILD_SCRIPT_GLOBS,
+  BUILD_SCRIPT_WHAT,
+  WORKSPACE_FAMILIES,
+  WORKSPACE_PROTECTED_GLOBS,
+} from "./protected-lists.ts";
 import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
 
 // ---------------------------------------------------------------------------------------------------
@@ -189,141 +196,22 @@ const normalisePath = (path: string): string => path.replaceAll("\\", "/").repla
 // ---------------------------------------------------------------------------------------------------
 // Protected paths
 
-const yamls = (names: string[]) => names.flatMap((n) => [`${n}.yml`, `${n}.yaml`]);
+export { ALWAYS_PROTECTED_GLOBS, BUILD_SCRIPT_GLOBS, WORKSPACE_PROTECTED_GLOBS };
+
+/** A glob matched without regard to case (built-in rules: case-folding checkouts read any spelling). */
+const foldedGlob = (glob: string): ((path: string) => boolean) => {
+  const m = compileGlob(`/${glob.toLowerCase()}`);
+  return (path: string) => m(normalisePath(path).toLowerCase());
+};
+
+const ciMatchers = ALWAYS_PROTECTED_GLOBS.map(foldedGlob);
 
 /**
- * Files that run code on the machine of whoever checks the branch out or opens it (git hook managers,
- * pre-commit, dev containers and cloud workspaces, editor tasks and settings, direnv and mise, package
- * managers' hooks) or that change what git and the pull request show (`.gitattributes`: diff and merge
- * drivers, `linguist-generated` and `binary` hide a file's diff). Anchored at the root unless `**` says
- * any depth: the tools read these where they say.
+ * CI or repository configuration, or a workspace or agent file (anchored at the root unless the rule
+ * says any depth), in any spelling of its case.
  */
-export const WORKSPACE_PROTECTED_GLOBS: readonly string[] = [
-  // Git hook managers.
-  ".husky/**",
-  ".githooks/**",
-  ".git-hooks/**",
-  ".hooks/**",
-  ...yamls(["lefthook", ".lefthook", ".config/lefthook", "lefthook-local", ".lefthook-local"]),
-  ...yamls([".config/lefthook-local"]),
-  ...["lefthook", ".lefthook", "lefthook-local", ".lefthook-local"].flatMap((n) => [
-    `${n}.toml`,
-    `${n}.json`,
-    `${n}.jsonc`,
-  ]),
-  ".simple-git-hooks",
-  ".simple-git-hooks.*",
-  "simple-git-hooks.*",
-  ".overcommit.yml",
-  ".lintstagedrc",
-  ".lintstagedrc.*",
-  "lint-staged.config.*",
-  // pre-commit and its variants.
-  ...yamls([".pre-commit-config", ".pre-commit-hooks"]),
-  // Dev containers and cloud workspaces: their commands run when the branch is opened.
-  ".devcontainer/**",
-  ".devcontainer.json",
-  ".gitpod.yml",
-  ".gitpod.yaml",
-  ".gitpod.Dockerfile",
-  ".codesandbox/**",
-  ".idx/**",
-  "devbox.json",
-  // Editors: tasks, launch and settings run programs; run configurations.
-  "**/.vscode/**",
-  "*.code-workspace",
-  ".idea/**",
-  ".fleet/**",
-  ".zed/**",
-  ".exrc",
-  ".nvimrc",
-  ".nvim.lua",
-  // Environments loaded on `cd`: direnv and mise.
-  "**/.envrc",
-  "**/.env",
-  "**/.env.*",
-  "mise.toml",
-  ".mise.toml",
-  "mise.local.toml",
-  ".mise.local.toml",
-  ".config/mise.toml",
-  ".config/mise/**",
-  ".mise/**",
-  // Git's own attributes and LFS settings: what a diff shows, which programs filter a file.
-  "**/.gitattributes",
-  ".lfsconfig",
-  // Package managers' hooks and the programs they run.
-  ".pnpmfile.cjs",
-  ".pnpmfile.mjs",
-  ".yarn/releases/**",
-  ".yarn/plugins/**",
-  ".cargo/config",
-  ".cargo/config.toml",
-];
-
-/** CI and repository configuration: always protected, whatever the repository's configuration says. */
-export const ALWAYS_PROTECTED_GLOBS: readonly string[] = [
-  ".github/**",
-  ".gitlab-ci.yml",
-  ".gitlab-ci.yaml",
-  ".gitlab/**",
-  ".circleci/**",
-  ".travis.yml",
-  ".travis.yaml",
-  "azure-pipelines.yml",
-  "azure-pipelines.yaml",
-  ".azure-pipelines/**",
-  "appveyor.yml",
-  "appveyor.yaml",
-  ".appveyor.yml",
-  ".appveyor.yaml",
-  "Jenkinsfile",
-  ".buildkite/**",
-  ".drone.yml",
-  ".drone.yaml",
-  "bitbucket-pipelines.yml",
-  "bitbucket-pipelines.yaml",
-  ".woodpecker/**",
-  ".woodpecker.yml",
-  ".woodpecker.yaml",
-  ".ci/**",
-  ".git/**",
-  ".gitmodules",
-  // Other forges' and CI services' pipelines: they run what they say with the repository's secrets.
-  ".gitea/**",
-  ".forgejo/**",
-  ".cirrus.yml",
-  ".cirrus.star",
-  ".semaphore/**",
-  "bitrise.yml",
-  "codemagic.yaml",
-  "cloudbuild.yaml",
-  "cloudbuild.yml",
-  ".teamcity/**",
-  ".tekton/**",
-  ".zuul.yaml",
-  "zuul.d/**",
-  ".builds/**",
-  ".readthedocs.yaml",
-  ".readthedocs.yml",
-  // Who must review (GitHub reads CODEOWNERS here too) and what bots merge on their own.
-  "CODEOWNERS",
-  "docs/CODEOWNERS",
-  "renovate.json",
-  "renovate.json5",
-  ".renovaterc",
-  ".renovaterc.json",
-  ".mergify.yml",
-  ".mergify/**",
-  ...WORKSPACE_PROTECTED_GLOBS,
-];
-
-const ciMatchers = ALWAYS_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
-
-/** CI or repository configuration, or a file that runs code in a workspace (anchored at the root). */
 export function isCiPath(path: string): boolean {
-  const p = normalisePath(path);
-  return ciMatchers.some((m) => m(p));
+  return ciMatchers.some((m) => m(path));
 }
 
 /** What a path check may ask the file system: whether a repo-relative folder is a virtual environment. */
@@ -490,20 +378,29 @@ export function testCommandFiles(command: string | null): string[] {
 export type PathVerdict = { ok: true } | { ok: false; message: string };
 
 /** Why a path is protected: CI or repository configuration, a workspace file, or the first of `globs` it matches. */
-type Protection = { by: "ci" } | { by: "workspace" } | { by: "glob"; glob: string };
+type Protection =
+  | { by: "ci" }
+  | { by: "workspace"; what: string }
+  | { by: "build"; glob: string }
+  | { by: "glob"; glob: string };
 
-const workspaceMatchers = WORKSPACE_PROTECTED_GLOBS.map((g) => compileGlob(`/${g}`));
+const familyMatchers = WORKSPACE_FAMILIES.map((f) => ({ what: f.what, matchers: f.globs.map(foldedGlob) }));
+const buildMatchers = new Map(BUILD_SCRIPT_GLOBS.map((g) => [g, foldedGlob(g)]));
 
 /**
  * The one answer to "is this path protected?", for the configuration (`isProtectedPath`) and the patch
- * engine (`checkEditablePath`) alike.
+ * engine (`checkEditablePath`) alike. A build-script glob among `globs` matches in any case.
  */
 function protection(path: string, globs: readonly string[]): Protection | null {
-  if (isCiPath(path)) {
-    const p = normalisePath(path);
-    return workspaceMatchers.some((m) => m(p)) ? { by: "workspace" } : { by: "ci" };
+  const p = normalisePath(path);
+  if (isCiPath(p)) {
+    const family = familyMatchers.find((f) => f.matchers.some((m) => m(p)));
+    return family ? { by: "workspace", what: family.what } : { by: "ci" };
   }
-  for (const g of globs) if (matchGlob(g, path)) return { by: "glob", glob: g };
+  for (const g of globs) {
+    const build = buildMatchers.get(g);
+    if (build ? build(p) : matchGlob(g, p)) return build ? { by: "build", glob: g } : { by: "glob", glob: g };
+  }
   return null;
 }
 
@@ -533,7 +430,7 @@ export function checkEditablePath(
   if (prot?.by === "workspace") {
     return {
       ok: false,
-      message: `${p} runs code on the machines of those who check the branch out or open it (git hooks, editor, dev container or environment settings), or changes what git and the pull request show; patches may not change it. Fix the bug in the source code instead.`,
+      message: `${p} ${prot.what}; patches may not change it. Fix the bug in the source code instead.`,
     };
   }
   if (isVendoredPath(p, facts)) {
@@ -549,6 +446,8 @@ export function checkEditablePath(
     };
   }
   if (isTestConfigFile(p)) return { ok: false, message: testConfigChange(p, "", null)! };
+  if (prot?.by === "build")
+    return { ok: false, message: `${p} ${BUILD_SCRIPT_WHAT}. Fix the bug in the source code instead.` };
   if (prot?.by === "glob") {
     return {
       ok: false,

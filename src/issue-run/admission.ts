@@ -208,7 +208,11 @@ export async function admitJob(job: Job, deps: AdmissionDeps): Promise<Admission
       };
     }
     testCommand = atRef.file?.test === undefined ? deps.settings.testCommand : undefined;
-    protectedPaths = config.protectedPaths;
+    // A ref's `build-scripts: editable` cannot lift the default branch's protection of them.
+    protectedPaths = [
+      ...config.protectedPaths,
+      ...(atRef.file?.["build-scripts"] === "editable" ? config.buildScripts : []),
+    ];
   }
 
   const comments = await commentsAhead;

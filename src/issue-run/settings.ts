@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RepoConfigFile } from "../config/index.ts";
+import { buildScriptGlobs, type RepoConfigFile } from "../config/index.ts";
 import { RENAMED_SETTINGS } from "../model/config.ts";
 
 /** Operator settings from the environment (see `.env.example`). Repo config may lower budgets, never raise them. */
@@ -111,6 +111,8 @@ export interface EffectiveConfig {
   ciRetries: number;
   /** The file's `protected-paths` (a run on another ref protects them as well as that ref's own). */
   protectedPaths: string[];
+  /** The build scripts the file protects: all of them unless it says `build-scripts: editable`. */
+  buildScripts: readonly string[];
   /** When CI runs on the app's branch: the default branch's `ci:`, else the operator's `AUTO_FIX_CI`. */
   ci: CiMode;
 }
@@ -135,6 +137,7 @@ export function effectiveConfig(settings: AppSettings, repoConfig: RepoConfigFil
     model: c.model,
     ciRetries: c.ci_retries ?? 0,
     protectedPaths: c["protected-paths"] ?? [],
+    buildScripts: buildScriptGlobs(repoConfig),
     ci: c.ci ?? settings.ci,
   };
 }

@@ -164,7 +164,9 @@ export function summarize(r: Omit<FixResult, "summary">): string {
   }
   const t = r.regression_test;
   if (t?.status === "added")
-    parts.push(`A regression test (${t.path}) fails without the fix and passes with it.`);
+    parts.push(
+      `A regression test (${t.path}) fails without the fix and passes with it${t.suite ? "; with it in place, every other test of the suite came out as without it" : ""}.`,
+    );
   if (r.evidence?.not_fixed && r.patch)
     parts.push(`It is not marked fixed: ${r.evidence.not_fixed.replace(/\.$/, "")}.`);
   else if (r.evidence?.rests_on && r.status === "fixed")

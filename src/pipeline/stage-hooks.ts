@@ -14,6 +14,7 @@ import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
 import { type Selection, selectStage } from "../select/index.ts";
 import {
+  checkAddedTest,
   toValidationOutcome,
   validateDiff,
   validateStage,
@@ -210,6 +211,12 @@ export function createReproduceReviewHooks(
       script: rep?.status === "reproduced" ? rep.script : null,
       ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
       record: (name, text) => ctx.recorder.write(name, text),
+      ...(r.config.test.command && states
+        ? {
+            suite: (path: string, text: string) =>
+              checkAddedTest(validateInput(r), chosen.result.diff, { path, text }, ctx.options.signal),
+          }
+        : {}),
     });
   };
 

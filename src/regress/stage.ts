@@ -34,6 +34,12 @@ export interface RegressStageInput {
   script: string | null;
   signal?: AbortSignal;
   record: (name: string, text: string) => void;
+  /**
+   * Runs the repository's whole suite on the fixed tree with the test written at `path`, and says
+   * whether every other test came out as it did without it (see `checkAddedTest`); absent when the
+   * repository has no test suite to run it with.
+   */
+  suite?: (path: string, text: string) => Promise<{ ok: boolean; summary: string }>;
 }
 
 /** Model answers the stage asks for at most (the first test and one correction). */
@@ -229,6 +235,16 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
       );
       input.record(`regress/attempt-${attempt}-fixed.md`, `With the fix:\n\n${formatExecForModel(after)}\n`);
       if (after.limit === null && after.exitCode === 0 && testsRan(plan, after)) {
+        // Alone it passes; in the suite it must leave every other test as it was.
+        const suite = input.suite ? await input.suite(plan.path, text) : null;
+        if (suite)
+          input.record("regress/suite-check.md", `# The suite with ${plan.path}\n\n${suite.summary}\n`);
+        if (suite && !suite.ok)
+          return report("left-out", `No regression test was added: ${suite.summary}.`, plan, {
+            before,
+            after,
+            command,
+          });
         return {
           diff: newFileDiff(plan.path, text),
           data: {
@@ -238,6 +254,7 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
               plan,
               { before, after, command },
             ).data,
+            ...(suite ? { suite: suite.summary } : {}),
           },
         };
       }

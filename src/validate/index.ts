@@ -44,6 +44,13 @@ export {
 export { listTree } from "./targets/tree-listing.ts";
 export { REASON_TEXT, type SelectedTest, type SelectReason } from "./targets/types.ts";
 export { changedFilesOfDiff } from "./targets/diff-files.ts";
-export { toValidationOutcome, type ValidateStageInput, validateDiff, validateStage } from "./stage.ts";
+export {
+  candidateRun,
+  toValidationOutcome,
+  type ValidateStageInput,
+  validateDiff,
+  validateStage,
+} from "./stage.ts";
+export { type AddedTestCheck, addedTestChanges, checkAddedTest } from "./added-test.ts";
 export { failureMessages, formatFailures, type TestFailure } from "./failure-messages.ts";
 export { prepareSetup, type SetupCacheUse } from "./setup-step.ts";

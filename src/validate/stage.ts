@@ -4,7 +4,7 @@ import type { ValidationOutcome } from "../contract/pipeline.ts";
 import { patchKey } from "../contract/tried-patches.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import { compareRuns, countedClean, showsFix, type ValidationResult } from "./compare.ts";
-import { validateCandidate } from "./targeted.ts";
+import { type CandidateValidation, validateCandidate } from "./targeted.ts";
 import { changedFilesOfDiff } from "./targets/diff-files.ts";
 import { type TreeStates, testRunKey } from "./tree-states.ts";
 
@@ -38,25 +38,7 @@ export function validateDiff(
       const { states, sandbox, config } = input;
       if (!states || !sandbox || !config.test.command) return compareRuns(null, null);
       try {
-        const script = input.reproducerText;
-        // The tree search may have run the tests on this very program already: its run is used.
-        const run = await states.once(testRunKey(diff), async () => {
-          const copy = await states.patched(diff);
-          try {
-            return await validateCandidate({
-              sandbox,
-              config,
-              pristine: { dir: states.pristineDir, tests: states.tests },
-              workdir: copy.dir,
-              changed: changedFilesOfDiff(diff),
-              ...(script ? { reproducerText: script } : {}),
-              ...(modelText ? { modelText } : {}),
-            });
-          } finally {
-            await copy.dispose();
-          }
-        });
-        return run.result;
+        return (await candidateRun(input, diff, modelText))!.result;
       } catch (err) {
         if (stopsRun(err)) throw err;
         return {
@@ -70,6 +52,38 @@ export function validateDiff(
     input.cache.set(key, p);
   }
   return p;
+}
+
+/**
+ * The candidate's validation with its runs (the one `validateDiff` reports), run once per job and
+ * program: the tree search, the review loop, validation and the regression test's check share it.
+ * Null when nothing can be validated (no tree, sandbox or test command).
+ */
+export function candidateRun(
+  input: ValidateStageInput,
+  diff: string,
+  modelText?: string,
+): Promise<CandidateValidation | null> {
+  const { states, sandbox, config } = input;
+  if (!states || !sandbox || !config.test.command) return Promise.resolve(null);
+  const script = input.reproducerText;
+  // The tree search may have run the tests on this very program already: its run is used.
+  return states.once(testRunKey(diff), async () => {
+    const copy = await states.patched(diff);
+    try {
+      return await validateCandidate({
+        sandbox,
+        config,
+        pristine: { dir: states.pristineDir, tests: states.tests },
+        workdir: copy.dir,
+        changed: changedFilesOfDiff(diff),
+        ...(script ? { reproducerText: script } : {}),
+        ...(modelText ? { modelText } : {}),
+      });
+    } finally {
+      await copy.dispose();
+    }
+  });
 }
 
 /** A validation result as the pipeline's candidates carry it. */

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { PipelineRequest } from "../../src/contract/app-result.ts";
+import { BUILD_SCRIPT_GLOBS } from "../../src/core/path-rules.ts";
 import { fakeResult } from "../support/fix-result.ts";
 import { FIX_PATCH, type Harness, MAINTAINER, OWNER, REPO, startHarness } from "./harness.ts";
 
@@ -124,5 +125,21 @@ test("on a ref whose file names no test command, the operator's default applies 
     undefined,
     "the default branch's own `test` is read by the pipeline",
   );
+  assert.equal(requests.at(-1)!.protectedPaths, undefined);
+});
+
+test("a ref's `build-scripts: editable` does not lift the default branch's protection of build scripts", async () => {
+  defaultConfig("label: auto-fix\n");
+  h.git.commitFiles(FULL, "release-4", { ".github/auto-fix.yml": "build-scripts: editable\n" }, "main");
+  const issue = issueOn("release-4", "add() on release 4");
+  assert.equal(await h.labeled(issue), 200);
+  await h.idle();
+  assert.deepEqual(requests.at(-1)!.protectedPaths, [...BUILD_SCRIPT_GLOBS]);
+
+  // Both files allow them: nothing more is protected.
+  defaultConfig("build-scripts: editable\n");
+  const allowed = issueOn("release-4", "add() on release 4, allowed");
+  assert.equal(await h.labeled(allowed), 200);
+  await h.idle();
   assert.equal(requests.at(-1)!.protectedPaths, undefined);
 });

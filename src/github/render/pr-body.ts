@@ -126,6 +126,7 @@ function regressionLines(r: FixResult, max: number): string[] {
     `The patch adds ${inlineCode(t.path)}${t.framework ? ` (${inertProse(t.framework, { max: 40 })})` : ""}: it fails without the fix and passes with it, both checked in the sandbox.`,
     "",
   );
+  if (t.suite) lines.push(inertProse(t.suite, { max: 1000 }), "");
   if (t.command) lines.push(`Run it alone: ${inlineCode(t.command, 500)}`, "");
   if (t.before || t.after) {
     lines.push("<details><summary>Its output without and with the fix</summary>", "");
