@@ -171,7 +171,8 @@ function fromRecord(
   exec: ExecResult,
   file: string,
 ): Pick<ScriptRun, "ending" | "trace"> {
-  if (text === null) return { ending: unknown("the script left no record of how it ended"), trace: null };
+  if (text === null || text === "")
+    return { ending: unknown("the script left no record of how it ended"), trace: null };
   let rec: Record<string, unknown>;
   try {
     const v: unknown = JSON.parse(text);

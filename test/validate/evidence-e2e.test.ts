@@ -44,7 +44,7 @@ test("python control: an assertion through the patched line, and a related test 
   assert.equal(r.result.status, "fixed", r.result.reason);
   assert.equal(r.result.validation?.shows_fix, false);
   const ev = r.result.reproducer?.evidence;
-  assert.equal(ev?.backs_fix, true, ev?.detail);
+  assert.equal(ev?.backs_fix, true, ev?.detail ?? "no evidence");
   assert.equal(ev?.before?.type, "AssertionError");
   assert.deepEqual(ev?.runs_patch, {
     before: true,
@@ -182,7 +182,7 @@ test("javascript control: an assertion through the patched line, and a related t
   const r = await truthRun(js({}));
   assert.equal(r.result.status, "fixed", r.result.reason);
   const ev = r.result.reproducer?.evidence;
-  assert.equal(ev?.backs_fix, true, ev?.detail);
+  assert.equal(ev?.backs_fix, true, ev?.detail ?? "no evidence");
   assert.equal(ev?.before?.type, "AssertionError");
   assert.equal(ev?.runs_patch?.before, true);
   assert.equal(ev?.runs_patch?.after, true);
