@@ -99,6 +99,10 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
       return no(
         `${only}, and it cannot back "fixed": ${f.reproducerBacks?.detail ?? "how it ran was not traced"}`,
       );
+    if (ran && f.loading === undefined)
+      return no(
+        `${only}; which of the repository's tests load this code cannot be told (the whole suite ran as one command whose runner is not known)`,
+      );
     if (!ran || !f.loading)
       return no(
         `${only}; no test of the repository loads this code${s === undefined ? " (the repository has no test command)" : s === "no-tests" ? " (the repository has no test that runs for it)" : ""}`,

@@ -187,9 +187,12 @@ test("the rule: a repository test that shows the fix, or the traced reproducer w
     'shown only by the reproducer, which the model wrote, and it cannot back "fixed": its run was not traced',
   );
   assert.equal(judgeEvidence(facts({ reproducerBacks: undefined })).fixed, false, "not judged: cannot back");
+  assert.match(
+    judgeEvidence(facts({ loading: undefined })).notFixed ?? "",
+    /which of the repository's tests load this code cannot be told \(the whole suite ran as one command whose runner is not known\)$/,
+  );
   for (const [over, tail] of [
     [{ loading: 0 }, ""],
-    [{ loading: undefined }, ""],
     [{ validationStatus: undefined, loading: undefined }, " (the repository has no test command)"],
     [{ validationStatus: "no-tests", loading: 0 }, " (the repository has no test that runs for it)"],
   ] as const) {

@@ -112,7 +112,11 @@ const REPRO_EVIDENCE = {
     line: null,
   },
   after: { how: "exit" as const, type: null, message: "", assertion: false, chain: [], line: null },
-  runs_patch: { before: true, after: true, lines: ["stats/summary.py:2 (before)", "stats/summary.py:2 (after)"] },
+  runs_patch: {
+    before: true,
+    after: true,
+    lines: ["stats/summary.py:2 (before)", "stats/summary.py:2 (after)"],
+  },
 };
 
 const approvedReview = {
@@ -173,7 +177,9 @@ const validation = {
       kind: "targeted" as const,
       runner: "pytest",
       why: "1 of 1 pytest tests relate to the change",
-      selected: [{ target: "tests/test_summary.py", reasons: ["imports a changed module"], run: "ran" as const }],
+      selected: [
+        { target: "tests/test_summary.py", reasons: ["imports a changed module"], run: "ran" as const },
+      ],
       total: 1,
       command: "pytest -q tests/test_summary.py",
       notRun: null,
