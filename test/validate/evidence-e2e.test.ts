@@ -7,6 +7,7 @@
  * best, saying what it rests on; the honest controls stay `fixed`.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { type TruthCase, truthRun } from "../support/truth-run.ts";
 
@@ -247,4 +248,65 @@ test("javascript: a reproducer that throws an AssertionError by hand without cal
   assert.equal(r.result.status, "patched", r.result.reason);
   assert.equal(r.result.reproducer?.evidence?.runs_patch?.before, false);
   assert.match(r.result.reason, /never ran the lines the patch replaces \(src\/slug\.js:2 \(before\)\)/);
+});
+
+// --- Go (go test): endings read from the toolchain's output; runs not traced ---
+
+const noGo = !hasGo() && "go is not installed";
+function hasGo(): boolean {
+  try {
+    execFileSync("go", ["version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const GO_FILES = {
+  ".github/auto-fix.yml": "test: go test ./...\ntimeouts:\n  test: 300\n  reproducer: 300\n",
+  "go.mod": "module example.com/q\n\ngo 1.19\n",
+  "calc/calc.go":
+    "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Half(a int) int {\n\treturn a / 3\n}\n",
+  // Compiled with the package, never tests Half: no repository test shows the bug.
+  "calc/calc_test.go":
+    'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n',
+};
+const go = (reproducer: string): TruthCase => ({
+  files: GO_FILES,
+  location: { file: "calc/calc.go", method: "Half" },
+  patch: { file: "calc/calc.go", original: "\treturn a / 3", patched: "\treturn a / 2" },
+  reproducer,
+  reproducerLanguage: "go",
+});
+
+test("go: a panic through the fixed code is reproduced, but an untraced reproducer alone is not fixed", {
+  skip: noGo,
+}, async () => {
+  const r = await truthRun(
+    go(
+      'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/q/calc"\n)\n\nfunc main() {\n\tif got := calc.Half(4); got != 2 {\n\t\tpanic(fmt.Sprintf("AssertionError: Half(4) = %d", got))\n\t}\n}\n',
+    ),
+  );
+  assert.equal(r.result.reproducer?.status, "reproduced", r.result.reproducer?.summary ?? "");
+  assert.equal(r.result.reproducer?.evidence?.before?.type, "panic");
+  assert.equal(r.result.status, "patched", r.result.reason);
+  assert.match(
+    r.result.reason,
+    /it cannot back "fixed": its runs cannot be traced for this runtime or command/,
+  );
+});
+
+test("go: a reproducer that does not compile, its echoed line saying AssertionError, does not reproduce", {
+  skip: noGo,
+}, async () => {
+  const r = await truthRun(
+    go(
+      'package main\n\nimport "example.com/q/calc"\n\nfunc main() {\n\tif calc.Half(4) != 2 {\n\t\tpanic("AssertionError: Half"\n\t}\n}\n',
+    ),
+  );
+  assert.notEqual(r.result.status, "fixed", r.result.reason);
+  assert.equal(r.result.reproducer?.status, "not-reproduced");
+  assert.match(
+    r.result.reproducer?.summary ?? "",
+    /did not reproduce: the script does not compile \(build failure: syntax error/,
+  );
 });
