@@ -39,11 +39,12 @@ export interface EvidenceFacts {
 const LOADS = "imports a changed module";
 const SAME_PACKAGE = "in a changed package";
 
-/** How many selected tests that ran load the changed code; undefined when no selection was reported. */
+/** How many selected tests that ran load the changed code; undefined when that cannot be told. */
 export function loadingTests(
   tests: { runner: string | null; selected: { reasons: string[]; run?: string | undefined }[] } | undefined,
 ): number | undefined {
-  if (!tests) return undefined;
+  // Without a runner the tests of the whole suite cannot be told apart.
+  if (!tests || tests.runner === null) return undefined;
   // A Go test file of the changed package is compiled with it; elsewhere a package is only a name.
   const go = tests.runner === "go";
   return tests.selected.filter(

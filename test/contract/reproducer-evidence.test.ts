@@ -206,8 +206,12 @@ test("the rule: a repository test that shows the fix, or the traced reproducer w
 });
 
 test("tests that load the patched code: those that import it (and for Go, its package's), that ran", () => {
-  const sel = (runner: string, ...s: { reasons: string[]; run?: string }[]) => ({ runner, selected: s });
+  const sel = (runner: string | null, ...s: { reasons: string[]; run?: string }[]) => ({
+    runner,
+    selected: s,
+  });
   assert.equal(loadingTests(undefined), undefined);
+  assert.equal(loadingTests(sel(null)), undefined, "no runner: cannot be told");
   assert.equal(
     loadingTests(
       sel(
