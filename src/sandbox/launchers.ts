@@ -137,8 +137,11 @@ function linesOf(path, functions) {
   let src;
   try { src = readFileSync(path, "utf8"); } catch { return []; }
   const ranges = [];
+  // A line where a function starts is its declaration (it runs where the function is defined), not its body.
+  const starts = new Set();
   for (const f of functions) {
     if (f.ranges.length === 0 || (f.ranges[0].startOffset === 0 && f.functionName === "")) continue;
+    starts.add(f.ranges[0].startOffset);
     for (const r of f.ranges) ranges.push(r);
   }
   const out = [];
@@ -148,7 +151,7 @@ function linesOf(path, functions) {
     const stop = end === -1 ? src.length : end;
     let i = at;
     while (i < stop && (src[i] === " " || src[i] === "\t" || src[i] === "\r")) i++;
-    if (i < stop) {
+    if (i < stop && !starts.has(i)) {
       let best = null;
       for (const r of ranges)
         if (r.startOffset <= i && i < r.endOffset && (best === null || r.endOffset - r.startOffset < best.endOffset - best.startOffset)) best = r;

@@ -293,3 +293,14 @@ test("java: an uncaught exception after its frames, a compile error, a missing c
   assert.equal(missing.how, "does-not-import");
   assert.equal(javaEnding(exec("java.lang.AssertionError printed by hand\n")).how, "unknown");
 });
+
+test("node: a function's declaration line is not its body: calling it does not run the line it starts on", async () => {
+  const dir = tree({
+    "lib.cjs":
+      "function before(x) {\n  return x + 1;\n}\nfunction next(x) {\n  return x * 2;\n}\nmodule.exports = { next };\n",
+    "reproducer.cjs": 'const { next } = require("./lib.cjs");\nrequire("node:assert").equal(next(2), 5);\n',
+  });
+  const r = await run(dir, "node", "reproducer.cjs");
+  assert.equal(r.ending.assertion, true);
+  assert.deepEqual(r.trace, { "lib.cjs": [5, 6] });
+});
