@@ -64,10 +64,10 @@ def _chain(e):
 def _write(rec):
     sys.settrace(None); threading.settrace(None)
     lines = {}
-    for fn, s in _seen.items():
+    for fn, s in list(_seen.items()):
         r = _rel(fn)
         if r and s:
-            lines[r] = sorted(s)
+            lines[r] = sorted(list(s))
     rec["lines"] = lines
     data = json.dumps(rec).encode()
     try:
