@@ -102,7 +102,7 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
       );
     if (ran && f.loading === undefined)
       return no(
-        `${only}; which of the repository's tests load this code cannot be told (the whole suite ran as one command whose runner is not known)`,
+        `${only}; which of the repository's tests load this code cannot be told (the tests that ran were not told apart: the test command names no runner auto-fix knows)`,
       );
     if (!ran || !f.loading)
       return no(

@@ -189,7 +189,7 @@ test("the rule: a repository test that shows the fix, or the traced reproducer w
   assert.equal(judgeEvidence(facts({ reproducerBacks: undefined })).fixed, false, "not judged: cannot back");
   assert.match(
     judgeEvidence(facts({ loading: undefined })).notFixed ?? "",
-    /which of the repository's tests load this code cannot be told \(the whole suite ran as one command whose runner is not known\)$/,
+    /which of the repository's tests load this code cannot be told \(the tests that ran were not told apart: the test command names no runner auto-fix knows\)$/,
   );
   for (const [over, tail] of [
     [{ loading: 0 }, ""],
