@@ -35,7 +35,10 @@ const reproducerSchema = z
       .string()
       .regex(/^(?!\/)(?!.*\.\.)[\w./-]+$/, { error: "must be a relative path inside the repository" })
       .optional(),
-    /** A regular expression; "reproduced" = non-zero exit and a match in stderr. */
+    /**
+     * A regular expression; "reproduced" = an uncaught exception whose `Type: message`, as the runtime
+     * reported it, matches (for runtime `command` or a custom command: a non-zero exit and a match in stderr).
+     */
     pattern: z
       .string()
       .superRefine((p, ctx) => {

@@ -10,7 +10,7 @@ import {
   ModelUnavailable,
   NonJsonAnswer,
 } from "../model/errors.ts";
-import { type EvidenceVerdict, judgeEvidence, reproducerShowsFix } from "./fix-evidence.ts";
+import { type EvidenceVerdict, judgeEvidence, loadingTests, reproducerShowsFix } from "./fix-evidence.ts";
 import type { FixResult, FixState, PatchCandidate } from "./pipeline.ts";
 
 /** The run was interrupted (Ctrl-C, cancellation) before it finished. */
@@ -125,6 +125,8 @@ export function candidateVerdict(c: PatchCandidate): EvidenceVerdict {
     codeChanged: c.codeChange?.changed,
     reviewApproved: c.review ? c.review.approved : undefined,
     reproducerFixed: reproducerShowsFix(rep?.before, rep?.after),
+    reproducerBacks: rep?.evidence,
+    loading: loadingTests(v?.data?.tests),
     validationStatus: v ? (v.data?.status ?? (v.passed ? "no-regressions" : "error")) : undefined,
     validationSummary: v?.summary,
     testsShowFix: v?.showsFix === true,

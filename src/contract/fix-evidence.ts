@@ -1,11 +1,13 @@
 /**
  * When a run may say "fixed": the one rule, used by the linear pipeline, the tree search and the result
  * contract alike. The reviewer is the same untrusted model that wrote the patch, so its approval alone
- * never makes a run "fixed": something that ran must show the bug gone (the reproducer failing before
- * and passing after, or a repository test failing before and passing after), the patch must change code
- * (not only comments or whitespace), the repository's tests must have run and been counted with no
- * regression (or the repository must have none that run), no run may have been tampered with, and no
- * test that relates to the change may still fail.
+ * never makes a run "fixed", and neither does the reproducer, which the model wrote too. Something that
+ * ran and that the model did not write must show the bug gone: a repository test that failed before the
+ * patch and passes after it; or the reproducer going red → green by a failed assertion whose runs went
+ * through the patched lines (traced: reproducer-evidence.ts) together with related repository tests that
+ * load the patched code and show no regression. The patch must change code (not only comments or
+ * whitespace), the repository's tests must have run and been counted with no regression, no run may
+ * have been tampered with, and no test that relates to the change may still fail.
  */
 
 /** The facts the rule reads, from a candidate or from a finished result. */
@@ -27,6 +29,28 @@ export interface EvidenceFacts {
   stillFailingRelated: readonly string[];
   /** Tests that ran and relate to the change (undefined: not known). */
   related: number | undefined;
+  /** Whether the reproducer's runs can back "fixed" (reproducer-evidence.ts); absent: not judged, it cannot. */
+  reproducerBacks?: { backs_fix: boolean; detail: string } | undefined;
+  /** Related tests that ran and load the patched code (import a changed module, or share its Go package). */
+  loading?: number | undefined;
+}
+
+/** The selection reasons (validate/targets) that mean a test loads the changed code. */
+const LOADS = "imports a changed module";
+const SAME_PACKAGE = "in a changed package";
+
+/** How many selected tests that ran load the changed code; undefined when that cannot be told. */
+export function loadingTests(
+  tests: { runner: string | null; selected: { reasons: string[]; run?: string | undefined }[] } | undefined,
+): number | undefined {
+  // Without a runner the tests of the whole suite cannot be told apart.
+  if (!tests || tests.runner === null) return undefined;
+  // A Go test file of the changed package is compiled with it; elsewhere a package is only a name.
+  const go = tests.runner === "go";
+  return tests.selected.filter(
+    (t) =>
+      (t.run ?? "ran") === "ran" && (t.reasons.includes(LOADS) || (go && t.reasons.includes(SAME_PACKAGE))),
+  ).length;
 }
 
 export interface EvidenceVerdict {
@@ -67,6 +91,24 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
     return no(
       "nothing that ran shows the bug gone: no reproducer failed before the patch and passed after, and no test of the repository did",
     );
+  const backs = f.reproducerFixed && f.reproducerBacks?.backs_fix === true;
+  const ran = s === "passed" || s === "no-regressions";
+  if (!testsShow) {
+    // Only the reproducer, the model's own script, shows the bug gone.
+    const only = "shown only by the reproducer, which the model wrote";
+    if (!backs)
+      return no(
+        `${only}, and it cannot back "fixed": ${f.reproducerBacks?.detail ?? "how it ran was not traced"}`,
+      );
+    if (ran && f.loading === undefined)
+      return no(
+        `${only}; which of the repository's tests load this code cannot be told (the tests that ran were not told apart: the test command names no runner auto-fix knows)`,
+      );
+    if (!ran || !f.loading)
+      return no(
+        `${only}; no test of the repository loads this code${s === undefined ? " (the repository has no test command)" : s === "no-tests" ? " (the repository has no test that runs for it)" : ""}`,
+      );
+  }
   const parts: string[] = [];
   if (testsShow)
     parts.push(
@@ -74,15 +116,18 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
         ? `the repository's tests: ${list(f.testsFixed)} failed before the patch and pass after it`
         : "the repository's tests: a test that failed before the patch passes after it",
     );
-  if (f.reproducerFixed) {
-    const alone = !testsShow && (s === undefined || s === "no-tests" || f.related === 0);
+  if (backs)
     parts.push(
-      alone
-        ? "the reproducer alone, which failed before the patch and passes after it: no test of the repository relates to the change"
-        : "the reproducer, which failed before the patch and passes after it",
+      "the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines (traced)",
     );
-  }
-  if ((s === "passed" || s === "no-regressions") && f.related !== 0)
+  else if (f.reproducerFixed) parts.push("the reproducer, which failed before the patch and passes after it");
+  if (!testsShow && f.loading)
+    parts.push(
+      f.loading === 1
+        ? "the 1 related test that loads the patched code ran and was counted on both trees with no regression"
+        : `the ${f.loading} related tests that load the patched code ran and were counted on both trees with no regression`,
+    );
+  else if (ran && f.related !== 0)
     parts.push(
       f.related === undefined
         ? "the repository's tests ran and were counted on both trees with no regression"

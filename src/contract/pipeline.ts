@@ -90,7 +90,7 @@ export interface ReproduceOutcome {
 /** What the review stage found for one candidate, before it is chosen or not. */
 export type ReviewDetail = Omit<ReviewReport, "approved" | "summary"> & {
   /** The reproducer the verdict was given with: its script, its run before, its run after this patch. */
-  reproducer: Pick<ReproducerReport, "script" | "before" | "after"> | null;
+  reproducer: Pick<ReproducerReport, "script" | "before" | "after" | "evidence"> | null;
 };
 
 export interface ReviewOutcome {

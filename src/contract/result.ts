@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { judgeEvidence, reproducerShowsFix } from "./fix-evidence.ts";
+import { judgeEvidence, loadingTests, reproducerShowsFix } from "./fix-evidence.ts";
+import { ReproducerEvidenceSchema } from "./reproducer-evidence.ts";
 
 /**
  * The result of one run: what `auto-fix fix --json` prints, what `result.json` under `--out` holds, and
@@ -52,6 +53,11 @@ export const ReproducerReportSchema = z.strictObject({
   before: ExecReportSchema.nullable(),
   /** Its run with the chosen patch applied (null when no patch was run against it). */
   after: ExecReportSchema.nullable(),
+  /**
+   * How those runs ended as the runtime reported them, whether they went through the patched lines, and
+   * whether the reproducer can therefore back "fixed" (absent: no patch was run against it).
+   */
+  evidence: ReproducerEvidenceSchema.optional(),
 });
 export type ReproducerReport = z.infer<typeof ReproducerReportSchema>;
 
@@ -364,6 +370,8 @@ export const FixResultSchema = FixResultObject.superRefine((r, ctx) => {
       codeChanged: r.evidence?.code_changed,
       reviewApproved: r.review ? r.review.approved : undefined,
       reproducerFixed: reproducerShowsFix(r.reproducer?.before, r.reproducer?.after),
+      reproducerBacks: r.reproducer?.evidence,
+      loading: loadingTests(v?.tests),
       validationStatus: v?.status,
       validationSummary: v?.summary,
       testsShowFix: v?.shows_fix === true,

@@ -85,7 +85,13 @@ function reproducerOf(state: FixState, chosen: PatchCandidate | null): Reproduce
   if (!base) return null;
   const seen = chosen?.review?.data?.reproducer;
   if (!seen) return { ...base, after: null };
-  return { ...base, script: seen.script, before: seen.before, after: seen.after };
+  return {
+    ...base,
+    script: seen.script,
+    before: seen.before,
+    after: seen.after,
+    ...(seen.evidence ? { evidence: seen.evidence } : {}),
+  };
 }
 
 const exitText = (e: ExecReport): string =>

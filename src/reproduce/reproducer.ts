@@ -5,14 +5,15 @@ import { stopsRun } from "../contract/failures.ts";
 import { installsRemovedSentence, removeInstalls } from "../core/dependency-installs.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
-import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
+import { describeEnding, isLoadFailure } from "../contract/reproducer-evidence.ts";
+import { formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
+import { runScript, type ScriptRun } from "../sandbox/script-run.ts";
 import { extractJson, fencedBlocks } from "../model/json.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 
-/** One run of a reproducer script. */
-export interface ReproRun {
+/** One run of a reproducer script: what ran, how it ended as the runtime reported it, the lines it ran. */
+export interface ReproRun extends ScriptRun {
   script: string;
-  exec: ExecResult;
   reproduced: boolean;
   /** Why it counts as reproduced or not, in words for the model and the report. */
   reason: string;
@@ -46,31 +47,68 @@ export interface ReproducerDeps {
 export const PATTERN_TAIL_CHARS = 256 * 1024;
 
 /**
- * "Reproduced" = non-zero exit, no sandbox limit, and the pattern (default AssertionError) in the last
- * PATTERN_TAIL_CHARS of stderr. The pattern comes from the repository's configuration and stderr from its
- * code: it is matched by the linear-time engine, so no pattern and no output can make the host hang.
+ * "Reproduced" = the script ran and ended in an uncaught exception whose type and message, as the runtime
+ * reported them (`AssertionError: expected 5, got -1`), match the pattern (default AssertionError); no
+ * sandbox limit. A script that does not parse, compile or import never reproduces anything, whatever it
+ * printed, and neither does an assertion raised while handling an import or name failure. Only for a
+ * runtime whose ending cannot be told (`command`, a custom command) is the pattern matched against the
+ * last PATTERN_TAIL_CHARS of stderr. The pattern comes from the repository's configuration and the text
+ * from its code: it is matched by the linear-time engine, so neither can make the host hang.
  */
 export function judgeReproduction(
-  exec: ExecResult,
+  run: Pick<ScriptRun, "exec" | "ending" | "told">,
   pattern: string,
 ): { reproduced: boolean; reason: string } {
   const compiled = linearRegExp(pattern);
   if (!compiled.ok)
     return { reproduced: false, reason: `reproducer.pattern in the configuration: ${compiled.message}` };
   const re = compiled.re;
-  const stderr =
-    exec.stderr.length > PATTERN_TAIL_CHARS ? exec.stderr.slice(-PATTERN_TAIL_CHARS) : exec.stderr;
+  const { exec, ending } = run;
   if (exec.limit !== null)
     return { reproduced: false, reason: `the script hit the sandbox's ${exec.limit} limit` };
   if (exec.exitCode === 0)
     return { reproduced: false, reason: "the script exited with status 0 (no failure)" };
-  if (!re.test(stderr)) {
+  const status = `exit ${exec.exitCode ?? exec.signal}`;
+  if (run.told === "output") {
+    const stderr =
+      exec.stderr.length > PATTERN_TAIL_CHARS ? exec.stderr.slice(-PATTERN_TAIL_CHARS) : exec.stderr;
+    const how = ending.detail ? ` (${ending.detail}; judged by its output)` : "";
+    if (!re.test(stderr))
+      return {
+        reproduced: false,
+        reason: `the script failed (${status}) but stderr shows no ${pattern}${how}`,
+      };
+    return { reproduced: true, reason: `the script failed with ${pattern} (${status})${how}` };
+  }
+  if (
+    ending.how === "does-not-parse" ||
+    ending.how === "does-not-compile" ||
+    ending.how === "does-not-import"
+  )
+    return { reproduced: false, reason: `did not reproduce: ${describeEnding(ending)}` };
+  if (ending.how === "unknown")
     return {
       reproduced: false,
-      reason: `the script failed (exit ${exec.exitCode ?? exec.signal}) but stderr shows no ${pattern}`,
+      reason: `did not reproduce: the script failed (${status}) but ${describeEnding(ending)}`,
     };
-  }
-  return { reproduced: true, reason: `the script failed with ${pattern} (exit ${exec.exitCode})` };
+  if (ending.how === "exit")
+    return {
+      reproduced: false,
+      reason: `did not reproduce: the script exited with status ${exec.exitCode} without an uncaught exception (no failed assertion)`,
+    };
+  const thrown = describeEnding(ending);
+  const missing = ending.chain.find((t) => isLoadFailure(t));
+  if (missing)
+    return {
+      reproduced: false,
+      reason: `did not reproduce: ${ending.type} was raised while handling ${missing}: the script fails because something is missing, not because a check failed`,
+    };
+  if (!re.test(`${ending.type ?? ""}: ${ending.message}`))
+    return {
+      reproduced: false,
+      reason: `did not reproduce: the script failed with ${thrown} (${status}), not ${pattern}`,
+    };
+  return { reproduced: true, reason: `the script failed with ${thrown} (${status})` };
 }
 
 /**
@@ -92,9 +130,11 @@ export async function runReproducer(
   openTree(workdir).write(config.reproducer.file, script.endsWith("\n") ? script : `${script}\n`, {
     onLink: "replace",
   });
-  const exec = await sandbox.run({
+  const ran = await runScript(sandbox, {
     workdir,
+    runtime: config.reproducer.runtime,
     command: config.reproducer.command,
+    file: config.reproducer.file,
     timeoutMs: config.timeouts.reproducerMs,
     memoryMb: config.sandbox.memoryMb,
     maxProcesses: config.sandbox.maxProcesses,
@@ -102,8 +142,8 @@ export async function runReproducer(
   });
   return {
     script,
-    exec,
-    ...judgeReproduction(exec, config.reproducer.pattern),
+    ...ran,
+    ...judgeReproduction(ran, config.reproducer.pattern),
     ...(stripped.removed.length > 0 ? { removedInstalls: stripped.removed } : {}),
   };
 }

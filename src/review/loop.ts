@@ -2,7 +2,9 @@ import type { RepoConfig } from "../config/index.ts";
 import type { ModelPort } from "../model/types.ts";
 import { stopsRun } from "../contract/failures.ts";
 import { type Reproduction, rewriteReproducer, runReproducer } from "../reproduce/reproducer.ts";
+import { type ReproducerEvidence, reproducerEvidence } from "../contract/reproducer-evidence.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
+import type { ScriptRun } from "../sandbox/script-run.ts";
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
@@ -41,6 +43,8 @@ export interface ReviewRound {
   script: string;
   before: ExecResult;
   after: ExecResult | null;
+  /** Whether this version's runs before and after the patch can back "fixed" (null: no run after). */
+  evidence: ReproducerEvidence | null;
   verdict: ReviewVerdict | null;
   validation: ValidationResult | null;
   action: RoundAction;
@@ -127,6 +131,7 @@ export async function runReviewLoop(
       script: repro.script!,
       before: repro.run!.exec,
       after,
+      evidence: null,
       verdict: null,
       validation: null,
       action: "stopped",
@@ -167,6 +172,7 @@ export async function runReviewLoop(
         script: repro.script!,
         before: repro.run!.exec,
         after: null,
+        evidence: null,
         verdict: null,
         validation: null,
         action: "duplicate",
@@ -192,16 +198,17 @@ export async function runReviewLoop(
       settle("it does not apply");
       return stop(round, `patch ${proposal.id} does not apply (${proposal.status})`);
     }
-    let after: ExecResult;
+    let afterRun: ScriptRun;
     try {
       const script = repro.script!;
       const diff = proposal.diff;
       // The tree search may have run this script on this very program already: its run is used.
       const key = reproducerRunKey(diff, config.reproducer.command, config.reproducer.file, script);
-      after = await deps.states.once(key, async () => {
+      afterRun = await deps.states.once(key, async (): Promise<ScriptRun> => {
         const patched = await deps.states.patched(diff);
         try {
-          return (await runReproducer(deps.sandbox, patched.dir, config, script, deps.signal)).exec;
+          const run = await runReproducer(deps.sandbox, patched.dir, config, script, deps.signal);
+          return { exec: run.exec, ending: run.ending, trace: run.trace, told: run.told };
         } finally {
           await patched.dispose();
         }
@@ -210,6 +217,13 @@ export async function runReviewLoop(
       if (err instanceof DiffApplyError) return stop(round, err.message);
       throw err;
     }
+    const after = afterRun.exec;
+    const evidence = reproducerEvidence({
+      before: repro.run!,
+      after: afterRun,
+      diff: proposal.diff,
+      script: repro.script!,
+    });
     passes = after.exitCode === 0 && after.limit === null;
     validation = null;
     try {
@@ -244,6 +258,7 @@ export async function runReviewLoop(
       script: repro.script!,
       before: repro.run!.exec,
       after,
+      evidence,
       verdict,
       validation: null,
       action: "accepted",

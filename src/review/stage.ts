@@ -135,6 +135,7 @@ export async function reviewStage(
               script: last.script,
               before: execReport(last.before),
               after: last.after ? execReport(last.after) : null,
+              ...(last.evidence ? { evidence: last.evidence } : {}),
             }
           : null,
       };

@@ -14,7 +14,7 @@ import {
 } from "../../src/github/render/markers.ts";
 import { fence, renderPullBody } from "../../src/github/render/pr-body.ts";
 import { adviceOf, pipelineStages } from "../../src/issue-run/run-report.ts";
-import { fakeResult } from "../support/fix-result.ts";
+import { LOADING_TEST, fakeResult } from "../support/fix-result.ts";
 import { runGuidance } from "../../src/issue-run/run-issue.ts";
 import { effectiveConfig, readSettings } from "../../src/issue-run/settings.ts";
 import { readRepoConfig } from "../../src/issue-run/repo-config.ts";
@@ -288,6 +288,7 @@ test("the pull request, the stage lines and the next run's advice read the resul
       before: null,
       after: null,
       summary: "3 passed before and after",
+      ...LOADING_TEST,
     },
     usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 },
   });

@@ -145,14 +145,27 @@ test("without an error the outcome comes from evidence that ran, never from the 
       "test-analysis": "",
       "test-advice": "",
       history: [],
-      reproducer: { script: "assert f() == 2", before: exec(before), after: exec(after) },
+      reproducer: {
+        script: "assert f() == 2",
+        before: exec(before),
+        after: exec(after),
+        evidence: {
+          backs_fix: true,
+          detail: "it failed by AssertionError before the patch and passes after it",
+          before: null,
+          after: null,
+          runs_patch: { before: true, after: true, lines: [] },
+        },
+      },
     },
   });
-  const fixed = decideOutcome(state({ ...applicable, review: reviewed(1, 0) }), null);
-  assert.equal(fixed.status, "fixed");
+  // The reproducer is the model's own script: without a repository test that loads the patched code it
+  // is not enough, however it ran.
+  const alone = decideOutcome(state({ ...applicable, review: reviewed(1, 0) }), null);
+  assert.equal(alone.status, "patched");
   assert.match(
-    fixed.reason,
-    /rests on the reproducer alone, which failed before the patch and passes after it: no test of the repository relates to the change/,
+    alone.reason,
+    /not "fixed": shown only by the reproducer, which the model wrote; no test of the repository loads this code \(the repository has no test command\)$/,
   );
   // The reproducer still fails after the patch: the approval does not make it fixed.
   assert.equal(decideOutcome(state({ ...applicable, review: reviewed(1, 1) }), null).status, "patched");
@@ -196,9 +209,39 @@ test("without an error the outcome comes from evidence that ran, never from the 
   assert.equal(withValidation("could-not-run").status, "patched");
   assert.match(withValidation("could-not-run").reason, /tests could not be run: status could-not-run/);
   assert.equal(withValidation("tampered").status, "patched");
-  assert.equal(withValidation("passed", { related: 2 }).status, "fixed");
+  const loading = (n: number) => ({
+    kind: "targeted",
+    runner: "pytest",
+    why: "",
+    selected: Array.from({ length: n }, (_, i) => ({
+      target: `tests/test_${i}.py`,
+      reasons: ["imports a changed module"],
+      run: "ran",
+    })),
+    total: n,
+    command: "pytest",
+    notRun: null,
+    pristineRuns: 0,
+  });
+  // Related tests that only name the change do not load it.
+  const named = withValidation("passed", {
+    related: 2,
+    tests: { ...loading(0), selected: [{ target: "tests/test_x.py", reasons: ["named by the model"] }] },
+  });
+  assert.equal(named.status, "patched");
+  assert.match(named.reason, /no test of the repository loads this code$/);
+  const fixed = withValidation("passed", { related: 2, tests: loading(2) });
+  assert.equal(fixed.status, "fixed");
+  assert.match(
+    fixed.reason,
+    /rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines \(traced\); the 2 related tests that load the patched code ran and were counted on both trees with no regression$/,
+  );
   // A related test that failed before and still fails: "patched", and the test is named.
-  const still = withValidation("passed", { related: 2, stillFailingRelated: ["tests/test_a.py::test_bug"] });
+  const still = withValidation("passed", {
+    related: 2,
+    tests: loading(2),
+    stillFailingRelated: ["tests/test_a.py::test_bug"],
+  });
   assert.equal(still.status, "patched");
   assert.match(still.reason, /still fail after it: tests\/test_a.py::test_bug/);
   const none = decideOutcome(state(null), null);

@@ -99,6 +99,26 @@ function state(chosen: PatchCandidate | null, reproduced: boolean): FixState {
   };
 }
 
+/** The reproducer failed by an assertion through the patched line before the patch and passes after it. */
+const REPRO_EVIDENCE = {
+  backs_fix: true,
+  detail: "it failed by AssertionError: expected 3 before the patch and passes after it",
+  before: {
+    how: "exception" as const,
+    type: "AssertionError",
+    message: "expected 3",
+    assertion: true,
+    chain: [],
+    line: null,
+  },
+  after: { how: "exit" as const, type: null, message: "", assertion: false, chain: [], line: null },
+  runs_patch: {
+    before: true,
+    after: true,
+    lines: ["stats/summary.py:2 (before)", "stats/summary.py:2 (after)"],
+  },
+};
+
 const approvedReview = {
   approved: true,
   summary: "accepted in round 1; 3 passed",
@@ -111,7 +131,12 @@ const approvedReview = {
     "test-analysis": "asserts the mean",
     "test-advice": "",
     history: [{ round: 1, patchId: "linear-1", scriptVersion: 1, action: "accepted" as const, note: "" }],
-    reproducer: { script: SCRIPT, before: execReport(BEFORE), after: execReport(AFTER) },
+    reproducer: {
+      script: SCRIPT,
+      before: execReport(BEFORE),
+      after: execReport(AFTER),
+      evidence: REPRO_EVIDENCE,
+    },
   },
 };
 
@@ -147,6 +172,19 @@ const validation = {
       notes: [],
     },
     summary: "3 passed",
+    related: 1,
+    tests: {
+      kind: "targeted" as const,
+      runner: "pytest",
+      why: "1 of 1 pytest tests relate to the change",
+      selected: [
+        { target: "tests/test_summary.py", reasons: ["imports a changed module"], run: "ran" as const },
+      ],
+      total: 1,
+      command: "pytest -q tests/test_summary.py",
+      notRun: null,
+      pristineRuns: 0,
+    },
   },
 };
 
@@ -256,7 +294,7 @@ test("each outcome says what it is, in the fields the contract fixes and in its 
       "A reproducer script fails on the unpatched code (exit 1) and passes with the patch (exit 0). " +
       "The reviewer judged the patch correct and the reproducer correct after 1 review round. " +
       "The repository's tests ran before and after the patch: no test that ran before fails or goes missing after it. " +
-      "The fix rests on the reproducer, which failed before the patch and passes after it; the repository's tests ran and were counted on both trees with no regression.",
+      "The fix rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines (traced); the 1 related test that loads the patched code ran and was counted on both trees with no regression.",
   );
 
   const patched = OUTCOMES.patched!();
@@ -277,7 +315,7 @@ test("each outcome says what it is, in the fields the contract fixes and in its 
   assert.match(error.error ?? "", /model endpoint is unavailable: connection refused/);
 
   const late = resultOf(
-    state(candidate({ review: approvedReview }), true),
+    state(candidate({ review: approvedReview, validation }), true),
     new BudgetExceeded({ usd: 1 }, { tokens: 10, usd: 1.2 }),
   );
   assert.equal(late.status, "fixed", "a patch found before the budget ran out is kept");

@@ -11,6 +11,7 @@ import {
   type SandboxPort,
   type WorkCopy,
 } from "../../src/sandbox/index.ts";
+import type { ScriptRun } from "../../src/sandbox/script-run.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
 import { chatModelFor, FIXTURES, fence, promptKind } from "../review/helpers.ts";
 
@@ -34,22 +35,35 @@ const exec = (over: Partial<ExecResult>): ExecResult => ({
   ...over,
 });
 
-test("reproduced = non-zero exit, the pattern in stderr, and no limit", () => {
-  assert.equal(judgeReproduction(exec({ stderr: "AssertionError: x" }), "AssertionError").reproduced, true);
+/** A run of a custom command, whose ending only its output can tell. */
+const byOutput = (over: Partial<ExecResult>): Pick<ScriptRun, "exec" | "ending" | "told"> => ({
+  exec: exec(over),
+  ending: { how: "unknown", type: null, message: "", assertion: false, chain: [], line: null },
+  told: "output",
+});
+
+test("a custom command: reproduced = non-zero exit, the pattern in stderr, and no limit", () => {
   assert.equal(
-    judgeReproduction(exec({ exitCode: 0, stderr: "AssertionError" }), "AssertionError").reproduced,
+    judgeReproduction(byOutput({ stderr: "AssertionError: x" }), "AssertionError").reproduced,
+    true,
+  );
+  assert.equal(
+    judgeReproduction(byOutput({ exitCode: 0, stderr: "AssertionError" }), "AssertionError").reproduced,
     false,
   );
   assert.match(
-    judgeReproduction(exec({ stderr: "ImportError: x" }), "AssertionError").reason,
+    judgeReproduction(byOutput({ stderr: "ImportError: x" }), "AssertionError").reason,
     /no AssertionError/,
   );
   assert.match(
-    judgeReproduction(exec({ exitCode: null, limit: "time", stderr: "AssertionError" }), "AssertionError")
+    judgeReproduction(byOutput({ exitCode: null, limit: "time", stderr: "AssertionError" }), "AssertionError")
       .reason,
     /time limit/,
   );
-  assert.equal(judgeReproduction(exec({ stderr: "Failure: x" }), "Failure|AssertionError").reproduced, true);
+  assert.equal(
+    judgeReproduction(byOutput({ stderr: "Failure: x" }), "Failure|AssertionError").reproduced,
+    true,
+  );
 });
 
 test("the script is the longest block in the runtime's language", () => {
@@ -217,19 +231,22 @@ test("java: the main sources are compiled in the sandbox and the single-file rep
 test("a crafted reproduction pattern cannot hang the host: linear-time matching, only stderr's tail", () => {
   // Exponential for a backtracking engine on this stderr; linear here.
   const stderr = `${"a".repeat(100_000)}!`;
-  const r = judgeReproduction(exec({ exitCode: 1, stderr }), "(a|a)*b");
+  const r = judgeReproduction(byOutput({ exitCode: 1, stderr }), "(a|a)*b");
   assert.equal(r.reproduced, false);
   assert.match(r.reason, /stderr shows no/);
   // Backreferences cannot run in linear time: refused with a message naming the configuration key.
-  const br = judgeReproduction(exec({ exitCode: 1, stderr: "aa" }), "(a)\\1");
+  const br = judgeReproduction(byOutput({ exitCode: 1, stderr: "aa" }), "(a)\\1");
   assert.equal(br.reproduced, false);
   assert.match(br.reason, /reproducer\.pattern .*cannot be matched in linear time/);
   // The match is looked for in the last 256 kB of stderr, where a traceback ends.
   const early = `AssertionError: early\n${"x".repeat(PATTERN_TAIL_CHARS)}`;
-  assert.equal(judgeReproduction(exec({ exitCode: 1, stderr: early }), "AssertionError").reproduced, false);
+  assert.equal(
+    judgeReproduction(byOutput({ exitCode: 1, stderr: early }), "AssertionError").reproduced,
+    false,
+  );
   assert.equal(
     judgeReproduction(
-      exec({ exitCode: 1, stderr: `${"x".repeat(PATTERN_TAIL_CHARS)}\nAssertionError: late` }),
+      byOutput({ exitCode: 1, stderr: `${"x".repeat(PATTERN_TAIL_CHARS)}\nAssertionError: late` }),
       "AssertionError",
     ).reproduced,
     true,
@@ -244,14 +261,14 @@ test("a reproduction pattern too long to match quickly is refused, in the config
     () => parseRepoConfig(`reproducer:\n  pattern: '${long}'\n`),
     (err: Error) => /reproducer\.pattern: the pattern is \d+ characters long; at most 256/.test(err.message),
   );
-  const r = judgeReproduction(exec({ exitCode: 1, stderr: "w1x".repeat(100_000) }), long);
+  const r = judgeReproduction(byOutput({ exitCode: 1, stderr: "w1x".repeat(100_000) }), long);
   assert.equal(r.reproduced, false);
   assert.match(r.reason, /reproducer\.pattern in the configuration: the pattern is \d+ characters long/);
   // A pattern at the cap still works.
   const capped = `(?:${"AssertionError|".repeat(20)}Fail)`.slice(0, 255).replace(/\|?[^|]*$/, ")");
   assert.ok(capped.length <= 256);
   assert.equal(
-    judgeReproduction(exec({ exitCode: 1, stderr: "...\nAssertionError: x" }), capped).reproduced,
+    judgeReproduction(byOutput({ exitCode: 1, stderr: "...\nAssertionError: x" }), capped).reproduced,
     true,
   );
 });

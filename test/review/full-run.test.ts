@@ -252,7 +252,10 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
             'import assert from "node:assert/strict";\nimport { slugify } from "./src/slug.js";\nassert.equal(slugify("a quick brown fox"), "a-quick-brown-fox");\n',
           ),
   });
-  assert.equal(result.status, "fixed", result.reason);
+  // No repository test fails before the patch, and `npm test` names no runner whose tests can be told
+  // apart: only the reproducer, the model's own script, shows the fix.
+  assert.equal(result.status, "patched", result.reason);
+  assert.match(result.reason, /which of the repository's tests load this code cannot be told/);
   assert.match(result.patch ?? "", /replace\(\/\\s\+\/g, "-"\)/);
   assert.equal((result.validation as { passed: boolean }).passed, true);
   // The rewrite request carried the regressions as feedback.

@@ -57,16 +57,71 @@ export function fakeMaintainer(fields: Partial<MaintainerReport> = {}): Maintain
   return { instructions: null, guidance: false, review: null, checks: [], points: [], ...fields };
 }
 
+export const STAND_IN_EVIDENCE: NonNullable<ReproducerReport["evidence"]> = {
+  backs_fix: true,
+  detail: "it failed by AssertionError before the patch and passes after it",
+  before: { how: "exception", type: "AssertionError", message: "", assertion: true, chain: [], line: null },
+  after: { how: "exit", type: null, message: "", assertion: false, chain: [], line: null },
+  runs_patch: { before: true, after: true, lines: [] },
+};
+
+/** A validation's selection with one related test that loads the patched code, and it ran. */
+export const LOADING_TEST: Pick<NonNullable<FixResult["validation"]>, "related" | "tests"> = {
+  related: 1,
+  tests: {
+    kind: "targeted",
+    runner: "pytest",
+    why: "1 of 1 pytest tests relate to the change",
+    selected: [{ target: "tests/test_x.py", reasons: ["imports a changed module"], run: "ran" }],
+    total: 1,
+    command: "python3 -m pytest tests/test_x.py",
+    notRun: null,
+    pristineRuns: 0,
+  },
+};
+
+/** The repository's tests of a stand-in "fixed" result: one related test that loads the patched code. */
+function standInValidation(): NonNullable<FixResult["validation"]> {
+  const run = {
+    exitCode: 0,
+    limit: null,
+    passed: 1,
+    failed: 0,
+    skipped: 0,
+    parser: "pytest",
+    durationMs: 10,
+    notes: [],
+  };
+  return {
+    passed: true,
+    shows_fix: false,
+    status: "passed",
+    command: "python3 -m pytest",
+    regressions: [],
+    fixed: [],
+    perTest: true,
+    before: run,
+    after: run,
+    summary: "1 test ran and was counted before the patch and 1 after: no regressions",
+    ...LOADING_TEST,
+  };
+}
+
 /** A result with these fields; the rest neutral (nothing found, nothing spent). */
 export function fakeResult(fields: FakeResultFields = {}): FixResult {
   const { review, maintainer, ...rest } = fields;
-  // A "fixed" stand-in needs what the contract asks of one: evidence that ran. Unless the test says
-  // otherwise, a reviewed one carries a reproducer that failed before the patch and passes after it.
+  // A "fixed" stand-in needs what the contract asks of one: evidence that ran and that the model did not
+  // write. Unless the test says otherwise, a reviewed one carries a reproducer that failed by an
+  // assertion through the patched lines before the patch and passes after it, and the repository's tests
+  // ran with a related test that loads the patched code.
   const approved = review && review["patch-correct"] === "yes" && review["test-correct"] === "yes";
+  const standIn = rest.status === "fixed" && approved;
   const reproducer =
-    fields.reproducer === undefined && rest.status === "fixed" && approved
+    standIn && fields.reproducer === undefined
       ? { before: { exitCode: 1, stderr: "AssertionError" }, after: { exitCode: 0 } }
       : fields.reproducer;
+  if (standIn && reproducer && reproducer.evidence === undefined) reproducer.evidence = STAND_IN_EVIDENCE;
+  if (standIn && rest.validation === undefined) rest.validation = standInValidation();
   const rep = reproducer
     ? {
         status: "reproduced" as const,

@@ -78,7 +78,13 @@ for (const strategy of ["tree", "linear"] as const) {
       );
       // The reproducer before any patch and after the chosen one; the tests before and after: in tree
       // mode the search's check of the patch is the run the reviewer sees and validation uses.
-      assert.equal(count(runs, "python3 reproducer.py"), 2, JSON.stringify(runs));
+      // (It runs under the launcher that records how it ended: `python3 .af-<nonce>.py <record> reproducer.py`.)
+      assert.equal(
+        runs.filter((x) => /^python3 \.af-[\w-]+\.py \.af-[\w-]+-r\.json reproducer\.py$/.test(x.command))
+          .length,
+        2,
+        JSON.stringify(runs),
+      );
       // The tests related to the change (targeted validation), once unpatched and once patched.
       assert.equal(
         runs.filter((x) => / sh tests\.test_slug( test_autofix_canary_[0-9a-f]+)?$/.test(x.command)).length,

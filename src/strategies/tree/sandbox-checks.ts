@@ -2,6 +2,7 @@ import type { RepoConfig } from "../../config/index.ts";
 import { openTree } from "../../core/tree-fs.ts";
 import { describeOutcome, formatExecForModel, truncateMiddle } from "../../sandbox/format.ts";
 import { makeWorkCopy } from "../../sandbox/index.ts";
+import { runScript, type ScriptRun } from "../../sandbox/script-run.ts";
 import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
 import type { PristineTests } from "../../validate/baseline.ts";
 import { compareRuns, countedClean, showsFix, type ValidationResult } from "../../validate/compare.ts";
@@ -102,14 +103,17 @@ export function sandboxChecks(deps: {
   const runReproducer = async (dir: string, diff?: string): Promise<ExecResult | null> => {
     if (!reproducer) return null;
     const script = reproducer.content.endsWith("\n") ? reproducer.content : `${reproducer.content}\n`;
-    const run = async (): Promise<ExecResult> => {
+    // The same run the review loop makes of this script (how it ended, the lines it ran), shared by key.
+    const run = async (): Promise<ScriptRun> => {
       const copy = await makeWorkCopy(dir);
       try {
         // Written through tree-fs: a link committed at the script's path is replaced, never written through.
         openTree(copy.dir).write(reproducer.file, script, { onLink: "replace" });
-        return await sandbox.run({
+        return await runScript(sandbox, {
           workdir: copy.dir,
+          runtime: config.reproducer.runtime,
           command: reproducer.command,
+          file: reproducer.file,
           timeoutMs: reproducer.timeoutMs,
           memoryMb: config.sandbox.memoryMb,
           maxProcesses: config.sandbox.maxProcesses,
@@ -118,8 +122,8 @@ export function sandboxChecks(deps: {
         await copy.dispose();
       }
     };
-    if (!memo || diff === undefined) return run();
-    return memo.once(reproducerRunKey(diff, reproducer.command, reproducer.file, script), run);
+    if (!memo || diff === undefined) return (await run()).exec;
+    return (await memo.once(reproducerRunKey(diff, reproducer.command, reproducer.file, script), run)).exec;
   };
   const parts = [
     reproducer ? `reproducer \`${reproducer.command}\`` : null,

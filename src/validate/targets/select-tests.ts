@@ -123,7 +123,10 @@ export function selectTests(input: SelectInput): TestSelection {
   });
   if (!config.test.command) return full("there is no test command");
   const probe = targetedCommand(config, []);
-  if ("reason" in probe) return full(`${probe.reason}: the whole suite runs`);
+  // A command that cannot be narrowed runs the whole suite; with a known runner the tests that relate to
+  // the change are still named (they run with the suite), so the evidence can say which load the code.
+  const unnarrowed = "reason" in probe ? `${probe.reason}: the whole suite runs` : null;
+  if (unnarrowed !== null && !runner) return full(unnarrowed);
   let suite = input.suite;
   if (!suite) {
     let listing: TreeListing;
@@ -131,7 +134,7 @@ export function selectTests(input: SelectInput): TestSelection {
       listing = listTree(input.root);
     } catch (err) {
       if (err instanceof TreeFsError)
-        return full(`the tree cannot be listed (${err.message}): the whole suite runs`);
+        return full(unnarrowed ?? `the tree cannot be listed (${err.message}): the whole suite runs`);
       throw err;
     }
     suite = suiteFor(listing, runner!);
@@ -201,6 +204,7 @@ export function selectTests(input: SelectInput): TestSelection {
     tests = inside;
   }
   const total = suite.targets.size;
+  if (unnarrowed !== null) return { kind: "full", runner, tests, total, why: unnarrowed };
   if (tests.length > MAX_TARGETS) {
     return full(
       `${tests.length} of ${total} tests relate to the change (over ${MAX_TARGETS}): the whole suite runs`,
