@@ -14,9 +14,10 @@ import {
   type CanaryPlan,
   checkCanaries,
   discardCanaries,
+  focusOf,
   planCanaries,
   type RunIntegrity,
-} from "./canaries.ts";
+} from "./canaries/index.ts";
 import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
@@ -215,6 +216,8 @@ export async function runTestSuite(
     timeoutMs?: number;
     /** Canary tests run with the repository's (default true): the run's `integrity`. */
     canaries?: boolean;
+    /** Files the patch changed: the canaries call the changed code where a test beside them does. */
+    changed?: readonly string[];
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
@@ -236,6 +239,9 @@ export async function runTestSuite(
           tree,
           whole ? { ...config, test: { ...config.test, command: whole.command } } : config,
           opts.targeted,
+          opts.changed && opts.changed.length > 0
+            ? focusOf(tree, opts.changed, opts.pristine ? openTree(opts.pristine) : undefined)
+            : undefined,
         );
   const canaries: CanaryPlan | null = placed && "command" in placed ? placed : null;
   let exec: ExecResult;
