@@ -13,7 +13,8 @@ import { goCanary } from "./go.ts";
 import { jsCanary } from "./js.ts";
 import { type CanarySource, pythonCanary, type SourceInput } from "./python.ts";
 import { word } from "./sample.ts";
-import { fnmatch, goPackage, type Spot, spotFor } from "./spots.ts";
+import { fnmatch } from "./args.ts";
+import { goPackage, type Spot, spotFor } from "./spots.ts";
 import type { CanaryPlan, CanaryTargeted, NoCanaries, Placement } from "./types.ts";
 
 /** Sibling files of the canary rewritten at most (a larger folder keeps its files' creation times). */

@@ -9,7 +9,9 @@ import { DEPENDENCY_DIRS } from "../../core/path-rules.ts";
 import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
 import { valueOptionsOf } from "../targets/runner-command.ts";
 import type { Focus } from "./focus.ts";
+import { pytestTestpaths } from "./python.ts";
 import { findTestFile } from "./sample.ts";
+import { clean, fnmatch, folderOf, isOption, positionals } from "./args.ts";
 import type { NoCanaries } from "./types.ts";
 
 const PYTEST_VALUE_OPTIONS = valueOptionsOf("pytest");
@@ -24,99 +26,6 @@ const DESELECTING: Partial<Record<TestRunnerKind, RegExp>> = {
   vitest: /^(-t|--testNamePattern(=.*)?|--bail(=.*)?|--changed(=.*)?|--shard(=.*)?)$/,
   go: /^-(-)?(run|skip|list|failfast|shuffle)(=.*)?$/,
 };
-
-export const isOption = (w: string): boolean => w.startsWith("-");
-
-/** The words of `words` after `from` that are not options nor an option's value (pytest's value options). */
-function positionals(words: readonly string[], from: number, values: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (let i = from; i < words.length; i++) {
-    const w = words[i]!;
-    if (isOption(w)) {
-      if (values.has(w)) i++;
-    } else out.push(w);
-  }
-  return out;
-}
-
-export const clean = (p: string): string => posix.normalize(p.replace(/^\.\//, "")).replace(/\/$/, "");
-
-/** The folder a path argument stands in: itself when a folder, else the folder holding it ("" = root). */
-function folderOf(tree: TreeFs, arg: string): string | null {
-  const rel = clean(arg);
-  if (rel === "." || rel === "") return "";
-  if (rel.startsWith("..") || rel.startsWith("/")) return null;
-  try {
-    const kind = tree.kind(rel);
-    if (kind === "directory") return rel;
-    if (kind === "file") {
-      const d = posix.dirname(rel);
-      return d === "." ? "" : d;
-    }
-  } catch (err) {
-    if (!(err instanceof TreeFsError)) throw err;
-  }
-  return null;
-}
-
-/** pytest's `testpaths` from the file pytest reads its configuration from; null when unset. */
-function pytestTestpaths(tree: TreeFs): string[] | null {
-  const read = (rel: string): string | null => {
-    try {
-      return tree.readIfExists(rel, { maxBytes: 1024 * 1024 })?.toString("utf8") ?? null;
-    } catch (err) {
-      if (err instanceof TreeFsError) return null;
-      throw err;
-    }
-  };
-  const ini = (text: string, section: string): string[] | null | undefined => {
-    const lines = text.split(/\r?\n/);
-    const start = lines.findIndex((l) => l.trim() === `[${section}]`);
-    if (start < 0) return undefined;
-    for (let i = start + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
-      const m = /^testpaths\s*[=:]\s*(.*)$/.exec(lines[i]!);
-      if (!m) continue;
-      const vals = [m[1]!];
-      for (let j = i + 1; j < lines.length && /^\s+\S/.test(lines[j]!); j++) vals.push(lines[j]!);
-      return vals.join(" ").trim().split(/\s+/).filter(Boolean);
-    }
-    return null;
-  };
-  for (const [file, section] of [
-    ["pytest.ini", "pytest"],
-    [".pytest.ini", "pytest"],
-  ] as const) {
-    const t = read(file);
-    if (t !== null) return ini(t, section) ?? null;
-  }
-  const pyproject = read("pyproject.toml");
-  if (pyproject !== null && /^\[tool\.pytest\.ini_options\]/m.test(pyproject)) {
-    const section = pyproject.split(/^\[tool\.pytest\.ini_options\]\s*$/m)[1]?.split(/^\[/m)[0] ?? "";
-    const m = /^testpaths\s*=\s*(\[[^\]]*\]|"[^"]*"|'[^']*')/m.exec(section);
-    if (!m) return null;
-    return [...m[1]!.matchAll(/["']([^"']*)["']/g)].map((x) => x[1]!);
-  }
-  for (const [file, section] of [
-    ["tox.ini", "pytest"],
-    ["setup.cfg", "tool:pytest"],
-  ] as const) {
-    const t = read(file);
-    const r = t === null ? undefined : ini(t, section);
-    if (r !== undefined) return r;
-  }
-  return null;
-}
-
-/** Whether `name` matches a unittest discovery pattern (fnmatch: `*`, `?`, `[…]`). */
-export function fnmatch(pattern: string, name: string): boolean {
-  let re = "";
-  for (const c of pattern) re += c === "*" ? ".*" : c === "?" ? "." : /[\w-]/.test(c) ? c : `\\${c}`;
-  try {
-    return new RegExp(`^${re}$`).test(name);
-  } catch {
-    return false;
-  }
-}
 
 export interface Spot {
   /** Where the canary file goes ("" = root). */
@@ -149,81 +58,11 @@ export function spotFor(
     return {
       unverified: `the command's option \`${stop}\` could leave the planted tests out or stop before them`,
     };
-  const appended = (file: string): string[] => [file];
   switch (runner) {
-    case "pytest": {
-      if (targets) {
-        const d = targets.length > 0 ? folderOf(tree, targets[0]!.split("::")[0]!) : "";
-        if (d === null) return { unverified: "the first target is not a file or folder of the tree" };
-        const file = sampleAt(tree, targets[0]?.split("::")[0]);
-        return { ...(file.sample ? { dirs: [d], ...file } : pyIn(tree, d, focus)), args: appended };
-      }
-      const at = words.findIndex(
-        (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
-      );
-      if (at < 0) return { unverified: "the test command does not start pytest" };
-      const pos = positionals(words, at + 1, PYTEST_VALUE_OPTIONS);
-      if (pos.length > 0) {
-        const d = folderOf(tree, pos[0]!);
-        if (d === null) return { unverified: `\`${pos[0]}\` is not a file or folder of the tree` };
-        const file = sampleAt(tree, pos[0]);
-        return { ...(file.sample ? { dirs: [d], ...file } : pyIn(tree, d, focus)), args: appended };
-      }
-      // No positional argument: pytest runs its `testpaths` (or the current folder); named explicitly, they
-      // run as before, the canary file with them.
-      const tp = pytestTestpaths(tree);
-      if (tp && tp.length > 0) {
-        if (tp.some((p) => /[*?[\]]/.test(p) || p.startsWith("-")))
-          return { unverified: "pytest's `testpaths` holds a pattern" };
-        const d = folderOf(tree, tp[0]!);
-        if (d === null) return { unverified: `pytest's testpaths \`${tp[0]}\` is not a folder of the tree` };
-        return { ...pyIn(tree, d, focus), args: appended, scope: tp };
-      }
-      return { ...pyIn(tree, "", focus), args: appended, scope: ["."] };
-    }
-    case "unittest": {
-      const asModule = (f: string): string[] => [f.replace(/\.py$/, "").replaceAll("/", ".")];
-      if (targets) return { ...unittestModule(tree, targets[0]), args: asModule };
-      const at = words.findIndex((w, i) => w === "unittest" && words[i - 1] === "-m");
-      if (at < 0) return { unverified: "the test command does not run `python -m unittest`" };
-      const rest = words.slice(at + 1);
-      const named = rest.filter((w) => !isOption(w));
-      if (named.length > 0 && named[0] !== "discover")
-        return { ...unittestModule(tree, named[0]), args: asModule };
-      // discover [-s start] [-p pattern] [-t top], or start, pattern and top given as words.
-      const opt = (s: string, l: string): string | undefined => {
-        const i = rest.findIndex((w) => w === s || w === l);
-        return i >= 0 ? rest[i + 1] : undefined;
-      };
-      const words2 = [];
-      for (let i = 1; i < rest.length; i++) {
-        const w = rest[i]!;
-        if (["-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory", "-k"].includes(w))
-          i++;
-        else if (!isOption(w)) words2.push(w);
-      }
-      const start = opt("-s", "--start-directory") ?? words2[0] ?? ".";
-      const pattern = opt("-p", "--pattern") ?? words2[1] ?? "test*.py";
-      const d = folderOf(tree, start);
-      if (d === null) return { unverified: `the discovery folder \`${start}\` is not a folder of the tree` };
-      // Discovery reaches a module through packages: beside a test module whose folders all are ones.
-      const isPackage = (rel: string): boolean => sampleAt(tree, `${rel}/__init__.py`).sample !== undefined;
-      const found = findTestFile(
-        tree,
-        (rel) => {
-          if (!fnmatch(pattern, posix.basename(rel))) return false;
-          const parts = posix.dirname(rel).split("/");
-          const from = d === "" ? 0 : d.split("/").length;
-          for (let k = from + 1; k <= parts.length && parts[0] !== "."; k++)
-            if (!isPackage(parts.slice(0, k).join("/"))) return false;
-          return true;
-        },
-        skipDir,
-        d,
-      );
-      const near = found ? posix.dirname(found) : ".";
-      return { dirs: [near === "." ? d : near], ...sampleAt(tree, found), args: () => [], scope: [pattern] };
-    }
+    case "pytest":
+      return pytestSpot(tree, words, targets, focus);
+    case "unittest":
+      return unittestSpot(tree, words, targets);
     case "node-test": {
       if (targets)
         return {
@@ -249,43 +88,8 @@ export function spotFor(
         args: () => [],
       };
     }
-    case "mocha": {
-      if (targets)
-        return {
-          ...jsSpot(
-            tree,
-            targets.find((t) => !isOption(t)),
-          ),
-          args: appended,
-        };
-      const at = words.findIndex((w) => w === "mocha" || w.endsWith("/mocha"));
-      if (at < 0) return { unverified: "the test command does not start mocha directly" };
-      const files = positionals(
-        words,
-        at + 1,
-        new Set([
-          "--reporter",
-          "-R",
-          "--require",
-          "-r",
-          "--timeout",
-          "-t",
-          "--ui",
-          "-u",
-          "--config",
-          "--extension",
-          "--ignore",
-          "--reporter-option",
-          "-O",
-        ]),
-      );
-      if (files.length === 0)
-        return {
-          unverified:
-            "mocha finds its test files by its configuration; a file of planted tests given to it would be one more scope",
-        };
-      return { ...jsSpot(tree, files[0]), args: appended };
-    }
+    case "mocha":
+      return mochaSpot(tree, words, targets);
     case "jest":
     case "vitest": {
       const root = tree.list("").map((e) => e.name);
@@ -332,6 +136,136 @@ export function spotFor(
     default:
       return { unverified: `planted tests are not placed for ${runner} runs` };
   }
+}
+
+const appended = (file: string): string[] => [file];
+
+/** pytest: beside the first target, the command's first path or a test file of its `testpaths`. */
+function pytestSpot(
+  tree: TreeFs,
+  words: readonly string[],
+  targets: readonly string[] | null,
+  focus?: Focus,
+): Spot | NoCanaries {
+  if (targets) {
+    const d = targets.length > 0 ? folderOf(tree, targets[0]!.split("::")[0]!) : "";
+    if (d === null) return { unverified: "the first target is not a file or folder of the tree" };
+    const file = sampleAt(tree, targets[0]?.split("::")[0]);
+    return { ...(file.sample ? { dirs: [d], ...file } : pyIn(tree, d, focus)), args: appended };
+  }
+  const at = words.findIndex(
+    (w, i) => /(^|\/)(py\.test|pytest(-3)?)$/.test(w) || (w === "pytest" && words[i - 1] === "-m"),
+  );
+  if (at < 0) return { unverified: "the test command does not start pytest" };
+  const pos = positionals(words, at + 1, PYTEST_VALUE_OPTIONS);
+  if (pos.length > 0) {
+    const d = folderOf(tree, pos[0]!);
+    if (d === null) return { unverified: `\`${pos[0]}\` is not a file or folder of the tree` };
+    const file = sampleAt(tree, pos[0]);
+    return { ...(file.sample ? { dirs: [d], ...file } : pyIn(tree, d, focus)), args: appended };
+  }
+  // No positional argument: pytest runs its `testpaths` (or the current folder); named explicitly, they
+  // run as before, the canary file with them.
+  const tp = pytestTestpaths(tree);
+  if (tp && tp.length > 0) {
+    if (tp.some((p) => /[*?[\]]/.test(p) || p.startsWith("-")))
+      return { unverified: "pytest's `testpaths` holds a pattern" };
+    const d = folderOf(tree, tp[0]!);
+    if (d === null) return { unverified: `pytest's testpaths \`${tp[0]}\` is not a folder of the tree` };
+    return { ...pyIn(tree, d, focus), args: appended, scope: tp };
+  }
+  return { ...pyIn(tree, "", focus), args: appended, scope: ["."] };
+}
+
+/** unittest: beside the module a target or the command names, else where discovery starts. */
+function unittestSpot(
+  tree: TreeFs,
+  words: readonly string[],
+  targets: readonly string[] | null,
+): Spot | NoCanaries {
+  const asModule = (f: string): string[] => [f.replace(/\.py$/, "").replaceAll("/", ".")];
+  if (targets) return { ...unittestModule(tree, targets[0]), args: asModule };
+  const at = words.findIndex((w, i) => w === "unittest" && words[i - 1] === "-m");
+  if (at < 0) return { unverified: "the test command does not run `python -m unittest`" };
+  const rest = words.slice(at + 1);
+  const named = rest.filter((w) => !isOption(w));
+  if (named.length > 0 && named[0] !== "discover")
+    return { ...unittestModule(tree, named[0]), args: asModule };
+  // discover [-s start] [-p pattern] [-t top], or start, pattern and top given as words.
+  const opt = (s: string, l: string): string | undefined => {
+    const i = rest.findIndex((w) => w === s || w === l);
+    return i >= 0 ? rest[i + 1] : undefined;
+  };
+  const words2 = [];
+  for (let i = 1; i < rest.length; i++) {
+    const w = rest[i]!;
+    if (["-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory", "-k"].includes(w)) i++;
+    else if (!isOption(w)) words2.push(w);
+  }
+  const start = opt("-s", "--start-directory") ?? words2[0] ?? ".";
+  const pattern = opt("-p", "--pattern") ?? words2[1] ?? "test*.py";
+  const d = folderOf(tree, start);
+  if (d === null) return { unverified: `the discovery folder \`${start}\` is not a folder of the tree` };
+  // Discovery reaches a module through packages: beside a test module whose folders all are ones.
+  const isPackage = (rel: string): boolean => sampleAt(tree, `${rel}/__init__.py`).sample !== undefined;
+  const found = findTestFile(
+    tree,
+    (rel) => {
+      if (!fnmatch(pattern, posix.basename(rel))) return false;
+      const parts = posix.dirname(rel).split("/");
+      const from = d === "" ? 0 : d.split("/").length;
+      for (let k = from + 1; k <= parts.length && parts[0] !== "."; k++)
+        if (!isPackage(parts.slice(0, k).join("/"))) return false;
+      return true;
+    },
+    skipDir,
+    d,
+  );
+  const near = found ? posix.dirname(found) : ".";
+  return { dirs: [near === "." ? d : near], ...sampleAt(tree, found), args: () => [], scope: [pattern] };
+}
+
+/** mocha: given as one more file, beside the first file the command or a targeted run names. */
+function mochaSpot(
+  tree: TreeFs,
+  words: readonly string[],
+  targets: readonly string[] | null,
+): Spot | NoCanaries {
+  if (targets)
+    return {
+      ...jsSpot(
+        tree,
+        targets.find((t) => !isOption(t)),
+      ),
+      args: appended,
+    };
+  const at = words.findIndex((w) => w === "mocha" || w.endsWith("/mocha"));
+  if (at < 0) return { unverified: "the test command does not start mocha directly" };
+  const files = positionals(
+    words,
+    at + 1,
+    new Set([
+      "--reporter",
+      "-R",
+      "--require",
+      "-r",
+      "--timeout",
+      "-t",
+      "--ui",
+      "-u",
+      "--config",
+      "--extension",
+      "--ignore",
+      "--reporter-option",
+      "-O",
+    ]),
+  );
+  if (files.length === 0)
+    return {
+      unverified:
+        "mocha finds its test files by its configuration; a file of planted tests given to it would be one more scope",
+    };
+  return { ...jsSpot(tree, files[0]), args: appended };
 }
 
 /** Where the runner's own words start (after `python -m pytest`, `go test`, …); 0 when not found. */
