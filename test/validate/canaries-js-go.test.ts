@@ -47,7 +47,7 @@ const detail = (r: TestRun): string => r.integrity?.detail ?? "";
 function listing(dir: string): Set<string> {
   return new Set(
     readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
-      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache)(\/|$)/.test(f),
+      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache|\.benchmarks|\.hypothesis)(\/|$)/.test(f),
     ),
   );
 }

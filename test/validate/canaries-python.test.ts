@@ -63,7 +63,7 @@ const ids = (r: TestRun): Record<string, string> => Object.fromEntries(r.tests ?
 function listing(dir: string): Set<string> {
   return new Set(
     readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
-      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache)(\/|$)/.test(f),
+      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache|\.benchmarks|\.hypothesis)(\/|$)/.test(f),
     ),
   );
 }

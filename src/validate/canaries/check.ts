@@ -202,7 +202,7 @@ export function checkCanaries(
   return {
     integrity: {
       state: "intact",
-      detail: `the planted tests ran: the one that must fail was reported failed, the one that must pass passed and left its proof${n > 1 ? ` (in each of ${n} packages)` : ""}${OWN_PROCESS.has(plan.runner) ? "; each test file runs in a process of its own, so this shows that the runner reported honestly, not what ran in another file's process (a file whose tests are lost shows as tests that no longer run)" : ""}`,
+      detail: `the planted tests ran: the one that must fail was reported failed, the one that must pass passed and left its proof${n > 1 ? ` (in each of ${n} packages)` : ""}${OWN_PROCESS.has(plan.runner) ? "; each test file runs in a process of its own, so this shows how the runner reported its tests, not what ran in another file's process (a file whose tests are lost shows as tests that no longer run)" : ""}`,
     },
     exitCode,
     emptied,
