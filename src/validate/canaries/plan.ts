@@ -19,6 +19,8 @@ import type { CanaryPlan, CanaryTargeted, NoCanaries, Placement } from "./types.
 
 /** Sibling files of the canary rewritten at most (a larger folder keeps its files' creation times). */
 const MAX_BLENDED = 50;
+/** A sibling larger than this keeps its creation time. */
+const MAX_BLENDED_BYTES = 1024 * 1024;
 
 /**
  * The canary file dated like the test file it imitates, and the other files of its folder with its
@@ -37,9 +39,15 @@ function blend(tree: TreeFs, dir: string, file: string, sample?: string): void {
   if (ref) lutimesSync(abs(file), ref.atime, ref.mtime);
   if (siblings.length > MAX_BLENDED) return;
   for (const rel of siblings) {
-    const st = lstatSync(abs(rel));
-    tree.write(rel, tree.read(rel, { maxBytes: 8 * 1024 * 1024 }), { mkdirs: false });
-    if (tree.kind(rel) === "file") lutimesSync(abs(rel), st.atime, st.mtime);
+    try {
+      if (tree.size(rel) > MAX_BLENDED_BYTES) continue;
+      const st = lstatSync(abs(rel));
+      tree.write(rel, tree.read(rel, { maxBytes: MAX_BLENDED_BYTES }), { mkdirs: false });
+      if (tree.kind(rel) === "file") lutimesSync(abs(rel), st.atime, st.mtime);
+    } catch (err) {
+      // A file that cannot be read or written back keeps its times; the planted file is placed all the same.
+      if (!(err instanceof TreeFsError)) throw err;
+    }
   }
 }
 
