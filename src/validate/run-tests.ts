@@ -52,9 +52,10 @@ export interface TestRun {
    */
   perTestUnavailable?: string;
   /**
-   * Whether the run proved that test bodies executed and that the runner reported honestly (canaries
-   * placed in the run's private copy): intact, tampered (a canary lost, misreported or without its
-   * proof), or unverified (no canary could be placed, or the run was cut). Absent: none was asked for.
+   * What the runner checks showed (two planted tests in the run's private copy, made to look like the
+   * repository's): intact (the runner was not ended, stubbed wholesale or made to report what did not
+   * run; never that the patch is honest), tampered (a planted test lost, misreported or without its
+   * proof), or unverified (none could be placed, or the run was cut). Absent: none was asked for.
    */
   integrity?: RunIntegrity;
 }
