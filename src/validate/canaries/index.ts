@@ -27,8 +27,8 @@
  * or that a limit stopped is `unverified`, with why. `intact` only when every check held.
  *
  * What it does not prove: that a patch is honest. Code in the runner's process can read the canary files
- * as well as the runner can (and could tell a file that git does not track, or that was written since the
- * last commit), so a patch written against this very scheme could still spare them or forge the proof.
+ * as well as the runner can, so a patch written against this very scheme could still spare them or forge
+ * the proof.
  * The canaries catch a runner that is ended, stubbed or made to report what did not run, including a stub
  * that spares tests by their names, by whether they call the repository's code or by what they import.
  */
