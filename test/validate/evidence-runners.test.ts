@@ -103,7 +103,7 @@ test("node --test: test files that run no test and exit 0 could not run", async 
   );
 });
 
-test("node --test: a patch that ends the process at import loses the tests that ran before; a real fix is named", async () => {
+test("node --test: a patch that ends the process at import ends the planted tests too (tampered); a real fix is named", async () => {
   const j = await job(SLUG);
   const exit = await validateEdit(sandbox, j, {
     "src/slug.js": ["export const slug", "process.exit(0);\nexport const slug"],
