@@ -228,7 +228,7 @@ export const ValidationReportSchema = z.strictObject({
   counted: z.strictObject({ before: nonNegInt, after: nonNegInt }).optional(),
   /** Tests that ran and relate to the change (selected for more than having failed before). */
   related: nonNegInt.optional(),
-  /** The tamper checks of the run after the patch (canaries): intact, tampered or unverified, and why. */
+  /** The runner checks of the run after the patch (planted tests): intact, tampered or unverified, and why. */
   integrity: z
     .strictObject({ state: z.enum(["intact", "tampered", "unverified"]), detail: z.string() })
     .optional(),

@@ -1,6 +1,7 @@
 import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
+import { runnerChecksLine } from "../contract/runner-checks.ts";
 import { validationVerdict } from "../contract/validation-verdict.ts";
 
 const fence = (text: string, lang = "") => {
@@ -118,7 +119,7 @@ export function renderReport(run: FixRunRecord): string {
       "",
       `Passed (tests ran and were counted on both trees, no regression): ${v.passed ? "yes" : "no"}`,
       `Shows the fix (a test failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
-      ...(v.data?.integrity ? [`Tamper checks: ${v.data.integrity.state} (${v.data.integrity.detail})`] : []),
+      ...(v.data?.integrity ? [runnerChecksLine(v.data.integrity, { detail: true })] : []),
       "",
       v.summary,
       "",

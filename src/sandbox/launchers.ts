@@ -12,6 +12,11 @@
  * ({file: [line, ...]}, repository-relative).
  */
 
+import { CACHE_DIRS, DEPENDENCY_DIRS } from "../core/folder-names.ts";
+
+/** Folders whose files are never the repository's own code: installed dependencies and caches. */
+const NOT_OWN = JSON.stringify([...DEPENDENCY_DIRS, ...CACHE_DIRS]);
+
 /** Python 3: argv is `<launcher> <record> <script> [args...]`. */
 export const PYTHON_LAUNCHER = `import builtins, json, os, sys, threading, types
 import traceback as _tb
@@ -23,7 +28,7 @@ _script_abs = os.path.abspath(_script)
 sys.path[0] = os.path.dirname(_script_abs)
 _seen = {}
 _mine = {}
-_skip = ("site-packages", "dist-packages", "node_modules", "__pycache__")
+_skip = frozenset(${NOT_OWN})
 def _rel(fn):
     r = _mine.get(fn)
     if r is None:
@@ -114,6 +119,7 @@ import { sep } from "node:path";
 const me = fileURLToPath(import.meta.url);
 const fd = openSync(me.replace(/\.mjs$/, ".json"), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
 const root = process.cwd() + sep;
+const NOT_OWN = new Set(${NOT_OWN});
 const mainPath = process.argv[1] ?? "";
 const session = new Session();
 session.connect();
@@ -174,7 +180,7 @@ process.on("exit", (code) => {
     if (p === mainPath) { started = true; continue; }
     if (p === me || !p.startsWith(root)) continue;
     const rel = p.slice(root.length).split(sep);
-    if (rel.some((x) => x.startsWith(".") || x === "node_modules")) continue;
+    if (rel.some((x) => x.startsWith(".") || NOT_OWN.has(x))) continue;
     const got = linesOf(p, s.functions);
     if (got.length > 0) lines[rel.join("/")] = got;
   }

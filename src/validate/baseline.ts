@@ -1,6 +1,6 @@
 import type { RepoConfig } from "../config/index.ts";
 import type { ExecResult, SandboxPort, WorkCopy } from "../sandbox/index.ts";
-import { mergeIntegrity } from "./canaries.ts";
+import { mergeIntegrity } from "./canaries/index.ts";
 import { networkBound } from "./network.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";

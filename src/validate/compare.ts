@@ -1,5 +1,5 @@
 import { failureMessages, MAX_FAILURE_MESSAGES, type TestFailure } from "./failure-messages.ts";
-import { mergeIntegrity } from "./canaries.ts";
+import { mergeIntegrity } from "./canaries/index.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { TestOutcome } from "./parsers.ts";
 import { countRun, isLoadFailure, tamperOf, whyNotCounted } from "./evidence.ts";

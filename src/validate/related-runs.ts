@@ -44,6 +44,8 @@ export interface RelatedRunsInput {
   config: RepoConfig;
   pristine: { dir: string; tests: PristineTests };
   workdir: string;
+  /** Files the patch changed (the canaries call the changed code where a test beside them does). */
+  changed?: readonly string[];
   signal?: AbortSignal | undefined;
   /** The selected tests in rank order. */
   ranked: readonly RankedTest[];
@@ -230,6 +232,7 @@ async function runBatch(
   const afterP = runTestSuite(sandbox, workdir, config, stop, {
     pristine: pristine.dir,
     targeted: cmd,
+    ...(input.changed ? { changed: input.changed } : {}),
     ...(patchedLimit !== undefined ? { timeoutMs: patchedLimit } : {}),
   });
   try {

@@ -14,9 +14,10 @@ import {
   type CanaryPlan,
   checkCanaries,
   discardCanaries,
+  focusOf,
   planCanaries,
   type RunIntegrity,
-} from "./canaries.ts";
+} from "./canaries/index.ts";
 import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
@@ -51,9 +52,10 @@ export interface TestRun {
    */
   perTestUnavailable?: string;
   /**
-   * Whether the run proved that test bodies executed and that the runner reported honestly (canaries
-   * placed in the run's private copy): intact, tampered (a canary lost, misreported or without its
-   * proof), or unverified (no canary could be placed, or the run was cut). Absent: none was asked for.
+   * What the runner checks showed (two planted tests in the run's private copy, made to look like the
+   * repository's): intact (the runner was not ended, stubbed wholesale or made to report what did not
+   * run; never that the patch is honest), tampered (a planted test lost, misreported or without its
+   * proof), or unverified (none could be placed, or the run was cut). Absent: none was asked for.
    */
   integrity?: RunIntegrity;
 }
@@ -215,6 +217,8 @@ export async function runTestSuite(
     timeoutMs?: number;
     /** Canary tests run with the repository's (default true): the run's `integrity`. */
     canaries?: boolean;
+    /** Files the patch changed: the canaries call the changed code where a test beside them does. */
+    changed?: readonly string[];
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
@@ -236,6 +240,9 @@ export async function runTestSuite(
           tree,
           whole ? { ...config, test: { ...config.test, command: whole.command } } : config,
           opts.targeted,
+          opts.changed && opts.changed.length > 0
+            ? focusOf(tree, opts.changed, opts.pristine ? openTree(opts.pristine) : undefined)
+            : undefined,
         );
   const canaries: CanaryPlan | null = placed && "command" in placed ? placed : null;
   let exec: ExecResult;

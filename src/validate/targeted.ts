@@ -150,7 +150,10 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     firstRun: TestRun | null = null,
   ): Promise<CandidateValidation> => {
     const before = await store.full(signal);
-    const after = await runTestSuite(sandbox, workdir, config, signal, { pristine: pristine.dir });
+    const after = await runTestSuite(sandbox, workdir, config, signal, {
+      pristine: pristine.dir,
+      changed: input.changed,
+    });
     const result = compareRuns(before, after);
     addRestored(result, after);
     baselineLimit(result, before);
@@ -198,6 +201,7 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
       config,
       pristine,
       workdir,
+      changed: input.changed,
       signal,
       ranked,
       budgetMs,

@@ -110,6 +110,18 @@ test("report.md and the pull request body name the tests fixed and broken, cappe
         name,
       );
     }
+    // The runner checks say what they held against and that they do not vouch for the patch: never a pass.
+    for (const [name, text] of [
+      ["report.md", report],
+      ["pull request body", body],
+    ] as const) {
+      assert.doesNotMatch(text, /Tamper checks/, name);
+      assert.match(
+        text,
+        /^Runner checks: two planted tests \(one that must fail, one that must pass and leave a proof\) were reported as they ran, so the runner was not ended, stubbed wholesale or made to report tests that did not run\. This does not show that the patch is honest\./m,
+        `${name}:\n${text}`,
+      );
+    }
     // Each subject once: no "Reproduction" beside "Reproducer", no "Reviewer" beside "Review".
     const headings = report.split("\n").filter((l) => l.startsWith("## "));
     assert.equal(new Set(headings).size, headings.length, headings.join("\n"));

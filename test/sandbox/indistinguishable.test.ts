@@ -16,8 +16,6 @@ const PROBE = String.raw`
 import json, os, re, sys
 
 NEEDLE = re.compile("auto" + "[-_ ]?" + "fix", re.I)
-# The runner's canaries are named apart (their names are their own concern): left out here.
-CANARY = re.compile("\\.?auto" + "[-_ ]?" + "fix[-_ ]canary", re.I)
 
 def seen():
     out = []
@@ -47,7 +45,7 @@ def seen():
     return out
 
 def leaks():
-    return [line for line in seen() if NEEDLE.search(CANARY.sub("", line))]
+    return [line for line in seen() if NEEDLE.search(line)]
 
 if __name__ == "__main__":
     found = leaks()

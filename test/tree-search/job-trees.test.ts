@@ -87,7 +87,7 @@ for (const strategy of ["tree", "linear"] as const) {
       );
       // The tests related to the change (targeted validation), once unpatched and once patched.
       assert.equal(
-        runs.filter((x) => / sh tests\.test_slug( test_autofix_canary_[0-9a-f]+)?$/.test(x.command)).length,
+        runs.filter((x) => / sh tests\.test_slug( tests\.test_slug_[a-z]+)?$/.test(x.command)).length,
         2,
         JSON.stringify(runs),
       );

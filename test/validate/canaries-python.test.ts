@@ -51,27 +51,38 @@ async function run(
     assert.ok(!("reason" in cmd), "reason" in cmd ? cmd.reason : "");
     targeted = { targeted: cmd };
   }
+  const before = listing(dir);
   const r = await runTestSuite(sandbox, dir, config, undefined, targeted);
   assert.ok(r);
+  noneLeft(dir, before);
   return { run: r, config, dir };
 }
 
 const ids = (r: TestRun): Record<string, string> => Object.fromEntries(r.tests ?? []);
-/** The tree holds no canary file, proof or compiled canary once the run is over. */
-function noCanaryLeft(dir: string): void {
-  const left = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => /canary/i.test(f));
-  assert.deepEqual(left, []);
+/** The tree's files, caches and dependency folders left out. */
+function listing(dir: string): Set<string> {
+  return new Set(
+    readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
+      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache|\.benchmarks|\.hypothesis)(\/|$)/.test(f),
+    ),
+  );
+}
+/** No file the run added is left: the planted tests and their proof leave with the run. */
+function noneLeft(dir: string, before: Set<string>): void {
+  assert.deepEqual(
+    [...listing(dir)].filter((f) => !before.has(f)),
+    [],
+  );
 }
 
 test("pytest: an honest run is intact, and the canaries are not among its tests, counts or exit status", async () => {
-  const { run: r, config, dir } = await run(PYTEST);
+  const { run: r, config } = await run(PYTEST);
   assert.equal(config.test.framework, "pytest");
   assert.equal(r.integrity?.state, "intact", r.integrity?.detail ?? "");
   assert.deepEqual(ids(r), PYTEST_IDS);
   assert.deepEqual([r.passed, r.failed, r.skipped], [1, 1, 0]);
   assert.equal(r.exec.exitCode, 1, "the repository's own failing test fails the run");
   assert.equal(r.command, config.test.command, "the report shows the command as configured");
-  noCanaryLeft(dir);
   // A fix: every test passes; the failing canary alone does not keep the run red.
   const fixed = await run({
     ...PYTEST,
@@ -86,12 +97,11 @@ test("pytest: an honest run is intact, and the canaries are not among its tests,
 });
 
 test("pytest: a source file that calls os._exit(0) at import ends the run without results: tampered", async () => {
-  const { run: r, dir } = await run({ ...PYTEST, ...hostile("import os\nos._exit(0)\n") });
+  const { run: r } = await run({ ...PYTEST, ...hostile("import os\nos._exit(0)\n") });
   assert.equal(r.exec.exitCode, 0);
   assert.equal(r.integrity?.state, "tampered");
   assert.match(r.integrity?.detail ?? "", /never ran its body/);
-  assert.match(r.integrity?.detail ?? "", /did not report the canary test that must fail/);
-  noCanaryLeft(dir);
+  assert.match(r.integrity?.detail ?? "", /did not report the planted test that must fail/);
 });
 
 test("pytest: a source file that stubs Function.runtest (every test 'passes'): tampered", async () => {
@@ -101,7 +111,7 @@ test("pytest: a source file that stubs Function.runtest (every test 'passes'): t
   });
   assert.equal(r.integrity?.state, "tampered");
   assert.match(r.integrity?.detail ?? "", /never ran its body/);
-  assert.match(r.integrity?.detail ?? "", /reported the canary test that must fail as passed/);
+  assert.match(r.integrity?.detail ?? "", /reported the planted test that must fail as passed/);
   assert.deepEqual(ids(r), {
     "tests/test_ops.py::test_add": "passed",
     "tests/test_ops.py::test_mul": "passed",
@@ -175,7 +185,6 @@ test("unittest: an honest run is intact; stubbing TestCase.run or os._exit(0) at
   assert.equal(honest.run.integrity?.state, "intact", honest.run.integrity?.detail ?? "");
   assert.deepEqual(ids(honest.run), UNITTEST_IDS);
   assert.equal(honest.run.exec.exitCode, 1);
-  noCanaryLeft(honest.dir);
 
   const stubbed = await run({
     ...UNITTEST,
@@ -212,10 +221,10 @@ test("unittest: a targeted run (one process per module) proves every process ran
       targets: ["tests.test_ops", "tests.test_more"],
     },
   );
-  // One process ended: it cannot be told from a module that skips at import, so the run is unverified,
-  // and the module's tests no longer run (a regression in the comparison).
-  assert.equal(exited.run.integrity?.state, "unverified");
-  assert.match(exited.run.integrity?.detail ?? "", /ran its body in 1 of the 2 processes/);
+  // The canaries import what the tests beside them import (the patched module): every process that runs
+  // them is ended at that import, and none leaves its proof.
+  assert.equal(exited.run.integrity?.state, "tampered", exited.run.integrity?.detail ?? "");
+  assert.match(exited.run.integrity?.detail ?? "", /never ran its body/);
 });
 
 test("a quiet command (unittest without -v) gets its report option: the canaries are checked, an exit at import is tampered", async () => {

@@ -103,18 +103,15 @@ test("node --test: test files that run no test and exit 0 could not run", async 
   );
 });
 
-test("node --test: a patch that ends the process at import loses the tests that ran before; a real fix is named", async () => {
+test("node --test: a patch that ends the process at import ends the planted tests too (tampered); a real fix is named", async () => {
   const j = await job(SLUG);
   const exit = await validateEdit(sandbox, j, {
     "src/slug.js": ["export const slug", "process.exit(0);\nexport const slug"],
   });
-  assert.equal(exit.result.status, "regressions", why(exit));
-  // The namesake runs first and shows it; the other file is left out after the regression.
-  assert.deepEqual(exit.result.regressions.sort(), [
-    "test/slug.test.js > many words (no longer runs)",
-    "test/slug.test.js > one space (no longer runs)",
-  ]);
-  assert.match(exit.result.summary, /after the patch the runner collected no test \(it exited with code 0\)/);
+  // The planted tests import what the test beside them imports: their process is ended at the same
+  // import, their proof is missing, and the run cannot be trusted. Never a pass.
+  assert.equal(exit.result.status, "tampered", why(exit));
+  assert.match(exit.run?.integrity?.detail ?? "", /never ran its body/);
   assert.deepEqual(exit.result.fixed, []);
 
   const fix = await validateEdit(sandbox, j, {
@@ -349,8 +346,9 @@ for (const [runner, command] of [
   test(`${runner}: a patch that ends the process at import loses the tests that ran before; a real fix is named`, async () => {
     const j = await job(jsShop(runner, config));
     const exit = await validateEdit(sandbox, j, { "src/slug.js": [decl, `process.exit(0);\n${decl}`] });
-    if (runner === "mocha") {
-      // One process: the canaries were lost with the tests.
+    if (runner === "mocha" || runner === "jest") {
+      // mocha: one process, the planted tests lost with the rest; jest: the planted file imports what the
+      // test beside it imports and is ended at the same import. The run cannot be trusted.
       assert.equal(exit.result.status, "tampered", why(exit));
     } else {
       assert.equal(exit.result.status, "regressions", why(exit));

@@ -282,7 +282,10 @@ test("a patch that disables the runner (Function.runtest stubbed) is tampered wi
   const v = r.result.validation!;
   assert.equal(v.status, "tampered");
   assert.deepEqual(v.fixed, []);
-  assert.match(v.summary, /^the test run after the patch cannot be trusted: .*canary/);
+  assert.match(
+    v.summary,
+    /^the test run after the patch cannot be trusted: .*planted test that must fail as passed/,
+  );
   assert.match(testsLine(r.status), /^- ❌ The test run was tampered with: /);
   assert.ok(r.body);
   assert.ok(!r.body.includes("✅ Marked fixed"), r.body);

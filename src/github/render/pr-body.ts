@@ -3,6 +3,7 @@ import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges, testsRunLines } from "../../report/test-names.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
 import { type ChangeSinceLast, changeLines, checklist } from "./pr-checklist.ts";
+import { runnerChecksLine } from "../../contract/runner-checks.ts";
 import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { pullMarker } from "./markers.ts";
 import type {
@@ -111,8 +112,6 @@ function extName(path: string | null): string {
   return { py: "python", js: "javascript", ts: "typescript", go: "go", java: "java" }[ext] ?? ext;
 }
 
-const TAMPER: Record<string, string> = { intact: "passed", unverified: "could not be verified" };
-
 /** The regression test the patch adds, with its runs; or why none was added. */
 function regressionLines(r: FixResult, max: number): string[] {
   const t = r.regression_test;
@@ -215,11 +214,6 @@ function render(input: PullBodyInput, max: number): string {
   } else {
     const verdict = validationVerdict(val);
     lines.push(`${verdict.icon} ${inertProse(verdict.text, { max })}`, "");
-    if (val.integrity && val.integrity.state !== "tampered")
-      lines.push(
-        `Tamper checks: ${TAMPER[val.integrity.state] ?? "not run"} (${inertProse(val.integrity.detail, { max: 500 })})`,
-        "",
-      );
     // Said once: the targeted command is named below ("How they were run") when it is another.
     const ranAs = val.tests?.command;
     if (val.command && ranAs !== val.command)
@@ -243,6 +237,17 @@ function render(input: PullBodyInput, max: number): string {
       ),
       "",
       `Code change: ${inertProse(r.evidence.code, { max: 1000 })}.`,
+      "",
+    );
+  }
+  // What the runner checks held against, in the evidence's details; a failed check is the verdict above.
+  if (r.validation?.integrity && r.validation.integrity.state !== "tampered") {
+    if (!r.evidence) lines.push("## Evidence", "");
+    lines.push(
+      inertProse(
+        runnerChecksLine({ ...r.validation.integrity, detail: r.validation.integrity.detail.slice(0, 500) }),
+        { max },
+      ),
       "",
     );
   }
