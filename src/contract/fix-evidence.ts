@@ -27,6 +27,12 @@ export interface EvidenceFacts {
   stillFailingRelated: readonly string[];
   /** Tests that ran and relate to the change (undefined: not known). */
   related: number | undefined;
+  /**
+   * What the patch scan found in the code the patch adds (src/scan): call-stack or environment reads,
+   * runner state, test-library changes, process exits, each as "the patch reads the environment: `…` at
+   * calc.py:3". Any finding keeps the patch from "fixed" (undefined: not scanned).
+   */
+  patchFindings?: readonly string[] | undefined;
 }
 
 export interface EvidenceVerdict {
@@ -44,6 +50,10 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   const no = (why: string): EvidenceVerdict => ({ fixed: false, restsOn: null, notFixed: why });
   if (f.codeChanged === false)
     return no("the patch changes no code: only comments or whitespace differ from the unpatched files");
+  if (f.patchFindings && f.patchFindings.length > 0)
+    return no(
+      `the patch holds code that can tell a test run from other use, which no check can vouch for: ${f.patchFindings.slice(0, 3).join("; ")}${f.patchFindings.length > 3 ? `; and ${f.patchFindings.length - 3} more` : ""}`,
+    );
   const s = f.validationStatus;
   const summary = f.validationSummary ? `: ${f.validationSummary}` : "";
   if (s === "tampered") return no(`the repository's test run cannot be trusted${summary}`);
