@@ -50,10 +50,6 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   const no = (why: string): EvidenceVerdict => ({ fixed: false, restsOn: null, notFixed: why });
   if (f.codeChanged === false)
     return no("the patch changes no code: only comments or whitespace differ from the unpatched files");
-  if (f.patchFindings && f.patchFindings.length > 0)
-    return no(
-      `the patch holds code that can tell a test run from other use, which no check can vouch for: ${f.patchFindings.slice(0, 3).join("; ")}${f.patchFindings.length > 3 ? `; and ${f.patchFindings.length - 3} more` : ""}`,
-    );
   const s = f.validationStatus;
   const summary = f.validationSummary ? `: ${f.validationSummary}` : "";
   if (s === "tampered") return no(`the repository's test run cannot be trusted${summary}`);
@@ -68,6 +64,10 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   if (f.stillFailingRelated.length > 0)
     return no(
       `tests that relate to the change failed before the patch and still fail after it: ${list(f.stillFailingRelated)}`,
+    );
+  if (f.patchFindings && f.patchFindings.length > 0)
+    return no(
+      `the patch holds code that can tell a test run from other use, which no check can vouch for: ${f.patchFindings.slice(0, 3).join("; ")}${f.patchFindings.length > 3 ? `; and ${f.patchFindings.length - 3} more` : ""}`,
     );
   const testsShow = (s === "passed" || s === "no-regressions") && f.testsShowFix;
   if (f.reviewApproved === false) return no("the reviewer did not approve the patch");
