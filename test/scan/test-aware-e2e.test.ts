@@ -318,7 +318,7 @@ for (const r of RUNNERS) {
       const run = await truthRun({ ...r.base, patch: a.patch, rewrites: [a.patch] });
       assert.equal(run.result.status, "patched", run.result.reason);
       // Every other check passed: the repository's failing test went red → green, the reproducer too.
-      assert.equal(run.result.validation?.shows_fix, true, run.result.validation?.summary);
+      assert.equal(run.result.validation?.shows_fix, true, run.result.validation?.summary ?? "no validation");
       assert.equal(run.result.reproducer?.after?.exitCode, 0);
       const findings = run.result.evidence?.patch_findings ?? [];
       assert.ok(
