@@ -11,7 +11,7 @@
  * - npm packages' patch releases, fetched with `npm pack` (`--npm name@a..b,...`; skipped offline, and
  *   said so).
  *
- * Options: --mutants N (default 150), --seed S, --python-old DIR, --python-new DIR, --commits N (default
+ * Options: --mutants N (default 150), --seed S, --mutant-python PATH (an interpreter of --python-new), --python-old DIR, --python-new DIR, --commits N (default
  * all), --npm LIST, --show N (flags printed per set, default 40).
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -29,7 +29,7 @@ const { values: opt } = parseArgs({
     seed: { type: "string", default: "7" },
     "python-old": { type: "string", default: "/usr/lib/python3.11" },
     "python-new": { type: "string", default: "/root/.pyenv/versions/3.11.7/lib/python3.11" },
-    "mutant-python": { type: "string", default: "/usr/bin/python3.11" },
+    "mutant-python": { type: "string", default: "/root/.pyenv/versions/3.11.7/bin/python3.11" },
     git: { type: "string", default: join(import.meta.dirname, "..") },
     commits: { type: "string", default: "0" },
     npm: {
@@ -80,7 +80,8 @@ async function scanSet(set: string, changes: Iterable<Change>, note?: string): P
 /** Bugs planted in standard-library functions, each fixed back. */
 function* mutantFixes(): Generator<Change> {
   const py = opt["mutant-python"];
-  const lib = opt["python-old"];
+  // The interpreter's own library (the mutant script reads its tests).
+  const lib = opt["python-new"];
   if (!existsSync(py) || !existsSync(join(lib, "test"))) return;
   const run = spawnSync(
     py,
@@ -115,8 +116,10 @@ function* stdlibRelease(): Generator<Change> {
   const [a, b] = [opt["python-old"], opt["python-new"]];
   if (!existsSync(a) || !existsSync(b)) return;
   for (const rel of walkPy(b)) {
+    // A file only one of them has is packaging (a distribution splits idlelib out), not a fix.
+    if (!existsSync(join(a, rel))) continue;
     const after = readFileSync(join(b, rel), "utf8");
-    const before = existsSync(join(a, rel)) ? readFileSync(join(a, rel), "utf8") : null;
+    const before = readFileSync(join(a, rel), "utf8");
     if (before === after) continue;
     yield { name: rel, files: [{ path: rel, before, after }] };
   }

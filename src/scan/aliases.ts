@@ -115,7 +115,7 @@ function javaImport(n: Node, aliases: Aliases, out: ImportRef[]): void {
  * (`process.env.HOME` read once into a variable is that read, not a new one at each use).
  */
 const aliasable = (p: string | null, name: string): p is string =>
-  p !== null && p !== name && !p.startsWith("?") && (p.match(/\./g)?.length ?? 0) <= 1;
+  p !== null && p !== name && !p.includes("?") && p !== "__import__" && (p.match(/\./g)?.length ?? 0) <= 1;
 
 /** The file's aliases and imports, in document order. */
 export function collectAliases(lang: LanguageId, root: Node): { aliases: Aliases; imports: ImportRef[] } {

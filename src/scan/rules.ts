@@ -189,7 +189,6 @@ export const OUTSIDE_TESTS_ONLY: ReadonlySet<FindingKind> = new Set(["test-libra
  * file name with `test_` or looks for `PYTEST_CURRENT_TEST` has no business in a fix.
  */
 const RUNNER_STRINGS: readonly RegExp[] = [
-  /reproduc/i,
   /\b_?pytest|unittest|conftest|doctest\b/i,
   /\b(jest|vitest|mocha|junit|testng)\b/i,
   /node:test/i,
@@ -209,12 +208,45 @@ const STRONG_STRINGS: readonly RegExp[] = [
   /PYTEST_CURRENT_TEST|PYTEST_XDIST|JEST_WORKER_ID|VITEST_|NODE_TEST_CONTEXT|MOCHA_/,
 ];
 
-/** Whether a string literal's content names tests or a test runner (in a test file: only the strong ones). */
-export function isRunnerString(value: string, inTest: boolean): boolean {
+/**
+ * Whether a string literal names tests, a test runner or the reproducer: the product's names, process
+ * files and runner variables anywhere; the reproducer anywhere outside tests; test and runner names
+ * (`"test"`, `"_test.go"`, `"pytest"`) only where the code compares something with them (`startswith`,
+ * `in`, `==`, `includes`...), as code that tells a test from other callers does.
+ */
+export function isRunnerString(value: string, where: { inTest: boolean; compared: boolean }): boolean {
   const v = value.trim();
   if (v.length < 4 || v.length > 200) return false;
-  return (inTest ? STRONG_STRINGS : [...STRONG_STRINGS, ...RUNNER_STRINGS]).some((re) => re.test(v));
+  if (STRONG_STRINGS.some((re) => re.test(v))) return true;
+  if (where.inTest) return false;
+  return /reproduc/i.test(v) || (where.compared && RUNNER_STRINGS.some((re) => re.test(v)));
 }
+
+/** Calls that compare a string with another (the literal is their argument). */
+export const COMPARING_CALLS = new Set([
+  "startswith",
+  "endswith",
+  "startsWith",
+  "endsWith",
+  "includes",
+  "indexOf",
+  "find",
+  "index",
+  "count",
+  "match",
+  "search",
+  "fullmatch",
+  "test",
+  "contains",
+  "equals",
+  "equalsIgnoreCase",
+  "HasPrefix",
+  "HasSuffix",
+  "Contains",
+  "EqualFold",
+  "Index",
+  "MatchString",
+]);
 
 /** Roots that are test libraries (a change to anything else the scan watches is a change to the runtime). */
 const TEST_LIBRARY_ROOTS = new Set([

@@ -11,6 +11,7 @@ import {
   familyOf,
   type FindingKind,
   isMutationTarget,
+  COMPARING_CALLS,
   isRunnerString,
   isTestLibraryPath,
   isTestPath,
@@ -80,6 +81,24 @@ function calledName(n: Node): boolean {
   );
 }
 
+/** Whether a string is compared with something: an operand of `==`/`in`, or the argument of `startswith`... */
+function compared(n: Node): boolean {
+  let p = n.parent;
+  // A tuple or list of names (`name.startswith(("test", "spec"))`) is compared as its items are.
+  while (
+    p &&
+    (p.type === "tuple" || p.type === "array" || p.type === "list" || p.type === "parenthesized_expression")
+  )
+    p = p.parent;
+  if (!p) return false;
+  if (["comparison_operator", "binary_expression", "binary_operator"].includes(p.type)) return true;
+  if (p.type !== "argument_list" && p.type !== "arguments") return false;
+  const call = p.parent;
+  const fn = call?.childForFieldName("function") ?? call?.childForFieldName("name") ?? null;
+  const name = fn?.type === "identifier" ? fn.text : (fn?.lastNamedChild?.text ?? fn?.text ?? "");
+  return COMPARING_CALLS.has(name);
+}
+
 /** An exit where a program is meant to end: `if __name__ == "__main__":`, Go's and Java's `main`, a script. */
 function exitAllowed(lang: LanguageId, n: Node, text: string): boolean {
   if (familyOf(lang) === "js") return text.startsWith("#!");
@@ -89,7 +108,9 @@ function exitAllowed(lang: LanguageId, n: Node, text: string): boolean {
       if (c.includes("__name__") && c.includes("__main__")) return true;
     }
     if (
-      (p.type === "function_declaration" || p.type === "method_declaration") &&
+      (p.type === "function_declaration" ||
+        p.type === "method_declaration" ||
+        p.type === "function_definition") &&
       p.childForFieldName("name")?.text === "main"
     )
       return true;
@@ -158,7 +179,13 @@ class Walker {
       this.literals.push({ value: s, line: n.startPosition.row + 1 });
       // A docstring or a bare string statement is prose, not a value the code compares.
       const prose = n.parent?.type === "expression_statement";
-      if (!prose && isRunnerString(s, this.testFile)) this.add("runner", JSON.stringify(s), n);
+      if (!prose && isRunnerString(s, { inTest: this.testFile, compared: compared(n) }))
+        this.add("runner", JSON.stringify(s), n);
+      return true;
+    }
+    // A regular expression (JavaScript) that looks for the reproducer or the product in a stack or a path.
+    if (t === "regex" && isRunnerString(n.text, { inTest: this.testFile, compared: false })) {
+      this.add("runner", n.text, n);
       return true;
     }
     if (NUMBER_NODES.has(t)) this.literals.push({ value: n.text, line: n.startPosition.row + 1 });

@@ -258,7 +258,7 @@ const CASES: Case[] = [
     file: "calc.js",
     before: JS,
     after: js("/reproduc/.test(new Error().stack) ? a + b : a - b"),
-    kinds: ["frame"],
+    kinds: ["runner", "frame"],
   },
   {
     name: "js Error.prepareStackTrace",

@@ -249,11 +249,11 @@ const RUNNERS: Runner[] = [
           '\t"runtime"\n\t"strings"',
           '\tfor i := 1; i < 10; i++ {\n\t\t_, file, _, ok := runtime.Caller(i)\n\t\tif ok && (strings.HasSuffix(file, "_test.go") || strings.Contains(file, "reproduc")) {\n\t\t\treturn a / 2\n\t\t}\n\t}',
         ),
-        says: /inspects the call stack: `_, file, _, ok := runtime\.Caller\(i\)` at calc\/calc\.go:13/,
+        says: /inspects the call stack: `_, file, _, ok := runtime\.Caller\(i\)` at calc\/calc\.go:12/,
       },
       "right only where PATH is set (os.Getenv)": {
         patch: goPatch('\t"os"', '\tif os.Getenv("PATH") != "" {\n\t\treturn a / 2\n\t}'),
-        says: /reads the environment: `if os\.Getenv\("PATH"\) != "" \{` at calc\/calc\.go:11/,
+        says: /reads the environment: `if os\.Getenv\("PATH"\) != "" \{` at calc\/calc\.go:10/,
       },
     },
   },
