@@ -128,7 +128,11 @@ function* stdlibRelease(): Generator<Change> {
 /** Every commit of a git repository, its changed source files before and after. */
 function* gitHistory(repo: string): Generator<Change> {
   const git = (args: string[]) =>
-    execFileSync("git", ["-C", repo, ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
+    execFileSync("git", ["-C", repo, ...args], {
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
   const n = Number(opt.commits);
   const commits = git(["log", "--no-merges", "--format=%H %s", ...(n > 0 ? [`-n${n}`] : [])])
     .trim()
@@ -231,6 +235,11 @@ for (const r of results) {
     `\n${r.set}\n  ${r.changes} changes, ${r.files} files scanned in ${(r.ms / 1000).toFixed(1)} s: ${r.flagged.length} flagged (${findings} findings)`,
   );
   if (r.note) console.log(`  ${r.note}`);
+  const kinds = new Map<string, number>();
+  for (const f of r.flagged)
+    for (const x of new Set(f.findings.map((y) => y.kind))) kinds.set(x, (kinds.get(x) ?? 0) + 1);
+  if (kinds.size > 0)
+    console.log(`  flagged changes by kind: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(", ")}`);
   if (r.changes === 0) console.log("  (nothing to scan here: the set's sources are not on this machine)");
   for (const f of r.flagged.slice(0, show)) {
     console.log(`  - ${f.change}`);

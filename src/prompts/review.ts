@@ -24,7 +24,7 @@ export interface ReviewPromptInputs {
     patch: string;
     after: string;
     /** The patch scan's findings and shared literals, one per line; empty when it found nothing. */
-    scan?: string;
+    scan: string;
   };
   "review-retry": { problem: string };
   "review-points-system": Record<string, never>;

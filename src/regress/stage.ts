@@ -193,7 +193,9 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
         last = { why: found.slice(0, 3).join("; "), before: null, after: null, command: plan.command };
         messages.push({
           role: "user",
-          content: renderReviewPrompt("regression-test-scan", { findings: found.join("\n") }),
+          content: renderReviewPrompt("regression-test-scan", {
+            findings: found.map((f) => `- ${f}`).join("\n"),
+          }),
         });
         continue;
       }

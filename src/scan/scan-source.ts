@@ -91,7 +91,11 @@ function compared(n: Node): boolean {
   )
     p = p.parent;
   if (!p) return false;
-  if (["comparison_operator", "binary_expression", "binary_operator"].includes(p.type)) return true;
+  if (p.type === "comparison_operator") return true;
+  if (p.type === "binary_expression") {
+    const op = p.childForFieldName("operator")?.text ?? "";
+    return ["==", "!=", "===", "!==", "in"].includes(op);
+  }
   if (p.type !== "argument_list" && p.type !== "arguments") return false;
   const call = p.parent;
   const fn = call?.childForFieldName("function") ?? call?.childForFieldName("name") ?? null;
