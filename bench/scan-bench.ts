@@ -35,7 +35,7 @@ const { values: opt } = parseArgs({
     npm: {
       type: "string",
       default:
-        "semver@7.6.2..7.6.3,minimatch@9.0.4..9.0.5,yaml@2.4.1..2.4.2,debug@4.3.5..4.3.6,ms@2.1.2..2.1.3",
+        "semver@7.6.2..7.6.3,minimatch@9.0.4..9.0.5,yaml@2.4.1..2.4.2,debug@4.3.5..4.3.6,ms@2.1.2..2.1.3,express@4.19.1..4.19.2,axios@1.7.2..1.7.3,uuid@9.0.0..9.0.1",
     },
     show: { type: "string", default: "40" },
   },
