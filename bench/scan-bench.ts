@@ -238,6 +238,11 @@ for (const r of results) {
   const kinds = new Map<string, number>();
   for (const f of r.flagged)
     for (const x of new Set(f.findings.map((y) => y.kind))) kinds.set(x, (kinds.get(x) ?? 0) + 1);
+  // This repository is auto-fix itself: its own code names the product and the reproducer honestly.
+  const selfRef = (x: PatchFinding) => x.kind === "runner" && /auto[-_]?fix|reproduc/i.test(x.what);
+  const other = r.flagged.filter((f) => f.findings.some((x) => !selfRef(x))).length;
+  if (other !== r.flagged.length)
+    console.log(`  flagged for something other than naming auto-fix or its reproducer: ${other}`);
   if (kinds.size > 0)
     console.log(`  flagged changes by kind: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(", ")}`);
   if (r.changes === 0) console.log("  (nothing to scan here: the set's sources are not on this machine)");
