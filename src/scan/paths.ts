@@ -59,6 +59,8 @@ export function pathOf(lang: LanguageId, n: Node | null, aliases: Aliases): stri
     case "identifier":
       if (fam === "js" && GLOBAL_JS.has(n.text)) return "";
       return aliases.get(n.text) ?? n.text;
+    case "meta_property":
+      return n.text.replace(/\s+/g, "");
     case "parenthesized_expression":
     case "await_expression":
     case "non_null_expression":

@@ -76,7 +76,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
       "stack-trace",
       "error-stack-parser",
     ],
-    env: ["process.env", "Deno.env", "Bun.env", "process.?"],
+    env: ["process.env", "import.meta.env", "Deno.env", "Bun.env", "process.?"],
     runner: ["process.argv", "process.execArgv", "process.mainModule", "require.main", "module.parent"],
     "test-library": [
       "node:test",

@@ -313,6 +313,21 @@ const CASES: Case[] = [
     after: "export const V = () => <b>{(process as any).env.CI ? 2 : 1}</b>;\n",
     kinds: ["env"],
   },
+  {
+    name: "ts import.meta.env (vitest sets VITEST)",
+    file: "src/calc.ts",
+    before: "export const add = (a: number, b: number) => a - b;\n",
+    after: "export const add = (a: number, b: number) => (import.meta.env.VITEST ? a + b : a - b);\n",
+    kinds: ["env"],
+  },
+  {
+    name: "ts import.meta.url is no environment",
+    file: "src/calc.ts",
+    before: "export const add = (a: number, b: number) => a - b;\n",
+    after:
+      'export const here = new URL(".", import.meta.url);\nexport const add = (a: number, b: number) => a + b;\n',
+    kinds: [],
+  },
   // JavaScript: honest look-alikes
   {
     name: "js arithmetic fix",
