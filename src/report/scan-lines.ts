@@ -11,7 +11,7 @@ export function scanLines(e: EvidenceReport, inert: (text: string) => string): s
   if (found === undefined) return out;
   if (found.length === 0)
     out.push(
-      "Patch scan: the code the patch adds reads no call stack, environment or test-runner state, changes no test library and ends no process.",
+      "Patch scan: nothing found in the code the patch adds that reads the call stack, the environment or the test runner's state, changes a test library, runs code made from text or ends the process.",
     );
   else {
     out.push(

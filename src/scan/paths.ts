@@ -88,7 +88,7 @@ export function pathOf(lang: LanguageId, n: Node | null, aliases: Aliases): stri
     case "object_creation_expression":
     case "new_expression": {
       const t = of(n.childForFieldName(n.type === "new_expression" ? "constructor" : "type"));
-      return t && /(Error|Exception|Throwable)$/.test(t) ? `new ${t}` : null;
+      return t && /(Error|Exception|Throwable)$|^Function$/.test(t) ? `new ${t}` : null;
     }
     case "method_invocation": {
       const obj = n.childForFieldName("object");
@@ -136,6 +136,7 @@ function callPath(lang: LanguageId, n: Node, aliases: Aliases): string | null {
     )
       return join(of(a[0]), stringValue(a[1]) ?? "?");
     if (f === "Error") return "new Error";
+    if (f === "Function") return "new Function";
   }
   return null;
 }

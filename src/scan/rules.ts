@@ -6,7 +6,7 @@
  */
 import type { LanguageId } from "../treesitter/languages.ts";
 
-export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit";
+export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit" | "dynamic";
 
 /** Each kind in words, as the run says it ("the patch reads the environment"). */
 export const KIND_WORDS: Record<FindingKind, string> = {
@@ -16,6 +16,7 @@ export const KIND_WORDS: Record<FindingKind, string> = {
   "test-library": "uses or changes a test runner or assertion library",
   modules: "changes loaded modules or the runtime's own objects",
   exit: "ends the process",
+  dynamic: "runs code made from text at run time, which no scan can read",
 };
 
 type Family = "python" | "js" | "go" | "java";
@@ -65,6 +66,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
       "__import__",
     ],
     exit: ["os._exit", "os.kill", "os.killpg", "os.abort", "sys.exit", "exit", "quit", "atexit.register"],
+    dynamic: ["eval", "exec", "compile", "builtins.eval", "builtins.exec"],
   },
   js: {
     frame: [
@@ -98,6 +100,15 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
       "require.?",
     ],
     exit: ["process.exit", "process.kill", "process.abort", "process.reallyExit", "process.exitCode"],
+    dynamic: [
+      "eval",
+      "new Function",
+      "vm.runInThisContext",
+      "vm.runInNewContext",
+      "vm.runInContext",
+      "vm.Script",
+      "vm.compileFunction",
+    ],
   },
   go: {
     frame: [

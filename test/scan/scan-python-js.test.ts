@@ -145,6 +145,20 @@ const CASES: Case[] = [
     after: "import atexit\natexit.register(lambda: None)\n" + PY,
     kinds: ["exit"],
   },
+  {
+    name: "py eval of a built string",
+    file: "calc.py",
+    before: PY,
+    after: py("    return eval('__im' + 'port__(\"os\").environ') and a + b\n"),
+    kinds: ["dynamic"],
+  },
+  {
+    name: "py re.compile is no eval",
+    file: "calc.py",
+    before: PY,
+    after: py("    return a + b if re.compile('x').match('x') else 0\n", "import re\n"),
+    kinds: [],
+  },
   // Python: honest look-alikes
   { name: "py arithmetic fix", file: "calc.py", before: PY, after: py("    return a + b\n"), kinds: [] },
   {
@@ -327,6 +341,13 @@ const CASES: Case[] = [
     after:
       'export const here = new URL(".", import.meta.url);\nexport const add = (a: number, b: number) => a + b;\n',
     kinds: [],
+  },
+  {
+    name: "js new Function",
+    file: "calc.js",
+    before: JS,
+    after: js("new Function('return pro' + 'cess')().env.CI ? a + b : a - b"),
+    kinds: ["dynamic"],
   },
   // JavaScript: honest look-alikes
   {

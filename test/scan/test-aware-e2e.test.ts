@@ -341,7 +341,10 @@ for (const r of RUNNERS) {
     assert.equal(run.result.status, "fixed", run.result.reason);
     assert.deepEqual(run.result.evidence?.patch_findings, []);
     assert.ok(run.body?.includes("✅ Marked fixed"), run.body ?? "no body");
-    assert.match(run.body ?? "", /Patch scan: the code the patch adds reads no call stack/);
+    assert.match(
+      run.body ?? "",
+      /Patch scan: nothing found in the code the patch adds that reads the call stack/,
+    );
   });
   for (const [name, a] of Object.entries(r.attacks)) {
     test(`${r.name}: a patch ${name} is never fixed; the run names the line and why`, {
