@@ -11,7 +11,7 @@
  * (for go: compiling one more file into each tested package's test binary), reading the proof back.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -184,4 +184,28 @@ for (const runner of RUNNERS) {
   console.log(
     `${runner.padEnd(10)}  ${String(tests).padStart(5)}  ${sec(median(base)).padStart(17)}  ${sec(median(added)).padStart(15)}  ${sec(Math.min(...added)).padStart(7)}  ${sec(Math.max(...added)).padStart(7)}   ${[...states].join(",")}`,
   );
+}
+
+// The patch scan (src/scan) runs once per candidate before its evidence counts: its cost on a file of
+// the repositories above and on a large real module, parsed before and after a one-line patch.
+{
+  const { scanFileChange } = await import("../src/scan/index.ts");
+  const big = ["/usr/lib/python3.11/argparse.py", "/usr/lib/python3.12/argparse.py"].find((p) =>
+    existsSync(p),
+  );
+  const cases: [string, string][] = [["calc/__init__.py", "def add(a, b):\n    return a - b\n"]];
+  if (big) cases.push(["argparse.py", readFileSync(big, "utf8")]);
+  const parts: string[] = [];
+  for (const [name, text] of cases) {
+    const after = text.replace(/\n/, "\n# a one-line patch\nX = 1\n");
+    await scanFileChange(name, text, after);
+    const ms: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const t0 = performance.now();
+      await scanFileChange(name, text, after);
+      ms.push(performance.now() - t0);
+    }
+    parts.push(`${name} (${text.split("\n").length} lines) ${sec(median(ms))} s`);
+  }
+  console.log(`patch scan per candidate (median of ${ROUNDS}): ${parts.join("; ")}`);
 }

@@ -133,5 +133,6 @@ export function candidateVerdict(c: PatchCandidate): EvidenceVerdict {
     testsFixed: v?.showsFix ? (v.data?.fixed ?? []) : [],
     stillFailingRelated: v?.data?.stillFailingRelated ?? [],
     related: v?.data?.related,
+    patchFindings: c.scan?.findings,
   });
 }

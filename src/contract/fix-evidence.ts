@@ -33,6 +33,12 @@ export interface EvidenceFacts {
   reproducerBacks?: { backs_fix: boolean; detail: string } | undefined;
   /** Related tests that ran and load the patched code (import a changed module, or share its Go package). */
   loading?: number | undefined;
+  /**
+   * What the patch scan found in the code the patch adds (src/scan): call-stack or environment reads,
+   * runner state, test-library changes, process exits, each as "the patch reads the environment: `…` at
+   * calc.py:3". Any finding keeps the patch from "fixed" (undefined: not scanned).
+   */
+  patchFindings?: readonly string[] | undefined;
 }
 
 /** The selection reasons (validate/targets) that mean a test loads the changed code. */
@@ -82,6 +88,10 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   if (f.stillFailingRelated.length > 0)
     return no(
       `tests that relate to the change failed before the patch and still fail after it: ${list(f.stillFailingRelated)}`,
+    );
+  if (f.patchFindings && f.patchFindings.length > 0)
+    return no(
+      `the patch holds code that can tell a test run from other use, which no check can vouch for: ${f.patchFindings.slice(0, 3).join("; ")}${f.patchFindings.length > 3 ? `; and ${f.patchFindings.length - 3} more` : ""}`,
     );
   const testsShow = (s === "passed" || s === "no-regressions") && f.testsShowFix;
   if (f.reviewApproved === false) return no("the reviewer did not approve the patch");

@@ -68,6 +68,18 @@ export interface PatchCandidate {
   validation?: ValidationOutcome;
   /** Whether the patch changes code once comments and whitespace are set aside (set for the chosen one). */
   codeChange?: CodeChange;
+  /** What the patch scan found in the code the patch adds (set for every applicable candidate). */
+  scan?: PatchScanFacts;
+}
+
+/** The patch scan's word on a candidate (src/scan), as the evidence and the reports carry it. */
+export interface PatchScanFacts {
+  /** Each finding in words with file:line ("the patch reads the environment: `…` at calc.py:3"). */
+  findings: string[];
+  /** Literals the patch adds that the reproducer or a failing test also holds ("`42` at calc.py:3"). */
+  shared: string[];
+  /** Files that could not be scanned, and why. */
+  unscanned: string[];
 }
 
 /** Whether a patch changes code, as the result's evidence says it. */

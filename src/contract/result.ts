@@ -307,6 +307,10 @@ export const EvidenceReportSchema = z.strictObject({
   rests_on: z.string().nullable(),
   /** Why a patch that applies is not "fixed"; null when it is. */
   not_fixed: z.string().nullable(),
+  /** What the patch scan found in the code the patch adds, in words with file:line (absent: not scanned). */
+  patch_findings: z.array(z.string()).optional(),
+  /** Literals the patch adds that the reproducer or a failing test also holds (possible special-casing). */
+  shared_literals: z.array(z.string()).optional(),
 });
 export type EvidenceReport = z.infer<typeof EvidenceReportSchema>;
 
@@ -378,6 +382,7 @@ export const FixResultSchema = FixResultObject.superRefine((r, ctx) => {
       testsFixed: v?.shows_fix ? v.fixed : [],
       stillFailingRelated: v?.stillFailingRelated ?? [],
       related: v?.related,
+      patchFindings: r.evidence?.patch_findings,
     });
     if (!verdict.fixed) issue("status", `"fixed" needs evidence that ran: ${verdict.notFixed}`);
   }

@@ -192,6 +192,7 @@ function evidenceOf(c: PatchCandidate): EvidenceReport {
     code: c.codeChange?.detail ?? "whether the patch changes code was not checked",
     rests_on: verdict.restsOn,
     not_fixed: verdict.notFixed,
+    ...(c.scan ? { patch_findings: c.scan.findings, shared_literals: c.scan.shared } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
 import { selectStage } from "../select/index.ts";
 import { buildResult } from "./build-result.ts";
 import { codeChangeOfDiff } from "../patch/code-change.ts";
+import { scanCandidates } from "./patch-scan.ts";
 import type {
   CodeTools,
   FixContext,
@@ -212,6 +213,8 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     recorder.write("error.txt", err instanceof Error ? (err.stack ?? err.message) : String(err));
   }
 
+  // What each applicable patch adds that code aimed at the checks uses: a finding keeps it from "fixed".
+  if (!early && workspace) await scanCandidates(workspace.root, state);
   // Selection also runs after an error, so that an applicable patch found before it is kept.
   if (!early && ctx) {
     const sel = deps.hooks?.select

@@ -23,6 +23,8 @@ export interface ReviewPromptInputs {
     before: string;
     patch: string;
     after: string;
+    /** The patch scan's findings and shared literals, one per line; empty when it found nothing. */
+    scan: string;
   };
   "review-retry": { problem: string };
   "review-points-system": Record<string, never>;
@@ -42,6 +44,7 @@ export interface ReviewPromptInputs {
     example_path?: string;
   };
   "regression-test-feedback": { reason: string; which: string; output: string };
+  "regression-test-scan": { findings: string };
   "review-validation-feedback": { command: string; summary: string; regressions: string; failures: string };
   "review-duplicate": { id: string; fate: string; guidance: string };
 }

@@ -10,6 +10,7 @@ import { fencedBlocks } from "../model/json.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
+import { scanNewFile } from "../scan/index.ts";
 import { planRegressionTest, type TestPlan } from "./conventions.ts";
 
 /** A tree the stage may run in; disposed when done. */
@@ -189,6 +190,18 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
           role: "user",
           content:
             "Your answer had no fenced code block. Answer with the complete test file in one fenced code block.",
+        });
+        continue;
+      }
+      // A test that reads the environment or the runner's state, or ends the process, is never run.
+      const found = await scanNewFile(plan.path, text, "the test");
+      if (found.length > 0) {
+        last = { why: found.slice(0, 3).join("; "), before: null, after: null, command: plan.command };
+        messages.push({
+          role: "user",
+          content: renderReviewPrompt("regression-test-scan", {
+            findings: found.map((f) => `- ${f}`).join("\n"),
+          }),
         });
         continue;
       }

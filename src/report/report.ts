@@ -3,6 +3,7 @@ import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
 import { runnerChecksLine } from "../contract/runner-checks.ts";
 import { validationVerdict } from "../contract/validation-verdict.ts";
+import { scanLines } from "./scan-lines.ts";
 
 const fence = (text: string, lang = "") => {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -26,6 +27,7 @@ export function renderReport(run: FixRunRecord): string {
         : `Evidence: not marked fixed: ${r.evidence.not_fixed ?? "nothing that ran shows the bug gone"}.`,
       `Code change: ${r.evidence.code}.`,
       "",
+      ...scanLines(r.evidence, (t) => t),
     );
   }
   const tokens = r.usage.prompt_tokens + r.usage.completion_tokens;

@@ -84,6 +84,8 @@ export interface ReviewLoopDeps {
   record?: (name: string, text: string) => void;
   /** Called as each round starts (progress display). */
   onRound?: (round: number, max: number) => void;
+  /** The patch scan of a diff, for the reviewer (one finding per line; empty: nothing found). */
+  scanPatch?: (diff: string, script: string) => Promise<string>;
   signal?: AbortSignal;
 }
 
@@ -226,6 +228,7 @@ export async function runReviewLoop(
     });
     passes = after.exitCode === 0 && after.limit === null;
     validation = null;
+    const scan = deps.scanPatch ? await deps.scanPatch(proposal.diff, repro.script!) : "";
     try {
       verdict = await reviewCandidate(
         deps.model,
@@ -237,6 +240,7 @@ export async function runReviewLoop(
           before: repro.run!.exec,
           patch: proposal.diff,
           after,
+          scan,
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );

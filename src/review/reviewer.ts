@@ -39,6 +39,8 @@ export interface ReviewInput {
   before: ExecResult;
   patch: string;
   after: ExecResult;
+  /** What the patch scan found in the code the patch adds, one per line (empty or absent: nothing). */
+  scan?: string;
 }
 
 /** The reviewer gave no usable verdict within its retries. */
@@ -62,6 +64,7 @@ export function reviewMessages(input: ReviewInput): ChatMessage[] {
         before: formatExecForModel(input.before),
         patch: input.patch.trimEnd(),
         after: formatExecForModel(input.after),
+        scan: input.scan ?? "",
       }),
     },
   ];

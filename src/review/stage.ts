@@ -9,6 +9,7 @@ import { TriedPatches } from "../contract/tried-patches.ts";
 import type { Reproduction } from "../reproduce/index.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { TreeStates, ValidationResult } from "../validate/index.ts";
+import { describeFinding, scanDiff, sharedLiterals } from "../scan/index.ts";
 import { type PatchProposal, type ReviewLoopOutcome, runReviewLoop } from "./loop.ts";
 
 /** What the review stage runs on, all prepared before it: the reproducer it continues and the trees. */
@@ -28,6 +29,23 @@ export interface ReviewStageResult {
   outcome: ReviewOutcome;
   /** The loop that ran (null when the stage failed before finishing one). */
   loop: ReviewLoopOutcome | null;
+}
+
+/** The patch scan as the reviewer reads it: findings, then literals shared with the reproducer. */
+async function reviewerScan(root: string, diff: string, file: string, script: string): Promise<string> {
+  try {
+    const scan = await scanDiff(root, diff);
+    const shared = await sharedLiterals(scan, [{ path: file, text: script }]);
+    return [
+      ...scan.findings.map((f) => `- ${describeFinding(f)}`),
+      ...scan.unscanned.map((u) => `- could not be scanned: ${u}`),
+      ...shared.map(
+        (l) => `- the patch adds ${l}, a value the reproducer also holds (possible special-casing)`,
+      ),
+    ].join("\n");
+  } catch (err) {
+    return `- the patch could not be scanned: ${(err as Error).message}`;
+  }
 }
 
 const toProposal = (c: PatchCandidate): PatchProposal => ({
@@ -64,6 +82,8 @@ export async function reviewStage(
         onRound: (n, max) => ctx.progress.detail(`${candidate.id}: round ${n}/${max}`),
         ...(input.validate ? { validate: (p: PatchProposal) => input.validate!(p.diff) } : {}),
         tried,
+        scanPatch: (diff, script) =>
+          reviewerScan(input.states.pristineDir, diff, config.reproducer.file, script),
         rewritePatch: async (guidance, round) => {
           const written = await runPatchWriter(
             ctx.model,

@@ -52,7 +52,8 @@ export function selectStage(candidates: readonly PatchCandidate[], input: Select
     return {
       id: c.id,
       status: c.result.status,
-      reviewApproved: c.review ? c.review.approved : null,
+      // A patch the scan found code aimed at the checks in ranks as one the reviewer turned down.
+      reviewApproved: c.scan?.findings.length ? false : c.review ? c.review.approved : null,
       reproducerPasses: input.reproducerPasses?.(c) ?? null,
       validation,
     };

@@ -544,3 +544,43 @@ test("text that is not JSON is refused as such", () => {
   assert.equal(r.ok, false);
   if (!r.ok) assert.match(r.message, /^the result is not JSON: /);
 });
+
+test("a patch the scan found code aimed at the checks in is patched, never fixed, and the result says which lines and why", () => {
+  const finding = "the patch reads the environment: `if os.environ.get('CI'):` at stats/summary.py:2";
+  const scanned = resultOf(
+    state(
+      candidate({
+        review: approvedReview,
+        validation,
+        scan: { findings: [finding], shared: [], unscanned: [] },
+      }),
+      true,
+    ),
+  );
+  assert.equal(scanned.status, "patched");
+  assert.match(scanned.reason, /not "fixed": the patch holds code that can tell a test run from other use/);
+  assert.ok(scanned.reason.includes(finding), scanned.reason);
+  assert.deepEqual(scanned.evidence?.patch_findings, [finding]);
+  const clean = resultOf(
+    state(
+      candidate({
+        review: approvedReview,
+        validation,
+        scan: { findings: [], shared: ["`3` at x.py:1"], unscanned: [] },
+      }),
+      true,
+    ),
+  );
+  assert.equal(clean.status, "fixed", clean.reason);
+  assert.deepEqual(clean.evidence?.shared_literals, ["`3` at x.py:1"]);
+  // A child that claims "fixed" over its own findings is refused.
+  const claimed = { ...clean, evidence: { ...clean.evidence!, patch_findings: [finding] } };
+  const back = checkFixResult(JSON.parse(JSON.stringify(claimed)));
+  assert.equal(back.ok, false);
+  assert.match(back.ok ? "" : back.message, /"fixed" needs evidence that ran: the patch holds code/);
+  // A result from before the scan (no patch_findings) still reads.
+  const old = { ...clean, evidence: { ...clean.evidence! } };
+  delete old.evidence.patch_findings;
+  delete old.evidence.shared_literals;
+  assert.ok(checkFixResult(JSON.parse(JSON.stringify(old))).ok);
+});

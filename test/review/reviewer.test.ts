@@ -86,7 +86,22 @@ test("every prompt renders with its inputs, and an optional section disappears w
     before: "B",
     patch: "P",
     after: "A",
+    scan: "",
   });
+  assert.doesNotMatch(review, /syntax scan/);
+  assert.match(
+    renderReviewPrompt("review-user", {
+      issue: "I",
+      maintainer: "",
+      file: "r.py",
+      script: "S",
+      before: "B",
+      patch: "P",
+      after: "A",
+      scan: "- the patch reads the environment: `os.environ` at calc.py:3",
+    }),
+    /A syntax scan of the code the patch adds[^\n]*\n\n- the patch reads the environment: `os\.environ` at calc\.py:3\n/,
+  );
   for (const key of [
     "patch-correct",
     "test-correct",

@@ -1,6 +1,7 @@
 import { codeFence, inertProse, inlineCode } from "../../core/inert-markdown.ts";
 import type { GITHUB_BODY_LIMIT } from "../port.ts";
 import { testChangeLines, testChanges, testsRunLines } from "../../report/test-names.ts";
+import { scanLines } from "../../report/scan-lines.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
 import { type ChangeSinceLast, changeLines, checklist } from "./pr-checklist.ts";
 import { runnerChecksLine } from "../../contract/runner-checks.ts";
@@ -238,6 +239,7 @@ function render(input: PullBodyInput, max: number): string {
       "",
       `Code change: ${inertProse(r.evidence.code, { max: 1000 })}.`,
       "",
+      ...scanLines(r.evidence, (t) => inertProse(t, { max: 600 })),
     );
   }
   // What the runner checks held against, in the evidence's details; a failed check is the verdict above.

@@ -7,6 +7,7 @@ import type { ExecResult, SandboxPort } from "../../sandbox/types.ts";
 import type { PristineTests } from "../../validate/baseline.ts";
 import { compareRuns, countedClean, showsFix, type ValidationResult } from "../../validate/compare.ts";
 import { codeChangeOfDiff } from "../../patch/code-change.ts";
+import { describeFinding, scanDiff } from "../../scan/index.ts";
 import { runTestSuite, type TestRun } from "../../validate/run-tests.ts";
 import { validateCandidate } from "../../validate/targeted.ts";
 import { reproducerRunKey, testRunKey, type TreeStates } from "../../validate/tree-states.ts";
@@ -219,7 +220,11 @@ export function sandboxChecks(deps: {
       const reproOk = !repro || clean(repro);
       const stillRelated = cmp.stillFailingRelated ?? [];
       const code = change && deps.pristine ? await codeChangeOfDiff(deps.pristine, change.diff) : null;
+      // Code aimed at the checks (call stack, environment, runner state, ...) is never a fix (src/scan).
+      const scan = change && deps.pristine ? await scanDiff(deps.pristine, change.diff) : null;
+      const findings = scan ? [...scan.findings.map((f) => describeFinding(f)), ...scan.unscanned] : [];
       const fixed =
+        findings.length === 0 &&
         code?.changed !== false &&
         testsOk &&
         stillRelated.length === 0 &&
@@ -227,6 +232,10 @@ export function sandboxChecks(deps: {
       if (fixed) return { outcome: "passed", ...runs(testsRecord ? { tests: testsRecord } : {}) };
       const failure: string[] = [];
       if (code?.changed === false) failure.push(`The patch changes no code: ${code.detail}.`);
+      if (findings.length > 0)
+        failure.push(
+          `The patch holds code a fix has no reason to hold, so it cannot count as a fix: ${findings.slice(0, 5).join("; ")}.`,
+        );
       if (repro && reproducer && !reproOk) {
         failure.push(`Reproducer (${reproducer.command}):\n${formatExecForModel(repro, 2_000)}`);
       }
