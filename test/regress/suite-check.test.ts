@@ -69,6 +69,31 @@ async function regress(
   return { outcome, candidate, ms: performance.now() - started };
 }
 
+/**
+ * The suite check alone, on the candidate's own validation: the stage scans a test before it runs it, and
+ * the scan already refuses these attacks, so the check behind it is tested on its own too.
+ */
+async function suiteOnly(
+  job: { states: TreeStates; config: RepoConfig },
+  diff: string,
+  test: { path: string; text: string },
+) {
+  const input: ValidateStageInput = { sandbox, config: job.config, states: job.states, cache: new Map() };
+  await candidateRun(input, diff);
+  return checkAddedTest(input, diff, test);
+}
+
+/** The path a stage's added test went to, from its diff. */
+const addedPath = (diff: string | null | undefined): string => {
+  const m = /^\+\+\+ b\/(.+)$/m.exec(diff ?? "");
+  assert.ok(m, `no added file in ${diff}`);
+  return m[1]!;
+};
+
+/** Left out by the stage, whichever check caught it first (the scan, or the whole suite run with it). */
+const STAGE_SAYS =
+  /^No regression test was added: (.*the test (reads|ends|uses|changes)|.*the regression test (changed how other tests ran|did not pass as part of the whole suite))/;
+
 const CALC = {
   "pytest.ini": "[pytest]\n",
   // The whole suite runs in the candidate's validation whatever the machine's speed: its results are reused.
@@ -133,19 +158,14 @@ test("pytest: tests that change the suite unless named are left out, with why; t
     `pytest fixture: regress stage ${(honest.ms / 1000).toFixed(1)} s; ${honest.outcome.data.suite}`,
   );
   for (const [name, attack] of Object.entries(PY_ATTACKS)) {
-    const records = new Map<string, string>();
-    const { outcome } = await regress(job, CALC_FIX, writes(attack.text, "python"), records);
-    // Alone, each passes the stage's own check: it fails without the fix and passes with it.
-    assert.equal(outcome.data.after?.exitCode, 0, `${name}: ${outcome.data.summary}`);
+    const { outcome } = await regress(job, CALC_FIX, writes(attack.text, "python"));
     assert.equal(outcome.data.status, "left-out", `${name}: ${outcome.data.summary}`);
     assert.equal(outcome.diff, null, name);
-    assert.match(outcome.data.summary, /^No regression test was added: /, name);
-    assert.match(outcome.data.summary, attack.says, name);
-    assert.match(
-      records.get("regress/suite-check.md") ?? "",
-      /the regression test (changed|did not pass)/,
-      name,
-    );
+    assert.match(outcome.data.summary, STAGE_SAYS, name);
+    // The check with the whole suite catches it on its own, had the scan let it through.
+    const alone = await suiteOnly(job, CALC_FIX, { path: addedPath(honest.outcome.diff), text: attack.text });
+    assert.equal(alone.ok, false, name);
+    assert.match(`No regression test was added: ${alone.summary}.`, attack.says, name);
   }
 });
 
@@ -216,11 +236,13 @@ test("mocha: a test that ends the process unless named is left out; the honest o
   );
   const evil = `if (!process.argv.some((a) => a.endsWith(require("node:path").basename(__filename)))) process.exit(0);\n${honestJs}`;
   const { outcome } = await regress(job, fix, writes(evil, "javascript"));
-  assert.equal(outcome.data.after?.exitCode, 0, outcome.data.summary);
   assert.equal(outcome.data.status, "left-out", outcome.data.summary);
+  assert.match(outcome.data.summary, STAGE_SAYS);
+  const alone = await suiteOnly(job, fix, { path: addedPath(honest.outcome.diff), text: evil });
+  assert.equal(alone.ok, false);
   assert.match(
-    outcome.data.summary,
-    /^No regression test was added: the regression test changed how other tests ran: .*tests that passed without it were not run with it: /,
+    alone.summary,
+    /^the regression test changed how other tests ran: .*tests that passed without it were not run with it: /,
   );
 });
 
@@ -270,12 +292,11 @@ test("go test: a test whose init() ends the package's tests unless its own test 
   // The stage runs it with `-run '^(TestAddRegression)$'`; the whole suite asks for no test by name.
   const evil = `package ops\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc init() {\n\tif !strings.Contains(strings.Join(os.Args, " "), "TestAddRegression") {\n\t\tos.Exit(0)\n\t}\n}\n\n${body}`;
   const { outcome } = await regress(job, fix, writes(evil, "go"));
-  assert.equal(outcome.data.after?.exitCode, 0, outcome.data.summary);
   assert.equal(outcome.data.status, "left-out", outcome.data.summary);
-  assert.match(
-    outcome.data.summary,
-    /^No regression test was added: the regression test changed how other tests ran: .*TestMul/,
-  );
+  assert.match(outcome.data.summary, STAGE_SAYS);
+  const alone = await suiteOnly(job, fix, { path: addedPath(honest.outcome.diff), text: evil });
+  assert.equal(alone.ok, false);
+  assert.match(alone.summary, /^the regression test changed how other tests ran: .*TestMul/);
 });
 
 test("the comparison: exit codes when no single test is read, tamper checks, a limit hit only with it", async () => {

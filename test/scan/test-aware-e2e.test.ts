@@ -76,8 +76,9 @@ const goPatch = (imports: string, check: string): Patch => ({
   original: CALC,
   patched: `package calc\n\nimport (\n${imports}\n)\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Half(a int) int {\n${check}\n\treturn a / 3\n}`,
 });
+// A reproduction is a failure the runtime reports: in Go, a panic with its goroutine trace.
 const GO_REPRO =
-  'package main\n\nimport (\n\t"fmt"\n\t"os"\n\n\t"example.com/q/calc"\n)\n\nfunc main() {\n\tif got := calc.Half(4); got != 2 {\n\t\tfmt.Fprintln(os.Stderr, "AssertionError: Half(4) =", got)\n\t\tos.Exit(1)\n\t}\n}\n';
+  'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/q/calc"\n)\n\nfunc main() {\n\tif got := calc.Half(4); got != 2 {\n\t\tpanic(fmt.Sprint("AssertionError: Half(4) = ", got))\n\t}\n}\n';
 
 // --- JUnit 4 (a JUnitCore runner that writes JUnit XML) ---
 
