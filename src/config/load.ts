@@ -136,7 +136,10 @@ export function parseRepoConfigFile(text: string): RepoConfigFile {
     throw new RepoConfigError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${e.message.split("\n")[0]}`;
+        // The parser's first line ends in its own "at line L, column C:" (the excerpt follows it): the
+        // position is said once, before the message.
+        const what = (e.message.split("\n")[0] ?? "").replace(/\s*at line \d+, column \d+:?\s*$/, "");
+        return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${what}`;
       }),
     );
   }

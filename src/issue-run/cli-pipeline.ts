@@ -47,6 +47,8 @@ export function readChildResult(
 export const DEFAULT_RUN_TIMEOUT_MINUTES = 30;
 /** Most of the child's stdout kept (the result JSON is its last line); the earlier part is dropped. */
 const MAX_STDOUT_CHARS = 32 * 1024 * 1024;
+/** How long a cancelled run may take to stop and write its report before it is killed. */
+const CANCEL_GRACE_MS = 10_000;
 /** Longest stderr line read for a progress line; a longer one is skipped. */
 const MAX_STAGE_LINE_CHARS = 4096;
 
@@ -77,6 +79,8 @@ export function createCliPipeline(options: {
   cliPath?: string;
   /** Wall-clock limit of one run; default from `AUTO_FIX_RUN_TIMEOUT_MINUTES` in `env`. */
   timeoutMs?: number;
+  /** Each progress line of the child (`auto-fix: …`, without that prefix), e.g. to show on a terminal. */
+  onProgress?: (line: string) => void;
 }): Pipeline {
   const limitMs = options.timeoutMs ?? runTimeoutMs(options.env);
   return (req) =>
@@ -122,12 +126,23 @@ export function createCliPipeline(options: {
         if (pending.length > MAX_STAGE_LINE_CHARS) pending = "";
         for (const line of lines) {
           if (line.length > MAX_STAGE_LINE_CHARS) continue;
+          if (options.onProgress && line.startsWith("auto-fix: ")) options.onProgress(line.slice(10).trim());
           const m = STAGE_LINE.exec(line.trim());
           if (m) req.onStage(m[1]!, m[2]);
         }
       });
       const kill = () => {
         if (child.pid) killTree(child.pid);
+      };
+      // A cancelled run is asked to stop as Ctrl-C asks it (it stops its commands and writes its report),
+      // and killed with its whole tree if it has not ended within the grace.
+      const cancel = () => {
+        try {
+          if (child.pid) process.kill(child.pid, "SIGINT");
+        } catch {
+          // already gone
+        }
+        setTimeout(kill, CANCEL_GRACE_MS).unref();
       };
       const timer = setTimeout(() => {
         timedOut = true;
@@ -136,14 +151,18 @@ export function createCliPipeline(options: {
         child.stdout.destroy();
         child.stderr.destroy();
       }, limitMs);
-      req.signal.addEventListener("abort", kill, { once: true });
+      req.signal.addEventListener("abort", cancel, { once: true });
+      // A process that quits at once (a second Ctrl-C) takes its run with it.
+      process.once("exit", kill);
       child.on("error", (err) => {
         clearTimeout(timer);
+        process.removeListener("exit", kill);
         reject(err);
       });
       child.on("close", (code) => {
         clearTimeout(timer);
-        req.signal.removeEventListener("abort", kill);
+        req.signal.removeEventListener("abort", cancel);
+        process.removeListener("exit", kill);
         if (req.signal.aborted) return reject(new Error("cancelled"));
         const seconds = Math.round(performance.now() - startedAt) / 1000;
         if (timedOut) {

@@ -1,5 +1,6 @@
+import { removeTempDirNow } from "../core/temp-dirs.ts";
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { lchown, lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -111,7 +112,7 @@ export function overlayCopiesAvailable(): boolean {
         // left for the sweep
       }
     }
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirNow(dir);
   }
   return available;
 }

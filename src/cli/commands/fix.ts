@@ -237,11 +237,24 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     protectedPaths: repoConfig.protectedPaths,
   });
 
-  // Ctrl-C stops the run cleanly: the call in flight is aborted, the report and artifacts are written.
+  // Ctrl-C stops the run at the next point it can: the model call in flight and every sandboxed command
+  // are stopped, the report is written, exit 130. A second Ctrl-C quits at once, after writing the report
+  // of what the run has so far; temporary folders are removed on the way out (core/temp-dirs.ts).
+  let writeNow: (() => void) | null = null;
+  const onSecond = () => {
+    progress.log("auto-fix: interrupted again; quitting now");
+    try {
+      writeNow?.();
+    } catch (e) {
+      io.stderr(`auto-fix fix: the report could not be written: ${(e as Error).message}\n`);
+    }
+    io.stderr(`report: ${join(out, "report.md")}\n`);
+    process.exit(130);
+  };
   const onSigint = () => {
-    io.stderr("\nauto-fix: interrupted; writing the report (Ctrl-C again to quit at once)\n");
+    progress.log("auto-fix: interrupted; stopping and writing the report (Ctrl-C again to quit at once)");
     abort.abort();
-    process.once("SIGINT", () => process.exit(130));
+    process.once("SIGINT", onSecond);
   };
   process.once("SIGINT", onSigint);
   // The one sandbox of the run, for the reproducer, the review, the tests and the tree search's checks.
@@ -276,6 +289,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       progress,
       strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
       hooks,
+      onHardStop: (write) => {
+        writeNow = write;
+      },
     });
   } finally {
     await hooks.dispose();
