@@ -165,6 +165,8 @@ test("Ctrl-C while the repository's tests run in the sandbox kills them and thei
   const run = start(server.baseURL, where, ["--test-cmd", `sleep ${marker}; python -m pytest -q`]);
   await until(() => sleeping(marker).length > 0 || run.child.exitCode !== null, 120_000, "the test command");
   assert.equal(run.child.exitCode, null, run.output().slice(-3000));
+  // The status line names the command running and how long it has run.
+  await run.waitFor(new RegExp(`running \`sleep ${marker.replace(".", "\\.")}; python -m pytest -q\` \\(\\d+ s so far`), 10_000);
   run.press("\x03");
   const stage = await interrupted(run, where, "sandboxed tests");
   assert.ok(["reproduce", "review", "validate"].includes(stage), stage);

@@ -6,10 +6,12 @@ import { type ChildProcess, spawn } from "node:child_process";
  * reaches the command's process group as SIGINT from its terminal, as it does for a person.
  */
 const DRIVER = `
-import os, pty, select, sys
+import fcntl, os, pty, select, struct, sys, termios
 pid, fd = pty.fork()
 if pid == 0:
     os.execvpe(sys.argv[1], sys.argv[1:], os.environ)
+# A wide terminal: 50 rows, 240 columns.
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 240, 0, 0))
 stdin_open = True
 while True:
     r, _, _ = select.select([fd] + ([0] if stdin_open else []), [], [])
