@@ -166,7 +166,10 @@ test("Ctrl-C while the repository's tests run in the sandbox kills them and thei
   await until(() => sleeping(marker).length > 0 || run.child.exitCode !== null, 120_000, "the test command");
   assert.equal(run.child.exitCode, null, run.output().slice(-3000));
   // The status line names the command running and how long it has run.
-  await run.waitFor(new RegExp(`running \`sleep ${marker.replace(".", "\\.")}; python -m pytest -q\` \\(\\d+ s so far`), 10_000);
+  await run.waitFor(
+    new RegExp(`running \`sleep ${marker.replace(".", "\\.")}; python -m pytest -q\` \\(\\d+ s so far`),
+    10_000,
+  );
   run.press("\x03");
   const stage = await interrupted(run, where, "sandboxed tests");
   assert.ok(["reproduce", "review", "validate"].includes(stage), stage);
@@ -214,4 +217,63 @@ test("a finished run and a failed run leave TMPDIR as they found it", async (t) 
   const failedCode = await second.exited;
   assert.notEqual(failedCode, 0, second.output().slice(-3000));
   assert.deepEqual(readdirSync(failed.tmp), [], "failed run: nothing left in TMPDIR");
+});
+
+test("issue --dry-run: Ctrl-C stops the pipeline, which writes its report; exit 130; TMPDIR is left empty", async (t) => {
+  const where = place(t);
+  const checkout = join(where.cwd, "stats");
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  execFileSync("cp", ["-r", repo, checkout]);
+  const git = (args: string[]) =>
+    execFileSync("git", ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", ...args], {
+      cwd: checkout,
+      env,
+    });
+  git(["init", "-q", "-b", "main"]);
+  git(["add", "-A"]);
+  git(["commit", "-q", "-m", "Initial commit"]);
+  let asked!: () => void;
+  const searching = new Promise<void>((r) => {
+    asked = r;
+  });
+  const script = goodScript();
+  const server = await startScriptedModel((req, i) => {
+    if (roleOf(req) === "search") {
+      asked();
+      return { content: "Let me look.", delayMs: 60_000 };
+    }
+    return script(req, i);
+  });
+  t.after(() => server.close());
+  const dry = join(where.cwd, "dry");
+  const run = runOnTerminal(
+    [process.execPath, BIN, "issue", checkout, "--issue", join(checkout, "issue.md"), "--dry-run", dry],
+    {
+      cwd: where.cwd,
+      env: {
+        PATH: process.env.PATH,
+        HOME: where.cwd,
+        TMPDIR: where.tmp,
+        TERM: "xterm",
+        OPENAI_BASE_URL: server.baseURL,
+        AUTO_FIX_MODEL: "gpt-4o-mini",
+        AUTO_FIX_CACHE_DIR: join(where.cwd, "cache"),
+        AUTO_FIX_SETUP_CACHE: "off",
+      },
+    },
+  );
+  await searching;
+  // What the pipeline is doing is on the terminal while it runs.
+  await run.waitFor(/auto-fix issue: pipeline: search/, 10_000);
+  run.press("\x03");
+  const pressed = Date.now();
+  const code = await run.exited;
+  const seconds = (Date.now() - pressed) / 1000;
+  console.log(`issue --dry-run: exited ${code} ${seconds.toFixed(1)} s after Ctrl-C`);
+  assert.equal(code, 130, run.output().slice(-3000));
+  assert.ok(seconds < 20, `took ${seconds} s to stop`);
+  const reports = execFileSync("find", [dry, "-name", "report.md"], { encoding: "utf8" }).trim().split("\n");
+  assert.ok(reports[0], `the pipeline wrote its report:\n${run.output().slice(-2000)}`);
+  assert.match(readFileSync(reports[0]!, "utf8"), /the run was interrupted during the search stage/);
+  assert.deepEqual(readdirSync(where.tmp), [], "nothing left in TMPDIR");
 });
