@@ -136,8 +136,7 @@ export function parseRepoConfigFile(text: string): RepoConfigFile {
     throw new RepoConfigError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        // The parser's first line ends in its own "at line L, column C:" (the excerpt follows it): the
-        // position is said once, before the message.
+        // The position is said once, before the message (not again at the end of the parser's line).
         const what = (e.message.split("\n")[0] ?? "").replace(/\s*at line \d+, column \d+:?\s*$/, "");
         return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${what}`;
       }),
