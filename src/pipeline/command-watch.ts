@@ -5,9 +5,11 @@ import type { RunRequest } from "../sandbox/index.ts";
 const MAX_SHOWN = 80;
 
 const label = (req: RunRequest): string => {
-  const text = (typeof req.command === "string" ? req.command : req.command.join(" "))
-    .replace(/\s+/g, " ")
-    .trim();
+  const argv = typeof req.command === "string" ? null : req.command;
+  // `sh -c <script> …`: the script is what runs.
+  const shell =
+    argv && /^(?:\/usr)?\/bin\/sh$|^sh$/.test(argv[0] ?? "") && argv[1] === "-c" ? argv[2] : undefined;
+  const text = (shell ?? (argv ? argv.join(" ") : String(req.command))).replace(/\s+/g, " ").trim();
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
 };
 
