@@ -251,12 +251,14 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     io.stderr(`report: ${join(out, "report.md")}\n`);
     process.exit(130);
   };
+  // One listener for both (never none in between: Node would fall back to the default, which kills the
+  // process without a report, while the first Ctrl-C's abort is still running).
   const onSigint = () => {
+    if (abort.signal.aborted) return onSecond();
     progress.log("auto-fix: interrupted; stopping and writing the report (Ctrl-C again to quit at once)");
     abort.abort();
-    process.once("SIGINT", onSecond);
   };
-  process.once("SIGINT", onSigint);
+  process.on("SIGINT", onSigint);
   // The one sandbox of the run, for the reproducer, the review, the tests and the tree search's checks.
   const sandbox = await openRunSandbox(repoConfig.sandbox, io.env, {
     ceilings,
@@ -295,7 +297,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     });
   } finally {
     await hooks.dispose();
-    process.removeListener("SIGINT", onSigint);
+    // After a Ctrl-C the listener stays: another one quits at once (exit 130), as promised.
+    if (!abort.signal.aborted) process.removeListener("SIGINT", onSigint);
   }
 
   if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);

@@ -78,12 +78,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   };
   const abort = new AbortController();
   // Ctrl-C: the pipeline is asked to stop (it writes its report), exit 130; a second one quits at once.
+  // One listener for both: never none in between (Node's default would kill the process at once).
   const onSignal = () => {
+    if (abort.signal.aborted) process.exit(130);
     io.stderr("auto-fix issue: interrupted; stopping the run (Ctrl-C again to quit at once)\n");
     abort.abort(new Error("interrupted"));
-    process.once("SIGINT", () => process.exit(130));
   };
-  process.once("SIGINT", onSignal);
+  process.on("SIGINT", onSignal);
   try {
     const result = await runDryRun({
       repoDir,
@@ -114,6 +115,6 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const o = result.outcome.status;
     return o === "pull-opened" || o === "pull-updated" ? 0 : 1;
   } finally {
-    process.removeListener("SIGINT", onSignal);
+    if (!abort.signal.aborted) process.removeListener("SIGINT", onSignal);
   }
 }
