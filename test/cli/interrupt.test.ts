@@ -219,7 +219,8 @@ test("a finished run and a failed run leave TMPDIR as they found it", async (t) 
   assert.deepEqual(readdirSync(failed.tmp), [], "failed run: nothing left in TMPDIR");
 });
 
-test("issue --dry-run: Ctrl-C stops the pipeline, which writes its report; exit 130; TMPDIR is left empty", async (t) => {
+/** `issue --dry-run` on a checkout of the fixture, Ctrl-C pressed `presses` times during the search. */
+async function issueInterrupted(t: { after: (fn: () => void) => void }, presses: 1 | 2): Promise<void> {
   const where = place(t);
   const checkout = join(where.cwd, "stats");
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
@@ -267,13 +268,23 @@ test("issue --dry-run: Ctrl-C stops the pipeline, which writes its report; exit 
   await run.waitFor(/auto-fix issue: pipeline: search/, 10_000);
   run.press("\x03");
   const pressed = Date.now();
+  if (presses === 2) {
+    await run.waitFor(/interrupted; stopping the run/, 5000);
+    run.press("\x03");
+  }
   const code = await run.exited;
   const seconds = (Date.now() - pressed) / 1000;
-  console.log(`issue --dry-run: exited ${code} ${seconds.toFixed(1)} s after Ctrl-C`);
+  console.log(`issue --dry-run, ${presses} Ctrl-C: exited ${code} ${seconds.toFixed(1)} s after Ctrl-C`);
   assert.equal(code, 130, run.output().slice(-3000));
   assert.ok(seconds < 20, `took ${seconds} s to stop`);
   const reports = execFileSync("find", [dry, "-name", "report.md"], { encoding: "utf8" }).trim().split("\n");
   assert.ok(reports[0], `the pipeline wrote its report:\n${run.output().slice(-2000)}`);
   assert.match(readFileSync(reports[0]!, "utf8"), /the run was interrupted during the search stage/);
   assert.deepEqual(readdirSync(where.tmp), [], "nothing left in TMPDIR");
-});
+}
+
+test("issue --dry-run: Ctrl-C stops the pipeline, which writes its report; exit 130; TMPDIR is left empty", (t) =>
+  issueInterrupted(t, 1));
+
+test("issue --dry-run: a second Ctrl-C quits at once; the pipeline still writes its report; TMPDIR is left empty", (t) =>
+  issueInterrupted(t, 2));
