@@ -284,7 +284,10 @@ test("a sender without write access gets the app's one polite reply and no run; 
   // Bad settings: exit 2, as `fix` says of the same file, each problem named.
   assert.equal(bad.code, 2);
   assert.match(bad.stdout, /did not start \(refused\): \.github\/auto-fix\.yml is not valid/);
-  assert.match(bad.stderr, /auto-fix issue: \.github\/auto-fix\.yml is not valid:\n  - budgets\.runs-per-issue/);
+  assert.match(
+    bad.stderr,
+    /auto-fix issue: \.github\/auto-fix\.yml is not valid:\n {2}- budgets\.runs-per-issue/,
+  );
   const reply = (
     JSON.parse(readFileSync(join(badOut, "github", "state.json"), "utf8")).comments as { body: string }[]
   )[0]!.body;
