@@ -1,7 +1,7 @@
 /**
  * Clone memory: what a job's clone of a repository with a ~100 MB pack costs the worker.
  *
- *   npm run bench:clone [-- --mb 100] [--isomorphic]
+ *   npm run bench:clone [-- --mb 100] [--files 10] [--isomorphic] [--push]
  *
  * Generates a repository of incompressible random blobs (`--mb` megabytes in 10 files), serves it over
  * git's smart HTTP on 127.0.0.1 (`git http-backend`, from a separate process, so that the server's
@@ -9,7 +9,8 @@
  * process, under the operator's cap). Prints the worker's RSS before the clone, its peak during the
  * clone (sampled every 5 ms), the peak of each git process (VmHWM from /proc, sampled every 50 ms), and
  * the time. `--isomorphic` also clones in-process with isomorphic-git, as jobs did before, for
- * comparison.
+ * comparison. `--push` then commits a one-line change on a new branch of the clone and pushes it
+ * (`commitAndPush`, as a job does), measured the same way.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,12 +22,14 @@ import { parseArgs } from "node:util";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { descendants } from "../src/core/kill-tree.ts";
-import { shallowClone } from "../src/github/git.ts";
+import { commitAndPush, shallowClone } from "../src/github/git.ts";
 import { serveLocalRemote } from "../src/github/local-remote.ts";
 
 const { values } = parseArgs({
   options: {
     mb: { type: "string", default: "100" },
+    files: { type: "string", default: "10" },
+    push: { type: "boolean", default: false },
     isomorphic: { type: "boolean", default: false },
     serve: { type: "string" },
   },
@@ -42,7 +45,7 @@ if (values.serve) {
   await main();
 }
 
-function makeRepo(root: string, mb: number): string {
+function makeRepo(root: string, mb: number, files: number): string {
   const work = join(root, "work");
   mkdirSync(work);
   const env = {
@@ -56,7 +59,6 @@ function makeRepo(root: string, mb: number): string {
   };
   const run = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, env, stdio: "pipe" });
   run(work, ["init", "-q", "-b", "main"]);
-  const files = 10;
   for (let i = 0; i < files; i++)
     writeFileSync(join(work, `blob-${i}.bin`), randomBytes(Math.ceil((mb * MB) / files)));
   writeFileSync(join(work, "README.md"), "generated for bench:clone\n");
@@ -125,11 +127,12 @@ async function measure(label: string, serverPid: number, clone: () => Promise<un
 }
 
 async function main(): Promise<void> {
-  const mb = Math.max(1, Number(values.mb) || 100);
+  const mb = Math.max(0.01, Number(values.mb) || 100);
+  const files = Math.max(1, Number(values.files) || 10);
   const root = mkdtempSync(join(tmpdir(), "clone-bench-"));
   const server = spawn(
     process.execPath,
-    [...process.execArgv, import.meta.filename, "--serve", makeRepo(root, mb)],
+    [...process.execArgv, import.meta.filename, "--serve", makeRepo(root, mb, files)],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -145,8 +148,24 @@ async function main(): Promise<void> {
     });
     const { url, token } = JSON.parse(line) as { url: string; token: string };
     await measure("system git in a child process (as a job clones)", server.pid!, () =>
-      shallowClone({ url, dir: join(root, "clone-git"), token, maxBytes: 4 * mb * MB }),
+      shallowClone({ url, dir: join(root, "clone-git"), token, maxBytes: Math.max(4 * mb * MB, 64 * MB) }),
     );
+    if (values.push) {
+      const dir = join(root, "clone-git");
+      writeFileSync(join(dir, "README.md"), "generated for bench:clone, changed by the push\n");
+      await measure("commit and push of a one-line change (as a job pushes its fix)", server.pid!, () =>
+        commitAndPush({
+          dir,
+          url,
+          token,
+          branch: "auto-fix/issue-1",
+          message: "Fix #1\n",
+          author: { name: "auto-fix", email: "auto-fix@example.com" },
+          force: true,
+          paths: ["README.md"],
+        }),
+      );
+    }
     if (values.isomorphic) {
       await measure("isomorphic-git in the worker (before)", server.pid!, async () =>
         git

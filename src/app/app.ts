@@ -3,7 +3,13 @@ import { createOctokitGitHub } from "../github/octokit-github.ts";
 import { createOctokitPulls } from "../github/octokit-pulls.ts";
 import type { LimitStore } from "../jobs/limits.ts";
 import type { JobQueue } from "../jobs/types.ts";
-import { type GitHubStatus, healthReport, serveOps, type WebhookStatus } from "../ops/http.ts";
+import {
+  type GitHubStatus,
+  healthChangeLog,
+  healthReport,
+  serveOps,
+  type WebhookStatus,
+} from "../ops/http.ts";
 import { registerHealthMetrics } from "../ops/health-metrics.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
 import type { Readiness } from "../ops/readiness.ts";
@@ -123,6 +129,7 @@ export function createAutoFixApp(options: AppOptions): ApplicationFunction {
         ...(settings ? { webhook: () => webhook, github: () => github } : {}),
         working: () => [...working].map(([deliveryId, w]) => ({ deliveryId, ...w })),
         ...(ops.stuckAfterMs !== undefined ? { stuckAfterMs: ops.stuckAfterMs } : {}),
+        onReport: healthChangeLog(app.log),
       };
       registerHealthMetrics(ops.registry, () => healthReport(deps));
       fnOptions?.addHandler((req, res) => serveOps(deps, req, res));

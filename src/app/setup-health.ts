@@ -38,7 +38,14 @@ export function proxyChecker(proxyUrl: string | null, timeoutMs = 5000): ProxyCh
 export async function serveSetupOps(
   req: IncomingMessage,
   res: ServerResponse,
-  options: { baseUrl: string; proxy: ProxyCheck },
+  options: {
+    baseUrl: string;
+    proxy: ProxyCheck;
+    /** What else will make runs fail (the model settings), named as the log names it. */
+    problems?: () => readonly string[];
+    /** Hears each /health answer (to log when it changes). */
+    onReport?: (report: { status: string; problems: string[] }) => void;
+  },
 ): Promise<boolean> {
   const path = (req.url ?? "/").split("?")[0];
   if (path !== "/health" && path !== "/metrics") return false;
@@ -46,9 +53,11 @@ export async function serveSetupOps(
   const problems = [
     `setup: auto-fix is not registered yet: open ${options.baseUrl}/probot to register it on GitHub, then restart`,
     ...(proxyProblem ? [`webhook: ${proxyProblem}`] : []),
+    ...(options.problems?.() ?? []).map((p) => `model: ${p}`),
   ];
   if (path === "/health") {
     const body = { status: "unavailable", role: "setup", problems, warnings: [], registered: false };
+    options.onReport?.(body);
     res
       .writeHead(503, { "content-type": "application/json", "cache-control": "no-store" })
       .end(req.method === "HEAD" ? undefined : `${JSON.stringify(body)}\n`);

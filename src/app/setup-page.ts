@@ -15,6 +15,7 @@ import { Octokit } from "@octokit/rest";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { hookUrlFor, setupProblem, type WebhookSettings } from "../ops/webhook-url.ts";
+import { healthChangeLog } from "../ops/http.ts";
 import { type ProxyCheck, proxyChecker, serveSetupOps } from "./setup-health.ts";
 
 const APP_YML = new URL("../../app.yml", import.meta.url);
@@ -131,6 +132,13 @@ export function updateDotEnv(dir: string, values: Record<string, string>): void 
   chmodSync(path, 0o600);
 }
 
+/** The problems runs would meet, as a list on the setup page (nothing when there are none). */
+function problemList(problems: readonly string[]): string {
+  if (problems.length === 0) return "";
+  const items = problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("\n");
+  return `\n<p class="problem">Runs will fail until this is fixed (the server's log says the same):</p>\n<ul class="problem" id="run-problems">\n${items}\n</ul>`;
+}
+
 export interface SetupOptions {
   env: NodeJS.ProcessEnv;
   webhook: WebhookSettings;
@@ -141,6 +149,8 @@ export interface SetupOptions {
   baseUrl?: string | undefined;
   /** Whether the proxy channel answers (default: one HEAD request to it, at most every 30 s). */
   proxyCheck?: ProxyCheck;
+  /** What else the start found that will make runs fail (the model settings), as the log says it. */
+  problems?: () => readonly string[];
 }
 
 /** The setup handler for Probot's server: answers its paths and returns false for any other request. */
@@ -151,6 +161,7 @@ export function createSetupHandler(
   const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version?: string };
   let registered: string | null = null;
   const proxy = options.proxyCheck ?? proxyChecker(options.webhook.proxyUrl);
+  const healthLog = healthChangeLog(options.log);
   const html = (res: ServerResponse, status: number, title: string, body: string) => {
     res
       .writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
@@ -160,7 +171,9 @@ export function createSetupHandler(
   return async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method !== "GET" && req.method !== "HEAD") return false;
-    if (await serveSetupOps(req, res, { baseUrl: requestBaseUrl(req), proxy })) return true;
+    const problems = options.problems ?? (() => []);
+    const ops = { baseUrl: requestBaseUrl(req), proxy, problems, onReport: healthLog };
+    if (await serveSetupOps(req, res, ops)) return true;
     if (req.method !== "GET") return false;
     if (url.pathname === "/") {
       res.writeHead(302, { location: "/probot" }).end();
@@ -187,7 +200,7 @@ export function createSetupHandler(
 <p class="problem">${escapeHtml(problem)}</p>
 <p>Development: create a channel at <a href="https://smee.io/new">smee.io/new</a> and put <code>WEBHOOK_PROXY_URL=https://smee.io/&lt;channel&gt;</code> in <code>.env</code>.
 Production: put <code>AUTO_FIX_PUBLIC_URL=https://autofix.example.com</code> (the address GitHub reaches this server at) in <code>.env</code>.
-See <code>docs/deploying.md</code>.</p>`,
+See <code>docs/deploying.md</code>.</p>${problemList(problems())}`,
         );
       }
       const hookUrl = hookUrlFor(options.webhook, base)!;
@@ -199,7 +212,7 @@ See <code>docs/deploying.md</code>.</p>`,
         200,
         "auto-fix setup",
         `<h1>auto-fix ${escapeHtml(pkg.version ?? "")} setup</h1>
-<p>Register auto-fix as a GitHub App. GitHub will send its webhooks to <code id="hook-url">${escapeHtml(hookUrl)}</code>${options.webhook.proxyUrl ? " (the proxy channel, forwarded to this server)" : ""}.</p>${unreachable ? `\n<p class="problem" id="proxy-problem">${escapeHtml(unreachable)}</p>` : ""}
+<p>Register auto-fix as a GitHub App. GitHub will send its webhooks to <code id="hook-url">${escapeHtml(hookUrl)}</code>${options.webhook.proxyUrl ? " (the proxy channel, forwarded to this server)" : ""}.</p>${unreachable ? `\n<p class="problem" id="proxy-problem">${escapeHtml(unreachable)}</p>` : ""}${problemList(problems())}
 <form action="${escapeHtml(action)}" method="post">
 <input type="hidden" name="manifest" id="manifest" value="${escapeHtml(JSON.stringify(manifest))}">
 <button type="submit">Register the GitHub App</button>

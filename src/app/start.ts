@@ -66,9 +66,12 @@ const credentials = Boolean(env.APP_ID) && hasKey;
 // GET /models) when something would make every run fail.
 const startSettings = readSettings(env);
 for (const w of startSettings.warnings) process.stderr.write(`auto-fix: warning: ${w}\n`);
+// The setup page and setup-mode /health name the same problems.
+const startProblems: string[] = [];
 void checkModelAtStart(env, process.cwd(), startSettings.maxCostUsdPerRun).then((r) => {
   for (const n of r.notes) process.stderr.write(`auto-fix: warning: ${n}\n`);
   for (const p of r.problems) process.stderr.write(`auto-fix: runs will fail: ${p}\n`);
+  startProblems.push(...r.problems);
 });
 
 if (!credentials) await setup();
@@ -92,7 +95,16 @@ async function setup(): Promise<void> {
     Probot: Probot.defaults({ appId: 1, privateKey: "unused until the app is registered", log }),
   });
   await server.load((_app, { addHandler }) => {
-    addHandler(createSetupHandler({ env, webhook, dir: process.cwd(), log, baseUrl: githubBaseUrl(env) }));
+    addHandler(
+      createSetupHandler({
+        env,
+        webhook,
+        dir: process.cwd(),
+        log,
+        baseUrl: githubBaseUrl(env),
+        problems: () => startProblems,
+      }),
+    );
   });
   try {
     await server.start();

@@ -83,13 +83,16 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   const positionals: string[] = [];
   let command: string[] | null = null;
   const helpLimit = spec.helpBefore ?? Number.POSITIVE_INFINITY;
-  const unknown = (word: string) =>
-    new UserError(
+  const unknown = (word: string) => {
+    const near = word.startsWith("--") ? closestOption(word.slice(2), [...long.keys()]) : null;
+    return new UserError(
       `unknown option '${word}' for '${spec.name}'` +
+        (near ? `; did you mean '--${near}'?` : "") +
         (spec.helpBefore !== undefined && positionals.length >= spec.helpBefore
           ? " (put -- before arguments that begin with '-')"
           : ""),
     );
+  };
   const set = (o: OptionSpec, value: string | true, word: string) => {
     if (o.type === "boolean") {
       if (value !== true) throw new UserError(`option '--${o.name}' takes no value (got '${word}')`);
@@ -189,4 +192,38 @@ export function commandHelp(spec: CommandSpec): string {
   const more = spec.more?.();
   if (more) lines.push("", more.trimEnd());
   return `${lines.join("\n")}\n`;
+}
+
+/** Edit distance (insertions, deletions, substitutions, swaps of neighbours) between two short words. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The option a mistyped name most likely meant: within 2 edits (1 for short names), else a unique prefix. */
+export function closestOption(name: string, options: readonly string[]): string | null {
+  const candidates = options.filter((o) => o !== "help");
+  let best: string | null = null;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const o of candidates) {
+    const dist = distance(name, o);
+    if (dist < bestD) {
+      best = o;
+      bestD = dist;
+    }
+  }
+  if (best && bestD <= (name.length <= 4 ? 1 : 2)) return best;
+  const prefixed = candidates.filter((o) => o.startsWith(name) && name.length >= 2);
+  return prefixed.length === 1 ? prefixed[0]! : null;
 }

@@ -1,6 +1,6 @@
 import { inertForTerminal } from "../core/terminal-text.ts";
 import { formatUsd, type UsageMeter } from "../model/usage.ts";
-import { createProgress, type Progress } from "../contract/progress.ts";
+import { createProgress, describeRunning, type Progress } from "../contract/progress.ts";
 import type { CliIO } from "./main.ts";
 
 /** Redraws at most this often on a terminal. */
@@ -77,13 +77,15 @@ export function fixProgress(io: CliIO, meter: UsageMeter): FixProgress {
   const line = statusLine(io);
   let stage = "";
   let detail = "";
+  let run = "";
   const counts = () => {
     const t = meter.totals();
     const tokens = t.prompt_tokens + t.completion_tokens;
     const tk = tokens >= 10_000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens);
     return `${meter.calls()} model calls · ${tk} tokens · ${formatUsd(t.cost_usd)}`;
   };
-  const text = () => `auto-fix: ${stage}${detail ? ` · ${detail}` : ""} · ${counts()}`;
+  const text = () =>
+    `auto-fix: ${stage}${detail ? ` · ${detail}` : ""}${run ? ` · ${run}` : ""} · ${counts()}`;
   return {
     stage(name, d) {
       stage = name;
@@ -96,6 +98,10 @@ export function fixProgress(io: CliIO, meter: UsageMeter): FixProgress {
     },
     usage() {
       line.update(text());
+    },
+    running(now) {
+      run = now ? describeRunning(now) : "";
+      line.update(text(), true);
     },
     milestone(name, note) {
       // Finished stages stay on screen above the status line.

@@ -140,7 +140,9 @@ export function parseRepoConfigFile(text: string): RepoConfigFile {
     throw new RepoConfigError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${e.message.split("\n")[0]}`;
+        // The position is said once, before the message (not again at the end of the parser's line).
+        const what = (e.message.split("\n")[0] ?? "").replace(/\s*at line \d+, column \d+:?\s*$/, "");
+        return `YAML syntax${pos ? ` (line ${pos.line}, column ${pos.col})` : ""}: ${what}`;
       }),
     );
   }

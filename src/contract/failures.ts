@@ -13,11 +13,18 @@ import {
 import { type EvidenceVerdict, judgeEvidence, loadingTests, reproducerShowsFix } from "./fix-evidence.ts";
 import type { FixResult, FixState, PatchCandidate } from "./pipeline.ts";
 
-/** The run was interrupted (Ctrl-C, cancellation) before it finished. */
+/** The run was interrupted (Ctrl-C, cancellation) before it finished; `stage`: the stage it stopped in. */
 export class RunInterrupted extends Error {
-  constructor(options?: { cause?: unknown }) {
-    super("the run was interrupted", options);
+  readonly stage: string | null;
+  constructor(options?: { cause?: unknown; stage?: string | null }) {
+    super(
+      options?.stage
+        ? `the run was interrupted during the ${options.stage} stage`
+        : "the run was interrupted",
+      options?.cause !== undefined ? { cause: options.cause } : undefined,
+    );
     this.name = "RunInterrupted";
+    this.stage = options?.stage ?? null;
   }
 }
 

@@ -222,6 +222,11 @@ export interface FixDeps {
   progress?: Progress;
   strategy?: PatchStrategy;
   hooks?: FixHooks;
+  /**
+   * Hands the caller a function that writes the report of the run as it stands, at once and
+   * synchronously (for a process that must quit now); it does nothing once the run has written its own.
+   */
+  onHardStop?: (writeNow: () => void) => void;
 }
 
 export interface StageTiming {

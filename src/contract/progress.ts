@@ -11,8 +11,29 @@ export interface Progress {
    * lines, and the stage-start lines `auto-fix: <stage> (<detail>)`, to update its status comment.
    */
   milestone(name: string, note?: string): void;
+  /** The sandboxed command running now and for how long (null: none runs); called about every second. */
+  running?(now: RunningCommand | null): void;
   done(): void;
 }
+
+/** A sandboxed command in progress: what it runs, for how long, and how many others run beside it. */
+export interface RunningCommand {
+  command: string;
+  seconds: number;
+  others: number;
+}
+
+/** `running \`pytest -q\` (12 s so far, 1 more beside it)`: how progress shows a running command. */
+export function describeRunning(r: RunningCommand): string {
+  const parts = [
+    ...(r.seconds >= 1 ? [`${r.seconds} s so far`] : []),
+    ...(r.others > 0 ? [`${r.others} more beside it`] : []),
+  ];
+  return `running \`${r.command}\`${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+}
+
+/** A plain (not terminal) progress prints a running command when it starts and then every this often. */
+export const PLAIN_RUNNING_EVERY_S = 15;
 
 export const silentProgress: Progress = { stage() {}, detail() {}, usage() {}, milestone() {}, done() {} };
 
@@ -27,9 +48,11 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
   let detail = "";
   let totals: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
   let lastLine = "";
+  let run = "";
+  let plainShown: { command: string; seconds: number } | null = null;
   const line = () => {
     const tokens = totals.prompt_tokens + totals.completion_tokens;
-    return `auto-fix: ${stage}${detail ? ` · ${detail}` : ""} · ${fmtTokens(tokens)} tokens · ${formatUsd(totals.cost_usd)}`;
+    return `auto-fix: ${stage}${detail ? ` · ${detail}` : ""}${run ? ` · ${run}` : ""} · ${fmtTokens(tokens)} tokens · ${formatUsd(totals.cost_usd)}`;
   };
   const render = () => {
     const l = line();
@@ -55,6 +78,19 @@ export function createProgress(write: (text: string) => void, tty: boolean): Pro
     usage(t) {
       totals = t;
       if (tty) render();
+    },
+    running(now) {
+      run = now ? describeRunning(now) : "";
+      if (tty) return render();
+      if (!now) {
+        plainShown = null;
+        return;
+      }
+      const due =
+        plainShown?.command !== now.command || now.seconds - plainShown.seconds >= PLAIN_RUNNING_EVERY_S;
+      if (!due) return;
+      plainShown = { command: now.command, seconds: now.seconds };
+      write(`auto-fix: ${stage}: ${run}\n`);
     },
     done() {
       if (tty) write(`\r\x1b[K${line()}\n`);

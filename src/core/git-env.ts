@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { trackTempDir } from "./temp-dirs.ts";
 
 /**
  * The whole environment of every git command the host runs (`git apply`, the local remote's git and
@@ -33,6 +34,10 @@ let home: string | null = null;
 
 /** An empty folder of auto-fix's own, made once per process with a fresh name (mode 0700). */
 function gitHome(): string {
-  home ??= mkdtempSync(join(tmpdir(), "auto-fix-git-home-"));
+  if (home === null) {
+    home = mkdtempSync(join(tmpdir(), "auto-fix-git-home-"));
+    // Removed when the process exits.
+    trackTempDir(home);
+  }
   return home;
 }

@@ -51,7 +51,7 @@ export class CloneTooLargeError extends Error {
 const megabytes = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 
 /** Where git may connect: http(s) only (no file://, ssh or ext:: transports from a URL). */
-function originOf(url: string): string {
+export function originOf(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -70,7 +70,7 @@ function originOf(url: string): string {
  * configuration, no prompts, no templates (hooks); http(s) only; and the token for the clone's own
  * origin only, through a credential helper that reads it from git's environment.
  */
-function gitEnv(origin: string, token: string): NodeJS.ProcessEnv {
+export function gitEnv(origin: string, token: string): NodeJS.ProcessEnv {
   const pass = [
     "PATH",
     "HOME",
@@ -131,7 +131,7 @@ export async function diskBytes(dir: string): Promise<number> {
   return total;
 }
 
-interface Run {
+export interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -143,7 +143,7 @@ interface Run {
  * Runs git in its own process group; `watch` is called every WATCH_EVERY_MS and may return an error to
  * stop the whole group with. `signal` stops it too.
  */
-function runGit(
+export function runGit(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; watch?: () => Promise<Error | null> },
 ): Promise<Run> {
@@ -210,7 +210,7 @@ function runGit(
 }
 
 /** git's error output, last lines only, without the token (should any part of git ever echo it). */
-function gitProblem(what: string, run: Run, token: string): Error {
+export function gitProblem(what: string, run: Run, token: string): Error {
   const lines = run.stderr
     .split(/\r?\n|\r/)
     .map((l) => l.trim())

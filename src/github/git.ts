@@ -1,25 +1,22 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import git from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 import { ExecError } from "../core/errors.ts";
 import { hostGitEnv } from "../core/git-env.ts";
 import { checkEditablePath, isTestConfigFile } from "../core/path-rules.ts";
 import { isTestPath } from "../core/test-files.ts";
-import { gitShallowClone } from "./clone.ts";
+import { gitEnv, gitProblem, gitShallowClone, originOf, runGit } from "./clone.ts";
 
 /**
- * Git over HTTP(S) with an installation token. The clone runs the system git in a child process
- * (clone.ts); pushes and ref listings use isomorphic-git, which gets the token through `onAuth` only. The
- * token is never part of a URL or a command line, never written to `.git/config` and never logged.
+ * Git over HTTP(S) with an installation token. Every git step (the clone, the commit, the push, the ref
+ * listing) runs the system git in a child process of its own (clone.ts), which gets the token through a
+ * credential helper reading its own environment. The token is never part of a URL or a command line,
+ * never written to `.git/config` and never logged.
  */
 
 export interface GitAuthor {
   name: string;
   email: string;
 }
-
-const auth = (token: string) => () => ({ username: "x-access-token", password: token });
 
 /**
  * Shallow clone (depth 1, one branch) of `ref` (a branch or tag; default: the remote's default branch),
@@ -107,11 +104,47 @@ export async function applyPatch(dir: string, patch: string): Promise<void> {
   });
 }
 
+/** Runs git in the clone (its own process, `clone.ts`'s environment); its stdout, or an error naming it. */
+async function gitIn(
+  dir: string,
+  args: string[],
+  opts: { url: string; token: string; env?: Record<string, string> },
+): Promise<string> {
+  const env = { ...gitEnv(originOf(opts.url), opts.token), GIT_LITERAL_PATHSPECS: "1", ...opts.env };
+  const run = await runGit(args, { cwd: dir, env });
+  if (run.code !== 0) throw gitProblem(`git ${args[0]}`, run, opts.token);
+  return run.stdout;
+}
+
+/** Author and committer of a commit made now (UTC), as git's environment gives them. */
+function identity(author: GitAuthor): Record<string, string> {
+  const date = `${Math.floor(Date.now() / 1000)} +0000`;
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: author.name,
+    GIT_COMMITTER_EMAIL: author.email,
+    GIT_COMMITTER_DATE: date,
+  };
+}
+
+/** A branch name git accepts, that no command reads as an option. */
+async function checkBranch(dir: string, branch: string, opts: { url: string; token: string }): Promise<void> {
+  if (branch.startsWith("-")) throw new Error(`refusing the branch name ${JSON.stringify(branch)}`);
+  await gitIn(dir, ["check-ref-format", `refs/heads/${branch}`], opts).catch(() => {
+    throw new Error(
+      `refusing the branch name ${JSON.stringify(branch.slice(0, 100))}: not a valid branch name`,
+    );
+  });
+}
+
 /**
  * Commits the validated patch's files (`paths`, as `diffPaths` reads them from the patch) on a new local
  * `branch` (starting at HEAD) and pushes it to `refs/heads/<branch>`, force-pushing when asked (a retry
  * replaces the previous run's commit). Nothing else of the work tree is committed: a file the clone
- * gained or changed some other way stays out of the commit.
+ * gained or changed some other way stays out of the commit. Every step is the system git in its own
+ * process (as the clone is): the repository's files are never read into the worker's memory.
  */
 export async function commitAndPush(options: {
   dir: string;
@@ -124,26 +157,35 @@ export async function commitAndPush(options: {
   paths: readonly string[];
 }): Promise<{ commit: string; files: string[] }> {
   const { dir } = options;
-  const wanted = new Set(options.paths);
+  const wanted = [...new Set(options.paths)];
   for (const p of wanted) {
     if (p === "" || p.startsWith("/") || p.split("/").some((s) => s === ".." || s === "." || s === "")) {
       throw new Error(`refusing to commit ${p}: not a path inside the repository`);
     }
   }
-  await git.branch({ fs, dir, ref: options.branch, checkout: true, force: true });
-  const files: string[] = [];
-  const matrix = wanted.size > 0 ? await git.statusMatrix({ fs, dir, filepaths: [...wanted] }) : [];
-  for (const [filepath, head, workdir, stage] of matrix) {
-    if (!wanted.has(filepath)) continue;
-    if (head === workdir && workdir === stage) continue;
-    files.push(filepath);
-    if (workdir === 0) await git.remove({ fs, dir, filepath });
-    else await git.add({ fs, dir, filepath });
-  }
+  await checkBranch(dir, options.branch, options);
+  await gitIn(dir, ["checkout", "--quiet", "-B", options.branch, "HEAD"], options);
+  // Only paths that exist in the work tree or in the commit: git refuses a path that is in neither.
+  const tracked = new Set(
+    wanted.length > 0
+      ? (await gitIn(dir, ["ls-files", "-z", "--", ...wanted], options)).split("\0").filter(Boolean)
+      : [],
+  );
+  const present = wanted.filter((p) => tracked.has(p) || fs.existsSync(`${dir}/${p}`));
+  if (present.length > 0) await gitIn(dir, ["add", "--all", "--force", "--", ...present], options);
+  const staged = present.length
+    ? (await gitIn(dir, ["diff", "--cached", "--name-only", "--no-renames", "-z", "--", ...present], options))
+        .split("\0")
+        .filter(Boolean)
+    : [];
+  const files = staged.filter((f) => present.includes(f));
   if (files.length === 0) throw new Error("nothing to commit: the patch changed no file");
-  const timestamp = Math.floor(Date.now() / 1000);
-  const who = { ...options.author, timestamp, timezoneOffset: 0 };
-  const commit = await git.commit({ fs, dir, message: options.message, author: who, committer: who });
+  await gitIn(
+    dir,
+    ["commit", "--quiet", "--no-verify", "--cleanup=verbatim", "-m", options.message, "--", ...files],
+    { ...options, env: identity(options.author) },
+  );
+  const commit = (await gitIn(dir, ["rev-parse", "--verify", "HEAD^{commit}"], options)).trim();
   await pushBranch(dir, options, options.force);
   return { commit, files };
 }
@@ -154,26 +196,28 @@ async function pushBranch(
   options: { url: string; token: string; branch: string },
   force: boolean,
 ): Promise<void> {
-  const result = await git.push({
-    fs,
-    http,
-    dir,
-    url: options.url,
-    ref: options.branch,
-    remoteRef: `refs/heads/${options.branch}`,
-    force,
-    onAuth: auth(options.token),
-  });
-  if (!result.ok) {
-    const refError = Object.values(result.refs ?? {}).find((r) => !r.ok);
-    throw new Error(`push rejected: ${result.error ?? refError?.error ?? "unknown reason"}`);
-  }
+  const ref = `refs/heads/${options.branch}`;
+  const env = gitEnv(originOf(options.url), options.token);
+  const run = await runGit(
+    ["push", "--porcelain", "--no-verify", ...(force ? ["--force"] : []), options.url, `${ref}:${ref}`],
+    { cwd: dir, env },
+  );
+  if (run.code === 0) return;
+  // `--porcelain`: one line per ref, `!` and the reason for a refused one.
+  const refused = run.stdout
+    .split("\n")
+    .find((l) => l.startsWith("!\t"))
+    ?.split("\t")[2];
+  if (refused) throw new Error(`push rejected: ${refused}`);
+  throw gitProblem("git push", run, options.token);
 }
 
 /** The message of the commit checked out in a clone. */
 export async function headMessage(dir: string): Promise<string> {
-  const oid = await git.resolveRef({ fs, dir, ref: "HEAD" });
-  return (await git.readCommit({ fs, dir, oid })).commit.message;
+  const run = await runGit(["cat-file", "commit", "HEAD"], { cwd: dir, env: gitEnv("http://none", "") });
+  if (run.code !== 0) throw gitProblem("git cat-file", run, "");
+  const at = run.stdout.indexOf("\n\n");
+  return at === -1 ? "" : run.stdout.slice(at + 2);
 }
 
 /**
@@ -189,16 +233,14 @@ export async function pushEmptyCommit(options: {
   author: GitAuthor;
 }): Promise<string> {
   const { dir } = options;
-  const timestamp = Math.floor(Date.now() / 1000);
-  const who = { ...options.author, timestamp, timezoneOffset: 0 };
-  const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
-  const { commit: parent } = await git.readCommit({ fs, dir, oid: head });
-  const commit = await git.writeCommit({
-    fs,
-    dir,
-    commit: { message: options.message, tree: parent.tree, parent: [head], author: who, committer: who },
-  });
-  await git.writeRef({ fs, dir, ref: `refs/heads/${options.branch}`, value: commit, force: true });
+  await checkBranch(dir, options.branch, options);
+  const commit = (
+    await gitIn(dir, ["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", options.message], {
+      ...options,
+      env: identity(options.author),
+    })
+  ).trim();
+  await gitIn(dir, ["update-ref", `refs/heads/${options.branch}`, commit], options);
   await pushBranch(dir, options, false);
   return commit;
 }
@@ -213,12 +255,12 @@ export async function remoteBranchHead(options: {
   branch: string;
 }): Promise<string | null> {
   const name = `refs/heads/${options.branch}`;
-  const refs = await git.listServerRefs({
-    http,
-    url: options.url,
-    prefix: name,
-    protocolVersion: 1,
-    onAuth: auth(options.token),
-  });
-  return refs.find((r) => r.ref === name)?.oid ?? null;
+  const env = gitEnv(originOf(options.url), options.token);
+  const run = await runGit(["ls-remote", options.url, name], { cwd: process.cwd(), env });
+  if (run.code !== 0) throw gitProblem("git ls-remote", run, options.token);
+  for (const line of run.stdout.split("\n")) {
+    const [oid, ref] = line.split("\t");
+    if (ref === name && oid) return oid;
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 /**
  * A local stand-in for a GitHub repository's git remote: a bare copy of a local checkout, served over
  * git's smart-HTTP protocol on 127.0.0.1 (`git http-backend`), so that an issue run clones and pushes
- * through the same code (git.ts, isomorphic-git over HTTP, a token) as it does against GitHub. The
+ * through the same code (git.ts: the system git over HTTP, a token) as it does against GitHub. The
  * user's checkout is only read; pushes land in the bare copy.
  */
 import { execFile, spawn } from "node:child_process";

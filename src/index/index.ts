@@ -94,7 +94,7 @@ export async function buildIndex(root: string, opts: BuildIndexOptions = {}): Pr
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new UserError(`no such directory: ${root}`);
+    if (code === "ENOENT") throw new UserError(`${root} is not a directory`);
     throw new UserError(`cannot read ${root}: ${code ?? (err as Error).message}`);
   }
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree } from "../core/kill-tree.ts";
@@ -47,6 +47,43 @@ export function readChildResult(
 export const DEFAULT_RUN_TIMEOUT_MINUTES = 30;
 /** Most of the child's stdout kept (the result JSON is its last line); the earlier part is dropped. */
 const MAX_STDOUT_CHARS = 32 * 1024 * 1024;
+/**
+ * The pipeline children running now. If this process exits before they end (a second Ctrl-C), each is
+ * asked twice to stop (it then writes its report and removes its temporary folders at once), given a
+ * few seconds, and killed with its tree.
+ */
+const liveRuns = new Set<number>();
+process.once("exit", () => {
+  if (liveRuns.size === 0) return;
+  const nap = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const running = (pid: number): boolean => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  const interrupt = () => {
+    for (const pid of liveRuns) {
+      try {
+        process.kill(pid, "SIGINT");
+      } catch {
+        // gone
+      }
+    }
+  };
+  interrupt();
+  nap(200);
+  interrupt();
+  const end = Date.now() + EXIT_GRACE_MS;
+  while (Date.now() < end && [...liveRuns].some(running)) nap(50);
+  for (const pid of liveRuns) killTree(pid);
+});
+/** How long an exiting process waits for its runs to write their reports. */
+const EXIT_GRACE_MS = 3000;
+
+/** How long a cancelled run may take to stop and write its report before it is killed. */
+const CANCEL_GRACE_MS = 10_000;
 /** Longest stderr line read for a progress line; a longer one is skipped. */
 const MAX_STAGE_LINE_CHARS = 4096;
 
@@ -77,6 +114,8 @@ export function createCliPipeline(options: {
   cliPath?: string;
   /** Wall-clock limit of one run; default from `AUTO_FIX_RUN_TIMEOUT_MINUTES` in `env`. */
   timeoutMs?: number;
+  /** Each progress line of the child (`auto-fix: …`, without that prefix), e.g. to show on a terminal. */
+  onProgress?: (line: string) => void;
 }): Pipeline {
   const limitMs = options.timeoutMs ?? runTimeoutMs(options.env);
   return (req) =>
@@ -122,12 +161,23 @@ export function createCliPipeline(options: {
         if (pending.length > MAX_STAGE_LINE_CHARS) pending = "";
         for (const line of lines) {
           if (line.length > MAX_STAGE_LINE_CHARS) continue;
+          if (options.onProgress && line.startsWith("auto-fix: ")) options.onProgress(line.slice(10).trim());
           const m = STAGE_LINE.exec(line.trim());
           if (m) req.onStage(m[1]!, m[2]);
         }
       });
       const kill = () => {
         if (child.pid) killTree(child.pid);
+      };
+      // A cancelled run is asked to stop as Ctrl-C asks it (it stops its commands and writes its report),
+      // and killed with its whole tree if it has not ended within the grace.
+      const cancel = () => {
+        try {
+          if (child.pid) process.kill(child.pid, "SIGINT");
+        } catch {
+          // already gone
+        }
+        setTimeout(kill, CANCEL_GRACE_MS).unref();
       };
       const timer = setTimeout(() => {
         timedOut = true;
@@ -136,14 +186,18 @@ export function createCliPipeline(options: {
         child.stdout.destroy();
         child.stderr.destroy();
       }, limitMs);
-      req.signal.addEventListener("abort", kill, { once: true });
+      req.signal.addEventListener("abort", cancel, { once: true });
+      // A process that quits at once (a second Ctrl-C) takes its run with it.
+      if (child.pid) liveRuns.add(child.pid);
       child.on("error", (err) => {
         clearTimeout(timer);
+        if (child.pid) liveRuns.delete(child.pid);
         reject(err);
       });
       child.on("close", (code) => {
         clearTimeout(timer);
-        req.signal.removeEventListener("abort", kill);
+        req.signal.removeEventListener("abort", cancel);
+        if (child.pid) liveRuns.delete(child.pid);
         if (req.signal.aborted) return reject(new Error("cancelled"));
         const seconds = Math.round(performance.now() - startedAt) / 1000;
         if (timedOut) {

@@ -52,6 +52,8 @@ export interface DryRunResult {
   pullBody: string | null;
   pullDiff: string | null;
   statusComment: string | null;
+  /** The repository's `.github/auto-fix.yml` is not valid: what is wrong with it (the run did not start). */
+  configProblems?: string[];
 }
 
 /** The status comment of the issue, as the app finds it (by its marker). */
@@ -137,6 +139,7 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
         pullBody,
         pullDiff: pullBody ? pullBody.replace(/\.md$/, ".diff") : null,
         statusComment,
+        ...(repoConfig.ok ? {} : { configProblems: repoConfig.problems }),
       }));
     if (!admission.ok) {
       const o = admission.outcome;

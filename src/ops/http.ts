@@ -64,6 +64,27 @@ export interface OpsDeps {
   /** A delivery held longer than this is stuck (default two minutes). */
   stuckAfterMs?: number;
   now?: () => number;
+  /** Hears each /health answer (to log when it changes, `healthChangeLog`). */
+  onReport?: (report: HealthReport) => void;
+}
+
+/**
+ * One log line when /health's answer changes (its status or its problems), none per request: a
+ * health poller does not fill the log, and a change is said once, with what is wrong.
+ */
+export function healthChangeLog(log: {
+  info(msg: string): void;
+  warn(msg: string): void;
+}): (report: { status: string; problems: readonly string[] }) => void {
+  let last: string | null = null;
+  return (report) => {
+    const key = `${report.status}\n${report.problems.join("\n")}`;
+    if (key === last) return;
+    last = key;
+    const what = report.problems.length > 0 ? `: ${report.problems.join("; ")}` : "";
+    if (report.status === "ok") log.info(`health: ok${what}`);
+    else log.warn(`health: ${report.status}${what}`);
+  };
 }
 
 export interface WebhookStatus {
@@ -205,6 +226,7 @@ export async function serveOps(deps: OpsDeps, req: IncomingMessage, res: ServerR
   }
   if (path === "/health") {
     const report = await healthReport(deps);
+    deps.onReport?.(report);
     res
       .writeHead(report.status === "unavailable" ? 503 : 200, {
         "content-type": "application/json",

@@ -8,12 +8,13 @@ import {
 import { answerPoints } from "../review/points.ts";
 import { runSearch } from "../agents/search-agent.ts";
 import type { SearchPort } from "../agents/search-port.ts";
-import type { ModelPort } from "../model/types.ts";
 import { renderReport } from "../report/report.ts";
 import { linearStrategy } from "../strategies/linear.ts";
 import { silentProgress } from "../contract/progress.ts";
 import type { MaintainerReport } from "../contract/result.ts";
 import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
+import { commandWatch } from "./command-watch.ts";
+import { modelWithSignal, sandboxWithSignal, throwIfInterrupted } from "./interrupt.ts";
 import { selectStage } from "../select/index.ts";
 import { buildResult } from "./build-result.ts";
 import { codeChangeOfDiff } from "../patch/code-change.ts";
@@ -74,29 +75,6 @@ function instrument(code: CodeTools, toolMs: { search: number; apply: number }):
 }
 
 /**
- * A model port whose every call carries `signal`, so that an interruption stops the call in flight; a
- * call that fails because the run was interrupted fails as `RunInterrupted`, which every stage lets through.
- */
-function withSignal(model: ModelPort, signal: AbortSignal | undefined): ModelPort {
-  if (!signal) return model;
-  return {
-    chat: async (messages, opts) => {
-      if (signal.aborted) throw new RunInterrupted();
-      try {
-        return await model.chat(messages, { ...opts, signal });
-      } catch (err) {
-        if (signal.aborted) throw new RunInterrupted({ cause: err });
-        throw err;
-      }
-    },
-  };
-}
-
-const throwIfInterrupted = (signal: AbortSignal | undefined): void => {
-  if (signal?.aborted) throw new RunInterrupted();
-};
-
-/**
  * Runs the whole repair pipeline on a local checkout: private copy → index → reproduce? → search →
  * patch strategy → review? → validate? → selection → patch.diff, report.md, result.json under `out`.
  * Never throws for model or input trouble: every failure ends in a FixResult with a reason, and the
@@ -119,7 +97,11 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
     locationsText: null,
     requested: [],
   };
+  // The stage the run is in: an interruption names it.
+  let current: string | null = null;
+  const stageNow = () => current;
   const timed = async <T>(stage: string, fn: () => Promise<T>, detail?: string): Promise<T> => {
+    current = stage;
     progress.stage(stage, detail);
     const t = performance.now();
     let ok = false;
@@ -137,6 +119,55 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
   let error: unknown = null;
   let early: { status: FixResult["status"]; reason: string } | null = null;
   let ctx: FixContext | null = null;
+  /** result.json, patch.diff, timings.json and report.md of the run as it stands. */
+  const writeArtifacts = (
+    outcome: { status: FixResult["status"]; reason: string },
+    maintainer: MaintainerReport | null,
+    error: unknown,
+  ): FixResult => {
+    const result = buildResult({
+      status: outcome.status,
+      reason: outcome.reason,
+      state,
+      usage: deps.meter.totals(),
+      out: options.out,
+      model: deps.modelName ?? null,
+      seconds: Math.round((performance.now() - started) / 10) / 100,
+      maintainer,
+      stagesTried: timings.map((t) => t.stage),
+    });
+    if (result.patch) recorder.write("patch.diff", result.patch);
+    recorder.writeJson("result.json", result);
+    const run: FixRunRecord = {
+      result,
+      issue: options.issue,
+      options,
+      state,
+      timings,
+      toolMs,
+      usageByStage: deps.meter.byStage(),
+      modelCalls: deps.meter.calls(),
+      indexStats,
+      notes: [...notes, ...(state.notes ?? [])],
+      error: error ? (error instanceof Error ? error.message : String(error)) : null,
+      workdir: workspace && options.keepWorkspace ? workspace.root : null,
+      artifacts: recorder.files(),
+    };
+    recorder.writeJson("timings.json", {
+      timings,
+      toolMs,
+      usageByStage: run.usageByStage,
+      modelCalls: run.modelCalls,
+    });
+    recorder.write("report.md", renderReport(run));
+    return result;
+  };
+  // A caller that must quit at once (a second Ctrl-C) still gets the report of what the run has so far.
+  let hardStop: (() => void) | null = () => {
+    const stopped = new RunInterrupted({ stage: current });
+    writeArtifacts(decideOutcome(state, stopped), null, stopped);
+  };
+  deps.onHardStop?.(() => hardStop?.());
   recorder.writeJson("issue.json", options.issue);
   recorder.writeJson("config.json", deps.config);
   try {
@@ -153,9 +184,9 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       );
       workspace = ws;
       shareTrees(ws.root, ws.dependencies);
-      throwIfInterrupted(options.signal);
+      throwIfInterrupted(options.signal, stageNow);
       const rawCode = await timed("index", () => deps.openCode(ws.root));
-      throwIfInterrupted(options.signal);
+      throwIfInterrupted(options.signal, stageNow);
       indexStats = rawCode.stats;
       const files = rawCode.stats.files;
       progress.milestone("indexed", typeof files === "number" ? `${files} files` : undefined);
@@ -164,8 +195,8 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       ctx = {
         options,
         config: deps.config,
-        sandbox: deps.sandbox,
-        model: withSignal(deps.model, options.signal),
+        sandbox: sandboxWithSignal(deps.sandbox, options.signal, stageNow, commandWatch(progress)),
+        model: modelWithSignal(deps.model, options.signal, stageNow),
         meter: deps.meter,
         recorder,
         progress,
@@ -264,48 +295,22 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       };
     }
   }
-  const outcome = early ?? decideOutcome(state, options.signal?.aborted ? new RunInterrupted() : error);
+  const outcome =
+    early ??
+    decideOutcome(
+      state,
+      options.signal?.aborted
+        ? new RunInterrupted({ stage: error instanceof RunInterrupted ? error.stage : current })
+        : error,
+    );
   const chosen = state.chosen?.applicable ? state.chosen : null;
   const maintainer = await summarizeMaintainer(ctx, chosen, notes, timed);
-  const result = buildResult({
-    status: outcome.status,
-    reason: outcome.reason,
-    state,
-    usage: deps.meter.totals(),
-    out: options.out,
-    model: deps.modelName ?? null,
-    seconds: Math.round((performance.now() - started) / 10) / 100,
-    maintainer,
-    stagesTried: timings.map((t) => t.stage),
-  });
-  if (result.patch) recorder.write("patch.diff", result.patch);
-  recorder.writeJson("result.json", result);
   if (workspace) forgetShared(workspace.root);
   if (workspace && !options.keepWorkspace) {
     await workspace.dispose().catch(() => undefined);
   }
-  const run: FixRunRecord = {
-    result,
-    issue: options.issue,
-    options,
-    state,
-    timings,
-    toolMs,
-    usageByStage: deps.meter.byStage(),
-    modelCalls: deps.meter.calls(),
-    indexStats,
-    notes: [...notes, ...(state.notes ?? [])],
-    error: error ? (error instanceof Error ? error.message : String(error)) : null,
-    workdir: workspace && options.keepWorkspace ? workspace.root : null,
-    artifacts: recorder.files(),
-  };
-  recorder.writeJson("timings.json", {
-    timings,
-    toolMs,
-    usageByStage: run.usageByStage,
-    modelCalls: run.modelCalls,
-  });
-  recorder.write("report.md", renderReport(run));
+  hardStop = null;
+  const result = writeArtifacts(outcome, maintainer, error);
   progress.done();
   return result;
 }

@@ -1,5 +1,6 @@
+import { removeTempDirNow } from "../core/temp-dirs.ts";
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../core/processes.ts";
@@ -51,7 +52,7 @@ export function tmpfsCopiesAvailable(): boolean {
   } catch {
     available = false;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirNow(dir);
   }
   return available;
 }

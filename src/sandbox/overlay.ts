@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { closeSync, constants as fsConstants, mkdirSync, mkdtempSync, openSync } from "node:fs";
+import { removeTempDirNow } from "../core/temp-dirs.ts";
 import { lchown, lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -94,7 +95,7 @@ export function overlayCopiesAvailable(): boolean {
         // left for the sweep
       }
     }
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirNow(dir);
   }
   return available;
 }

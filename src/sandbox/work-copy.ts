@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { forgetTempDir, trackTempDir } from "../core/temp-dirs.ts";
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
@@ -336,6 +337,7 @@ export async function makeWorkCopy(
         ? inherited
         : own.map((rel) => ({ rel, source: join(realSrc, rel) }));
   const base = await mkdtemp(join(await tempParentOutside(src, parent), `auto-fix-work-${process.pid}-`));
+  trackTempDir(base);
   // Traversable (not listable), so the sandbox's unprivileged uid can reach the copy.
   await chmod(base, 0o711);
   let mounted = false;
@@ -353,6 +355,7 @@ export async function makeWorkCopy(
     }
     if (mounted) await unmountTmpfs(base);
     await rm(base, { recursive: true, force: true });
+    forgetTempDir(base);
   };
   try {
     if (useTmpfs) {

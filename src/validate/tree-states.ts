@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { forgetTempDir, trackTempDir } from "../core/temp-dirs.ts";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RepoConfig } from "../config/index.ts";
@@ -116,6 +117,7 @@ export class TreeStates {
     setupCache?: SetupCacheSpec | null;
   }): Promise<TreeStates> {
     const scratch = await mkdtemp(join(tmpdir(), "auto-fix-trees-"));
+    trackTempDir(scratch);
     // Traversable, not listable: the sandbox's unprivileged uid reaches the copies without a staging bind.
     await chmod(scratch, 0o711);
     let base: WorkCopy | null = null;
@@ -133,6 +135,7 @@ export class TreeStates {
     } catch (err) {
       await base?.dispose();
       await rm(scratch, { recursive: true, force: true });
+      forgetTempDir(scratch);
       throw err;
     }
   }
@@ -237,5 +240,6 @@ export class TreeStates {
     await Promise.all(copies.map((c) => c.dispose().catch(() => {})));
     await base?.dispose().catch(() => {});
     await rm(this.#scratch, { recursive: true, force: true });
+    forgetTempDir(this.#scratch);
   }
 }

@@ -1,3 +1,4 @@
+import { forgetTempDir, trackTempDir } from "../core/temp-dirs.ts";
 import { cp, lstat, mkdir, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
@@ -50,6 +51,7 @@ export async function createWorkspace(
   }
   const excluded = await Promise.all(exclude.map((e) => realpath(e).catch(() => e)));
   const parent = await mkdtemp(join(await tempParentOutside(src, tmpdir()), "auto-fix-work-"));
+  trackTempDir(parent);
   const root = join(parent, basename(src) || "repo");
   const dependencies: { rel: string; source: string }[] = [];
   await cp(src, root, {
@@ -75,7 +77,14 @@ export async function createWorkspace(
   });
   // cp creates a folder's parents before its entries: the places of the left-out folders exist now.
   for (const d of dependencies) await mkdir(join(root, d.rel), { mode: 0o755 });
-  return { root, dependencies, dispose: () => rm(parent, { recursive: true, force: true }) };
+  return {
+    root,
+    dependencies,
+    dispose: async () => {
+      await rm(parent, { recursive: true, force: true });
+      forgetTempDir(parent);
+    },
+  };
 }
 
 /**

@@ -70,6 +70,17 @@ test("an unknown option is a message and exit 2 for every command, never a stack
     assert.doesNotMatch(r.err, /\n\s+at /, "no stack trace");
     assert.equal(r.out, "");
   }
+  assert.doesNotMatch(
+    (await runCli(["worker", "--frobnicate"])).err,
+    /did you mean/,
+    "nothing close: no guess",
+  );
+  // A mistyped option: the one it most likely meant is named.
+  const typo = await runCli(["fix", "--repo", dir, "--isue", join(dir, "notes.txt")]);
+  assert.equal(typo.code, 2);
+  assert.match(typo.err, /^auto-fix fix: unknown option '--isue' for 'fix'; did you mean '--issue'\?/);
+  const typo2 = await runCli(["issue", dir, "--issue", join(dir, "notes.txt"), "--dryrun", "x"]);
+  assert.match(typo2.err, /unknown option '--dryrun' for 'issue'; did you mean '--dry-run'\?/);
   // A short option nobody defines, a flag given a value, a string option without one.
   const short = await runCli(["sandbox", dir, "-q", "--", "true"]);
   assert.equal(short.code, 2);
@@ -196,4 +207,29 @@ test("an empty issue (no title, no body) is refused with exit 2 and one sentence
   assert.equal(real.code, 2);
   assert.doesNotMatch(real.err, /is empty/);
   assert.match(real.err, /AUTO_FIX_MODEL|model/);
+});
+
+test("a missing repository folder reads one way in every command", async (t) => {
+  const dir = repoWithDashH(t);
+  const missing = join(dir, "no-such-folder");
+  const issue = join(dir, "notes.txt");
+  const cases: string[][] = [
+    ["fix", "--repo", missing, "--issue", issue],
+    ["issue", missing, "--issue", issue, "--dry-run", join(dir, "dry")],
+    ["index", missing],
+    ["search", missing, "search_class", "A"],
+    ["sandbox", missing, "--", "true"],
+    ["apply", missing, issue],
+  ];
+  for (const args of cases) {
+    const r = await runCli(args, {
+      env: { AUTO_FIX_CACHE_DIR: join(dir, ".cache"), AUTO_FIX_MODEL: "gpt-4o-mini", OPENAI_API_KEY: "k" },
+    });
+    assert.equal(r.code, 2, `${args[0]}: ${r.err}`);
+    assert.match(
+      r.err,
+      new RegExp(`^auto-fix ${args[0]}: (--repo )?${missing} is not a directory\\n`),
+      r.err,
+    );
+  }
 });

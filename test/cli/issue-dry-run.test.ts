@@ -143,6 +143,9 @@ test("a dry run opens the pull request on disk: body and status comment carry th
   };
   assert.equal(result.outcome.status, "pull-opened");
   assert.equal(result.branch, "auto-fix/issue-1");
+  // What the pipeline does is shown as it goes: its stages, and each command it runs in the sandbox.
+  assert.match(r.stderr, /^auto-fix issue: pipeline: search/m);
+  assert.match(r.stderr, /^auto-fix issue: pipeline: [a-z]+: running `[^`]+`/m);
 
   // The pull request body: the fix, the issue it fixes, the reviewer's verdict and the reproducer.
   assert.ok(existsSync(result.pullBody), "the pull request body file exists");
@@ -277,8 +280,13 @@ test("a sender without write access gets the app's one polite reply and no run; 
   git(badRepo, ["commit", "-q", "-m", "init"]);
   const badOut = join(work, "bad-config-out");
   const bad = await cli(["issue", badRepo, "--issue", issueFile, "--dry-run", badOut]);
-  assert.equal(bad.code, 1);
+  // Bad settings: exit 2, as `fix` says of the same file, each problem named.
+  assert.equal(bad.code, 2);
   assert.match(bad.stdout, /did not start \(refused\): \.github\/auto-fix\.yml is not valid/);
+  assert.match(
+    bad.stderr,
+    /auto-fix issue: \.github\/auto-fix\.yml is not valid:\n {2}- budgets\.runs-per-issue/,
+  );
   const reply = (
     JSON.parse(readFileSync(join(badOut, "github", "state.json"), "utf8")).comments as { body: string }[]
   )[0]!.body;

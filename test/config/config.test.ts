@@ -85,6 +85,14 @@ budgets: { cost-usd: -1 }
     assert.match(err.message, /\.github\/auto-fix\.yml is not valid/);
   }
   assert.throws(() => parseRepoConfig("test: [unclosed"), /YAML syntax \(line 1/);
+  // The position is said once, in front: the parser's own "at line 3, column 1:" does not dangle at the end.
+  assert.throws(
+    () => parseRepoConfig("search:\n  rounds: [1\nx: 2\n"),
+    (e: Error) =>
+      /YAML syntax \(line 3, column 1\): Flow sequence in block collection must be sufficiently indented and end with a \]$/m.test(
+        e.message,
+      ) && !/column \d+:\s*$/m.test(e.message),
+  );
   assert.throws(() => parseRepoConfig("- a list"), /must be a mapping/);
   assert.throws(() => parseRepoConfig("reproducer: { runtime: command }"), /needs a `command` template/);
   assert.throws(() => parseRepoConfig("reproducer: { pattern: '(' }"), /not a valid regular expression/);

@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { hostGitEnv } from "../../src/core/git-env.ts";
-import { applyPatch, commitAndPush, diffPaths, shallowClone } from "../../src/github/git.ts";
+import {
+  applyPatch,
+  commitAndPush,
+  diffPaths,
+  remoteBranchHead,
+  shallowClone,
+} from "../../src/github/git.ts";
 import { git as localGit, prepareLocalRemote } from "../../src/github/local-remote.ts";
 import { type GitServer, startGitServer } from "../support/git-server.ts";
 import { tempDir } from "../support/temp.ts";
@@ -126,4 +133,91 @@ test("git apply and the local remote's git see none of the host's variables (poi
     for (const k of Object.keys(poison)) delete process.env[k];
     Object.assign(process.env, saved);
   }
+});
+
+test("commit and push of a change in a repository of large files: the worker's memory does not grow with them", async () => {
+  // 3 × 16 MB of random (incompressible) text beside a small file the change touches.
+  const big = (seed: number) => randomBytes(12 * 1024 * 1024).toString("base64") + String(seed);
+  const url = server.createRepo("o/push-large", {
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "data/a.bin": big(1),
+    "data/b.bin": big(2),
+    "data/c.bin": big(3),
+  });
+  const dir = join(tempDir("auto-fix-push-large-"), "repo");
+  await shallowClone({ url, dir, token: TOKEN });
+  await applyPatch(dir, PATCH);
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  try {
+    const pushed = await commitAndPush({
+      dir,
+      url,
+      token: TOKEN,
+      branch: "auto-fix/issue-2",
+      message: "Fix #2\n",
+      author,
+      force: false,
+      paths: diffPaths(PATCH),
+    });
+    assert.deepEqual(pushed.files, ["calc.py"]);
+  } finally {
+    clearInterval(timer);
+  }
+  peak = Math.max(peak, process.memoryUsage().rss);
+  const grewMb = (peak - before) / (1024 * 1024);
+  console.log(`worker RSS during commit and push with 48 MB of files: +${grewMb.toFixed(1)} MB`);
+  assert.ok(grewMb < 30, `the worker grew by ${grewMb.toFixed(1)} MB while committing and pushing`);
+  // What was pushed: the large files as they were, the change on top, one commit.
+  assert.equal(server.git("o/push-large", ["rev-list", "--count", "main..auto-fix/issue-2"]).trim(), "1");
+  assert.equal(
+    server.git("o/push-large", ["rev-parse", "main:data/a.bin"]),
+    server.git("o/push-large", ["rev-parse", "auto-fix/issue-2:data/a.bin"]),
+  );
+  assert.match(server.git("o/push-large", ["show", "auto-fix/issue-2:calc.py"]), /a \+ b/);
+  assert.equal(
+    server.git("o/push-large", ["log", "-1", "--format=%an <%ae>%n%B", "auto-fix/issue-2"]),
+    "auto-fix <auto-fix@example.com>\nFix #2\n\n",
+  );
+});
+
+test("a push the remote refuses says why; the remote's branch head is read without fetching", async () => {
+  const url = server.createRepo("o/push-refused", { "calc.py": "def add(a, b):\n    return a - b\n" });
+  /** A job's clone with the patch applied (each attempt is a job of its own). */
+  const patched = async (): Promise<string> => {
+    const dir = join(tempDir("auto-fix-push-refused-"), "repo");
+    await shallowClone({ url, dir, token: TOKEN });
+    await applyPatch(dir, PATCH);
+    return dir;
+  };
+  assert.equal(await remoteBranchHead({ url, token: TOKEN, branch: "auto-fix/issue-3" }), null);
+  // Someone else's commit on the branch first: a push without force is refused, naming why.
+  const theirs = server.commitFiles("o/push-refused", "auto-fix/issue-3", { "other.py": "x = 1\n" }, "main");
+  assert.equal(await remoteBranchHead({ url, token: TOKEN, branch: "auto-fix/issue-3" }), theirs);
+  const base = { url, token: TOKEN, branch: "auto-fix/issue-3", message: "Fix #3\n", author };
+  await assert.rejects(
+    commitAndPush({ ...base, dir: await patched(), force: false, paths: diffPaths(PATCH) }),
+    /^Error: push rejected: .*(fetch first|non-fast-forward)/,
+  );
+  // A wrong token: git's own words, never the token.
+  const dir = await patched();
+  const bad = await commitAndPush({
+    ...base,
+    dir,
+    token: "ghs_wrong",
+    force: true,
+    paths: diffPaths(PATCH),
+  }).then(
+    () => null,
+    (e: Error) => e,
+  );
+  assert.ok(bad, "a push with a wrong token fails");
+  assert.doesNotMatch(bad.message, /ghs_wrong/);
+  // With force (a retry replaces its earlier commit) the push goes through.
+  const pushed = await commitAndPush({ ...base, dir: await patched(), force: true, paths: diffPaths(PATCH) });
+  assert.equal(await remoteBranchHead({ url, token: TOKEN, branch: "auto-fix/issue-3" }), pushed.commit);
 });

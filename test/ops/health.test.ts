@@ -177,8 +177,45 @@ test("npm start without a model answers /health with 503 and the reason", async 
       body.problems.some((p) => /^model: no model configured/.test(p)),
       body.problems.join("\n"),
     );
+    // A poller asking again and again: one log line for the state, none per request, no stack trace.
+    for (let i = 0; i < 5; i++) assert.equal((await fetch(`${app.url}/health`)).status, 503);
+    await fetch(`${app.url}/metrics`);
+    const said = app.logs().filter((l) => /health/.test(String(l.msg)));
+    assert.equal(said.length, 1, app.output());
+    assert.match(String(said[0]?.msg), /^health: unavailable: model: no model configured/);
+    assert.doesNotMatch(app.output(), /failed with status code 503|GET \/health|at onResFinished/);
   } finally {
     await app.stop();
     await github.close();
+  }
+});
+
+test("in setup mode, /health, the setup page and the log name the same problems: registration and the model", async () => {
+  const cwd = tempDir("af-health-setup-");
+  const app = await startApp(
+    { NO_SMEE_SETUP: "true", AUTO_FIX_PUBLIC_URL: "https://autofix.example.com" },
+    { cwd },
+  );
+  try {
+    // The model check at start is said in the log first.
+    const deadline = Date.now() + 10_000;
+    while (!/runs will fail: no model configured/.test(app.output()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.match(app.output(), /runs will fail: no model configured/);
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${app.url}/health`);
+      assert.equal(res.status, 503);
+      const body = (await res.json()) as { role: string; problems: string[] };
+      assert.equal(body.role, "setup");
+      assert.match(body.problems.join("\n"), /^setup: auto-fix is not registered yet/m);
+      assert.match(body.problems.join("\n"), /^model: no model configured: set AUTO_FIX_MODEL/m);
+    }
+    const page = await (await fetch(`${app.url}/probot`)).text();
+    assert.match(page, /<ul class="problem" id="run-problems">\n<li>no model configured: set AUTO_FIX_MODEL/);
+    const said = app.logs().filter((l) => /^health: /.test(String(l.msg)));
+    assert.equal(said.length, 1, app.output());
+    assert.doesNotMatch(app.output(), /failed with status code 503|at onResFinished/);
+  } finally {
+    await app.stop();
   }
 });

@@ -129,7 +129,11 @@ test("fix --json end to end through the real client (streaming): contract fields
     assert.match(err, /\nauto-fix: search: round 2\/15\n/);
     assert.match(err, /\nauto-fix: located \(stats\/summary\.py\)\nauto-fix: patch \(linear\)\n/);
     assert.match(err, /\nauto-fix: patched \(linear attempt 1\)\n/);
-    assert.match(err, /\nauto-fix: validate\nauto-fix: validated \(/);
+    // Between them, the command running in the sandbox, named as it starts.
+    assert.match(
+      err,
+      /\nauto-fix: validate\n(?:auto-fix: validate: running `[^\n]+`[^\n]*\n)+auto-fix: validated \(/,
+    );
     assert.equal(treeDigest(repo), before);
     assert.equal(server.requests[0]?.model, "gpt-4o-mini");
     assert.equal(server.requests[0]?.stream, true, "the whole run went through streaming responses");

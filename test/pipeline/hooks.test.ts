@@ -218,7 +218,7 @@ test("an interrupted run ends as an error with its report, and removes its priva
       },
     );
     assert.equal(result.status, "error");
-    assert.equal(result.reason, "the run was interrupted");
+    assert.equal(result.reason, "the run was interrupted during the search stage");
     assert.match(read(out, "report.md"), /Status: error/);
     assert.ok(workdir !== "" && !existsSync(workdir), "the private copy is removed");
     assert.ok(server.requests.length <= 2, "no model call starts after the interruption");

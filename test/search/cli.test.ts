@@ -50,7 +50,7 @@ test("bad input: missing directory, unknown API, empty repository", async () => 
   const env = { AUTO_FIX_CACHE_DIR: tempDir() };
   const missing = await cli(["index", "/nonexistent/repo", "--json"], env);
   assert.equal(missing.code, 2);
-  assert.match(missing.err, /no such directory: \/nonexistent\/repo/);
+  assert.match(missing.err, /\/nonexistent\/repo is not a directory/);
   const file = join(tempDir(), "plain.txt");
   writeFileSync(file, "x");
   const notDir = await cli(["index", file], env);

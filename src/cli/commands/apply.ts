@@ -13,7 +13,7 @@ export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
   const dir = resolve(io.cwd, positionals[0]!);
   const responseFile = resolve(io.cwd, positionals[1]!);
   const st = await stat(dir).catch(() => null);
-  if (!st?.isDirectory()) throw new UserError(`${positionals[0]} is not a directory.`);
+  if (!st?.isDirectory()) throw new UserError(`${positionals[0]} is not a directory`);
   let answer: string;
   try {
     answer = await readFile(responseFile, "utf8");

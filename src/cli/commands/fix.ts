@@ -242,13 +242,28 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     protectedPaths: repoConfig.protectedPaths,
   });
 
-  // Ctrl-C stops the run cleanly: the call in flight is aborted, the report and artifacts are written.
-  const onSigint = () => {
-    io.stderr("\nauto-fix: interrupted; writing the report (Ctrl-C again to quit at once)\n");
-    abort.abort();
-    process.once("SIGINT", () => process.exit(130));
+  // Ctrl-C stops the run at the next point it can: the model call in flight and every sandboxed command
+  // are stopped, the report is written, exit 130. A second Ctrl-C quits at once, after writing the report
+  // of what the run has so far; temporary folders are removed on the way out (core/temp-dirs.ts).
+  let writeNow: (() => void) | null = null;
+  const onSecond = () => {
+    progress.log("auto-fix: interrupted again; quitting now");
+    try {
+      writeNow?.();
+    } catch (e) {
+      io.stderr(`auto-fix fix: the report could not be written: ${(e as Error).message}\n`);
+    }
+    io.stderr(`report: ${join(out, "report.md")}\n`);
+    process.exit(130);
   };
-  process.once("SIGINT", onSigint);
+  // One listener for both (never none in between: Node would fall back to the default, which kills the
+  // process without a report, while the first Ctrl-C's abort is still running).
+  const onSigint = () => {
+    if (abort.signal.aborted) return onSecond();
+    progress.log("auto-fix: interrupted; stopping and writing the report (Ctrl-C again to quit at once)");
+    abort.abort();
+  };
+  process.on("SIGINT", onSigint);
   // The one sandbox of the run, for the reproducer, the review, the tests and the tree search's checks.
   const sandbox = await openRunSandbox(repoConfig.sandbox, io.env, {
     ceilings,
@@ -282,10 +297,14 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       progress,
       strategy: makeStrategy(patchAttempts !== undefined ? { patchAttempts } : {}),
       hooks,
+      onHardStop: (write) => {
+        writeNow = write;
+      },
     });
   } finally {
     await hooks.dispose();
-    process.removeListener("SIGINT", onSigint);
+    // After a Ctrl-C the listener stays: another one quits at once (exit 130), as promised.
+    if (!abort.signal.aborted) process.removeListener("SIGINT", onSigint);
   }
 
   if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);

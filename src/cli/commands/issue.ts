@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { RepoConfigError } from "../../config/index.ts";
 import { UserError } from "../../core/errors.ts";
 import { createCliPipeline } from "../../issue-run/cli-pipeline.ts";
 import { type DryRunResult, runDryRun } from "../../issue-run/dry-run.ts";
@@ -76,8 +77,14 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     ...(testCmd !== undefined ? { AUTO_FIX_TEST_CMD: testCmd } : {}),
   };
   const abort = new AbortController();
-  const onSignal = () => abort.abort(new Error("interrupted"));
-  process.once("SIGINT", onSignal);
+  // Ctrl-C: the pipeline is asked to stop (it writes its report), exit 130; a second one quits at once.
+  // One listener for both: never none in between (Node's default would kill the process at once).
+  const onSignal = () => {
+    if (abort.signal.aborted) process.exit(130);
+    io.stderr("auto-fix issue: interrupted; stopping the run (Ctrl-C again to quit at once)\n");
+    abort.abort(new Error("interrupted"));
+  };
+  process.on("SIGINT", onSignal);
   try {
     const result = await runDryRun({
       repoDir,
@@ -88,7 +95,11 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       permission,
       guidance: args.string("guidance"),
       env,
-      pipeline: createCliPipeline({ env }),
+      pipeline: createCliPipeline({
+        env,
+        // What the pipeline is doing, as it says it: its stages and the commands it runs, with their time.
+        onProgress: (line) => io.stderr(`auto-fix issue: pipeline: ${line}\n`),
+      }),
       signal: abort.signal,
       log: {
         info: (m) => io.stderr(`auto-fix issue: ${m}\n`),
@@ -96,9 +107,14 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       },
     });
     io.stdout(args.flag("json") ? `${JSON.stringify(result, null, 2)}\n` : describe(result));
+    if (abort.signal.aborted) return 130;
+    // Bad settings exit 2, as `fix` does with the same file.
+    if (result.configProblems && result.outcome.status === "not-run") {
+      throw new RepoConfigError(result.configProblems);
+    }
     const o = result.outcome.status;
     return o === "pull-opened" || o === "pull-updated" ? 0 : 1;
   } finally {
-    process.removeListener("SIGINT", onSignal);
+    if (!abort.signal.aborted) process.removeListener("SIGINT", onSignal);
   }
 }

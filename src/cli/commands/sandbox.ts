@@ -41,7 +41,7 @@ export async function run(parsed: ParsedArgs, io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UserError("expected one directory before '--'");
   const dir = resolve(io.cwd, positionals[0]!);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UserError(`not a directory: ${positionals[0]}`);
+    throw new UserError(`${positionals[0]} is not a directory`);
   const timeoutS = positiveNumber(values.timeout, "timeout");
   const memoryMb = positiveNumber(values.memory, "memory");
 
