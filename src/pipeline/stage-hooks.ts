@@ -10,6 +10,7 @@ import type {
 } from "../contract/pipeline.ts";
 import { patchKey } from "../contract/tried-patches.ts";
 import { regressStage } from "../regress/index.ts";
+import type { ReviewLoopOutcome } from "../review/index.ts";
 import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
 import { type Selection, selectStage } from "../select/index.ts";
@@ -209,6 +210,7 @@ export function createReproduceReviewHooks(
       issue: fenceIssue(ctx.options.issue),
       diff: chosen.result.diff,
       script: rep?.status === "reproduced" ? rep.script : null,
+      ...regressFacts(loop, chosen, r.problem),
       ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
       record: (name, text) => ctx.recorder.write(name, text),
       ...(r.config.test.command && states
@@ -229,5 +231,26 @@ export function createReproduceReviewHooks(
     dispose: async () => {
       await run?.states?.dispose();
     },
+  };
+}
+
+/**
+ * What ran for the chosen patch that the regression-test stage may state: whether the reproducer passed
+ * with it (null when it never ran with it), the repository's tests it turned from red to green (only
+ * when validation named tests one by one), and a failed setup step.
+ */
+function regressFacts(
+  loop: ReviewLoopOutcome | null,
+  chosen: PatchCandidate,
+  problem: string | null,
+): { scriptPassesWithFix: boolean | null; covering: string[]; environment: string | null } {
+  const after = loop
+    ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
+    : null;
+  const v = chosen.validation?.data;
+  return {
+    scriptPassesWithFix: after ? after.exitCode === 0 && after.limit === null : null,
+    covering: v?.perTest && chosen.validation?.showsFix ? v.fixed : [],
+    environment: problem && /setup step failed/.test(problem) ? problem : null,
   };
 }

@@ -33,6 +33,8 @@ export interface ReviewPromptInputs {
     issue: string;
     patch: string;
     script: string;
+    script_status?: string;
+    environment: string;
     framework: string;
     language: string;
     file: string;
@@ -41,7 +43,7 @@ export interface ReviewPromptInputs {
     example: string;
     example_path?: string;
   };
-  "regression-test-feedback": { reason: string; which: string; output: string };
+  "regression-test-feedback": { verdict: string; reason: string; which: string; output: string };
   "review-validation-feedback": { command: string; summary: string; regressions: string; failures: string };
   "review-duplicate": { id: string; fate: string; guidance: string };
 }
