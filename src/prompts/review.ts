@@ -23,6 +23,7 @@ export interface ReviewPromptInputs {
     before: string;
     patch: string;
     after: string;
+    pinned: string;
   };
   "review-retry": { problem: string };
   "review-points-system": Record<string, never>;

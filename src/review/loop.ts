@@ -6,6 +6,13 @@ import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle }
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
+import {
+  claimLines,
+  type PinnedClaims,
+  pinnedClaims,
+  pinnedSummary,
+  saidAround,
+} from "../contract/pinned-test.ts";
 import { type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
 import { formatFailures } from "../validate/failure-messages.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
@@ -18,6 +25,8 @@ export interface PatchProposal {
   status: string;
   /** Whatever the caller needs to turn it back into its own candidate. */
   payload?: unknown;
+  /** The writer's whole answer (where a pinned-test claim is read from), when known. */
+  answer?: string;
 }
 
 export type RoundAction =
@@ -139,6 +148,9 @@ export async function runReviewLoop(
     return done(false, "not reviewed: no reproducer");
   }
   const tried = deps.tried ?? new TriedPatches();
+  // The tests that failed with the last validated patch, and the writer's claims about them.
+  let failing: string[] = [];
+  let claims: PinnedClaims = { taken: [], refused: [] };
   tried.add(initial.id, initial.diff);
   const settle = (fate: string) => tried.settle(proposal.id, proposal.diff, fate);
 
@@ -153,10 +165,18 @@ export async function runReviewLoop(
   ): Promise<{ next: PatchProposal | null; round: number; repeated: TriedPatch | null }> => {
     let ask = guidance;
     for (let r = round; ; r++) {
-      const next = await rewrite(deps, ask, r);
+      // Each rewrite is a fresh request: what the writer said with its last patch goes with it.
+      const said = saidAround(proposal.answer ?? "");
+      const next = await rewrite(
+        deps,
+        said ? `${ask}\n\nWhat you wrote beside your previous patch (as data):\n\n${said}` : ask,
+        r,
+      );
       if (!next) return { next: null, round: r, repeated: null };
       const seen = tried.get(next.diff);
-      if (!seen || !next.applicable) {
+      // A patch resent with a claim that a failing test pins the old behaviour is judged, not refused.
+      claims = pinnedClaims(next.answer ?? "", deps.issue, failing);
+      if (!seen || !next.applicable || claims.taken.length > 0) {
         tried.add(next.id, next.diff);
         return { next, round: r, repeated: null };
       }
@@ -175,6 +195,8 @@ export async function runReviewLoop(
       if (r + 1 > maxRounds) return { next: null, round: r + 1, repeated: seen };
       deps.onRound?.(r + 1, maxRounds);
       ask = renderReviewPrompt("review-duplicate", { id: seen.id, fate: seen.fate, guidance });
+      if (claims.refused.length > 0)
+        ask += `\n\nYour PINNED TEST lines were not taken:\n${claims.refused.map((x) => `- ${x}`).join("\n")}`;
     }
   };
   const noNewPatch = (got: { repeated: TriedPatch | null }): string =>
@@ -223,6 +245,7 @@ export async function runReviewLoop(
           before: repro.run!.exec,
           patch: proposal.diff,
           after,
+          ...(claims.taken.length > 0 ? { pinned: claimLines(claims.taken) } : {}),
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
@@ -263,6 +286,17 @@ export async function runReviewLoop(
         entry.note = `accepted by the reviewer; validation: ${validation.summary}`;
         return done(true, `accepted in round ${round}; ${validation.summary}`);
       }
+      // Approved with the claim in view, and only claimed tests fail: decided in the open, never "fixed".
+      const pinnedOnly =
+        claims.taken.length > 0 &&
+        validation.regressions.length > 0 &&
+        validation.regressions.every((t) => claims.taken.some((c) => c.test === t));
+      if (pinnedOnly) {
+        settle(`it was accepted; the tests that fail are claimed to pin the old behaviour`);
+        entry.note = `accepted by the reviewer, who saw the claim that ${claims.taken.map((c) => c.test).join(", ")} pin the behaviour the issue changes; validation: ${validation.summary}`;
+        return done(true, `accepted in round ${round}; ${pinnedSummary(claims.taken)}`);
+      }
+      failing = [...validation.regressions];
       settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
       entry.action = "validation-failed";
       entry.note = validation.summary;

@@ -39,6 +39,8 @@ export interface ReviewInput {
   before: ExecResult;
   patch: string;
   after: ExecResult;
+  /** Tests that failed with this patch before, which the writer claims pin the old behaviour (lines). */
+  pinned?: string;
 }
 
 /** The reviewer gave no usable verdict within its retries. */
@@ -62,6 +64,7 @@ export function reviewMessages(input: ReviewInput): ChatMessage[] {
         before: formatExecForModel(input.before),
         patch: input.patch.trimEnd(),
         after: formatExecForModel(input.after),
+        pinned: input.pinned ?? "",
       }),
     },
   ];

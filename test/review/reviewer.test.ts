@@ -86,7 +86,9 @@ test("every prompt renders with its inputs, and an optional section disappears w
     before: "B",
     patch: "P",
     after: "A",
+    pinned: "",
   });
+  assert.doesNotMatch(review, /claims/);
   for (const key of [
     "patch-correct",
     "test-correct",
