@@ -60,3 +60,19 @@ export function saidAround(answer: string, max = 1500): string {
     .map((l) => `> ${l}`)
     .join("\n");
 }
+
+/** A rewrite's guidance with what the writer said beside its previous patch (each request is fresh). */
+export function withSaid(guidance: string, answer: string | undefined): string {
+  const said = saidAround(answer ?? "");
+  return said ? `${guidance}\n\nWhat you wrote beside your previous patch (as data):\n\n${said}` : guidance;
+}
+
+/** The claims not taken, for the writer's next request; empty when every claim was taken. */
+export const refusedNote = (claims: PinnedClaims): string =>
+  claims.refused.length > 0
+    ? `\n\nYour PINNED TEST lines were not taken:\n${claims.refused.map((x) => `- ${x}`).join("\n")}`
+    : "";
+
+/** Whether every test that fails is one the writer claimed pins the old behaviour (and one does fail). */
+export const onlyPinnedFail = (taken: readonly PinnedTestClaim[], failing: readonly string[]): boolean =>
+  taken.length > 0 && failing.length > 0 && failing.every((t) => taken.some((c) => c.test === t));

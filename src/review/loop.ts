@@ -6,13 +6,7 @@ import { type ExecResult, formatExecForModel, type SandboxPort, truncateMiddle }
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
-import {
-  claimLines,
-  type PinnedClaims,
-  pinnedClaims,
-  pinnedSummary,
-  saidAround,
-} from "../contract/pinned-test.ts";
+import * as pinned from "../contract/pinned-test.ts";
 import { type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
 import { formatFailures } from "../validate/failure-messages.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
@@ -150,7 +144,7 @@ export async function runReviewLoop(
   const tried = deps.tried ?? new TriedPatches();
   // The tests that failed with the last validated patch, and the writer's claims about them.
   let failing: string[] = [];
-  let claims: PinnedClaims = { taken: [], refused: [] };
+  let claims: pinned.PinnedClaims = { taken: [], refused: [] };
   tried.add(initial.id, initial.diff);
   const settle = (fate: string) => tried.settle(proposal.id, proposal.diff, fate);
 
@@ -166,16 +160,11 @@ export async function runReviewLoop(
     let ask = guidance;
     for (let r = round; ; r++) {
       // Each rewrite is a fresh request: what the writer said with its last patch goes with it.
-      const said = saidAround(proposal.answer ?? "");
-      const next = await rewrite(
-        deps,
-        said ? `${ask}\n\nWhat you wrote beside your previous patch (as data):\n\n${said}` : ask,
-        r,
-      );
+      const next = await rewrite(deps, pinned.withSaid(ask, proposal.answer), r);
       if (!next) return { next: null, round: r, repeated: null };
       const seen = tried.get(next.diff);
       // A patch resent with a claim that a failing test pins the old behaviour is judged, not refused.
-      claims = pinnedClaims(next.answer ?? "", deps.issue, failing);
+      claims = pinned.pinnedClaims(next.answer ?? "", deps.issue, failing);
       if (!seen || !next.applicable || claims.taken.length > 0) {
         tried.add(next.id, next.diff);
         return { next, round: r, repeated: null };
@@ -195,8 +184,7 @@ export async function runReviewLoop(
       if (r + 1 > maxRounds) return { next: null, round: r + 1, repeated: seen };
       deps.onRound?.(r + 1, maxRounds);
       ask = renderReviewPrompt("review-duplicate", { id: seen.id, fate: seen.fate, guidance });
-      if (claims.refused.length > 0)
-        ask += `\n\nYour PINNED TEST lines were not taken:\n${claims.refused.map((x) => `- ${x}`).join("\n")}`;
+      ask += pinned.refusedNote(claims);
     }
   };
   const noNewPatch = (got: { repeated: TriedPatch | null }): string =>
@@ -245,7 +233,7 @@ export async function runReviewLoop(
           before: repro.run!.exec,
           patch: proposal.diff,
           after,
-          ...(claims.taken.length > 0 ? { pinned: claimLines(claims.taken) } : {}),
+          ...(claims.taken.length > 0 ? { pinned: pinned.claimLines(claims.taken) } : {}),
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
@@ -287,14 +275,10 @@ export async function runReviewLoop(
         return done(true, `accepted in round ${round}; ${validation.summary}`);
       }
       // Approved with the claim in view, and only claimed tests fail: decided in the open, never "fixed".
-      const pinnedOnly =
-        claims.taken.length > 0 &&
-        validation.regressions.length > 0 &&
-        validation.regressions.every((t) => claims.taken.some((c) => c.test === t));
-      if (pinnedOnly) {
-        settle(`it was accepted; the tests that fail are claimed to pin the old behaviour`);
+      if (pinned.onlyPinnedFail(claims.taken, validation.regressions)) {
+        settle("it was accepted; the tests that fail are claimed to pin the old behaviour");
         entry.note = `accepted by the reviewer, who saw the claim that ${claims.taken.map((c) => c.test).join(", ")} pin the behaviour the issue changes; validation: ${validation.summary}`;
-        return done(true, `accepted in round ${round}; ${pinnedSummary(claims.taken)}`);
+        return done(true, `accepted in round ${round}; ${pinned.pinnedSummary(claims.taken)}`);
       }
       failing = [...validation.regressions];
       settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
