@@ -11,6 +11,7 @@ export interface ReviewPromptInputs {
     command: string;
     language_notes: string;
     layout: string;
+    version: string;
   };
   "reproducer-feedback": { attempt: number; max: number; reason: string; installs: string; output: string };
   "reproducer-rewrite": { analysis: string; advice: string };

@@ -74,6 +74,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
     command: "python3 reproducer.py",
     language_notes: "- note",
     layout: "",
+    version: "",
   });
   assert.match(write, /ISSUE \{\{layout\}\}/);
   assert.doesNotMatch(write, /Top of the repository/);
