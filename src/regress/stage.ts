@@ -91,67 +91,78 @@ function commandFor(plan: TestPlan, text: string): string {
   return names.length > 0 ? `${plan.command} -run '^(${names.join("|")})$'` : plan.command;
 }
 
+/** The stage's outcome without a test: what was planned, why nothing joins the patch, the runs kept. */
+const report = (
+  status: RegressionTestReport["status"],
+  summary: string,
+  plan: TestPlan | null,
+  runs: { before?: ExecResult | null; after?: ExecResult | null; command?: string } = {},
+): RegressionOutcome => ({
+  diff: null,
+  data: {
+    status,
+    summary,
+    path: plan?.path ?? null,
+    command: runs.command ?? plan?.command ?? null,
+    framework: plan?.framework ?? null,
+    before: runs.before ? execReport(runs.before) : null,
+    after: runs.after ? execReport(runs.after) : null,
+  },
+});
+
+/** Why a repository test that already goes red → green stands in for a new one. */
+function coveredSummary(covering: string[]): string {
+  const one = covering.length === 1;
+  const named = covering
+    .slice(0, 5)
+    .map((t) => `\`${t}\``)
+    .join(", ");
+  const more = covering.length > 5 ? ` and ${covering.length - 5} more` : "";
+  return `No regression test was added: the repository's own ${one ? "test" : "tests"} ${named}${more} already ${one ? "fails" : "fail"} without the fix and ${one ? "passes" : "pass"} with it, and guard${one ? "s" : ""} the behaviour.`;
+}
+
+/** The plan, or the outcome that ends the stage before any model request (and why). */
+function preflight(input: RegressStageInput): { plan: TestPlan } | { done: RegressionOutcome } {
+  const { config } = input;
+  const stop = (summary: string, plan: TestPlan | null = null, status: "left-out" | "off" = "left-out") => ({
+    done: report(status, summary, plan),
+  });
+  if (!config.regressionTest)
+    return stop(
+      "No regression test was written: the repository turned it off (regression-test: false).",
+      null,
+      "off",
+    );
+  const covering = (input.covering ?? []).filter((t) => t.trim() !== "");
+  if (covering.length > 0) {
+    const done = report("left-out", coveredSummary(covering), null);
+    return { done: { ...done, data: { ...done.data, covered_by: covering } } };
+  }
+  if (!input.sandbox || !input.trees)
+    return stop("No regression test was added: nothing from the repository could run here to check one.");
+  const planned = planRegressionTest(input.root, config, diffFiles(input.diff));
+  if (!planned.ok) return stop(`No regression test was added: ${planned.reason}.`);
+  const plan = planned.plan;
+  if (isProtectedPath(plan.path, config.protectedPaths))
+    return stop(`No regression test was added: ${plan.path} is a protected path.`, plan);
+  // Publishing takes a new file past the patch rules only as a test (never as test configuration).
+  if (!isTestPath(plan.path) || isTestConfigFile(plan.path))
+    return stop(`No regression test was added: ${plan.path} would not be read as a test file.`, plan);
+  return { plan };
+}
+
 /**
  * The regression-test stage: plans a new test file by the repository's conventions, has the model write
- * it (from the reproducer and the fix), and checks it in the sandbox: it must fail on the unfixed tree
- * and pass on the fixed one. Only then does its diff join the patch; otherwise the report says why it
+ * it (from the reproducer and the fix), and checks it in the sandbox: every test in it must fail on the
+ * unfixed tree (each is judged on its own where the runner names them) and pass on the fixed one. Only then does its diff join the patch; otherwise the report says why it
  * was left out. Never throws for stage trouble; errors that stop the run go through.
  */
 export async function regressStage(input: RegressStageInput): Promise<RegressionOutcome> {
   const { config, sandbox, trees } = input;
-  const report = (
-    status: RegressionTestReport["status"],
-    summary: string,
-    plan: TestPlan | null,
-    runs: { before?: ExecResult | null; after?: ExecResult | null; command?: string } = {},
-  ): RegressionOutcome => ({
-    diff: null,
-    data: {
-      status,
-      summary,
-      path: plan?.path ?? null,
-      command: runs.command ?? plan?.command ?? null,
-      framework: plan?.framework ?? null,
-      before: runs.before ? execReport(runs.before) : null,
-      after: runs.after ? execReport(runs.after) : null,
-    },
-  });
-  if (!config.regressionTest)
-    return report(
-      "off",
-      "No regression test was written: the repository turned it off (regression-test: false).",
-      null,
-    );
-  const covering = (input.covering ?? []).filter((t) => t.trim() !== "");
-  if (covering.length > 0)
-    return report(
-      "left-out",
-      `No regression test was added: the repository's own ${covering.length === 1 ? "test" : "tests"} ${covering
-        .slice(0, 5)
-        .map((t) => `\`${t}\``)
-        .join(
-          ", ",
-        )}${covering.length > 5 ? ` and ${covering.length - 5} more` : ""} already ${covering.length === 1 ? "fails" : "fail"} without the fix and ${covering.length === 1 ? "passes" : "pass"} with it, and guard${covering.length === 1 ? "s" : ""} the behaviour.`,
-      null,
-    );
-  if (!sandbox || !trees)
-    return report(
-      "left-out",
-      "No regression test was added: nothing from the repository could run here to check one.",
-      null,
-    );
-  const planned = planRegressionTest(input.root, config, diffFiles(input.diff));
-  if (!planned.ok) return report("left-out", `No regression test was added: ${planned.reason}.`, null);
-  const plan = planned.plan;
-  if (isProtectedPath(plan.path, config.protectedPaths))
-    return report("left-out", `No regression test was added: ${plan.path} is a protected path.`, plan);
-  // Publishing takes a new file past the patch rules only as a test (never as test configuration).
-  if (!isTestPath(plan.path) || isTestConfigFile(plan.path))
-    return report(
-      "left-out",
-      `No regression test was added: ${plan.path} would not be read as a test file.`,
-      plan,
-    );
+  const pre = preflight(input);
+  if ("done" in pre) return pre.done;
+  const plan = pre.plan;
+  if (!sandbox || !trees) throw new Error("unreachable: preflight checks the sandbox and the trees");
   const messages: ChatMessage[] = [
     {
       role: "system",
@@ -203,30 +214,7 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
       input.record(`regress/attempt-${attempt}-fixed.md`, `With the fix:\n\n${formatExecForModel(after)}\n`);
       const late = missAfter(plan, after, input.root, before);
       if (!late) {
-        // Alone it passes; in the suite it must leave every other test as it was.
-        const suite = input.suite ? await input.suite(plan.path, text) : null;
-        if (suite)
-          input.record("regress/suite-check.md", `# The suite with ${plan.path}\n\n${suite.summary}\n`);
-        if (suite && !suite.ok)
-          return report("left-out", `No regression test was added: ${suite.summary}.`, plan, {
-            before,
-            after,
-            command,
-          });
-        const each = perTestVerdicts(plan, before);
-        const counted = each && each.size > 0 ? ` (each of its ${each.size} tests, checked on its own)` : "";
-        return {
-          diff: newFileDiff(plan.path, text),
-          data: {
-            ...report(
-              "added",
-              `A regression test was added as ${plan.path} (${plan.framework}): it fails without the fix and passes with it${counted}.`,
-              plan,
-              { before, after, command },
-            ).data,
-            ...(suite ? { suite: suite.summary } : {}),
-          },
-        };
+        return await accept(input, plan, text, { before, after, command });
       }
       last = { why: late.why, before, after, command };
       if (late.stop)
@@ -252,6 +240,36 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
     plan,
     { before: last?.before ?? null, after: last?.after ?? null, command: last?.command ?? plan.command },
   );
+}
+
+/** A test that passed alone: joins the patch once the suite, run with it, leaves every other test as it was. */
+async function accept(
+  input: RegressStageInput,
+  plan: TestPlan,
+  text: string,
+  runs: { before: ExecResult; after: ExecResult; command: string },
+): Promise<RegressionOutcome> {
+  const suite = input.suite ? await input.suite(plan.path, text) : null;
+  if (suite) input.record("regress/suite-check.md", `# The suite with ${plan.path}\n\n${suite.summary}\n`);
+  if (suite && !suite.ok)
+    return report("left-out", `No regression test was added: ${suite.summary}.`, plan, runs);
+  const n = perTestVerdicts(plan, runs.before)?.size ?? 0;
+  const counted =
+    n === 1
+      ? " (its one test, checked on its own)"
+      : n > 1
+        ? ` (each of its ${n} tests, checked on its own)`
+        : "";
+  const added = report(
+    "added",
+    `A regression test was added as ${plan.path} (${plan.framework}): it fails without the fix and passes with it${counted}.`,
+    plan,
+    runs,
+  );
+  return {
+    diff: newFileDiff(plan.path, text),
+    data: { ...added.data, ...(suite ? { suite: suite.summary } : {}) },
+  };
 }
 
 const feedback = (miss: Miss, which: string, run: ExecResult): string =>

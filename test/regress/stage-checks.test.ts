@@ -5,6 +5,8 @@ import type { ChatMessage, ModelPort } from "../../src/model/types.ts";
 import { type RegressStageInput, regressStage } from "../../src/regress/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
+import { checklist } from "../../src/github/render/pr-checklist.ts";
+import { fakeResult } from "../support/fix-result.ts";
 import { prepareJob, writeRepo } from "../validate/support/targeted-repo.ts";
 
 // The regression-test stage with real runners in the real sandbox and a scripted model: each new test
@@ -107,7 +109,7 @@ test("pytest: a test that passes without the fix is named and refused; the corre
   );
   assert.doesNotMatch(feedback, /test_add_two_ones`/);
   assert.equal(outcome.data.status, "added", outcome.data.summary);
-  assert.match(outcome.data.summary, /each of its 1 tests, checked on its own/);
+  assert.match(outcome.data.summary, /its one test, checked on its own/);
   assert.match(
     outcome.data.before?.stdout ?? "",
     /FAILED tests\/test_calc_regression\.py::test_add_two_ones/,
@@ -167,6 +169,11 @@ test("a repository test that already goes red to green: no test is written, and 
     outcome.data.summary,
     /`tests\/test_calc\.py::test_add` already fails without the fix and passes with it/,
   );
+  assert.deepEqual(outcome.data.covered_by, ["tests/test_calc.py::test_add"]);
+  // The pull request's checklist names it instead of asking for a test.
+  const items = checklist(fakeResult({ regression_test: outcome.data }), ["calc.py"]).join("\n");
+  assert.match(items, /The repository's test `tests\/test_calc\.py::test_add` already fails without the fix/);
+  assert.doesNotMatch(items, /consider adding one/);
 });
 
 test("the prompt says what the reproducer did with this fix, and only that", async () => {
