@@ -8,12 +8,12 @@ export type TestVerdicts = Map<string, "pass" | "fail" | "skip">;
 const PYTEST = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\S+)/gm;
 const UNITTEST =
   /^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)/gm;
-const TAP = /^\s*(not ok|ok) \d+ - (.+?)(?: # (SKIP|TODO)\b.*)?$/gm;
+const TAP = /^\s*(not ok|ok) \d+(?: -)? (.+?)(?: # (SKIP|TODO)\b.*)?$/gm;
 const GO = /^\s*--- (PASS|FAIL|SKIP): (\S+)/gm;
 
 /**
- * The per-test verdicts a run printed (pytest `-rA`, unittest `-v`, node's TAP reporter, `go test -v`),
- * or null when the runner prints none this stage reads (jest, vitest, mocha: the file as a whole).
+ * The per-test verdicts a run printed (pytest `-rA`, unittest `-v`, the TAP reporter of node and mocha,
+ * `go test -v`), or null when the runner prints none this stage reads (jest, vitest: the file as a whole).
  * pytest's collection errors (`ERROR path - ...`) name the file, not a test: they are left out here.
  */
 export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | null {
@@ -40,7 +40,7 @@ export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | n
     }
     return v;
   }
-  if (plan.framework === "node --test") {
+  if (plan.framework === "node --test" || plan.framework === "mocha") {
     for (const m of out.matchAll(TAP)) put(m[2]!.trim(), m[3] ? "skip" : m[1] === "ok" ? "pass" : "fail");
     return v;
   }

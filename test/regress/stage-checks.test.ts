@@ -224,3 +224,23 @@ test("node --test in a CommonJS package: the prompt asks for require, each test 
   assert.equal(outcome.data.path, "test/util-regression.test.js");
   assert.match(model.requests[1]!.at(-1)!.content, /loads the file as CommonJS: use `require/);
 });
+
+test("unittest: each test method is judged on its own from the runner's -v lines", async () => {
+  const job = await prepareJob(sandbox, writeRepo(CALC), (c) => ({
+    ...c,
+    test: { ...c.test, framework: "unittest" },
+  }));
+  jobs.push(job.states);
+  const cls = (extra: string) =>
+    `import unittest\n\nfrom calc import add, mul\n\n\nclass AddTest(unittest.TestCase):\n    def test_add_two_ones(self):\n        self.assertEqual(add(1, 1), 2)\n${extra}`;
+  const idle = cls("\n    def test_mul_still_works(self):\n        self.assertEqual(mul(2, 3), 6)\n");
+  const model = scripted([idle, cls("")], "python");
+  const { outcome } = await regress(job, CALC_FIX, model);
+  assert.match(outcome.data.command ?? "", /^python3 -m unittest -v tests\.test_calc_regression$/);
+  assert.match(
+    model.requests[1]!.at(-1)!.content,
+    /this test passes on the code without the fix.*test_mul_still_works/,
+  );
+  assert.equal(outcome.data.status, "added", outcome.data.summary);
+  assert.match(outcome.data.summary, /its one test, checked on its own/);
+});
