@@ -76,3 +76,18 @@ export const refusedNote = (claims: PinnedClaims): string =>
 /** Whether every test that fails is one the writer claimed pins the old behaviour (and one does fail). */
 export const onlyPinnedFail = (taken: readonly PinnedTestClaim[], failing: readonly string[]): boolean =>
   taken.length > 0 && failing.length > 0 && failing.every((t) => taken.some((c) => c.test === t));
+
+/**
+ * What the reviewer is told: which tests failed, with which patch (this very one only when it is the
+ * one that ran), and the writer's claims, as claims.
+ */
+export function reviewerNote(
+  claims: readonly PinnedTestClaim[],
+  failing: readonly string[],
+  sameAsRun: boolean,
+): string {
+  const which = sameAsRun
+    ? "The repository's tests fail with this patch"
+    : "The repository's tests failed with the previous version of this patch (this version has not run them yet)";
+  return `${which}: ${failing.join(", ")}. The patch writer claims each of these tests asserts the behaviour the issue asks to change (a claim, not evidence: judge it against the issue's words):\n${claimLines(claims)}`;
+}

@@ -7,7 +7,7 @@ import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import * as pinned from "../contract/pinned-test.ts";
-import { type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
+import { patchKey, type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
 import { formatFailures } from "../validate/failure-messages.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
 
@@ -144,6 +144,7 @@ export async function runReviewLoop(
   const tried = deps.tried ?? new TriedPatches();
   // The tests that failed with the last validated patch, and the writer's claims about them.
   let failing: string[] = [];
+  let failedKey = "";
   let claims: pinned.PinnedClaims = { taken: [], refused: [] };
   tried.add(initial.id, initial.diff);
   const settle = (fate: string) => tried.settle(proposal.id, proposal.diff, fate);
@@ -233,7 +234,9 @@ export async function runReviewLoop(
           before: repro.run!.exec,
           patch: proposal.diff,
           after,
-          ...(claims.taken.length > 0 ? { pinned: pinned.claimLines(claims.taken) } : {}),
+          ...(claims.taken.length > 0
+            ? { pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey) }
+            : {}),
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
@@ -281,6 +284,7 @@ export async function runReviewLoop(
         return done(true, `accepted in round ${round}; ${pinned.pinnedSummary(claims.taken)}`);
       }
       failing = [...validation.regressions];
+      failedKey = patchKey(proposal.diff);
       settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
       entry.action = "validation-failed";
       entry.note = validation.summary;

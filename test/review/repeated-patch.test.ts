@@ -203,7 +203,7 @@ test("a patch resent with a claim that a failing test pins the old behaviour is 
   const seen = lastText(reviews[1]!);
   assert.match(
     seen,
-    /The patch writer claims each of these tests asserts the\s+behaviour the issue asks to change/,
+    /The repository's tests fail with this patch: tests\/test_pricing\.py::test_fraction_discount\. The patch writer claims each of these tests asserts the behaviour the issue asks to change/,
   );
   assert.match(
     seen,
