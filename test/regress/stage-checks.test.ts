@@ -244,3 +244,45 @@ test("unittest: each test method is judged on its own from the runner's -v lines
   assert.equal(outcome.data.status, "added", outcome.data.summary);
   assert.match(outcome.data.summary, /its one test, checked on its own/);
 });
+
+test("a package whose tests live beside it as TestCase classes gets its test there, in that style", async () => {
+  const job = await prepareJob(
+    sandbox,
+    writeRepo({
+      "pytest.ini": "[pytest]\n",
+      "webkit/__init__.py": "",
+      "webkit/web.py": "def route(path):\n    return path.rstrip('/')\n",
+      "webkit/testing.py": "import unittest\n\n\nclass AsyncHTTPTestCase(unittest.TestCase):\n    pass\n",
+      "webkit/test/__init__.py": "",
+      "webkit/test/web_test.py":
+        "from webkit.testing import AsyncHTTPTestCase\nfrom webkit.web import route\n\n\nclass WebTest(AsyncHTTPTestCase):\n    def test_plain(self):\n        self.assertEqual(route('a'), 'a')\n",
+      "tests/test_unrelated.py": "def test_nothing():\n    assert True\n",
+    }),
+  );
+  jobs.push(job.states);
+  const fix = [
+    "diff --git a/webkit/web.py b/webkit/web.py",
+    "--- a/webkit/web.py",
+    "+++ b/webkit/web.py",
+    "@@ -1,2 +1,2 @@",
+    " def route(path):",
+    "-    return path.rstrip('/')",
+    "+    return path.rstrip('/') or '/'",
+    "",
+  ].join("\n");
+  const written =
+    "from webkit.testing import AsyncHTTPTestCase\nfrom webkit.web import route\n\n\nclass RootRouteTest(AsyncHTTPTestCase):\n    def test_root_stays_root(self):\n        self.assertEqual(route('/'), '/')\n";
+  const model = scripted([written], "python");
+  const { outcome } = await regress(job, fix, model);
+  const prompt = model.requests[0]![1]!.content;
+  assert.match(prompt, /`webkit\/test\/web_test\.py`\): follow its framework, imports and style/);
+  assert.match(prompt, /class WebTest\(AsyncHTTPTestCase\)/);
+  assert.match(prompt, /class deriving from `AsyncHTTPTestCase`/);
+  assert.doesNotMatch(prompt, /plain pytest/);
+  assert.equal(outcome.data.status, "added", outcome.data.summary);
+  assert.equal(outcome.data.path, "webkit/test/web_regression_test.py");
+  assert.match(
+    outcome.data.before?.stdout ?? "",
+    /FAILED webkit\/test\/web_regression_test\.py::RootRouteTest::test_root_stays_root/,
+  );
+});
