@@ -220,8 +220,17 @@ export function missBefore(plan: TestPlan, e: ExecResult, root: string): Miss | 
       ? { verdict: WRONG, why: "the runner exited 0 on the code without the fix", stop: false }
       : null;
   }
-  if (!testsRan(plan, e) || (v && v.size === 0))
-    return { verdict: WRONG, why: "no test in it ran", stop: false };
+  if (!testsRan(plan, e) || (v && v.size === 0)) {
+    const collect = plan.framework === "pytest" && /^ERROR \S+\.py\b/m.test(`${e.stdout}\n${e.stderr}`);
+    const cause = lastLine(`${e.stdout}\n${e.stderr}`, /^E\s+\w*(Error|Exception)\b/).replace(/^E\s+/, "");
+    return {
+      verdict: WRONG,
+      why: collect
+        ? `pytest could not load the file${cause ? ` (${cause})` : ""}, so no test in it ran`
+        : "no test in it ran",
+      stop: false,
+    };
+  }
   if (e.exitCode === 0)
     return {
       verdict: WRONG,

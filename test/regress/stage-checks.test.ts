@@ -286,3 +286,15 @@ test("a package whose tests live beside it as TestCase classes gets its test the
     /FAILED webkit\/test\/web_regression_test\.py::RootRouteTest::test_root_stays_root/,
   );
 });
+
+test("pytest: a test file that cannot be loaded for its own mistake is told so, not as the environment", async () => {
+  const wrong = "from calc import addd\n\n\ndef test_add():\n    assert addd(1, 1) == 2\n";
+  const model = scripted([wrong, GOOD], "python");
+  const { outcome } = await regress(await calcJob(), CALC_FIX, model);
+  const feedback = model.requests[1]!.at(-1)!.content;
+  assert.match(
+    feedback,
+    /^The test did not do what a regression test must: pytest could not load the file \(ImportError: cannot import name 'addd'/,
+  );
+  assert.equal(outcome.data.status, "added", outcome.data.summary);
+});
