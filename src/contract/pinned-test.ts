@@ -79,13 +79,14 @@ export const onlyPinnedFail = (taken: readonly PinnedTestClaim[], failing: reado
 
 /**
  * What the reviewer is told: which tests failed, with which patch (this very one only when it is the
- * one that ran), and the writer's claims, as claims.
+ * one that ran), and the writer's claims, as claims; empty without a claim.
  */
 export function reviewerNote(
   claims: readonly PinnedTestClaim[],
   failing: readonly string[],
   sameAsRun: boolean,
 ): string {
+  if (claims.length === 0) return "";
   const which = sameAsRun
     ? "The repository's tests fail with this patch"
     : "The repository's tests failed with the previous version of this patch (this version has not run them yet)";

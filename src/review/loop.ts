@@ -234,9 +234,7 @@ export async function runReviewLoop(
           before: repro.run!.exec,
           patch: proposal.diff,
           after,
-          ...(claims.taken.length > 0
-            ? { pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey) }
-            : {}),
+          pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey),
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
