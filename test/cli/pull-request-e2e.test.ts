@@ -388,7 +388,10 @@ test("a model that writes no usable test costs the test, not the pull request; a
   testAnswer = () => fence("python", "def test_nothing():\n    assert True\n");
   const weak = await dryRun(PYTHON, makeRepo(PYTHON, {}, "python-weak-test"), join(work, "weak-dry"));
   assert.doesNotMatch(weak.diff, /new file mode/);
-  assert.match(weak.body, /it passed on the code without the fix, so it would not catch the bug/);
+  assert.match(
+    weak.body,
+    /this test passes on the code without the fix, so it would not catch the bug: \\`tests\/test\\_summary\\_regression\.py::test\\_nothing\\`/,
+  );
 
   testAnswer = (x) => fence(x.test.lang, x.test.code);
   const asked = () =>
