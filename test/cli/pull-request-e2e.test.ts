@@ -326,6 +326,14 @@ for (const f of [PYTHON, JAVASCRIPT, GO]) {
     assert.ok(testFile, `a new test file in the diff:\n${run.diff}`);
     assert.ok(run.diff.includes(`+${f.fixed}`), "the fix is in the diff too");
     assertTestFailsThenPasses(f, run.remote, testFile);
+    // The test's prompt states what the reproducer did with this very fix: it ran, and passed.
+    const ask = [...model.requests]
+      .reverse()
+      .find((q) => String(q.messages[0]?.content ?? "").startsWith("You write regression tests"));
+    assert.match(
+      String(ask?.messages[1]?.content ?? ""),
+      /This script failed on the code without the fix and passes with this fix\./,
+    );
 
     // The body says so, in words, and ends with the reviewer's checklist.
     assert.match(run.body, /## Regression test\n\nThe patch adds `[^`]+`/);
