@@ -37,6 +37,7 @@ export interface ReviewPromptInputs {
     script: string;
     script_status?: string;
     environment: string;
+    checked: string;
     framework: string;
     language: string;
     file: string;

@@ -2,6 +2,15 @@ import { openTree } from "../core/tree-fs.ts";
 import type { ExecResult } from "../sandbox/index.ts";
 import type { TestPlan } from "./conventions.ts";
 
+/** The runners whose per-test lines this stage reads (each test of the new file judged on its own). */
+export const PER_TEST_RUNNERS: ReadonlySet<string> = new Set([
+  "pytest",
+  "unittest",
+  "node --test",
+  "mocha",
+  "go test",
+]);
+
 /** How each test of the new file ended in one run, by the runner's own per-test lines. */
 export type TestVerdicts = Map<string, "pass" | "fail" | "skip">;
 

@@ -11,7 +11,7 @@ import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
 import { planRegressionTest, type TestPlan } from "./conventions.ts";
-import { type Miss, missAfter, missBefore, perTestVerdicts } from "./outcome.ts";
+import { type Miss, missAfter, missBefore, PER_TEST_RUNNERS, perTestVerdicts } from "./outcome.ts";
 
 /** A tree the stage may run in; disposed when done. */
 export interface RegressTree {
@@ -296,6 +296,9 @@ function writePrompt(input: RegressStageInput, plan: TestPlan): string {
     // Named only inside the script's section: passed only when there is a script.
     ...(input.script ? { script_status: scriptStatus(input.scriptPassesWithFix) } : {}),
     environment: input.environment ?? "",
+    checked: PER_TEST_RUNNERS.has(plan.framework)
+      ? "each test is checked on its own"
+      : "the runner reports the file as a whole",
     framework: plan.framework,
     language: plan.language,
     file: plan.path,

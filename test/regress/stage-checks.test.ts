@@ -188,6 +188,7 @@ test("the prompt says what the reproducer did with this fix, and only that", asy
     await regress(job, CALC_FIX, model, { script: "print('repro')\n", scriptPassesWithFix: passes });
     const prompt = model.requests[0]![1]!.content;
     assert.match(prompt, says);
+    assert.match(prompt, /pass with the fix \(each test is checked on its own\)/);
     assert.doesNotMatch(prompt, never);
   }
 });
