@@ -210,7 +210,7 @@ export function createReproduceReviewHooks(
       issue: fenceIssue(ctx.options.issue),
       diff: chosen.result.diff,
       script: rep?.status === "reproduced" ? rep.script : null,
-      ...regressFacts(loop, chosen, r.problem),
+      ...regressFacts(loop, chosen, r.problem, states?.setup.find((s) => !s.ok)?.exec.stderr ?? ""),
       ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
       record: (name, text) => ctx.recorder.write(name, text),
       ...(r.config.test.command && states
@@ -243,6 +243,7 @@ function regressFacts(
   loop: ReviewLoopOutcome | null,
   chosen: PatchCandidate,
   problem: string | null,
+  setupStderr: string,
 ): { scriptPassesWithFix: boolean | null; covering: string[]; environment: string | null } {
   const after = loop
     ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
@@ -251,6 +252,19 @@ function regressFacts(
   return {
     scriptPassesWithFix: after ? after.exitCode === 0 && after.limit === null : null,
     covering: v?.perTest && chosen.validation?.showsFix ? v.fixed : [],
-    environment: problem && /setup step failed/.test(problem) ? problem : null,
+    environment: problem && /setup step failed/.test(problem) ? `${problem}${setupCause(setupStderr)}` : null,
   };
+}
+
+/** The failed setup step's last error line, quoted and bounded (the repository's output: data only). */
+function setupCause(stderr: string): string {
+  const line = stderr
+    .split("\n")
+    .filter((l) => /error|not found|no matching|could not|cannot|ERR!/i.test(l))
+    .pop()
+    ?.replace(/[^\x20-\x7e]/g, "")
+    .replace(/[`"]/g, "'")
+    .trim()
+    .slice(0, 200);
+  return line ? `, saying "${line}"` : "";
 }
