@@ -239,7 +239,7 @@ function jsPlan(root: string, config: RepoConfig, changed: string[]): PlanResult
     },
     mocha: {
       name: "mocha",
-      command: `npx --no-install mocha --reporter tap ${quote(path)}`,
+      command: `npx --no-install mocha ${quote(path)}`,
       notes: `Use mocha's \`describe\`/\`it\` and \`${assertLine}\`.`,
     },
   };

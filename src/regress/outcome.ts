@@ -7,7 +7,6 @@ export const PER_TEST_RUNNERS: ReadonlySet<string> = new Set([
   "pytest",
   "unittest",
   "node --test",
-  "mocha",
   "go test",
 ]);
 
@@ -17,12 +16,13 @@ export type TestVerdicts = Map<string, "pass" | "fail" | "skip">;
 const PYTEST = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\S+)/gm;
 const UNITTEST =
   /^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)/gm;
-const TAP = /^\s*(not ok|ok) \d+(?: -)? (.+?)(?: # (SKIP|TODO)\b.*)?$/gm;
+const TAP = /^\s*(not ok|ok) \d+ - (.+?)(?: # (SKIP|TODO)\b.*)?$/gm;
 const GO = /^\s*--- (PASS|FAIL|SKIP): (\S+)/gm;
 
 /**
- * The per-test verdicts a run printed (pytest `-rA`, unittest `-v`, the TAP reporter of node and mocha,
- * `go test -v`), or null when the runner prints none this stage reads (jest, vitest: the file as a whole).
+ * The per-test verdicts a run printed (pytest `-rA`, unittest `-v`, node's TAP reporter, `go test -v`), or
+ * null when the runner prints none this stage reads (jest, vitest, mocha: the file as a whole; mocha also
+ * runs the spec files of its configuration, whose tests are not the new file's).
  * pytest's collection errors (`ERROR path - ...`) name the file, not a test: they are left out here.
  */
 export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | null {
@@ -34,7 +34,8 @@ export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | n
   };
   if (plan.framework === "pytest") {
     for (const m of out.matchAll(PYTEST)) {
-      if (!m[2]!.includes("::")) continue;
+      // Only the new file's tests (a configuration may add other paths to the run).
+      if (!m[2]!.startsWith(`${plan.path}::`)) continue;
       put(m[2]!, m[1] === "PASSED" || m[1] === "XPASS" ? "pass" : m[1] === "SKIPPED" ? "skip" : "fail");
     }
     return v;
@@ -49,7 +50,7 @@ export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | n
     }
     return v;
   }
-  if (plan.framework === "node --test" || plan.framework === "mocha") {
+  if (plan.framework === "node --test") {
     for (const m of out.matchAll(TAP)) put(m[2]!.trim(), m[3] ? "skip" : m[1] === "ok" ? "pass" : "fail");
     return v;
   }
