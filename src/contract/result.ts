@@ -80,6 +80,8 @@ export const RegressionTestReportSchema = z.strictObject({
   after: ExecReportSchema.nullable(),
   /** How the repository's whole suite ran with it in place (every other test as without it), when checked. */
   suite: z.string().optional(),
+  /** The repository's own tests that fail without the fix and pass with it, when they stand in for a new one. */
+  covered_by: z.array(z.string()).optional(),
 });
 export type RegressionTestReport = z.infer<typeof RegressionTestReportSchema>;
 

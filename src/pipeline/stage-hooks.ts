@@ -10,6 +10,7 @@ import type {
 } from "../contract/pipeline.ts";
 import { patchKey } from "../contract/tried-patches.ts";
 import { regressStage } from "../regress/index.ts";
+import type { ReviewLoopOutcome } from "../review/index.ts";
 import { reproduceStage } from "../reproduce/index.ts";
 import { reviewStage } from "../review/index.ts";
 import { type Selection, selectStage } from "../select/index.ts";
@@ -209,6 +210,7 @@ export function createReproduceReviewHooks(
       issue: fenceIssue(ctx.options.issue),
       diff: chosen.result.diff,
       script: rep?.status === "reproduced" ? rep.script : null,
+      ...regressFacts(loop, chosen, r.problem, states?.setup.find((s) => !s.ok)?.exec.stderr ?? ""),
       ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
       record: (name, text) => ctx.recorder.write(name, text),
       ...(r.config.test.command && states
@@ -230,4 +232,39 @@ export function createReproduceReviewHooks(
       await run?.states?.dispose();
     },
   };
+}
+
+/**
+ * What ran for the chosen patch that the regression-test stage may state: whether the reproducer passed
+ * with it (null when it never ran with it), the repository's tests it turned from red to green (only
+ * when validation named tests one by one), and a failed setup step.
+ */
+function regressFacts(
+  loop: ReviewLoopOutcome | null,
+  chosen: PatchCandidate,
+  problem: string | null,
+  setupStderr: string,
+): { scriptPassesWithFix: boolean | null; covering: string[]; environment: string | null } {
+  const after = loop
+    ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
+    : null;
+  const v = chosen.validation?.data;
+  return {
+    scriptPassesWithFix: after ? after.exitCode === 0 && after.limit === null : null,
+    covering: v?.perTest && chosen.validation?.showsFix ? v.fixed : [],
+    environment: problem && /setup step failed/.test(problem) ? `${problem}${setupCause(setupStderr)}` : null,
+  };
+}
+
+/** The failed setup step's last error line, quoted and bounded (the repository's output: data only). */
+function setupCause(stderr: string): string {
+  const line = stderr
+    .split("\n")
+    .filter((l) => /error|not found|no matching|could not|cannot|ERR!/i.test(l))
+    .pop()
+    ?.replace(/[^\x20-\x7e]/g, "")
+    .replace(/[`"]/g, "'")
+    .trim()
+    .slice(0, 200);
+  return line ? `, saying "${line}"` : "";
 }

@@ -11,6 +11,7 @@ export interface ReviewPromptInputs {
     command: string;
     language_notes: string;
     layout: string;
+    version: string;
   };
   "reproducer-feedback": { attempt: number; max: number; reason: string; installs: string; output: string };
   "reproducer-rewrite": { analysis: string; advice: string };
@@ -25,6 +26,7 @@ export interface ReviewPromptInputs {
     after: string;
     /** The patch scan's findings and shared literals, one per line; empty when it found nothing. */
     scan: string;
+    pinned: string;
   };
   "review-retry": { problem: string };
   "review-points-system": Record<string, never>;
@@ -35,6 +37,9 @@ export interface ReviewPromptInputs {
     issue: string;
     patch: string;
     script: string;
+    script_status?: string;
+    environment: string;
+    checked: string;
     framework: string;
     language: string;
     file: string;
@@ -43,7 +48,7 @@ export interface ReviewPromptInputs {
     example: string;
     example_path?: string;
   };
-  "regression-test-feedback": { reason: string; which: string; output: string };
+  "regression-test-feedback": { verdict: string; reason: string; which: string; output: string };
   "regression-test-scan": { findings: string };
   "review-validation-feedback": { command: string; summary: string; regressions: string; failures: string };
   "review-duplicate": { id: string; fate: string; guidance: string };

@@ -50,16 +50,64 @@ const kindOf = (root: string, rel: string): string => {
 
 const isDir = (root: string, rel: string): boolean => kindOf(root, rel) === "directory";
 
-/** The first lines of a small text file (an example of the repository's test style). */
+/**
+ * A sample of a test file for the prompt: its head (imports, fixtures) and, when the first test starts
+ * further down, that test's first lines too; bounded either way.
+ */
 function exampleOf(root: string, rel: string): { path: string; text: string } | null {
   try {
     const buf = openTree(root).readIfExists(rel, { maxBytes: 200_000 });
     if (!buf) return null;
-    return { path: rel, text: buf.toString("utf8").split("\n").slice(0, 60).join("\n") };
+    const lines = buf.toString("utf8").split("\n");
+    const first = lines.findIndex((l) =>
+      /^\s*(class \w*Test|def test_|(?:async )?def test|func Test|(?:describe|it|test)\()/.test(l),
+    );
+    if (first < 0 || first < 50)
+      return { path: rel, text: lines.slice(0, Math.max(60, first + 30)).join("\n") };
+    return { path: rel, text: [...lines.slice(0, 40), "...", ...lines.slice(first, first + 30)].join("\n") };
   } catch {
     return null;
   }
 }
+
+/** Folders from the changed file's own up to the root: `a/b/c.py` → `a/b`, `a`, `.`. */
+function upward(file: string): string[] {
+  const out: string[] = [];
+  let d = posix.dirname(file);
+  for (;;) {
+    out.push(d);
+    if (d === "." || d === "/" || d === "") break;
+    d = posix.dirname(d);
+  }
+  return out;
+}
+
+const join = (dir: string, name: string): string => (dir === "." ? name : `${dir}/${name}`);
+
+/**
+ * The test folder nearest the changed file that holds test files (`is` tells one), searched from the
+ * file's folder up: `<dir>/<name>` for each of `names`, and `<dir>` itself; null when none.
+ */
+function nearestTests(
+  root: string,
+  changed: string,
+  names: string[],
+  is: (f: string) => boolean,
+): { dir: string; files: string[] } | null {
+  for (const d of upward(changed)) {
+    for (const dir of [...names.map((n) => join(d, n)), d]) {
+      if (!isDir(root, dir)) continue;
+      const files = listDir(root, dir).filter(is).sort();
+      if (files.length > 0) return { dir, files };
+    }
+  }
+  return null;
+}
+
+/** The sample to follow: the test file named after the changed one, else the first. */
+const pickSample = (files: string[], base: string): string | undefined =>
+  files.find((f) => f.replace(/^test_|[._-](test|spec)(?=\.)|\.[^.]+$/g, "").toLowerCase() === base) ??
+  files[0];
 
 /** A path beside `wanted` that does not exist yet (`_2`, `_3`, ... before the extension). */
 function freshPath(root: string, wanted: string): string | null {
@@ -87,16 +135,42 @@ const baseName = (file: string): string =>
       .replace(/[^A-Za-z0-9_]/g, "_") || "fix"
   ).toLowerCase();
 
-const PYTHON_DIRS = ["tests", "test"];
-const JS_DIRS = ["test", "tests", "__tests__"];
+const PY_TEST = (f: string): boolean => /^test_.*\.py$|_test\.py$/.test(f);
+const JS_TEST = (f: string): boolean => /\.(test|spec)\.[cm]?[jt]s$/.test(f);
+
+/** The base class a Python sample's tests derive from (`AsyncHTTPTestCase`, `unittest.TestCase`), if any. */
+function testBase(text: string): string | null {
+  const m = /^class \w+\(([\w.]+)[^)]*\):/m.exec(
+    text
+      .split("\n")
+      .filter((l) => !/^\s*#/.test(l))
+      .join("\n"),
+  );
+  return m && /Test|Case/.test(m[1]!) ? m[1]! : null;
+}
 
 function pythonPlan(root: string, config: RepoConfig, changed: string[]): PlanResult {
-  const dir = PYTHON_DIRS.find((d) => isDir(root, d)) ?? "tests";
-  const existing = listDir(root, dir).filter((f) => /^test_.*\.py$|_test\.py$/.test(f));
-  const unittest = config.test.framework === "unittest";
-  const wanted = `${dir}/test_${baseName(changed[0] ?? "fix")}_regression.py`;
+  const file = changed.find((f) => f.endsWith(".py")) ?? changed[0] ?? "fix.py";
+  const base = baseName(file);
+  const near = nearestTests(root, file, ["tests", "test"], PY_TEST);
+  const dir = near?.dir ?? ["tests", "test"].find((d) => isDir(root, d)) ?? "tests";
+  const files = near?.files ?? [];
+  // The folder's naming: `x_test.py` when most of its files are named so, else `test_x.py`.
+  const suffix = files.filter((f) => f.endsWith("_test.py")).length * 2 > files.length;
+  const wanted = join(dir, suffix ? `${base}_regression_test.py` : `test_${base}_regression.py`);
   const path = freshPath(root, wanted);
   if (!path) return { ok: false, reason: `no free file name beside ${wanted}` };
+  const sample = pickSample(files, base);
+  const example = sample ? exampleOf(root, join(dir, sample)) : null;
+  const unittest = config.test.framework === "unittest";
+  const cls = example ? testBase(example.text) : null;
+  const notes = cls
+    ? `Write the tests as \`test_\` methods of a class deriving from \`${cls}\`, as the sample does, and import what you use the way the sample imports it.`
+    : unittest
+      ? "Write a `unittest.TestCase` subclass with `test_` methods; import the project's modules by their package path."
+      : example && /^def test_/m.test(example.text)
+        ? "Write test functions (`def test_...():` with `assert`) as the sample does, and import what you use the way the sample imports it."
+        : "Write pytest test functions (`def test_...():` with `assert`); import the project's modules by their package path (the test runs from the repository root).";
   return {
     ok: true,
     plan: {
@@ -105,29 +179,53 @@ function pythonPlan(root: string, config: RepoConfig, changed: string[]): PlanRe
       tags: ["python", "py", "python3"],
       path,
       command: unittest
-        ? `python3 -m unittest ${quote(path.replace(/\.py$/, "").replaceAll("/", "."))}`
-        : `python3 -m pytest -q -p no:cacheprovider ${quote(path)}`,
-      notes: unittest
-        ? "Write a `unittest.TestCase` subclass with `test_` methods; import the project's modules by their package path."
-        : "Write plain pytest test functions (`def test_...():` with `assert`); import the project's modules by their package path (the test runs from the repository root).",
-      example: existing[0] ? exampleOf(root, `${dir}/${existing[0]}`) : null,
+        ? `python3 -m unittest -v ${quote(path.replace(/\.py$/, "").replaceAll("/", "."))}`
+        : `python3 -m pytest -q -rA -p no:cacheprovider ${quote(path)}`,
+      notes,
+      example,
     },
   };
 }
 
+/** Whether a JavaScript file at `rel` loads as CommonJS: by its extension, else the nearest package.json. */
+function isCommonJs(root: string, rel: string): boolean {
+  if (/\.(cjs|cts)$/.test(rel)) return true;
+  if (/\.(mjs|mts|ts|tsx)$/.test(rel)) return false;
+  for (const d of upward(rel)) {
+    try {
+      const buf = openTree(root).readIfExists(join(d, "package.json"), { maxBytes: 1_000_000 });
+      if (!buf) continue;
+      const pkg = JSON.parse(buf.toString("utf8")) as { type?: unknown };
+      return pkg.type !== "module";
+    } catch {
+      return true; // an unreadable package.json: node reads the file as CommonJS
+    }
+  }
+  return true;
+}
+
 function jsPlan(root: string, config: RepoConfig, changed: string[]): PlanResult {
   const fw = config.test.framework;
-  const dir = JS_DIRS.find((d) => isDir(root, d)) ?? "test";
-  const existing = listDir(root, dir).filter((f) => /\.(test|spec)\.[cm]?[jt]s$/.test(f));
-  const ext = /\.(test|spec)(\.[cm]?[jt]s)$/.exec(existing[0] ?? "")?.[2] ?? ".mjs";
-  const wanted = `${dir}/${baseName(changed[0] ?? "fix")}-regression.test${ext}`;
+  const file = changed.find((f) => /\.[cm]?[jt]sx?$/.test(f)) ?? changed[0] ?? "index.js";
+  const base = baseName(file);
+  const near = nearestTests(root, file, ["test", "tests", "__tests__"], JS_TEST);
+  const dir = near?.dir ?? ["test", "tests", "__tests__"].find((d) => isDir(root, d)) ?? "test";
+  const files = near?.files ?? [];
+  const sample = pickSample(files, base);
+  const m = /\.(test|spec)(\.[cm]?[jt]s)$/.exec(sample ?? "");
+  const wanted = join(dir, `${base}-regression.${m?.[1] ?? "test"}${m?.[2] ?? ".js"}`);
   const path = freshPath(root, wanted);
   if (!path) return { ok: false, reason: `no free file name beside ${wanted}` };
+  const cjs = isCommonJs(root, path);
+  const assertLine = cjs ? 'const assert = require("node:assert")' : 'import assert from "node:assert"';
+  const load = cjs
+    ? "This package loads the file as CommonJS: use `require(...)`, never `import` statements."
+    : "This package loads the file as an ES module: use `import`, never `require(...)`.";
   const runners: Record<string, { name: string; command: string; notes: string }> = {
     "node-test": {
       name: "node --test",
-      command: `node --test ${quote(path)}`,
-      notes: 'Use `import { test } from "node:test"` and `import assert from "node:assert/strict"`.',
+      command: `node --test --test-reporter=tap ${quote(path)}`,
+      notes: `Use \`${cjs ? 'const { test } = require("node:test")' : 'import { test } from "node:test"'}\` and \`${assertLine}\`.`,
     },
     jest: {
       name: "jest",
@@ -137,12 +235,12 @@ function jsPlan(root: string, config: RepoConfig, changed: string[]): PlanResult
     vitest: {
       name: "vitest",
       command: `npx --no-install vitest run ${quote(path)}`,
-      notes: 'Use `import { test, expect } from "vitest"`.',
+      notes: `Use \`${cjs ? 'const { test, expect } = require("vitest")' : 'import { test, expect } from "vitest"'}\`.`,
     },
     mocha: {
       name: "mocha",
       command: `npx --no-install mocha ${quote(path)}`,
-      notes: 'Use mocha\'s `describe`/`it` and `import assert from "node:assert/strict"`.',
+      notes: `Use mocha's \`describe\`/\`it\` and \`${assertLine}\`.`,
     },
   };
   const r = runners[fw] ?? runners["node-test"]!;
@@ -151,11 +249,11 @@ function jsPlan(root: string, config: RepoConfig, changed: string[]): PlanResult
     plan: {
       framework: r.name,
       language: "JavaScript",
-      tags: ["javascript", "js", "mjs", "typescript", "ts"],
+      tags: ["javascript", "js", "mjs", "cjs", "typescript", "ts"],
       path,
       command: r.command,
-      notes: `${r.notes} Import the project's modules by relative path from the test file.`,
-      example: existing[0] ? exampleOf(root, `${dir}/${existing[0]}`) : null,
+      notes: `${load} ${r.notes} Load the project's modules by relative path from the test file, as the sample does.`,
+      example: sample ? exampleOf(root, join(dir, sample)) : null,
     },
   };
 }
@@ -164,10 +262,13 @@ function goPlan(root: string, changed: string[]): PlanResult {
   const file = changed.find((f) => f.endsWith(".go") && !f.endsWith("_test.go"));
   if (!file) return { ok: false, reason: "the patch changes no Go package to put a test beside" };
   const dir = posix.dirname(file);
-  const wanted = `${dir === "." ? "" : `${dir}/`}${baseName(file)}_regression_test.go`;
+  const wanted = join(dir, `${baseName(file)}_regression_test.go`);
   const path = freshPath(root, wanted);
   if (!path) return { ok: false, reason: `no free file name beside ${wanted}` };
-  const existing = listDir(root, dir).filter((f) => f.endsWith("_test.go"));
+  const existing = listDir(root, dir)
+    .filter((f) => f.endsWith("_test.go"))
+    .sort();
+  const sample = pickSample(existing, baseName(file));
   return {
     ok: true,
     plan: {
@@ -175,10 +276,10 @@ function goPlan(root: string, changed: string[]): PlanResult {
       language: "Go",
       tags: ["go", "golang"],
       path,
-      command: `go test -count=1 ${dir === "." ? "." : `./${quote(dir)}`}`,
+      command: `go test -count=1 -v ${dir === "." ? "." : `./${quote(dir)}`}`,
       notes:
-        "Write it in the package of the file beside it (same `package` clause), with `func TestXxx(t *testing.T)` functions that call `t.Fatalf` on failure.",
-      example: existing[0] ? exampleOf(root, `${dir}/${existing[0]}`) : null,
+        "Write it in the package of the file beside it (same `package` clause as the sample), with `func TestXxx(t *testing.T)` functions that call `t.Fatalf` on failure.",
+      example: sample ? exampleOf(root, join(dir, sample)) : null,
     },
   };
 }

@@ -12,6 +12,7 @@ import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
 import { scanNewFile } from "../scan/index.ts";
 import { planRegressionTest, type TestPlan } from "./conventions.ts";
+import { type Miss, missAfter, missBefore, PER_TEST_RUNNERS, perTestVerdicts } from "./outcome.ts";
 
 /** A tree the stage may run in; disposed when done. */
 export interface RegressTree {
@@ -33,6 +34,15 @@ export interface RegressStageInput {
   diff: string;
   /** The reproducer that failed before the fix, as the test's guide; null when none did. */
   script: string | null;
+  /** Whether that script passed with this patch: true, false, or null/absent when it was not run with it. */
+  scriptPassesWithFix?: boolean | null;
+  /**
+   * The repository's own tests that failed without this patch and pass with it (validation's per-test
+   * results): when there is one, it is the regression test, and the stage writes none.
+   */
+  covering?: string[];
+  /** What the repository's setup could not do (a failed step), shown to the model and in the summary. */
+  environment?: string | null;
   signal?: AbortSignal;
   record: (name: string, text: string) => void;
   /**
@@ -82,99 +92,88 @@ function commandFor(plan: TestPlan, text: string): string {
   return names.length > 0 ? `${plan.command} -run '^(${names.join("|")})$'` : plan.command;
 }
 
-/** Whether a run's output shows that at least one test ran (a runner finding none may still exit 0). */
-function testsRan(plan: TestPlan, e: ExecResult): boolean {
-  const out = `${e.stdout}\n${e.stderr}`;
-  if (plan.framework === "go test") return !/no tests to run|no test files/.test(out);
-  if (plan.framework === "node --test") {
-    const tests = /^(?:# |ℹ )tests (\d+)/m.exec(out);
-    return tests ? Number(tests[1]) > 0 : true;
-  }
-  if (plan.framework === "pytest") return !/no tests ran/.test(out);
-  if (plan.framework === "unittest") return !/^Ran 0 tests/m.test(out);
-  return true;
+/** The stage's outcome without a test: what was planned, why nothing joins the patch, the runs kept. */
+const report = (
+  status: RegressionTestReport["status"],
+  summary: string,
+  plan: TestPlan | null,
+  runs: { before?: ExecResult | null; after?: ExecResult | null; command?: string } = {},
+): RegressionOutcome => ({
+  diff: null,
+  data: {
+    status,
+    summary,
+    path: plan?.path ?? null,
+    command: runs.command ?? plan?.command ?? null,
+    framework: plan?.framework ?? null,
+    before: runs.before ? execReport(runs.before) : null,
+    after: runs.after ? execReport(runs.after) : null,
+  },
+});
+
+/** Why a repository test that already goes red → green stands in for a new one. */
+function coveredSummary(covering: string[]): string {
+  const one = covering.length === 1;
+  const named = covering
+    .slice(0, 5)
+    .map((t) => `\`${t}\``)
+    .join(", ");
+  const more = covering.length > 5 ? ` and ${covering.length - 5} more` : "";
+  return `No regression test was added: the repository's own ${one ? "test" : "tests"} ${named}${more} already ${one ? "fails" : "fail"} without the fix and ${one ? "passes" : "pass"} with it, and guard${one ? "s" : ""} the behaviour.`;
 }
 
-const ended = (e: ExecResult): string =>
-  e.limit
-    ? `it hit the sandbox's ${e.limit} limit`
-    : e.exitCode === null
-      ? `it was killed by ${e.signal}`
-      : `exit code ${e.exitCode}`;
+/** The plan, or the outcome that ends the stage before any model request (and why). */
+function preflight(input: RegressStageInput): { plan: TestPlan } | { done: RegressionOutcome } {
+  const { config } = input;
+  const stop = (summary: string, plan: TestPlan | null = null, status: "left-out" | "off" = "left-out") => ({
+    done: report(status, summary, plan),
+  });
+  if (!config.regressionTest)
+    return stop(
+      "No regression test was written: the repository turned it off (regression-test: false).",
+      null,
+      "off",
+    );
+  const covering = (input.covering ?? []).filter((t) => t.trim() !== "");
+  if (covering.length > 0) {
+    const done = report("left-out", coveredSummary(covering), null);
+    return { done: { ...done, data: { ...done.data, covered_by: covering } } };
+  }
+  if (!input.sandbox || !input.trees)
+    return stop("No regression test was added: nothing from the repository could run here to check one.");
+  const planned = planRegressionTest(input.root, config, diffFiles(input.diff));
+  if (!planned.ok) return stop(`No regression test was added: ${planned.reason}.`);
+  const plan = planned.plan;
+  if (isProtectedPath(plan.path, config.protectedPaths))
+    return stop(`No regression test was added: ${plan.path} is a protected path.`, plan);
+  // Publishing takes a new file past the patch rules only as a test (never as test configuration).
+  if (!isTestPath(plan.path) || isTestConfigFile(plan.path))
+    return stop(`No regression test was added: ${plan.path} would not be read as a test file.`, plan);
+  return { plan };
+}
 
 /**
  * The regression-test stage: plans a new test file by the repository's conventions, has the model write
- * it (from the reproducer and the fix), and checks it in the sandbox: it must fail on the unfixed tree
- * and pass on the fixed one. Only then does its diff join the patch; otherwise the report says why it
+ * it (from the reproducer and the fix), and checks it in the sandbox: every test in it must fail on the
+ * unfixed tree (each is judged on its own where the runner names them) and pass on the fixed one. Only then does its diff join the patch; otherwise the report says why it
  * was left out. Never throws for stage trouble; errors that stop the run go through.
  */
 export async function regressStage(input: RegressStageInput): Promise<RegressionOutcome> {
   const { config, sandbox, trees } = input;
-  const report = (
-    status: RegressionTestReport["status"],
-    summary: string,
-    plan: TestPlan | null,
-    runs: { before?: ExecResult | null; after?: ExecResult | null; command?: string } = {},
-  ): RegressionOutcome => ({
-    diff: null,
-    data: {
-      status,
-      summary,
-      path: plan?.path ?? null,
-      command: runs.command ?? plan?.command ?? null,
-      framework: plan?.framework ?? null,
-      before: runs.before ? execReport(runs.before) : null,
-      after: runs.after ? execReport(runs.after) : null,
-    },
-  });
-  if (!config.regressionTest)
-    return report(
-      "off",
-      "No regression test was written: the repository turned it off (regression-test: false).",
-      null,
-    );
-  if (!sandbox || !trees)
-    return report(
-      "left-out",
-      "No regression test was added: nothing from the repository could run here to check one.",
-      null,
-    );
-  const planned = planRegressionTest(input.root, config, diffFiles(input.diff));
-  if (!planned.ok) return report("left-out", `No regression test was added: ${planned.reason}.`, null);
-  const plan = planned.plan;
-  if (isProtectedPath(plan.path, config.protectedPaths))
-    return report("left-out", `No regression test was added: ${plan.path} is a protected path.`, plan);
-  // Publishing takes a new file past the patch rules only as a test (never as test configuration).
-  if (!isTestPath(plan.path) || isTestConfigFile(plan.path))
-    return report(
-      "left-out",
-      `No regression test was added: ${plan.path} would not be read as a test file.`,
-      plan,
-    );
+  const pre = preflight(input);
+  if ("done" in pre) return pre.done;
+  const plan = pre.plan;
+  if (!sandbox || !trees) throw new Error("unreachable: preflight checks the sandbox and the trees");
   const messages: ChatMessage[] = [
     {
       role: "system",
       content: "You write regression tests for bug fixes, in the repository's own test framework and style.",
     },
-    {
-      role: "user",
-      content: renderReviewPrompt("regression-test-write", {
-        issue: input.issue,
-        patch: input.diff,
-        script: input.script ?? "",
-        framework: plan.framework,
-        language: plan.language,
-        file: plan.path,
-        command: plan.command,
-        notes: plan.notes,
-        example: plan.example?.text ?? "",
-        // Named only inside the example's section: passed only when there is an example.
-        ...(plan.example ? { example_path: plan.example.path } : {}),
-      }),
-    },
+    { role: "user", content: writePrompt(input, plan) },
   ];
   let last: { why: string; before: ExecResult | null; after: ExecResult | null; command: string } | null =
     null;
+  const setupNote = input.environment ? ` (the repository's setup had failed: ${input.environment})` : "";
   try {
     for (let attempt = 1; attempt <= REGRESS_ATTEMPTS; attempt++) {
       const answer = await input.model.chat(messages, {
@@ -206,81 +205,38 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
         continue;
       }
       const command = commandFor(plan, text);
-      const before = await runIn(
-        sandbox,
-        await trees.pristine(),
-        plan.path,
-        text,
-        command,
-        config,
-        input.signal,
-      );
+      const run = async (tree: RegressTree): Promise<ExecResult> =>
+        runIn(sandbox, tree, plan.path, text, command, config, input.signal);
+      const before = await run(await trees.pristine());
       input.record(
         `regress/attempt-${attempt}.md`,
         `# Regression test ${attempt}\n\n${plan.path}\n\n\`\`\`\n${text}\n\`\`\`\n\nWithout the fix:\n\n${formatExecForModel(before)}\n`,
       );
-      if (before.limit !== null || before.exitCode === 0 || !testsRan(plan, before)) {
-        const why =
-          before.exitCode === 0 && testsRan(plan, before)
-            ? "it passed on the code without the fix, so it would not catch the bug"
-            : !testsRan(plan, before)
-              ? "no test in it ran"
-              : `it did not run to a verdict on the code without the fix (${ended(before)})`;
-        last = { why, before, after: null, command };
-        messages.push({
-          role: "user",
-          content: renderReviewPrompt("regression-test-feedback", {
-            reason: why,
-            which: "without the fix",
-            output: formatExecForModel(before),
-          }),
-        });
-        continue;
-      }
-      const after = await runIn(
-        sandbox,
-        await trees.patched(input.diff),
-        plan.path,
-        text,
-        command,
-        config,
-        input.signal,
-      );
-      input.record(`regress/attempt-${attempt}-fixed.md`, `With the fix:\n\n${formatExecForModel(after)}\n`);
-      if (after.limit === null && after.exitCode === 0 && testsRan(plan, after)) {
-        // Alone it passes; in the suite it must leave every other test as it was.
-        const suite = input.suite ? await input.suite(plan.path, text) : null;
-        if (suite)
-          input.record("regress/suite-check.md", `# The suite with ${plan.path}\n\n${suite.summary}\n`);
-        if (suite && !suite.ok)
-          return report("left-out", `No regression test was added: ${suite.summary}.`, plan, {
+      const early = missBefore(plan, before, input.root);
+      if (early) {
+        last = { why: early.why, before, after: null, command };
+        if (early.stop)
+          return report("left-out", `No regression test was added: ${early.why}${setupNote}.`, plan, {
             before,
-            after,
             command,
           });
-        return {
-          diff: newFileDiff(plan.path, text),
-          data: {
-            ...report(
-              "added",
-              `A regression test was added as ${plan.path} (${plan.framework}): it fails without the fix and passes with it.`,
-              plan,
-              { before, after, command },
-            ).data,
-            ...(suite ? { suite: suite.summary } : {}),
-          },
-        };
+        messages.push({ role: "user", content: feedback(early, "without the fix", before) });
+        continue;
       }
-      const why = `it did not pass with the fix (${ended(after)})`;
-      last = { why, before, after, command };
-      messages.push({
-        role: "user",
-        content: renderReviewPrompt("regression-test-feedback", {
-          reason: why,
-          which: "with the fix",
-          output: formatExecForModel(after),
-        }),
-      });
+      const after = await run(await trees.patched(input.diff));
+      input.record(`regress/attempt-${attempt}-fixed.md`, `With the fix:\n\n${formatExecForModel(after)}\n`);
+      const late = missAfter(plan, after, input.root, before);
+      if (!late) {
+        return await accept(input, plan, text, { before, after, command });
+      }
+      last = { why: late.why, before, after, command };
+      if (late.stop)
+        return report("left-out", `No regression test was added: ${late.why}${setupNote}.`, plan, {
+          before,
+          after,
+          command,
+        });
+      messages.push({ role: "user", content: feedback(late, "with the fix", after) });
     }
   } catch (err) {
     if (stopsRun(err)) throw err;
@@ -297,6 +253,74 @@ export async function regressStage(input: RegressStageInput): Promise<Regression
     plan,
     { before: last?.before ?? null, after: last?.after ?? null, command: last?.command ?? plan.command },
   );
+}
+
+/** A test that passed alone: joins the patch once the suite, run with it, leaves every other test as it was. */
+async function accept(
+  input: RegressStageInput,
+  plan: TestPlan,
+  text: string,
+  runs: { before: ExecResult; after: ExecResult; command: string },
+): Promise<RegressionOutcome> {
+  const suite = input.suite ? await input.suite(plan.path, text) : null;
+  if (suite) input.record("regress/suite-check.md", `# The suite with ${plan.path}\n\n${suite.summary}\n`);
+  if (suite && !suite.ok)
+    return report("left-out", `No regression test was added: ${suite.summary}.`, plan, runs);
+  const n = perTestVerdicts(plan, runs.before)?.size ?? 0;
+  const counted =
+    n === 1
+      ? " (its one test, checked on its own)"
+      : n > 1
+        ? ` (each of its ${n} tests, checked on its own)`
+        : "";
+  const added = report(
+    "added",
+    `A regression test was added as ${plan.path} (${plan.framework}): it fails without the fix and passes with it${counted}.`,
+    plan,
+    runs,
+  );
+  return {
+    diff: newFileDiff(plan.path, text),
+    data: { ...added.data, ...(suite ? { suite: suite.summary } : {}) },
+  };
+}
+
+const feedback = (miss: Miss, which: string, run: ExecResult): string =>
+  renderReviewPrompt("regression-test-feedback", {
+    verdict: miss.verdict,
+    reason: miss.why,
+    which,
+    output: formatExecForModel(run),
+  });
+
+/** What the script showed, in words that claim only what ran. */
+function scriptStatus(passes: boolean | null | undefined): string {
+  if (passes === true) return "This script failed on the code without the fix and passes with this fix.";
+  if (passes === false)
+    return "This script failed on the code without the fix, and it still fails with this fix: do not take it as the test's expected outcome.";
+  return "This script failed on the code without the fix; it was not run with this fix.";
+}
+
+function writePrompt(input: RegressStageInput, plan: TestPlan): string {
+  return renderReviewPrompt("regression-test-write", {
+    issue: input.issue,
+    patch: input.diff,
+    script: input.script ?? "",
+    // Named only inside the script's section: passed only when there is a script.
+    ...(input.script ? { script_status: scriptStatus(input.scriptPassesWithFix) } : {}),
+    environment: input.environment ?? "",
+    checked: PER_TEST_RUNNERS.has(plan.framework)
+      ? "each test is checked on its own"
+      : "the runner reports the file as a whole",
+    framework: plan.framework,
+    language: plan.language,
+    file: plan.path,
+    command: plan.command,
+    notes: plan.notes,
+    example: plan.example?.text ?? "",
+    // Named only inside the example's section: passed only when there is an example.
+    ...(plan.example ? { example_path: plan.example.path } : {}),
+  });
 }
 
 /** Writes the test into a fresh tree (never over an existing file) and runs it there, network off. */

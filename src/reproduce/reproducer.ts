@@ -1,6 +1,7 @@
 import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
+import { projectLine, projectVersion } from "../config/project-version.ts";
 import { stopsRun } from "../contract/failures.ts";
 import { installsRemovedSentence, removeInstalls } from "../core/dependency-installs.ts";
 import { openTree } from "../core/tree-fs.ts";
@@ -337,6 +338,8 @@ export async function reproduceIssue(
               ? `${lang.notes}\n- TypeScript sources can be imported directly with their \`.ts\` extension (Node strips the types); do not compile anything.`
               : lang.notes,
           layout: layoutOf(input.topLevel ?? []),
+          // The version the script runs against: no guarding against other versions of the project's API.
+          version: projectLine(projectVersion(input.workdir)),
         }),
       },
     ];

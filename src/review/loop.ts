@@ -8,7 +8,8 @@ import type { ScriptRun } from "../sandbox/script-run.ts";
 import type { ValidationResult } from "../validate/compare.ts";
 import { DiffApplyError, reproducerRunKey, type TreeStates } from "../validate/tree-states.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
-import { type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
+import * as pinned from "../contract/pinned-test.ts";
+import { patchKey, type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
 import { formatFailures } from "../validate/failure-messages.ts";
 import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
 
@@ -20,6 +21,8 @@ export interface PatchProposal {
   status: string;
   /** Whatever the caller needs to turn it back into its own candidate. */
   payload?: unknown;
+  /** The writer's whole answer (where a pinned-test claim is read from), when known. */
+  answer?: string;
 }
 
 export type RoundAction =
@@ -146,6 +149,10 @@ export async function runReviewLoop(
     return done(false, "not reviewed: no reproducer");
   }
   const tried = deps.tried ?? new TriedPatches();
+  // The tests that failed with the last validated patch, and the writer's claims about them.
+  let failing: string[] = [];
+  let failedKey = "";
+  let claims: pinned.PinnedClaims = { taken: [], refused: [] };
   tried.add(initial.id, initial.diff);
   const settle = (fate: string) => tried.settle(proposal.id, proposal.diff, fate);
 
@@ -160,10 +167,13 @@ export async function runReviewLoop(
   ): Promise<{ next: PatchProposal | null; round: number; repeated: TriedPatch | null }> => {
     let ask = guidance;
     for (let r = round; ; r++) {
-      const next = await rewrite(deps, ask, r);
+      // Each rewrite is a fresh request: what the writer said with its last patch goes with it.
+      const next = await rewrite(deps, pinned.withSaid(ask, proposal.answer), r);
       if (!next) return { next: null, round: r, repeated: null };
       const seen = tried.get(next.diff);
-      if (!seen || !next.applicable) {
+      // A patch resent with a claim that a failing test pins the old behaviour is judged, not refused.
+      claims = pinned.pinnedClaims(next.answer ?? "", deps.issue, failing);
+      if (!seen || !next.applicable || claims.taken.length > 0) {
         tried.add(next.id, next.diff);
         return { next, round: r, repeated: null };
       }
@@ -183,6 +193,7 @@ export async function runReviewLoop(
       if (r + 1 > maxRounds) return { next: null, round: r + 1, repeated: seen };
       deps.onRound?.(r + 1, maxRounds);
       ask = renderReviewPrompt("review-duplicate", { id: seen.id, fate: seen.fate, guidance });
+      ask += pinned.refusedNote(claims);
     }
   };
   const noNewPatch = (got: { repeated: TriedPatch | null }): string =>
@@ -241,6 +252,7 @@ export async function runReviewLoop(
           patch: proposal.diff,
           after,
           scan,
+          pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey),
         },
         { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
       );
@@ -282,6 +294,14 @@ export async function runReviewLoop(
         entry.note = `accepted by the reviewer; validation: ${validation.summary}`;
         return done(true, `accepted in round ${round}; ${validation.summary}`);
       }
+      // Approved with the claim in view, and only claimed tests fail: decided in the open, never "fixed".
+      if (pinned.onlyPinnedFail(claims.taken, validation.regressions)) {
+        settle("it was accepted; the tests that fail are claimed to pin the old behaviour");
+        entry.note = `accepted by the reviewer, who saw the claim that ${claims.taken.map((c) => c.test).join(", ")} pin the behaviour the issue changes; validation: ${validation.summary}`;
+        return done(true, `accepted in round ${round}; ${pinned.pinnedSummary(claims.taken)}`);
+      }
+      failing = [...validation.regressions];
+      failedKey = patchKey(proposal.diff);
       settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
       entry.action = "validation-failed";
       entry.note = validation.summary;

@@ -41,6 +41,8 @@ export interface ReviewInput {
   after: ExecResult;
   /** What the patch scan found in the code the patch adds, one per line (empty or absent: nothing). */
   scan?: string;
+  /** Tests that failed with this patch before, which the writer claims pin the old behaviour (lines). */
+  pinned?: string;
 }
 
 /** The reviewer gave no usable verdict within its retries. */
@@ -65,6 +67,7 @@ export function reviewMessages(input: ReviewInput): ChatMessage[] {
         patch: input.patch.trimEnd(),
         after: formatExecForModel(input.after),
         scan: input.scan ?? "",
+        pinned: input.pinned ?? "",
       }),
     },
   ];

@@ -53,6 +53,7 @@ const toProposal = (c: PatchCandidate): PatchProposal => ({
   diff: c.result.diff,
   applicable: c.applicable,
   status: c.result.status,
+  answer: c.answer,
 });
 
 /**

@@ -44,7 +44,9 @@ const regressionFree = (c: Candidate): boolean =>
 
 /**
  * Picks the candidate to report: reviewer-approved and regression-free first, then regression-free, then
- * the best patch status. Ties go to the reproducer passing, more passing tests, then the earliest.
+ * the best patch status. Ties go to the reproducer passing, more passing tests, then the earliest. A
+ * regression-free patch that the reviewer rejected and whose reproducer still fails drops to the last tier
+ * when another patch was approved and passes the reproducer (its failing tests are named in the report).
  * Only applicable patches can win the first two tiers.
  */
 export function selectCandidate(candidates: readonly Candidate[]): Selection {
@@ -58,6 +60,16 @@ export function selectCandidate(candidates: readonly Candidate[]): Selection {
         why: `approved by the reviewer and regression-free${noTests ? " (no test suite)" : ` (tests: ${vs})`}`,
       };
     }
+    // A patch the reviewer rejected whose reproducer still fails never wins over one the reviewer approved
+    // whose reproducer passes, whatever the tests say (a test may pin the behaviour the issue changes).
+    const judgedBetter = (o: Candidate): boolean =>
+      o.status === "APPLICABLE_PATCH" && o.reviewApproved === true && o.reproducerPasses === true;
+    const rejectedAndFailing = c.reviewApproved === false && c.reproducerPasses === false;
+    if (applicable && regressionFree(c) && rejectedAndFailing && candidates.some(judgedBetter))
+      return {
+        tier: 3,
+        why: `regression-free (tests: ${vs}), but rejected by the reviewer and the reproducer still fails`,
+      };
     if (applicable && regressionFree(c)) {
       const review = c.reviewApproved === false ? "rejected by the reviewer" : "not reviewed";
       return {
@@ -71,7 +83,8 @@ export function selectCandidate(candidates: readonly Candidate[]): Selection {
         : applicable
           ? `tests: ${vs}`
           : "not applicable";
-    return { tier: 3, why: `status ${c.status} (${problem})` };
+    const judged = judgedBetter(c) ? "approved by the reviewer, the reproducer passes; " : "";
+    return { tier: 3, why: `${judged}status ${c.status} (${problem})` };
   };
   const ranked = candidates.map((c, index) => ({ c, index, ...tierOf(c) }));
   ranked.sort(

@@ -326,6 +326,14 @@ for (const f of [PYTHON, JAVASCRIPT, GO]) {
     assert.ok(testFile, `a new test file in the diff:\n${run.diff}`);
     assert.ok(run.diff.includes(`+${f.fixed}`), "the fix is in the diff too");
     assertTestFailsThenPasses(f, run.remote, testFile);
+    // The test's prompt states what the reproducer did with this very fix: it ran, and passed.
+    const ask = [...model.requests]
+      .reverse()
+      .find((q) => String(q.messages[0]?.content ?? "").startsWith("You write regression tests"));
+    assert.match(
+      String(ask?.messages[1]?.content ?? ""),
+      /This script failed on the code without the fix and passes with this fix\./,
+    );
 
     // The body says so, in words, and ends with the reviewer's checklist.
     assert.match(run.body, /## Regression test\n\nThe patch adds `[^`]+`/);
@@ -388,7 +396,10 @@ test("a model that writes no usable test costs the test, not the pull request; a
   testAnswer = () => fence("python", "def test_nothing():\n    assert True\n");
   const weak = await dryRun(PYTHON, makeRepo(PYTHON, {}, "python-weak-test"), join(work, "weak-dry"));
   assert.doesNotMatch(weak.diff, /new file mode/);
-  assert.match(weak.body, /it passed on the code without the fix, so it would not catch the bug/);
+  assert.match(
+    weak.body,
+    /this test passes on the code without the fix, so it would not catch the bug: \\`tests\/test\\_summary\\_regression\.py::test\\_nothing\\`/,
+  );
 
   testAnswer = (x) => fence(x.test.lang, x.test.code);
   const asked = () =>

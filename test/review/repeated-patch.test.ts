@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseIssueFile } from "../../src/agents/issue-text.ts";
 import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
+import { renderPullBody } from "../../src/github/render/pr-body.ts";
 import { runFix } from "../../src/pipeline/run-fix.ts";
 import { createReproduceReviewHooks } from "../../src/pipeline/stage-hooks.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
@@ -187,4 +188,56 @@ test("a writer that keeps resending the same patch ends the loop within the revi
     /the patch writer kept sending the patch already tried as linear-1, and no review rounds are left/,
   );
   assert.notEqual(result.status, "fixed");
+});
+
+test("a patch resent with a claim that a failing test pins the old behaviour is judged in the open and ends patched", async () => {
+  const claim = (id: string) =>
+    `The failing test asserts the old behaviour.\nPINNED TEST: ${id} | "should return \`90\` (10% off)"\n\n`;
+  const { result, out, requests, reviewed } = await pinnedRun([
+    CORRECT,
+    claim("tests/test_pricing.py::test_fraction_discount") + CORRECT,
+  ]);
+  // The resend with the claim reached the reviewer, with the failing test and the claim in view.
+  assert.equal(reviewed.length, 2, reviewed.join("\n"));
+  const reviews = requests.filter((r) => roleOf(r) === "other" && promptKind(r) === "review");
+  const seen = lastText(reviews[1]!);
+  assert.match(
+    seen,
+    /The repository's tests fail with this patch: tests\/test_pricing\.py::test_fraction_discount\. The patch writer claims each of these tests asserts the behaviour the issue asks to change/,
+  );
+  assert.match(
+    seen,
+    /tests\/test_pricing\.py::test_fraction_discount: asserts the old behaviour; the issue says "should return `90` \(10% off\)"/,
+  );
+  assert.doesNotMatch(lastText(reviews[0]!), /claims/);
+  // The rewrite request kept what the writer said with its previous patch... and offered the fixed form.
+  const patches = patchRequests(requests);
+  assert.match(lastText(patches[1]!), /PINNED TEST: \[test id\] \| "\[words of the issue\]"/);
+  // Never "fixed" with a failing test; the test that pins the old behaviour is named for the maintainer.
+  assert.equal(result.status, "patched", result.reason);
+  assert.match(result.patch ?? "", /percent \/ 100/);
+  const summary = JSON.parse(readFileSync(join(out, "linear-1/review/summary.json"), "utf8")) as {
+    approved: boolean;
+    summary: string;
+  };
+  assert.equal(summary.approved, true);
+  assert.match(
+    summary.summary,
+    /test_fraction_discount fails with the patch; the patch writer claims it pins/,
+  );
+  // The pull request names the test that pins the old behaviour, for the maintainer to update.
+  const body = renderPullBody({
+    issueNumber: 1,
+    issueTitle: "apply_discount gives negative prices",
+    result,
+    run: 1,
+    seconds: 1,
+    model: "scripted",
+    files: ["shop/pricing.py"],
+    artifactsPath: out,
+  }).full;
+  assert.match(
+    body,
+    /\*\*A test pins the old behaviour\?\*\* tests\/test\\?_pricing\.py::test\\?_fraction\\?_discount fails with the patch/,
+  );
 });

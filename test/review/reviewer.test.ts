@@ -74,6 +74,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
     command: "python3 reproducer.py",
     language_notes: "- note",
     layout: "",
+    version: "",
   });
   assert.match(write, /ISSUE \{\{layout\}\}/);
   assert.doesNotMatch(write, /Top of the repository/);
@@ -87,8 +88,10 @@ test("every prompt renders with its inputs, and an optional section disappears w
     patch: "P",
     after: "A",
     scan: "",
+    pinned: "",
   });
   assert.doesNotMatch(review, /syntax scan/);
+  assert.doesNotMatch(review, /claims/);
   assert.match(
     renderReviewPrompt("review-user", {
       issue: "I",
@@ -99,6 +102,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
       patch: "P",
       after: "A",
       scan: "- the patch reads the environment: `os.environ` at calc.py:3",
+      pinned: "",
     }),
     /A syntax scan of the code the patch adds[^\n]*\n\n- the patch reads the environment: `os\.environ` at calc\.py:3\n/,
   );

@@ -70,3 +70,26 @@ test("ties: the reproducer passing, then more passing tests, then the earliest",
   const noTests = selectCandidate([cand("z", { reviewApproved: true, validation: v("no-tests") })]);
   assert.match(noTests.reason, /no test suite/);
 });
+
+test("a rejected patch whose reproducer still fails never wins over an approved one that passes it, even with a test failing", () => {
+  const s = selectCandidate([
+    cand("partial", { reviewApproved: false, reproducerPasses: false, validation: v("passed", 5) }),
+    cand("fix", {
+      reviewApproved: true,
+      reproducerPasses: true,
+      validation: v("regressions", 4, ["tests/test_dfxp.py::test_parse_none"]),
+    }),
+  ]);
+  assert.equal(s.winner?.id, "fix");
+  assert.match(
+    s.reason,
+    /approved by the reviewer, the reproducer passes; status APPLICABLE_PATCH \(regressions: tests\/test_dfxp\.py::test_parse_none\)/,
+  );
+  assert.match(s.ranking[1]!.why, /rejected by the reviewer and the reproducer still fails/);
+  // Without an approved patch that passes the reproducer, the regression-free one still comes first.
+  const alone = selectCandidate([
+    cand("partial", { reviewApproved: false, reproducerPasses: false, validation: v("passed", 5) }),
+    cand("other", { reviewApproved: true, reproducerPasses: false, validation: v("regressions", 4, ["t"]) }),
+  ]);
+  assert.equal(alone.winner?.id, "partial");
+});

@@ -170,6 +170,11 @@ function render(input: PullBodyInput, max: number): string {
       `Verdict: ${v.approved ? "approved" : "not approved"} after ${v.rounds} review round${v.rounds === 1 ? "" : "s"}.`,
       "",
     );
+    // A test the patch writer says pins the old behaviour: named for the maintainer to decide.
+    const pinned = /; ([^;]+ with the patch; the patch writer claims (?:it|they) pin[\s\S]*)$/.exec(
+      v.summary,
+    )?.[1];
+    if (pinned) lines.push(`**A test pins the old behaviour?** ${inertProse(pinned, { max: 1500 })}.`, "");
     lines.push(`**Patch** — correct: ${judged(v["patch-correct"])}`, "");
     if (v["patch-analysis"]?.trim()) lines.push(quoted(v["patch-analysis"], max), "");
     lines.push(`**Reproducer** — correct: ${judged(v["test-correct"])}`, "");

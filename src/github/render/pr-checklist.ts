@@ -95,6 +95,15 @@ export function checklist(r: FixResult, files: string[]): string[] {
   const t = r.regression_test;
   if (t?.status === "added")
     items.push(`The regression test ${inlineCode(t.path ?? "")} checks the behaviour the issue describes.`);
+  else if (t?.covered_by?.length)
+    items.push(
+      `The repository's ${t.covered_by.length === 1 ? "test" : "tests"} ${t.covered_by
+        .slice(0, 3)
+        .map((x) => inlineCode(x))
+        .join(
+          ", ",
+        )} already ${t.covered_by.length === 1 ? "fails" : "fail"} without the fix and ${t.covered_by.length === 1 ? "passes" : "pass"} with it: ${t.covered_by.length === 1 ? "it checks" : "they check"} the behaviour the issue describes.`,
+    );
   else items.push("No regression test came with the fix (see Regression test): consider adding one.");
   if (r.review && !r.review.approved)
     items.push("The reviewer did not approve this patch: read its analysis above.");
