@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { RepoConfig } from "../../src/config/index.ts";
 import type { ChatMessage, ModelPort } from "../../src/model/types.ts";
 import { type RegressStageInput, regressStage } from "../../src/regress/index.ts";
+import { missBefore } from "../../src/regress/outcome.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import type { TreeStates } from "../../src/validate/index.ts";
 import { checklist } from "../../src/github/render/pr-checklist.ts";
@@ -125,10 +129,24 @@ test("pytest: a file whose tests all stay idle twice is left out, saying which",
 });
 
 test("a run that prints nothing is never read as failing without the fix", async () => {
+  // Through the stage, the scan refuses a file that ends the process before it runs.
   const silent = "import os\n\nos._exit(1)\n";
   const { outcome } = await regress(await calcJob(), CALC_FIX, scripted([silent], "python"));
   assert.equal(outcome.data.status, "left-out");
-  assert.match(outcome.data.summary, /printed nothing/);
+  assert.match(outcome.data.summary, /ends the process/);
+  // The rule behind it: a silent run that exits 1 is no verdict, whatever the exit code says.
+  const plan = {
+    framework: "pytest",
+    language: "python",
+    tags: ["python"],
+    path: "tests/test_calc_regression.py",
+    command: "python3 -m pytest -q tests/test_calc_regression.py",
+    notes: "",
+    example: null,
+  };
+  const exec = { exitCode: 1, signal: null, limit: null, durationMs: 5, stdout: "", stderr: " \n" };
+  const miss = missBefore(plan, exec as never, mkdtempSync(join(tmpdir(), "regress-silent-")));
+  assert.match(miss?.why ?? "", /printed nothing/);
 });
 
 test("pytest: a conftest that cannot import is the environment's failure: told as such, no second try", async () => {
