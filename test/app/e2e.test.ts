@@ -87,6 +87,10 @@ before(async () => {
   const cloneUrl = git.createRepo(`${OWNER}/${REPO}`, {
     "stats/__init__.py": "",
     "stats/summary.py": `def mean(values):\n    """Arithmetic mean of a non-empty list."""\n${BUGGY}\n\n\ndef total(values):\n    return sum(values)\n`,
+    // A repository test that loads the module: "fixed" needs a test of the repository beside the
+    // reproducer, which the model wrote.
+    "tests/__init__.py": "",
+    "tests/test_summary.py": "from stats.summary import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
     "README.md": "# stats\n",
   });
   const repo = github.addRepo(OWNER, REPO, { cloneUrl });
