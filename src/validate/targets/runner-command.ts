@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { jsRunnerOfWord, type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
+import { mochaReportFlags } from "../runners/mocha/options.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -298,7 +299,7 @@ export function suiteCommand(
     }
     case "mocha": {
       const report = reportName("mocha");
-      return out([...words, ...sep, "--reporter", "xunit", "--reporter-option", `output=${report}`], {
+      return out([...words, ...sep, ...mochaReportFlags(report)], {
         path: report,
         suites: "classname",
       });
@@ -468,7 +469,7 @@ export function targetedCommand(
     // would run them too and credit their tests to the file it was given. Tests of files that were not
     // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
     const report = reportName("mocha");
-    const flags = ["--reporter", "xunit", "--reporter-option", `output=${report}`];
+    const flags = mochaReportFlags(report);
 
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
