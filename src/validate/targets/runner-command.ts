@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { jsRunnerOfWord, type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
-import { mochaReportFlags } from "../runners/mocha/options.ts";
+import { reportFlags } from "../runners/index.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -286,12 +286,7 @@ export function suiteCommand(
       const report = reportName("node-test");
       const ws = withoutReporters(words);
       const at = ws.indexOf("--test");
-      const flags = [
-        "--test-reporter=junit",
-        `--test-reporter-destination=${report}`,
-        "--test-reporter=spec",
-        "--test-reporter-destination=stdout",
-      ];
+      const flags = reportFlags("node-test", report);
       return out([...ws.slice(0, at + 1), ...flags, ...ws.slice(at + 1)], {
         path: report,
         suites: "nesting",
@@ -299,7 +294,7 @@ export function suiteCommand(
     }
     case "mocha": {
       const report = reportName("mocha");
-      return out([...words, ...sep, ...mochaReportFlags(report)], {
+      return out([...words, ...sep, ...reportFlags("mocha", report)], {
         path: report,
         suites: "classname",
       });
@@ -469,7 +464,7 @@ export function targetedCommand(
     // would run them too and credit their tests to the file it was given. Tests of files that were not
     // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
     const report = reportName("mocha");
-    const flags = mochaReportFlags(report);
+    const flags = reportFlags("mocha", report);
 
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
@@ -486,12 +481,7 @@ export function targetedCommand(
     // report that names each test's file, and its spec reporter the output: the command's own reporters
     // are replaced (each needs a destination of its own).
     const report = reportName("node-test");
-    const flags = [
-      "--test-reporter=junit",
-      `--test-reporter-destination=${report}`,
-      "--test-reporter=spec",
-      "--test-reporter-destination=stdout",
-    ];
+    const flags = reportFlags("node-test", report);
     const paths = targets.map(asPathArg);
     const words = [...withoutReporters(p.words), ...flags];
     return {
