@@ -287,7 +287,7 @@ export async function runTestSuite(
   }
   let files = parsed ? reportFiles : undefined;
   if (!parsed && how.report) {
-    const own = readOwnReport(tree, how.report, workdir, "onlyFiles" in how ? how.onlyFiles : undefined);
+    const own = readOwnReport(tree, how.report, workdir);
     if (own.note) reportNotes.push(own.note);
     if (own.parsed) {
       parsed = own.parsed;
@@ -353,9 +353,8 @@ export async function runTestSuite(
  */
 function readOwnReport(
   tree: TreeFs,
-  report: { path: string; suites: "classname" | "nesting" },
+  report: NonNullable<TargetedCommand["report"]>,
   workdir: string,
-  only?: readonly string[],
 ): { parsed?: ParsedTests; note?: string } {
   const rel = report.path;
   let text: string;
@@ -380,9 +379,8 @@ function readOwnReport(
   // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
   // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
   // as a test in no suite named after the file: an entry for the file as a whole, not a test.
-  // mocha before 6 names no test's file: a run given one file ran that file's tests (those its
-  // configuration adds are named so, by their file, only by later versions).
-  const sole = report.suites === "classname" && only?.length === 1 ? only[0]! : "";
+  // mocha before 6 names no test's file: a run given one file alone (`file`) ran that file's tests.
+  const sole = report.file ?? "";
   const idOf = (classname: string, name: string, reported: string, suites: readonly string[]): string => {
     const file = reported === "" ? sole : relFile(reported);
     return report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, reported)

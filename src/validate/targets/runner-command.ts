@@ -24,7 +24,15 @@ export interface TargetedCommand {
    * test's file), and where a test's suites are named: its `classname` (mocha's xunit reporter) or the
    * `<testsuite>`s it is in (node's junit reporter).
    */
-  report?: { path: string; suites: "classname" | "nesting" };
+  report?: {
+    path: string;
+    suites: "classname" | "nesting";
+    /**
+     * The one test file the run was given, its positional words dropped (mocha started directly): the
+     * file of the tests a report names no file for (mocha before 6).
+     */
+    file?: string;
+  };
   /**
    * JUnit report globs the runner writes on its own (Maven's surefire, Gradle), read when the
    * configuration names none (`test.reports`).
@@ -471,7 +479,11 @@ export function targetedCommand(
     const words = [...p.words, ...fixed, ...flags];
     return {
       argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "sh", ...paths],
-      report: { path: report, suites: "classname" },
+      report: {
+        path: report,
+        suites: "classname",
+        ...(targets.length === 1 && !/^(npm|pnpm|yarn)$/.test(p.words[0] ?? "") ? { file: targets[0]! } : {}),
+      },
       onlyFiles: [...targets],
       display: [...words, ...quoted].join(" "),
     };

@@ -21,11 +21,19 @@ after(async () => {
   for (const s of jobs) await s.dispose();
 });
 
-function installMocha(version: string): string {
+function installMocha(version: string, ...more: string[]): string {
   const dir = tempDir("af-mocha-");
   execFileSync(
     "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", `mocha@${version}`],
+    [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      `mocha@${version}`,
+      ...more,
+    ],
     { cwd: dir, stdio: "pipe", timeout: 120_000 },
   );
   return join(dir, "node_modules");
@@ -61,3 +69,42 @@ for (const version of ["2.5.3", "3.5.3"]) {
     );
   });
 }
+
+test("mocha 3.5.3 through npm test with -r should: each test is named, and the honest fix is fixed", async () => {
+  const modules = installMocha("3.5.3", "should@13");
+  const repo = writeRepo({
+    "package.json": JSON.stringify({
+      name: "ser",
+      private: true,
+      scripts: { test: "mocha -r should --reporter spec test/" },
+    }),
+    "lib/slug.js": 'exports.slug = (s) => s.toLowerCase().replace(" ", "-");\n',
+    "lib/sum.js": "exports.sum = (a, b) => a + b;\n",
+    "test/slug.js":
+      'var slug = require("../lib/slug").slug;\ndescribe("slug", function () {\n  it("one space", function () { slug("A B").should.equal("a-b"); });\n  it("many words", function () { slug("A B C").should.equal("a-b-c"); });\n});\n',
+    "test/sum.js":
+      'var sum = require("../lib/sum").sum;\ndescribe("sum", function () {\n  it("adds", function () { sum(1, 2).should.equal(3); });\n});\n',
+  });
+  cpSync(modules, join(repo, "node_modules"), { recursive: true, verbatimSymlinks: true });
+  const job = await prepareJob(sandbox, repo);
+  jobs.push(job.states);
+  assert.equal(job.config.test.command, "npm test");
+  assert.equal(job.config.validation.runner, "mocha");
+  const fix = await validateEdit(sandbox, job, {
+    "lib/slug.js": ['.replace(" ", "-")', '.replaceAll(" ", "-")'],
+  });
+  assert.equal(fix.result.status, "passed", JSON.stringify(fix.result));
+  // The whole suite ran in one process (its report names no file): ids by suite and name.
+  assert.deepEqual(fix.result.fixed, ["slug > many words"]);
+  const whole = job.states.tests.fullResult;
+  assert.ok(whole, "the unpatched whole suite ran");
+  assert.match(
+    whole.command,
+    /^npm test -- --reporter xunit --reporter-options output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
+  );
+  assert.deepEqual(Object.fromEntries(whole.tests ?? []), {
+    "slug > one space": "passed",
+    "slug > many words": "failed",
+    "sum > adds": "passed",
+  });
+});
