@@ -5,6 +5,7 @@ import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, BUILD_SCRIPT_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { describeIssues } from "./messages.ts";
+import { resolveScriptCommand } from "./package-scripts.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
 import {
   type Detection,
@@ -411,5 +412,28 @@ export function loadRepoConfig(
     }
     config.protectedPaths = [...new Set([...config.protectedPaths, ...testCommandFiles(cmd)])];
   }
+  resolveScript(root, config);
   return config;
+}
+
+/**
+ * A test command that runs a package-manager script whose runner cannot be told from the command
+ * (`npm test` whose script is `node --test`) is replaced by the command the script runs, when that is a
+ * plain command starting a runner auto-fix knows: its tests can then be named and reported one by one.
+ * The report's notes say so. A configured `validation.runner` is left as it is.
+ */
+function resolveScript(root: string, config: RepoConfig): void {
+  const cmd = config.test.command;
+  if (!cmd || config.validation.source === "config" || config.validation.command) return;
+  if (runnerOfCommand(cmd, config.test.framework) !== null) return;
+  const resolved = resolveScriptCommand(root, cmd);
+  if (resolved === null || "reason" in resolved) return;
+  const framework = frameworkOfCommand(resolved.command, config.test.framework);
+  const runner = runnerOfCommand(resolved.command, framework);
+  if (runner === null) return;
+  config.test = { ...config.test, command: resolved.command, framework };
+  config.validation = { ...config.validation, runner, source: "detected" };
+  config.notes.push(
+    `tests: \`${cmd}\` runs the package.json script ${resolved.chain.map((s) => `\`${s}\``).join(" → ")}: \`${resolved.command}\`, which auto-fix runs itself to name each test`,
+  );
 }

@@ -25,7 +25,7 @@ export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree
 export { validatePatched } from "./validate.ts";
 export { type OwnerOf, PristineTests } from "./baseline.ts";
 export { type CandidateInput, type CandidateValidation, validateCandidate } from "./targeted.ts";
-export { SLOWDOWN_FACTOR, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
+export { mostRelatedLimitMs, SLOWDOWN_FACTOR, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
 export { type RankedTest, rankTests, TIERS, tierOf } from "./targets/rank.ts";
 export { TestTimes } from "./test-times.ts";
 export {

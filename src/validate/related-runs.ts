@@ -395,6 +395,21 @@ function stoppedBatch(
 /** Tests named first (by the change's module names, the reproducer, the model) run as one batch. */
 const phaseOf = (tier: number): number => (tier <= 1 ? 0 : 1);
 
+/** How many times the related-test budget the most related test file may take, alone. */
+export const MOST_RELATED_BUDGETS = 2;
+
+/**
+ * The test file ranked most related (unless it only failed before the patch): it is never left out for
+ * its own length. It leads the first batch; when it is costly enough to run alone, its run may take until
+ * MOST_RELATED_BUDGETS× the budget has passed, without a file allowance.
+ */
+const mostRelated = (ranked: readonly RankedTest[]): RankedTest | undefined =>
+  ranked[0] && ranked[0].tier !== FAILED_ONLY_TIER ? ranked[0] : undefined;
+
+/** The time limit of the most related file's run (see mostRelated). */
+export const mostRelatedLimitMs = (budgetMs: number): number =>
+  budgetMs * Math.max(FIRST_BATCH_ALLOWANCE, MOST_RELATED_BUDGETS);
+
 /**
  * Runs the related tests of a candidate in rank order within its budget: each round takes, in rank
  * order, the tests whose estimated time (with the unpatched run when the job lacks it) fits the time
@@ -438,6 +453,8 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       1,
     );
   const allowance = allowanceFor(input.config.validation.runner, budget, input.slowdownGraceMs);
+  const lead = mostRelated(input.ranked);
+  const leadLimit = budget === null ? null : mostRelatedLimitMs(budget);
   while (pending.length > 0) {
     // Tests that need the network, and tests stopped at their own limit on the unpatched tree, cannot
     // be judged here: named as such, never run after the patch.
@@ -471,11 +488,16 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
     };
     const heavy = (r: RankedTest) => isHeavy(store, r.test.target, input.estimate(r.test.target), allowance);
     const order = cheapFirst(pending, heavy, FAILED_ONLY_TIER);
+    // The most related file leads the first batch whatever its cost.
+    if (first && lead && order.includes(lead)) {
+      order.splice(order.indexOf(lead), 1);
+      order.unshift(lead);
+    }
     pending.splice(0, pending.length, ...order);
     /** A test whose unpatched run took longer than the budget can have the first batch's privilege. */
     const mayLead = (r: RankedTest): boolean => {
       const m = store.times.measured(r.test.target);
-      return budget === null || m === undefined || m <= budget;
+      return r === lead || budget === null || m === undefined || m <= budget;
     };
     // In rank order, the tests that fit the time left (the first test of the candidate that may lead
     // runs whatever its estimate). Tests that only failed before the patch cannot show a regression
@@ -524,13 +546,19 @@ export async function runRelated(input: RelatedRunsInput): Promise<RelatedRuns> 
       batch.push(r);
       batchCost += c;
     }
+    // The most related file, costly enough to run alone, has its own limit (no file allowance).
+    const leads = first && lead !== undefined && batch.length === 1 && batch[0] === lead;
     const targets = batch.map((r) => r.test.target);
     const t0 = performance.now();
     const unpatchedNow = store.missing(targets, input.ownerOf);
     const overhead = store.overheadMs;
-    const deadline = budget === null ? null : input.started + budget * (first ? FIRST_BATCH_ALLOWANCE : 1);
+    const deadline =
+      budget === null
+        ? null
+        : input.started +
+          (leads && leadLimit !== null ? leadLimit : budget * (first ? FIRST_BATCH_ALLOWANCE : 1));
     first = false;
-    const b = await runBatch(input, targets, parallel, deadline, allowance);
+    const b = await runBatch(input, targets, parallel, deadline, leads ? null : allowance);
     const wall = performance.now() - t0;
     // What the batch would have been estimated at with the times it just measured: the ratio then
     // holds only what estimates from measured times miss (load, contention), not first guesses.

@@ -353,7 +353,7 @@ export async function runTestSuite(
  */
 function readOwnReport(
   tree: TreeFs,
-  report: { path: string; suites: "classname" | "nesting" },
+  report: NonNullable<TargetedCommand["report"]>,
   workdir: string,
 ): { parsed?: ParsedTests; note?: string } {
   const rel = report.path;
@@ -379,12 +379,14 @@ function readOwnReport(
   // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
   // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
   // as a test in no suite named after the file: an entry for the file as a whole, not a test.
-  const idOf = (classname: string, name: string, file: string, suites: readonly string[]): string =>
-    report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, file)
-      ? fileEntryId(relFile(file))
-      : [file === "" ? "" : relFile(file), ...(report.suites === "classname" ? [classname] : suites), name]
-          .filter(Boolean)
-          .join(" > ");
+  // mocha before 6 names no test's file: a run given one file alone (`file`) ran that file's tests.
+  const sole = report.file ?? "";
+  const idOf = (classname: string, name: string, reported: string, suites: readonly string[]): string => {
+    const file = reported === "" ? sole : relFile(reported);
+    return report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, reported)
+      ? fileEntryId(file)
+      : [file, ...(report.suites === "classname" ? [classname] : suites), name].filter(Boolean).join(" > ");
+  };
   // A report the runner wrote at its end that names no test: it ran and collected none.
   const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
   const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";

@@ -119,7 +119,13 @@ test("detection without a file: pytest, unittest, npm test, maven, gradle, go", 
       "vitest",
       "node",
     ],
-    [{ "package.json": '{"scripts":{"test":"node --test"}}', "a.js": "" }, "npm test", "node-test", "node"],
+    // `npm test` runs the script's command, which auto-fix runs itself to name each test.
+    [
+      { "package.json": '{"scripts":{"test":"node --test"}}', "a.js": "" },
+      "node --test",
+      "node-test",
+      "node",
+    ],
     [
       { "package.json": '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}' },
       null,

@@ -252,10 +252,14 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
             'import assert from "node:assert/strict";\nimport { slugify } from "./src/slug.js";\nassert.equal(slugify("a quick brown fox"), "a-quick-brown-fox");\n',
           ),
   });
-  // No repository test fails before the patch, and `npm test` names no runner whose tests can be told
-  // apart: only the reproducer, the model's own script, shows the fix.
-  assert.equal(result.status, "patched", result.reason);
-  assert.match(result.reason, /which of the repository's tests load this code cannot be told/);
+  // No repository test fails before the patch; `npm test` runs the script's `node --test`, whose tests
+  // are named by file: the related test that loads the patched code ran on both trees, and the
+  // reproducer shows the fix.
+  assert.equal(result.status, "fixed", result.reason);
+  assert.match(
+    result.reason,
+    /the 1 related test that loads the patched code ran and was counted on both trees/,
+  );
   assert.match(result.patch ?? "", /replace\(\/\\s\+\/g, "-"\)/);
   assert.equal((result.validation as { passed: boolean }).passed, true);
   // The rewrite request carried the regressions as feedback.
@@ -267,11 +271,14 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
   };
   const first = selection.ranking.find((r) => r.id === "linear-1")!;
   assert.equal(first.tier, 3);
-  assert.match(first.why, /regressions: one word, two words/);
+  assert.match(first.why, /regressions: test\/slug\.test\.js > one word, test\/slug\.test\.js > two words/);
   assert.equal(selection.ranking[0]!.id, "linear-1-r1");
   const report = readFileSync(join(out, "report.md"), "utf8");
   assert.match(report, /## Candidates\n\ncandidate linear-1-r1 won/);
-  assert.match(report, /\| linear-1 \| 3 \| status APPLICABLE_PATCH \(regressions: one word, two words\) \|/);
+  assert.match(
+    report,
+    /\| linear-1 \| 3 \| status APPLICABLE_PATCH \(regressions: test\/slug\.test\.js > one word, test\/slug\.test\.js > two words\) \|/,
+  );
   assert.match(report, /\| 1 \| linear-1 \| v1 \| validation-failed/);
 });
 

@@ -204,9 +204,12 @@ test("js: an accepted patch with a regression is rejected by validation and rewr
     ["validation-failed", "accepted"],
   );
   assert.equal(outcome.rounds[0]!.validation?.status, "regressions");
-  assert.deepEqual(outcome.rounds[0]!.validation?.regressions, ["one word", "two words"]);
+  assert.deepEqual(outcome.rounds[0]!.validation?.regressions, [
+    "test/slug.test.js > one word",
+    "test/slug.test.js > two words",
+  ]);
   assert.equal(guidance.length, 1);
-  assert.match(guidance[0]!, /- one word\n- two words/);
+  assert.match(guidance[0]!, /- test\/slug\.test\.js > one word\n- test\/slug\.test\.js > two words/);
   // Selection across the run's candidates prefers the approved, regression-free one.
   const sel = selectCandidate([
     {

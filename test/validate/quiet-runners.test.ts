@@ -217,7 +217,7 @@ test("npm test through a script: the options go after `--`", async () => {
   const { whole } = await bothRuns(repo, config, "test/slug.test.js", JS_WANT, "test/slug.test.js");
   assert.match(
     whole.command,
-    /^npm test -- --reporter xunit --reporter-option output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
+    /^npm test -- --reporter xunit --reporter-options output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
   );
 });
 

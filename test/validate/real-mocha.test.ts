@@ -20,7 +20,7 @@ after(async () => {
 });
 
 const MOCHA_RUN =
-  /^npm test -- --reporter xunit --reporter-option output=\.junit-mocha-[0-9a-f]{18}\.xml test\/slug\.test\.js$/;
+  /^npm test -- --reporter xunit --reporter-options output=\.junit-mocha-[0-9a-f]{18}\.xml test\/slug\.test\.js$/;
 
 test("mocha: the selection runs exactly its files though .mocharc names the whole suite, ids name their file", async () => {
   const repo = jsShop("mocha", {
@@ -54,7 +54,7 @@ test("mocha: the selection runs exactly its files though .mocharc names the whol
   assert.ok(whole, "the unpatched whole suite ran");
   assert.match(
     whole.command,
-    /^npm test -- --reporter xunit --reporter-option output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
+    /^npm test -- --reporter xunit --reporter-options output=\.junit-mocha-[0-9a-f]{18}\.xml$/,
   );
   assert.equal(whole.parser, "mocha-xunit");
   assert.deepEqual(Object.fromEntries(whole.tests ?? []), {

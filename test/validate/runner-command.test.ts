@@ -156,7 +156,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   assert.deepEqual(mocha.argv.slice(0, 3), [
     "/bin/sh",
     "-c",
-    `npm run test -- --silent --reporter xunit --reporter-option output=${mocha.report?.path} "$@"`,
+    `npm run test -- --silent --reporter xunit --reporter-options output=${mocha.report?.path} "$@"`,
   ]);
   assert.deepEqual(mocha.argv.slice(4), ["test/a.js", "./-b.js"]);
   assert.deepEqual(mocha.onlyFiles, ["test/a.js", "-b.js"]);
@@ -164,7 +164,7 @@ test("each runner gets its tests in its own form; the command's own scope is rep
   assert.ok("argv" in viaNpm);
   assert.equal(
     viaNpm.argv[2],
-    `npm test -- --reporter xunit --reporter-option output=${viaNpm.report?.path} "$@"`,
+    `npm test -- --reporter xunit --reporter-options output=${viaNpm.report?.path} "$@"`,
   );
   const again = targetedCommand(cfg("npm test", "mocha"), ["t.js"]);
   assert.ok("argv" in again);
@@ -312,7 +312,7 @@ test("quiet commands get the runner's report options, for the whole suite and fo
   const mocha = whole("npx mocha");
   assert.match(
     mocha.command,
-    new RegExp(`^npx mocha --reporter xunit --reporter-option output=\\.junit-mocha-${hex}\\.xml$`),
+    new RegExp(`^npx mocha --reporter xunit --reporter-options output=\\.junit-mocha-${hex}\\.xml$`),
   );
   assert.equal(mocha.report?.suites, "classname");
   // Through `npm test`, after `--`, when the script's runner is known.

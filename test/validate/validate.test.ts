@@ -58,16 +58,21 @@ test("node test runner repo: per-test regression and fixed tests", async () => {
   const base = await copyOf("js-slug");
   const config = loadRepoConfig(base);
   assert.equal(config.test.framework, "node-test");
+  // `npm test` runs the script's `node --test`, which auto-fix runs itself: its report names each file.
+  assert.equal(config.test.command, "node --test");
   const baseline = await runTestSuite(sandbox, base, config);
   assert.ok(baseline);
   assert.equal(baseline.exec.exitCode, 0, baseline.exec.stdout + baseline.exec.stderr);
-  assert.ok(baseline.tests?.get("two words") === "passed", [...(baseline.tests ?? [])].join(";"));
+  assert.ok(
+    baseline.tests?.get("test/slug.test.js > two words") === "passed",
+    [...(baseline.tests ?? [])].join(";"),
+  );
 
   const bad = await copyOf("js-slug");
   edit(bad, "src/slug.js", '.replace(" ", "-")', '.replace(/ /g, "_")');
   const v = await validatePatched(sandbox, bad, config, baseline);
   assert.equal(v.result.status, "regressions");
-  assert.deepEqual(v.result.regressions, ["two words"]);
+  assert.deepEqual(v.result.regressions, ["test/slug.test.js > two words"]);
 });
 
 test("exit code only: a suite that passed before and fails after is a regression", async () => {

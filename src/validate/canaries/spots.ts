@@ -257,6 +257,7 @@ function mochaSpot(
       "--extension",
       "--ignore",
       "--reporter-option",
+      "--reporter-options",
       "-O",
     ]),
   );

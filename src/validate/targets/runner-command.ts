@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { jsRunnerOfWord, type RepoConfig, runnerOfCommand, type TestRunnerKind } from "../../config/index.ts";
+import { reportFlags } from "../runners/index.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -23,7 +24,15 @@ export interface TargetedCommand {
    * test's file), and where a test's suites are named: its `classname` (mocha's xunit reporter) or the
    * `<testsuite>`s it is in (node's junit reporter).
    */
-  report?: { path: string; suites: "classname" | "nesting" };
+  report?: {
+    path: string;
+    suites: "classname" | "nesting";
+    /**
+     * The one test file the run was given, its positional words dropped (mocha started directly): the
+     * file of the tests a report names no file for (mocha before 6).
+     */
+    file?: string;
+  };
   /**
    * JUnit report globs the runner writes on its own (Maven's surefire, Gradle), read when the
    * configuration names none (`test.reports`).
@@ -285,12 +294,7 @@ export function suiteCommand(
       const report = reportName("node-test");
       const ws = withoutReporters(words);
       const at = ws.indexOf("--test");
-      const flags = [
-        "--test-reporter=junit",
-        `--test-reporter-destination=${report}`,
-        "--test-reporter=spec",
-        "--test-reporter-destination=stdout",
-      ];
+      const flags = reportFlags("node-test", report);
       return out([...ws.slice(0, at + 1), ...flags, ...ws.slice(at + 1)], {
         path: report,
         suites: "nesting",
@@ -298,7 +302,7 @@ export function suiteCommand(
     }
     case "mocha": {
       const report = reportName("mocha");
-      return out([...words, ...sep, "--reporter", "xunit", "--reporter-option", `output=${report}`], {
+      return out([...words, ...sep, ...reportFlags("mocha", report)], {
         path: report,
         suites: "classname",
       });
@@ -468,14 +472,18 @@ export function targetedCommand(
     // would run them too and credit their tests to the file it was given. Tests of files that were not
     // selected are not counted (onlyFiles). A later --reporter replaces the command's own.
     const report = reportName("mocha");
-    const flags = ["--reporter", "xunit", "--reporter-option", `output=${report}`];
+    const flags = reportFlags("mocha", report);
 
     const paths = targets.map(asPathArg);
     const fixed = p.args.filter((a) => !paths.includes(a));
     const words = [...p.words, ...fixed, ...flags];
     return {
       argv: ["/bin/sh", "-c", `${words.join(" ")} "$@"`, "sh", ...paths],
-      report: { path: report, suites: "classname" },
+      report: {
+        path: report,
+        suites: "classname",
+        ...(targets.length === 1 && !/^(npm|pnpm|yarn)$/.test(p.words[0] ?? "") ? { file: targets[0]! } : {}),
+      },
       onlyFiles: [...targets],
       display: [...words, ...quoted].join(" "),
     };
@@ -485,12 +493,7 @@ export function targetedCommand(
     // report that names each test's file, and its spec reporter the output: the command's own reporters
     // are replaced (each needs a destination of its own).
     const report = reportName("node-test");
-    const flags = [
-      "--test-reporter=junit",
-      `--test-reporter-destination=${report}`,
-      "--test-reporter=spec",
-      "--test-reporter-destination=stdout",
-    ];
+    const flags = reportFlags("node-test", report);
     const paths = targets.map(asPathArg);
     const words = [...withoutReporters(p.words), ...flags];
     return {
