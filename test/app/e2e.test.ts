@@ -90,7 +90,8 @@ before(async () => {
     // A repository test that loads the module: "fixed" needs a test of the repository beside the
     // reproducer, which the model wrote.
     "tests/__init__.py": "",
-    "tests/test_summary.py": "from stats.summary import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+    "tests/test_summary.py":
+      "from stats.summary import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
     "README.md": "# stats\n",
   });
   const repo = github.addRepo(OWNER, REPO, { cloneUrl });
