@@ -176,7 +176,7 @@ const validation = {
     tests: {
       kind: "targeted" as const,
       runner: "pytest",
-      why: "1 of 1 pytest tests relate to the change",
+      why: "1 of 1 pytest test file relates to the change",
       selected: [
         { target: "tests/test_summary.py", reasons: ["imports a changed module"], run: "ran" as const },
       ],

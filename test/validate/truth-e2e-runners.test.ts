@@ -64,12 +64,12 @@ test("node --test control: a real fix is fixed, with the fixed test named", asyn
   );
   assert.equal(
     testsLine(r.status),
-    "- ✅ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`",
+    "- ✅ Ran the repository's tests — `2 tests ran before the patch and 2 after: no regressions; 1 test that failed before passes now`",
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n✅ 2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now\n/,
+    /## Validation\n\n✅ 2 tests ran before the patch and 2 after: no regressions; 1 test that failed before passes now\n/,
   );
   assert.match(
     r.body,
@@ -141,7 +141,7 @@ test("go test control: a real fix is fixed, with the fixed test named", { skip: 
   assert.deepEqual(v.counted, { before: 2, after: 2 });
   assert.equal(
     testsLine(r.status),
-    "- ✅ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`",
+    "- ✅ Ran the repository's tests — `2 tests ran before the patch and 2 after: no regressions; 1 test that failed before passes now`",
   );
   assert.ok(r.body);
   assert.match(
@@ -272,7 +272,7 @@ test("JUnit 4 control: a real fix is fixed, with the fixed test named", { skip: 
   assert.deepEqual(v.counted, { before: 2, after: 2 });
   assert.equal(
     testsLine(r.status),
-    "- ✅ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`",
+    "- ✅ Ran the repository's tests — `2 tests ran before the patch and 2 after: no regressions; 1 test that failed before passes now`",
   );
   assert.ok(r.body);
   assert.match(

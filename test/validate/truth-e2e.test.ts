@@ -62,12 +62,12 @@ test("control: a real fix with unittest tests that ran is fixed, with the fixed 
   );
   assert.match(
     testsLine(r.status),
-    /^- ✅ Ran the repository's tests — `\d+ tests? ran and (?:were|was) counted before the patch and \d+ after: no regressions; 1 that failed before pass now`$/,
+    /^- ✅ Ran the repository's tests — `\d+ tests? ran before the patch and \d+ after: no regressions; 1 test that failed before passes now`$/,
   );
   assert.ok(r.body);
   assert.match(
     r.body,
-    /## Validation\n\n✅ \d+ tests? ran and (?:were|was) counted before the patch and \d+ after: no regressions; 1 that failed before pass now\n/,
+    /## Validation\n\n✅ \d+ tests? ran before the patch and \d+ after: no regressions; 1 test that failed before passes now\n/,
   );
   assert.match(
     r.body,
@@ -164,7 +164,7 @@ test("a patch that only adds a comment, with a reproducer that reads the source,
   );
   assert.match(
     testsLine(r.status),
-    /^- ⚠️ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions, but 1 related test that failed before still fails: tests\.test_ops\.OpsTest\.test_add`$/,
+    /^- ⚠️ Ran the repository's tests — `2 tests ran before the patch and 2 after: no regressions, but 1 related test that failed before still fails: tests\.test_ops\.OpsTest\.test_add`$/,
   );
   assert.match(r.status, /The patch applies but is not marked fixed: the patch changes no code/);
 });
@@ -207,7 +207,7 @@ test("pytest tests without a pytest configuration file run under pytest: a real 
   assert.deepEqual(v.counted, { before: 2, after: 2 });
   assert.match(
     testsLine(r.status),
-    /^- ✅ Ran the repository's tests — `2 tests ran and were counted before the patch and 2 after: no regressions; 1 that failed before pass now`$/,
+    /^- ✅ Ran the repository's tests — `2 tests ran before the patch and 2 after: no regressions; 1 test that failed before passes now`$/,
   );
   assert.ok(r.body);
   assert.match(
@@ -284,7 +284,7 @@ test("a patch that disables the runner (Function.runtest stubbed) is tampered wi
   assert.deepEqual(v.fixed, []);
   assert.match(
     v.summary,
-    /^the test run after the patch cannot be trusted: .*planted test that must fail as passed/,
+    /^the test run after the patch cannot be trusted: .*check test that must fail as passed/,
   );
   assert.match(testsLine(r.status), /^- ❌ The test run was tampered with: /);
   assert.ok(r.body);

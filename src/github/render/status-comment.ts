@@ -1,4 +1,4 @@
-import { inlineCode } from "../../core/inert-markdown.ts";
+import { inertProse, inlineCode, oneLine } from "../../core/inert-markdown.ts";
 import { type CiView, renderCiSection } from "./ci-section.ts";
 import { type IssueState, statusMarker } from "./markers.ts";
 
@@ -24,7 +24,10 @@ export type StageStatus = "pending" | "running" | "done" | "skipped" | "warning"
 
 export interface StageLine {
   status: StageStatus;
-  /** Plain text, perhaps from the pipeline or the model: shown inert (as code). */
+  /**
+   * Plain text, perhaps from the pipeline or the model, shown inert: names (paths, test ids, listed with
+   * commas) as code, words as escaped text.
+   */
   note?: string;
   /** The pull request or issue the stage produced, shown as a live reference. */
   ref?: number;
@@ -79,6 +82,17 @@ const TITLES: Record<StageName, string> = {
   "pull request": "Pull request",
 };
 
+/** A name: one token with a path's or an id's punctuation (`stats/summary.py`, `tests/t.py::test_a`). */
+const NAME = /^[^\s`]*[/.:_][^\s`]*$/;
+
+/** A stage's note: a list of names as code spans, anything else (words) as escaped text on one line. */
+export function noteMarkdown(note: string): string {
+  const names = note.split(/,\s*/).map((n) => n.trim());
+  if (names.length <= 20 && names.every((n) => NAME.test(n) && n.length <= 300))
+    return names.map((n) => inlineCode(n)).join(", ");
+  return inertProse(oneLine(note, 2000), { max: 2000 });
+}
+
 /** Renders the one status comment the app keeps per issue (edited in place as the run goes). */
 export function renderStatus(view: StatusView): string {
   const lines: string[] = [statusMarker(view.state)];
@@ -90,13 +104,13 @@ export function renderStatus(view: StatusView): string {
         : "😕 **auto-fix** stopped without a pull request.";
   lines.push(head, "");
   lines.push(`Run ${view.run} of at most ${view.maxRuns} for this issue, ${view.trigger}.`);
-  if (view.guidance?.trim()) lines.push(`Guidance: ${inlineCode(view.guidance, 500)}`);
+  if (view.guidance?.trim()) lines.push(`Guidance: ${inertProse(oneLine(view.guidance, 500))}`);
   for (const n of view.notices ?? []) lines.push("", `ℹ️ ${n}`);
   lines.push("");
   for (const stage of STAGES) {
     const s = view.stages[stage] ?? { status: "pending" };
     const ref = s.ref ? ` — #${s.ref}` : "";
-    const note = s.note?.trim() ? inlineCode(s.note) : "";
+    const note = s.note?.trim() ? noteMarkdown(s.note) : "";
     lines.push(
       s.title
         ? `- ${ICONS[s.status]} ${s.title}${ref}${note ? `: ${note}` : ""}`
