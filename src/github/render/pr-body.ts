@@ -290,7 +290,7 @@ function render(input: PullBodyInput, max: number): string {
     // The verdict already says how many tests ran and that none regressed: the summary and the
     // "no regression" line would say it again.
     const counted = verdict.kind === "counted" || verdict.kind === "still-failing";
-    if (val.summary.trim() && !counted) lines.push(inertProse(val.summary, { max }), "");
+    if (val.summary.trim() && !(counted && val.counted)) lines.push(inertProse(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val)))
       if (!(counted && line.startsWith("No test that passed before"))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");

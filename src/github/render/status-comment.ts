@@ -82,15 +82,34 @@ const TITLES: Record<StageName, string> = {
   "pull request": "Pull request",
 };
 
-/** A name: one token with a path's or an id's punctuation (`stats/summary.py`, `tests/t.py::test_a`). */
-const NAME = /^[^\s`]*[/.:_][^\s`]*$/;
+/**
+ * A name inside a note: a path, a module or a test id (`stats/summary.py`, `shop.PriceTest.half`,
+ * `tests/t.py::test_a`): parts joined by `/`, `.` or `::` (the last of two characters or more), or a
+ * word holding `_`; a unit after it (`calc.py › add`) is part of it.
+ */
+const NAME =
+  /(?<![\w./:-])(?:[A-Za-z_][\w-]*(?:(?:\/|\.|::)[\w-]+)*(?:\/|\.|::)[\w-]{2,}|[A-Za-z]\w*_\w+)(?: › [\w.]+)*(?![\w/:-]|\.\w)/g;
 
-/** A stage's note: a list of names as code spans, anything else (words) as escaped text on one line. */
+/** Escaped text that keeps the spaces around it (`inertProse` trims). */
+function proseKeepingSpaces(text: string): string {
+  if (text.trim() === "") return text.replace(/\s+/g, " ");
+  const lead = /^\s*/.exec(text)![0] ? " " : "";
+  const trail = /\s*$/.exec(text)![0] ? " " : "";
+  return `${lead}${inertProse(text.trim())}${trail}`;
+}
+
+/** A stage's note on one line: the names in it as code spans, the words around them as escaped text. */
 export function noteMarkdown(note: string): string {
-  const names = note.split(/,\s*/).map((n) => n.trim());
-  if (names.length <= 20 && names.every((n) => NAME.test(n) && n.length <= 300))
-    return names.map((n) => inlineCode(n)).join(", ");
-  return inertProse(oneLine(note, 2000), { max: 2000 });
+  const line = oneLine(note, 2000);
+  const out: string[] = [];
+  let at = 0;
+  for (const m of line.matchAll(NAME)) {
+    if (m.index > at) out.push(proseKeepingSpaces(line.slice(at, m.index)));
+    out.push(inlineCode(m[0]));
+    at = m.index + m[0].length;
+  }
+  if (at < line.length) out.push(proseKeepingSpaces(line.slice(at)));
+  return out.join("");
 }
 
 /** Renders the one status comment the app keeps per issue (edited in place as the run goes). */
