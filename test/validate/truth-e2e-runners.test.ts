@@ -98,7 +98,7 @@ test("node --test: every test file failing to load is 'tests could not be run': 
   assert.deepEqual(v.fixed, []);
   assert.equal(
     testsLine(r.status),
-    "- ⚠️ Tests could not be run: `before the patch, every test module failed to load (1: test/slug.test.js); the patch was not validated by the repository's tests`",
+    "- ⚠️ Tests could not be run: before the patch, every test module failed to load (1: `test/slug.test.js`); the patch was not validated by the repository's tests",
   );
   assert.ok(r.body);
   assert.match(
@@ -182,7 +182,7 @@ test("go test: a patch whose init() exits 0 (so the reproducer passes) is never 
   assert.equal(v.integrity?.state, "tampered");
   assert.match(
     testsLine(r.status),
-    /^- ❌ The test run was tampered with: `the test run after the patch cannot be trusted: /,
+    /^- ❌ The test run was tampered with: the test run after the patch cannot be trusted: /,
   );
   assert.match(r.result.reason, /not "fixed": the repository's test run cannot be trusted/);
   assert.ok(r.body);

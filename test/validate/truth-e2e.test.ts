@@ -100,7 +100,7 @@ test("every test module failing to import is 'tests could not be run': patched, 
   );
   assert.match(
     testsLine(r.status),
-    /^- ⚠️ Tests could not be run: `before the patch, every test module failed to load \(1: test_ops\); the patch was not validated by the repository's tests`$/,
+    /^- ⚠️ Tests could not be run: before the patch, every test module failed to load \(1: `test_ops`\); the patch was not validated by the repository's tests$/,
   );
   assert.ok(!r.status.includes("✅ Ran the repository's tests"), r.status);
   assert.ok(r.body);
@@ -126,7 +126,7 @@ test("a test command that runs zero tests and exits 0 is 'tests could not be run
   const v = r.result.validation!;
   assert.equal(v.status, "could-not-run");
   assert.equal(v.passed, false);
-  assert.match(testsLine(r.status), /^- ⚠️ Tests could not be run: `before the patch, /);
+  assert.match(testsLine(r.status), /^- ⚠️ Tests could not be run: before the patch, /);
   assert.ok(!/the test suite passes after the patch/.test(`${r.status}\n${r.body}`));
 });
 
@@ -252,7 +252,7 @@ test("a patch that ends the runner early (os._exit(0) when imported) is tampered
   assert.match(v.summary, /^the test run after the patch cannot be trusted: /);
   assert.match(
     testsLine(r.status),
-    /^- ❌ The test run was tampered with: `the test run after the patch cannot be trusted: /,
+    /^- ❌ The test run was tampered with: the test run after the patch cannot be trusted: /,
   );
   assert.ok(r.body);
   assert.match(r.body, /## Validation\n\n❌ /);
