@@ -308,7 +308,7 @@ test("JUnit 4: a patch whose static initializer exits 0 (so the reproducer passe
   ]);
   assert.match(
     testsLine(r.status),
-    /^- ❌ Ran the repository's tests — 2 regressions, tests that passed before the patch and fail after or ran before and no longer run: shop\.PriceTest\.half \(no longer runs\), shop\.PriceTest\.zero \(no longer runs\); after the patch /,
+    /^- ❌ Ran the repository's tests — 2 regressions, tests that passed before the patch and fail after or ran before and no longer run: `shop\.PriceTest\.half` \(no longer runs\), `shop\.PriceTest\.zero` \(no longer runs\); after the patch /,
   );
   assert.ok(r.body);
   assert.match(
