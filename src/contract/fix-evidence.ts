@@ -123,7 +123,7 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   if (testsShow)
     parts.push(
       f.testsFixed.length > 0
-        ? `the repository's tests: ${list(f.testsFixed)} failed before the patch and pass after it`
+        ? `the repository's tests: ${list(f.testsFixed)} failed before the patch and ${f.testsFixed.length === 1 ? "passes" : "pass"} after it`
         : "the repository's tests: a test that failed before the patch passes after it",
     );
   if (backs)
@@ -134,16 +134,16 @@ export function judgeEvidence(f: EvidenceFacts): EvidenceVerdict {
   if (!testsShow && f.loading)
     parts.push(
       f.loading === 1
-        ? "the 1 related test that loads the patched code ran and was counted on both trees with no regression"
-        : `the ${f.loading} related tests that load the patched code ran and were counted on both trees with no regression`,
+        ? "the 1 related test that loads the patched code ran before and after the patch with no regression"
+        : `the ${f.loading} related tests that load the patched code ran before and after the patch with no regression`,
     );
   else if (ran && f.related !== 0)
     parts.push(
       f.related === undefined
-        ? "the repository's tests ran and were counted on both trees with no regression"
+        ? "the repository's tests ran before and after the patch with no regression"
         : f.related === 1
-          ? "the 1 related test ran and was counted on both trees with no regression"
-          : `the ${f.related} related tests ran and were counted on both trees with no regression`,
+          ? "the 1 related test ran before and after the patch with no regression"
+          : `the ${f.related} related tests ran before and after the patch with no regression`,
     );
   return { fixed: true, restsOn: parts.join("; "), notFixed: null };
 }

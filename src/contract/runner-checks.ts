@@ -11,7 +11,7 @@ export interface RunnerIntegrity {
 
 /** The runner checks held: what they held against, and what they do not show. */
 export const RUNNER_CHECKS_HELD =
-  "two planted tests (one that must fail, one that must pass and leave a proof) were reported as they ran, so the runner was not ended, stubbed wholesale or made to report tests that did not run. This does not show that the patch is honest.";
+  "two check tests added to the run (one that must fail, one that must pass and leave a file behind) were reported as they ran, so the test runner was not stopped early, replaced or made to report tests that did not run. This does not show that the patch is honest.";
 
 /** One line: `Runner checks: …` for the run after the patch; `detail` adds the checks' own words. */
 export function runnerChecksLine(integrity: RunnerIntegrity, opts: { detail?: boolean } = {}): string {

@@ -1,5 +1,5 @@
 import type { ValidationReport } from "./result.ts";
-import { plural } from "../core/words.ts";
+import { plural, verb } from "../core/words.ts";
 
 /**
  * What a validation showed, in the same words wherever it is shown (report.md, the status comment, the
@@ -32,9 +32,12 @@ export function validationVerdict(
     case "no-regressions": {
       const c = v.counted;
       const counts = c
-        ? `${plural(c.before, "test")} ran and ${c.before === 1 ? "was" : "were"} counted before the patch and ${c.after} after`
-        : "Tests ran and were counted";
-      const fixed = v.fixed.length > 0 ? `; ${v.fixed.length} that failed before pass now` : "";
+        ? `${plural(c.before, "test")} ran before the patch and ${c.after} after`
+        : "Tests ran before and after the patch";
+      const fixed =
+        v.fixed.length > 0
+          ? `; ${plural(v.fixed.length, "test")} that failed before ${verb(v.fixed.length, "passes", "pass")} now`
+          : "";
       const still = v.stillFailingRelated ?? [];
       if (still.length > 0) {
         const names = `${still.slice(0, 5).join(", ")}${still.length > 5 ? ` and ${still.length - 5} more` : ""}`;

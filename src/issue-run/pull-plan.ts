@@ -126,12 +126,10 @@ export function pullPlan(input: {
   const answers = result.maintainer?.points ?? [];
   const byId = new Map(answers.map((a) => [a.id, a]));
   const existing = input.existingPull > 0;
-  const reviewed = result.review?.approved
-    ? "The reviewer judged the patch and the reproducer correct. "
-    : "";
+  // Said once: the reviewer's verdict is the "reviewed" stage line, the rest is the pull request's.
   const verdict =
     result.status === "fixed"
-      ? `${reviewed}The fix rests on: ${result.evidence?.rests_on ? inertProse(result.evidence.rests_on, { max: 1500 }) : "evidence that ran"}.`
+      ? `The fix rests on ${result.evidence?.rests_on ? inertProse(result.evidence.rests_on, { max: 1500 }) : "evidence that ran"}.`
       : `The patch applies but is not marked fixed${result.evidence?.not_fixed ? `: ${inertProse(result.evidence.not_fixed, { max: 1500 })}` : ""}. Check it carefully.`;
   return {
     commit: pushed.commit,
@@ -162,7 +160,7 @@ export function pullPlan(input: {
           }))
         : [],
     stages: { ...input.stages },
-    details: result.summary.trim() ? [verdict, inertProse(result.summary, { max: 1500 })] : [verdict],
+    details: [verdict],
     ...(input.advice ? { advice: input.advice.slice(0, 20_000) } : {}),
   };
 }

@@ -155,7 +155,7 @@ export function summarize(r: Omit<FixResult, "summary">): string {
       v.regressions.length > 0
         ? `${plural(v.regressions.length, "test")} that passed before ${v.regressions.length === 1 ? "fails or no longer runs" : "fail or no longer run"} after it`
         : "no test that ran before fails or goes missing after it";
-    const counted = v.counted ? ` (${v.counted.before} counted before, ${v.counted.after} after)` : "";
+    const counted = v.counted ? ` (${v.counted.before} before, ${v.counted.after} after)` : "";
     const fixed =
       v.fixed.length > 0
         ? `, ${plural(v.fixed.length, "failing test")} ${v.fixed.length === 1 ? "passes" : "pass"} with it`

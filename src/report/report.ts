@@ -119,7 +119,7 @@ export function renderReport(run: FixRunRecord): string {
       "",
       `${verdict.icon} ${verdict.text}`,
       "",
-      `Passed (tests ran and were counted on both trees, no regression): ${v.passed ? "yes" : "no"}`,
+      `Passed (tests ran before and after the patch, no regression): ${v.passed ? "yes" : "no"}`,
       `Shows the fix (a test failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
       ...(v.data?.integrity ? [runnerChecksLine(v.data.integrity, { detail: true })] : []),
       "",

@@ -101,7 +101,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
       : kind === "targeted+rest"
         ? "Tests run: the tests related to the change first, then the whole suite"
         : "Tests run: the tests related to the change";
-  lines.push(`${head}${why ? `: ${inertProse(why, { max: 300 })}` : ""}`);
+  lines.push(`${head}${why ? ` (${inertProse(why, { max: 300 })})` : ""}`);
   const command = str(r.command);
   if (command) lines.push(`How they were run: ${codeSpan(command)}`);
   const selected = Array.isArray(r.selected) ? r.selected : [];
@@ -119,7 +119,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
     const because = reason ? ` (${inertProse(reason, { max: 500 })})` : "";
     const left =
       o.run === "over-budget"
-        ? ` — not run: over the budget for related tests${because}`
+        ? ` — not run: the time given to related tests ran out${because}`
         : o.run === "after-regression"
           ? " — not run: a regression was already shown"
           : o.run === "unpatched-too-slow"
@@ -136,7 +136,7 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
     const budget = typeof r.relatedBudgetMs === "number" ? r.relatedBudgetMs : null;
     const title =
       budget !== null
-        ? `Selected tests and why, in the order they ran (best able to show a regression first; budget for related tests: ${Math.round(budget / 1000)} s):`
+        ? `Selected tests and why, in the order they ran (those best able to show a regression first, within ${Math.round(budget / 1000)} s):`
         : "Selected tests and why:";
     lines.push([title, ...items, ...(more > 0 ? [`- … and ${more} more`] : [])].join("\n"));
   }

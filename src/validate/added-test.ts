@@ -175,7 +175,7 @@ export async function checkAddedTest(
   const counted = without.tests ? without.tests.size : 0;
   return {
     ok: true,
-    summary: `With it in place the whole suite ran as it did without it (${plural(counted, "other test result")} the same${withTest.integrity?.state === "intact" ? ", the tamper checks holding" : ""}), in ${seconds(extraMs)}.`,
+    summary: `With it in place the whole suite ran as it did without it (${plural(counted, "other test result")} the same${withTest.integrity?.state === "intact" ? ", the runner checks passing" : ""}), in ${seconds(extraMs)}.`,
     extraMs,
     baseline,
   };

@@ -213,8 +213,8 @@ test("pull request body carries every section; an oversized body is shortened an
     "**Patch** — correct: yes",
     "<details>",
     "assert add(1, 2) == 3",
-    "Before the patch (exit code 1)",
-    "After the patch (exit code 0)",
+    "ended with exit code 1",
+    "After the patch it ended with exit code 0",
     "| `m` | 100 | 20 | $0.0123 | 12 s |",
     "`/retry <guidance>`",
     "`/cancel`",
@@ -244,7 +244,7 @@ test("status comment shows every stage and the final state", () => {
     final: { ok: false, headline: "No patch.", details: ["Because."], next: ["Retry."] },
   });
   assert.match(text, /^<!-- auto-fix:status /);
-  assert.match(text, /✅ Cloned the repository — `main at abc1234`/);
+  assert.match(text, /✅ Cloned the repository — main at abc1234\n/);
   assert.match(text, /✅ Pull request — #9\n/);
   assert.match(text, /❌ Wrote a patch/);
   assert.match(text, /😕 \*\*No patch\.\*\*/);
@@ -304,7 +304,9 @@ test("the pull request, the stage lines and the next run's advice read the resul
     artifactsPath: "x",
   });
   // Prose reads as text (escaped), not as code; internal candidate ids become patch numbers.
-  assert.match(body, /## Summary\n\n.*\n\nThe patch changes stats\.py\. A reproducer script fails/);
+  // The run's one-paragraph summary is not repeated: each of its facts has its own section.
+  assert.match(body, /## Summary\n\n.*\n\nFixes #3\n/);
+  assert.doesNotMatch(body, /The patch changes stats\.py\./);
   assert.match(body, /Verdict: approved after 2 review rounds\./);
   assert.match(
     body,
@@ -312,9 +314,12 @@ test("the pull request, the stage lines and the next run's advice read the resul
   );
   assert.doesNotMatch(body, /linear-1/);
   assert.match(body, /\*\*Patch\*\* — correct: yes\n\n> divides by the count now\n/);
-  assert.match(body, /run it from the repository root: `python3 reproducer.py`/);
   // Both streams, before and after the patch: the line the script prints is there after the fix too.
-  assert.match(body, /Before the patch \(exit code 1\):\n\n```\nmean = 6.0\nAssertionError\n```/);
+  assert.match(
+    body,
+    /Before the patch, `python3 reproducer.py` ended with exit code 1:\n\n```\nmean = 6.0\nAssertionError\n```/,
+  );
+  assert.match(body, /run it from the repository root\./);
   assert.match(body, /After the patch \(exit code 0\):\n\n```\nmean = 3.0\n```/);
   assert.match(body, /The repository's test command: `pytest -q`/);
   assert.doesNotMatch(body, /Command: /);
@@ -329,7 +334,7 @@ test("the pull request, the stage lines and the next run's advice read the resul
       "located:done:",
       "patched:done:",
       "reviewed:done:the patch and the reproducer are correct",
-      "validated:done:Tests ran and were counted: no regressions",
+      "validated:done:Tests ran before and after the patch: no regressions",
       "tested:skipped:not written",
     ],
   );

@@ -179,7 +179,7 @@ test("labelling runs the fix and opens a draft pull request; a redelivery starts
     (b) => /✅ Located the bug — `calc.py › add`/.test(b) && /⬜ Pull request/.test(b),
   );
   assert.ok(progress > 0, "a stage showed before the run finished");
-  assert.match(history[progress]!, /✅ Cloned the repository — `main at [0-9a-f]{7}`/);
+  assert.match(history[progress]!, /✅ Cloned the repository — main at [0-9a-f]{7}\n/);
   assert.match(history[progress]!, /👀 \*\*auto-fix\*\* is working/);
   assert.match(history.at(-1)!, /🚀/);
   assert.match(history.at(-1)!, new RegExp(`Opened draft pull request #${pr.number}`));
@@ -320,7 +320,7 @@ test("/cancel stops a running job; a second trigger while it runs is told to wai
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
   assert.ok(
-    status.history.some((b) => /✅ Indexed the code — `3 files`/.test(b)),
+    status.history.some((b) => /✅ Indexed the code — 3 files\n/.test(b)),
     "stage progress was shown",
   );
   assert.match(status.body, /cancelled with `\/cancel`/);
@@ -347,5 +347,5 @@ test("a branch named in the issue is cloned and is the pull request's base", asy
   const status = h.github
     .commentsOn(OWNER, REPO, issue.number)
     .find((c) => c.body.includes("auto-fix:status"))!;
-  assert.match(status.body, /✅ Cloned the repository — `release-1 at/);
+  assert.match(status.body, /✅ Cloned the repository — release-1 at/);
 });

@@ -19,6 +19,7 @@ import { main } from "../../src/cli/main.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
 import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
 import { liveEffects } from "../support/github-markdown.ts";
+import { plainWordProblems } from "../support/plain-words.ts";
 import { type ScriptedModel, type ScriptHandler, startScriptedModel } from "../support/scripted-model.ts";
 import { tempDir } from "../support/temp.ts";
 
@@ -351,6 +352,20 @@ for (const f of [PYTHON, JAVASCRIPT, GO]) {
     assert.deepEqual(
       [live.links, live.images, live.html.filter((t) => t !== "details" && t !== "summary")],
       [[], [], []],
+    );
+
+    // Each fact once, in plain words: no sentence twice, no prose in code spans, no internal term.
+    assert.deepEqual(plainWordProblems(run.body), [], run.body);
+    assert.deepEqual(plainWordProblems(run.status), [], run.status);
+    // The reproducer reduced to what matters: its failure in view, the script collapsed.
+    const reproducer = run.body.slice(
+      run.body.indexOf("## Reproducer"),
+      run.body.indexOf("## Regression test"),
+    );
+    assert.match(reproducer, /^## Reproducer\n\nBefore the patch, `[^`]+` ended with exit code [1-9]/);
+    assert.ok(
+      reproducer.indexOf("<details>") < reproducer.indexOf(f.repro.code.split("\n")[0]!),
+      `the script is in the collapsed part:\n${reproducer}`,
     );
 
     // No internal name in anything posted.

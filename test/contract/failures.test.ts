@@ -234,7 +234,7 @@ test("without an error the outcome comes from evidence that ran, never from the 
   assert.equal(fixed.status, "fixed");
   assert.match(
     fixed.reason,
-    /rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines \(traced\); the 2 related tests that load the patched code ran and were counted on both trees with no regression$/,
+    /rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines \(traced\); the 2 related tests that load the patched code ran before and after the patch with no regression$/,
   );
   // A related test that failed before and still fails: "patched", and the test is named.
   const still = withValidation("passed", {

@@ -176,7 +176,7 @@ test("the rule: a repository test that shows the fix, or the traced reproducer w
   assert.equal(byTest.fixed, true);
   assert.match(
     byTest.restsOn ?? "",
-    /^the repository's tests: t failed before the patch and pass after it; the reproducer, which failed before/,
+    /^the repository's tests: t failed before the patch and passes after it; the reproducer, which failed before/,
   );
   const cannot = judgeEvidence(
     facts({ reproducerBacks: { backs_fix: false, detail: "its run was not traced" } }),

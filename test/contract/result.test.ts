@@ -176,7 +176,7 @@ const validation = {
     tests: {
       kind: "targeted" as const,
       runner: "pytest",
-      why: "1 of 1 pytest tests relate to the change",
+      why: "1 of 1 pytest test file relates to the change",
       selected: [
         { target: "tests/test_summary.py", reasons: ["imports a changed module"], run: "ran" as const },
       ],
@@ -294,7 +294,7 @@ test("each outcome says what it is, in the fields the contract fixes and in its 
       "A reproducer script fails on the unpatched code (exit 1) and passes with the patch (exit 0). " +
       "The reviewer judged the patch correct and the reproducer correct after 1 review round. " +
       "The repository's tests ran before and after the patch: no test that ran before fails or goes missing after it. " +
-      "The fix rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines (traced); the 1 related test that loads the patched code ran and was counted on both trees with no regression.",
+      "The fix rests on the reproducer, which failed by an assertion before the patch and passes after it, its runs going through the patched lines (traced); the 1 related test that loads the patched code ran before and after the patch with no regression.",
   );
 
   const patched = OUTCOMES.patched!();

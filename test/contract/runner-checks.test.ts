@@ -3,12 +3,12 @@ import { test } from "node:test";
 import { runnerChecksLine } from "../../src/contract/runner-checks.ts";
 
 test("the runner checks are said as what they held against, never as a pass or an assurance", () => {
-  const held = runnerChecksLine({ state: "intact", detail: "the planted tests ran" });
+  const held = runnerChecksLine({ state: "intact", detail: "the check tests ran" });
   assert.match(
     held,
-    /^Runner checks: two planted tests \(one that must fail, one that must pass and leave a proof\)/,
+    /^Runner checks: two check tests added to the run \(one that must fail, one that must pass and leave a file behind\)/,
   );
-  assert.match(held, /not ended, stubbed wholesale or made to report tests that did not run/);
+  assert.match(held, /not stopped early, replaced or made to report tests that did not run/);
   assert.match(held, /This does not show that the patch is honest\.$/);
   assert.doesNotMatch(held, /\bpassed\b|✅|verified|tamper/i);
   // report.md adds the checks' own words.
@@ -23,7 +23,7 @@ test("the runner checks are said as what they held against, never as a pass or a
 
   const failed = runnerChecksLine({
     state: "tampered",
-    detail: "the runner reported the planted test that must fail as passed",
+    detail: "the runner reported the check test that must fail as passed",
   });
   assert.match(failed, /^Runner checks: failed: .* cannot be trusted\.$/);
 });

@@ -118,7 +118,7 @@ test("report.md and the pull request body name the tests fixed and broken, cappe
       assert.doesNotMatch(text, /Tamper checks/, name);
       assert.match(
         text,
-        /^Runner checks: two planted tests \(one that must fail, one that must pass and leave a proof\) were reported as they ran, so the runner was not ended, stubbed wholesale or made to report tests that did not run\. This does not show that the patch is honest\./m,
+        /^Runner checks: two check tests added to the run \(one that must fail, one that must pass and leave a file behind\) were reported as they ran, so the test runner was not stopped early, replaced or made to report tests that did not run\. This does not show that the patch is honest\./m,
         `${name}:\n${text}`,
       );
     }

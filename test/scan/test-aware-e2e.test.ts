@@ -369,7 +369,7 @@ for (const r of RUNNERS) {
       assert.ok(a.says.test(run.result.reason), run.result.reason);
       assert.ok(run.body, "a pull request body");
       assert.ok(!run.body.includes("✅ Marked fixed"), run.body);
-      assert.match(run.body, /⚠️ Not marked fixed, because:/);
+      assert.match(run.body, /⚠️ Not marked fixed:/);
       assert.match(run.body, /Patch scan: \d+ findings? in the code the patch adds/);
       assert.match(run.report, /Patch scan: \d+ findings? in the code the patch adds/);
       // The reviewer was shown the findings (and approved anyway: its word is not evidence).

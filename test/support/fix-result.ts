@@ -71,7 +71,7 @@ export const LOADING_TEST: Pick<NonNullable<FixResult["validation"]>, "related" 
   tests: {
     kind: "targeted",
     runner: "pytest",
-    why: "1 of 1 pytest tests relate to the change",
+    why: "1 of 1 pytest test file relates to the change",
     selected: [{ target: "tests/test_x.py", reasons: ["imports a changed module"], run: "ran" }],
     total: 1,
     command: "python3 -m pytest tests/test_x.py",
@@ -102,7 +102,7 @@ function standInValidation(): NonNullable<FixResult["validation"]> {
     perTest: true,
     before: run,
     after: run,
-    summary: "1 test ran and was counted before the patch and 1 after: no regressions",
+    summary: "1 test ran before the patch and 1 after: no regressions",
     ...LOADING_TEST,
   };
 }

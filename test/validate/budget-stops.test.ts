@@ -79,7 +79,7 @@ test("a batch of untimed tests that overruns the budget is stopped at it: its te
   );
   assert.match(
     testsRunLines(v.result).join("\n"),
-    /- `tests\.test_b_slow`: imports a changed module.* — not run: over the budget for related tests \(stopped at the budget after [\d.]+ s of the patched run; their run on the unpatched tree did not finish either\)/,
+    /- `tests\.test_b_slow`: imports a changed module.* — not run: the time given to related tests ran out \(stopped at the budget after [\d.]+ s of the patched run; their run on the unpatched tree did not finish either\)/,
   );
 
   // The stopped unpatched run kept test_a (finished before test_b_slow began): its results and time.

@@ -101,7 +101,7 @@ test("pytest: a source file that calls os._exit(0) at import ends the run withou
   assert.equal(r.exec.exitCode, 0);
   assert.equal(r.integrity?.state, "tampered");
   assert.match(r.integrity?.detail ?? "", /never ran its body/);
-  assert.match(r.integrity?.detail ?? "", /did not report the planted test that must fail/);
+  assert.match(r.integrity?.detail ?? "", /did not report the check test that must fail/);
 });
 
 test("pytest: a source file that stubs Function.runtest (every test 'passes'): tampered", async () => {
@@ -111,7 +111,7 @@ test("pytest: a source file that stubs Function.runtest (every test 'passes'): t
   });
   assert.equal(r.integrity?.state, "tampered");
   assert.match(r.integrity?.detail ?? "", /never ran its body/);
-  assert.match(r.integrity?.detail ?? "", /reported the planted test that must fail as passed/);
+  assert.match(r.integrity?.detail ?? "", /reported the check test that must fail as passed/);
   assert.deepEqual(ids(r), {
     "tests/test_ops.py::test_add": "passed",
     "tests/test_ops.py::test_mul": "passed",

@@ -130,7 +130,7 @@ test("related tests are chosen within what the named test command runs, and the 
     all.tests.map((t) => t.target),
     ["tests/api/test_api.py", "tests/test_core.py", "tests/test_use.py"],
   );
-  assert.equal(all.why, "3 of 3 pytest tests relate to the change");
+  assert.equal(all.why, "3 of 3 pytest test files relate to the change");
   // The user names one file: the selection stays within it.
   const one = select(cfg("python3 -m pytest tests/test_use.py"));
   assert.deepEqual(
@@ -139,7 +139,7 @@ test("related tests are chosen within what the named test command runs, and the 
   );
   assert.equal(
     one.why,
-    "1 of 3 pytest tests relate to the change within what the test command runs (`tests/test_use.py`; 2 related tests outside it left out, validation.within-command)",
+    "1 of 3 pytest test files relates to the change within what the test command runs (`tests/test_use.py`; 2 related tests outside it left out, validation.within-command)",
   );
   // A folder.
   const api = select(cfg("python3 -m pytest tests/api/"));
@@ -154,7 +154,7 @@ test("related tests are chosen within what the named test command runs, and the 
   // The configuration asks for the whole repository's related tests.
   const wide = select(cfg("python3 -m pytest tests/test_use.py", "validation:\n  within-command: false\n"));
   assert.equal(wide.tests.length, 3);
-  assert.equal(wide.why, "3 of 3 pytest tests relate to the change");
+  assert.equal(wide.why, "3 of 3 pytest test files relate to the change");
 });
 
 test("a bad within-command value is refused with a clear message", () => {

@@ -117,7 +117,7 @@ test("tests that load the package relate to a change deep in its library, throug
       ["test/app.router.js", ["imports-changed"], "lib/router/route.js", 1],
     ],
   );
-  assert.match(sel.why, /^2 of 4 mocha tests relate to the change within what the test command runs/);
+  assert.match(sel.why, /^2 of 4 mocha test files relate to the change within what the test command runs/);
   // A change to utils: its own test directly (depth 0), the package's tests through application.js.
   const utils = selectTests({ root, config, changed: ["lib/utils.js"] });
   assert.deepEqual(

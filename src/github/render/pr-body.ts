@@ -15,6 +15,7 @@ import type {
   ReviewRoundReport,
 } from "../../contract/result.ts";
 import { formatUsd } from "../../model/usage.ts";
+import { plural } from "../../core/words.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -44,6 +45,19 @@ const clip = (text: string, max: number) =>
     ? text
     : `${text.slice(0, max)}\n… (${text.length - max} more characters in the artifacts)`;
 
+/**
+ * pytest prints each failure twice: in full under FAILURES and again in its closing "short test summary
+ * info". With the full section there, the recap is left out (its last line, the counts, stays).
+ */
+export function withoutPytestRecap(text: string): string {
+  const lines = text.split("\n");
+  const start = lines.findIndex((l) => /^=+ short test summary info =+$/.test(l.trim()));
+  if (start < 0 || !lines.some((l) => /^=+ FAILURES =+$/.test(l.trim()))) return text;
+  let end = lines.length - 1;
+  while (end > start && !/\b\d+ (?:failed|passed|errors?)\b/.test(lines[end]!)) end--;
+  return end > start ? [...lines.slice(0, start), ...lines.slice(end)].join("\n") : text;
+}
+
 /** Both streams of a run, stdout first (what a person running the script sees, in order of use). */
 export function execOutput(e: ExecReport): string {
   return [e.stdout.trimEnd(), e.stderr.trimEnd()].filter((t) => t.trim() !== "").join("\n");
@@ -59,7 +73,8 @@ function execBlock(label: string, e: ExecReport | null, max: number): string[] {
         : "no exit code";
   const limit = e.limit ? `, stopped by the ${e.limit} limit` : "";
   const cut = e.truncated ? ", output shortened" : "";
-  return [`${label} (${how}${limit}${cut}):`, "", fence(clip(execOutput(e) || "(no output)", max)), ""];
+  const out = withoutPytestRecap(execOutput(e));
+  return [`${label} (${how}${limit}${cut}):`, "", fence(clip(out || "(no output)", max)), ""];
 }
 
 /** `Class.method`, `method` or `Class`: the code unit a location names, or null for a whole file. */
@@ -136,6 +151,75 @@ function regressionLines(r: FixResult, max: number): string[] {
   return lines;
 }
 
+/** Lines of output a section shows before its details are opened: around the failure it names. */
+const SHOWN_LINES = 12;
+/** A line that names a failure: an error or exception, a failed assertion, a panic. */
+const FAILURE_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b|panic:|FAIL\b|E\s{2,})/;
+/** Frames of the runtime itself (node's internals), which say nothing of the failure. */
+const RUNTIME_FRAME = /^\s+at (?:async )?(?:node:|\S+ \(node:)/;
+
+/**
+ * What a run's output shows of its failure: the lines around the last line that names one (the
+ * traceback's end before it, the values after it, the runtime's own frames left out), else its last
+ * lines; and whether that is all of the output.
+ */
+function excerptOf(e: ExecReport): { text: string; whole: boolean } {
+  const all = withoutPytestRecap(execOutput(e)).split("\n");
+  if (all.length <= SHOWN_LINES) return { text: all.join("\n"), whole: true };
+  let at = -1;
+  for (let i = all.length - 1; i >= 0 && at < 0; i--) if (FAILURE_LINE.test(all[i]!)) at = i;
+  if (at < 0) return { text: all.slice(-SHOWN_LINES).join("\n"), whole: false };
+  let from = Math.max(0, at - 6);
+  // A traceback's own heading starts it: what the script printed before is not the failure.
+  for (let i = at - 1; i >= from; i--) if (/^Traceback \(most recent call last\):/.test(all[i]!)) from = i;
+  const before = all.slice(from, at).filter((l) => !RUNTIME_FRAME.test(l));
+  const after = all.slice(at, at + 1 + SHOWN_LINES).filter((l) => !RUNTIME_FRAME.test(l));
+  return { text: [...before, ...after].slice(0, SHOWN_LINES).join("\n").trimEnd(), whole: false };
+}
+
+const exitWords = (e: ExecReport): string =>
+  e.exitCode !== null
+    ? `exit code ${e.exitCode}`
+    : e.signal
+      ? `killed by ${inlineCode(e.signal, 40)}`
+      : "no exit code";
+
+/**
+ * The reproducer reduced to what matters: how its run before the patch ended (the failing check, from
+ * the end of its output) and how it ran after; the script and the full output in a collapsed section.
+ */
+function reproducerLines(rep: NonNullable<FixResult["reproducer"]>, max: number): string[] {
+  const lines = ["## Reproducer", ""];
+  const shown = rep.before && execOutput(rep.before).trim() ? excerptOf(rep.before) : null;
+  if (rep.before) {
+    lines.push(
+      `Before the patch, ${inlineCode(rep.command)} ended with ${exitWords(rep.before)}${shown ? (shown.whole ? ":" : "; where its output names the failure:") : " and no output."}`,
+      "",
+    );
+    if (shown) lines.push(fence(clip(shown.text, max)), "");
+  }
+  if (rep.after) {
+    const out = execOutput(rep.after).trim();
+    lines.push(`After the patch it ended with ${exitWords(rep.after)}${out ? "." : " and no output."}`, "");
+  }
+  const script = rep.script ?? "";
+  const count = script.trimEnd().split("\n").length;
+  const afterOutput = rep.after !== null && execOutput(rep.after).trim() !== "";
+  const more = shown?.whole === false || afterOutput ? " and its full output" : "";
+  lines.push(
+    `<details><summary>The reproducer script (${plural(count, "line")})${more}</summary>`,
+    "",
+    `Save it as ${inlineCode(rep.path)} and run it from the repository root.`,
+    "",
+    fence(clip(script, max), extName(rep.path)),
+    "",
+  );
+  if (shown?.whole === false) lines.push(...execBlock("Before the patch", rep.before, max));
+  if (afterOutput) lines.push(...execBlock("After the patch", rep.after, max));
+  lines.push("</details>", "");
+  return lines;
+}
+
 function summaryText(input: PullBodyInput): string {
   const verdict =
     input.result.status === "fixed"
@@ -146,8 +230,8 @@ function summaryText(input: PullBodyInput): string {
 
 function render(input: PullBodyInput, max: number): string {
   const r = input.result;
+  // Each fact once: the sections below say what the run's one-paragraph summary would say again.
   const lines: string[] = [pullMarker(input.issueNumber), "## Summary", "", summaryText(input), ""];
-  if (r.summary.trim()) lines.push(inertProse(r.summary, { max }), "");
   lines.push(`Fixes #${input.issueNumber}`, "");
   if (input.guidance?.trim())
     lines.push(
@@ -187,23 +271,7 @@ function render(input: PullBodyInput, max: number): string {
   }
   const rep = r.reproducer;
   if (rep?.script) {
-    const path = rep.path;
-    lines.push(
-      "## Reproducer",
-      "",
-      "<details><summary>Reproducer script, how to run it, and its output</summary>",
-      "",
-    );
-    lines.push(
-      `Save it as ${inlineCode(path)} and run it from the repository root: ${inlineCode(rep.command)}`,
-      "",
-    );
-    lines.push(fence(clip(rep.script, max), extName(path)), "");
-    lines.push(
-      ...execBlock("Before the patch", rep.before, max),
-      ...execBlock("After the patch", rep.after, max),
-    );
-    lines.push("</details>", "");
+    lines.push(...reproducerLines(rep, max));
   } else {
     lines.push(
       "## Reproducer",
@@ -224,23 +292,20 @@ function render(input: PullBodyInput, max: number): string {
     const ranAs = val.tests?.command;
     if (val.command && ranAs !== val.command)
       lines.push(`The repository's test command: ${inlineCode(val.command, 500)}`, "");
-    if (val.summary.trim()) lines.push(inertProse(val.summary, { max }), "");
-    for (const line of testChangeLines(testChanges(val))) lines.push(line, "");
+    // The verdict already says how many tests ran and that none regressed: the summary and the
+    // "no regression" line would say it again.
+    const counted = verdict.kind === "counted" || verdict.kind === "still-failing";
+    if (val.summary.trim() && !(counted && val.counted)) lines.push(inertProse(val.summary, { max }), "");
+    for (const line of testChangeLines(testChanges(val)))
+      if (!(counted && line.startsWith("No test that passed before"))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");
   }
   if (r.evidence) {
     lines.push("## Evidence", "");
+    const restsOn = r.status === "fixed" ? r.evidence.rests_on : null;
+    const why = restsOn ?? r.evidence.not_fixed ?? "nothing that ran shows the bug gone";
     lines.push(
-      r.status === "fixed" && r.evidence.rests_on
-        ? "✅ Marked fixed. It rests on:"
-        : "⚠️ Not marked fixed, because:",
-      "",
-      inertProse(
-        r.status === "fixed" && r.evidence.rests_on
-          ? r.evidence.rests_on
-          : (r.evidence.not_fixed ?? "nothing that ran shows the bug gone"),
-        { max },
-      ),
+      `${restsOn ? "✅ Marked fixed: it rests on" : "⚠️ Not marked fixed:"} ${inertProse(why, { max }).replace(/\.$/, "")}.`,
       "",
       `Code change: ${inertProse(r.evidence.code, { max: 1000 })}.`,
       "",

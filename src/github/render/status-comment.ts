@@ -1,4 +1,4 @@
-import { inlineCode } from "../../core/inert-markdown.ts";
+import { inertProse, inlineCode, oneLine } from "../../core/inert-markdown.ts";
 import { type CiView, renderCiSection } from "./ci-section.ts";
 import { type IssueState, statusMarker } from "./markers.ts";
 
@@ -24,7 +24,10 @@ export type StageStatus = "pending" | "running" | "done" | "skipped" | "warning"
 
 export interface StageLine {
   status: StageStatus;
-  /** Plain text, perhaps from the pipeline or the model: shown inert (as code). */
+  /**
+   * Plain text, perhaps from the pipeline or the model, shown inert: names (paths, test ids, listed with
+   * commas) as code, words as escaped text.
+   */
   note?: string;
   /** The pull request or issue the stage produced, shown as a live reference. */
   ref?: number;
@@ -79,6 +82,36 @@ const TITLES: Record<StageName, string> = {
   "pull request": "Pull request",
 };
 
+/**
+ * A name inside a note: a path, a module or a test id (`stats/summary.py`, `shop.PriceTest.half`,
+ * `tests/t.py::test_a`): parts joined by `/`, `.` or `::` (the last of two characters or more), or a
+ * word holding `_`; a unit after it (`calc.py › add`) is part of it.
+ */
+const NAME =
+  /(?<![\w./:-])(?:[A-Za-z_][\w-]*(?:(?:\/|\.|::)[\w-]+)*(?:\/|\.|::)[\w-]{2,}|[A-Za-z]\w*_\w+)(?: › [\w.]+)*(?![\w/:-]|\.\w)/g;
+
+/** Escaped text that keeps the spaces around it (`inertProse` trims). */
+function proseKeepingSpaces(text: string): string {
+  if (text.trim() === "") return text.replace(/\s+/g, " ");
+  const lead = /^\s*/.exec(text)![0] ? " " : "";
+  const trail = /\s*$/.exec(text)![0] ? " " : "";
+  return `${lead}${inertProse(text.trim())}${trail}`;
+}
+
+/** A stage's note on one line: the names in it as code spans, the words around them as escaped text. */
+export function noteMarkdown(note: string): string {
+  const line = oneLine(note, 2000);
+  const out: string[] = [];
+  let at = 0;
+  for (const m of line.matchAll(NAME)) {
+    if (m.index > at) out.push(proseKeepingSpaces(line.slice(at, m.index)));
+    out.push(inlineCode(m[0]));
+    at = m.index + m[0].length;
+  }
+  if (at < line.length) out.push(proseKeepingSpaces(line.slice(at)));
+  return out.join("");
+}
+
 /** Renders the one status comment the app keeps per issue (edited in place as the run goes). */
 export function renderStatus(view: StatusView): string {
   const lines: string[] = [statusMarker(view.state)];
@@ -90,13 +123,13 @@ export function renderStatus(view: StatusView): string {
         : "😕 **auto-fix** stopped without a pull request.";
   lines.push(head, "");
   lines.push(`Run ${view.run} of at most ${view.maxRuns} for this issue, ${view.trigger}.`);
-  if (view.guidance?.trim()) lines.push(`Guidance: ${inlineCode(view.guidance, 500)}`);
+  if (view.guidance?.trim()) lines.push(`Guidance: ${inertProse(oneLine(view.guidance, 500))}`);
   for (const n of view.notices ?? []) lines.push("", `ℹ️ ${n}`);
   lines.push("");
   for (const stage of STAGES) {
     const s = view.stages[stage] ?? { status: "pending" };
     const ref = s.ref ? ` — #${s.ref}` : "";
-    const note = s.note?.trim() ? inlineCode(s.note) : "";
+    const note = s.note?.trim() ? noteMarkdown(s.note) : "";
     lines.push(
       s.title
         ? `- ${ICONS[s.status]} ${s.title}${ref}${note ? `: ${note}` : ""}`

@@ -98,12 +98,12 @@ export function checkCanaries(
   const proven = !forged && proofs.every((t) => linesOf(t).length >= plan.processes);
   const problems: string[] = [];
   if (unreadable) problems.push(`its proof file could not be read (${unreadable})`);
-  else if (forged) problems.push("its proof file holds a value the planted test does not write");
+  else if (forged) problems.push("its proof file holds a value the check test does not write");
   else if (!proven)
     problems.push(
       proofLines.length === 0
-        ? "the planted test that must pass never ran its body (no proof was written)"
-        : `the planted test that must pass ran its body in ${proofLines.length} of the ${expected} places it should have`,
+        ? "the check test that must pass never ran its body (no proof was written)"
+        : `the check test that must pass ran its body in ${proofLines.length} of the ${expected} places it should have`,
     );
   const misreported = fail.some((o) => o !== "failed") || pass.some((o) => o !== "passed");
   if (
@@ -120,13 +120,13 @@ export function checkCanaries(
     // tests that no longer run.
     return verdict(
       "unverified",
-      `the planted test that must pass ran its body in ${proofLines.length} of the ${expected} processes: a process that stopped before its tests (a module that cannot load or skips at import) cannot be told from one that was ended`,
+      `the check test that must pass ran its body in ${proofLines.length} of the ${expected} processes: a process that stopped before its tests (a module that cannot load or skips at import) cannot be told from one that was ended`,
     );
   }
   if (!forged && !misreported && plan.runner === "go" && /\[(build|setup) failed\]/.test(exec.stdout))
     return verdict(
       "unverified",
-      "a package's tests did not build, so its planted tests could not run (the package's failure is counted)",
+      "a package's tests did not build, so its check tests could not run (the package's failure is counted)",
     );
   if (
     fail.length === 0 &&
@@ -137,14 +137,14 @@ export function checkCanaries(
   )
     return verdict(
       "unverified",
-      "pytest stopped at an error collecting the tests, before any test ran (the planted tests with them)",
+      "pytest stopped at an error collecting the tests, before any test ran (the check tests with them)",
     );
   if (unloaded.length > 0 && fail.length === 0 && pass.length === 0 && proofs.every((t) => !t))
     // The canaries' own file did not load (what it borrowed from a test beside it failed to import): the
     // runner was not shown to be stubbed or honest.
     return verdict(
       "unverified",
-      "the two planted tests' file could not be loaded, so the runner's report could not be checked with them",
+      "the two check tests' file could not be loaded, so the runner's report could not be checked with them",
     );
   // A runner whose output names no test at all, or no passing test (a quiet reporter), cannot show the
   // canaries it ran: when the proof shows the body ran and nothing was reported wrong, what it reports
@@ -158,16 +158,16 @@ export function checkCanaries(
     !anyPassed &&
     (fail.length > 0 || nothingNamed);
   if (!quiet) {
-    if (fail.length === 0) problems.push("the runner did not report the planted test that must fail");
+    if (fail.length === 0) problems.push("the runner did not report the check test that must fail");
     else if (fail.some((o) => o !== "failed") || fail.length < n)
       problems.push(
-        `the runner reported the planted test that must fail as ${fail.find((o) => o !== "failed") ?? "missing in part"}`,
+        `the runner reported the check test that must fail as ${fail.find((o) => o !== "failed") ?? "missing in part"}`,
       );
     if (pass.some((o) => o !== "passed"))
       problems.push(
-        `the runner reported the planted test that must pass as ${pass.find((o) => o !== "passed")}`,
+        `the runner reported the check test that must pass as ${pass.find((o) => o !== "passed")}`,
       );
-    else if (pass.length === 0) problems.push("the runner did not report the planted test that must pass");
+    else if (pass.length === 0) problems.push("the runner did not report the check test that must pass");
   }
   if (problems.length > 0) {
     const what =
@@ -194,7 +194,7 @@ export function checkCanaries(
       integrity: {
         state: "unverified",
         detail:
-          "the planted test that must pass ran its body, but the runner's output names no passing test, so what it reports of the tests cannot be checked",
+          "the check test that must pass ran its body, but the runner's output names no passing test, so what it reports of the tests cannot be checked",
       },
       exitCode,
       emptied,
@@ -202,7 +202,7 @@ export function checkCanaries(
   return {
     integrity: {
       state: "intact",
-      detail: `the planted tests ran: the one that must fail was reported failed, the one that must pass passed and left its proof${n > 1 ? ` (in each of ${n} packages)` : ""}${OWN_PROCESS.has(plan.runner) ? "; each test file runs in a process of its own, so this shows how the runner reported its tests, not what ran in another file's process (a file whose tests are lost shows as tests that no longer run)" : ""}`,
+      detail: `the check tests ran: the one that must fail was reported failed, the one that must pass passed and left its file${n > 1 ? ` (in each of ${n} packages)` : ""}${OWN_PROCESS.has(plan.runner) ? "; each test file runs in a process of its own, so this shows how the runner reported its tests, not what ran in another file's process (a file whose tests are lost shows as tests that no longer run)" : ""}`,
     },
     exitCode,
     emptied,

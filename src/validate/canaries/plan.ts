@@ -102,14 +102,14 @@ export function planCanaries(
     runner = runnerOfCommand(command, config.test.framework);
     if (!runner)
       return {
-        unverified: `the test command \`${command}\` is a script or uses shell syntax, so no planted test can be added to it`,
+        unverified: `the test command \`${command}\` is a script or uses shell syntax, so the runner checks cannot be added to it`,
       };
     words = command.trim().split(/\s+/);
   }
   if (targeted?.sequential && runner !== "unittest")
-    return { unverified: "a run of one process per target is not one planted tests are added to" };
+    return { unverified: "a run of one process per target is not one check tests are added to" };
   if (runner === "maven" || runner === "gradle" || runner === "junit")
-    return { unverified: `planted tests are not placed for ${runner} runs` };
+    return { unverified: `check tests are not placed for ${runner} runs` };
   let spot: Spot | NoCanaries;
   try {
     spot = spotFor(runner, tree, words, targets, focus);
@@ -141,14 +141,14 @@ export function planCanaries(
       const src = canarySource(runner, input, goPkg ?? null);
       if (runner === "unittest" && spot.scope && !fnmatch(spot.scope[0]!, src.name))
         return {
-          unverified: `unittest's discovery pattern \`${spot.scope[0]}\` would not find the planted tests' module`,
+          unverified: `unittest's discovery pattern \`${spot.scope[0]}\` would not find the check tests' module`,
         };
       passName = src.passName;
       failName = src.failName;
       const file = dir ? `${dir}/${src.name}` : src.name;
       const proof = dir ? `${dir}/${proofName}` : proofName;
       if (tree.readIfExists(file) !== null || tree.readIfExists(proof) !== null)
-        throw new TreeFsError("invalid-path", file, "the planted tests' file name is taken");
+        throw new TreeFsError("invalid-path", file, "the check tests' file name is taken");
       placements.push({ dir, file, proof });
       tree.write(file, src.text, { mkdirs: false });
       blend(tree, dir, file, src.sample);
@@ -156,7 +156,7 @@ export function planCanaries(
   } catch (err) {
     removeCanaryFiles(tree, placements);
     if (err instanceof TreeFsError)
-      return { unverified: `the planted tests could not be written: ${err.message}` };
+      return { unverified: `the check tests could not be written: ${err.message}` };
     throw err;
   }
 

@@ -56,7 +56,7 @@ export function spotFor(
   const stop = stops ? words.slice(from).find((w) => stops.test(w)) : undefined;
   if (stop !== undefined)
     return {
-      unverified: `the command's option \`${stop}\` could leave the planted tests out or stop before them`,
+      unverified: `the command's option \`${stop}\` could leave the check tests out or stop before them`,
     };
   switch (runner) {
     case "pytest":
@@ -134,7 +134,7 @@ export function spotFor(
       return { dirs, args: () => [] };
     }
     default:
-      return { unverified: `planted tests are not placed for ${runner} runs` };
+      return { unverified: `check tests are not placed for ${runner} runs` };
   }
 }
 
@@ -264,7 +264,7 @@ function mochaSpot(
   if (files.length === 0)
     return {
       unverified:
-        "mocha finds its test files by its configuration; a file of planted tests given to it would be one more scope",
+        "mocha finds its test files by its configuration; a file of check tests given to it would be one more scope",
     };
   return { ...jsSpot(tree, files[0]), args: appended };
 }

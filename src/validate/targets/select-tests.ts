@@ -1,5 +1,6 @@
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
 import { TreeFsError } from "../../core/tree-fs.ts";
+import { plural } from "../../core/words.ts";
 import { goSuite } from "./go.ts";
 import { javaSuite } from "./java.ts";
 import { javascriptSuite } from "./javascript.ts";
@@ -219,9 +220,23 @@ export function selectTests(input: SelectInput): TestSelection {
     why:
       tests.length === 0
         ? `no test of the ${total} found relates to the change${within}`
-        : `${tests.length} of ${total} ${runner} tests relate to the change${within}`,
+        : `${tests.length} of ${plural(total, `${runner} ${TARGET_WORD[runner!]}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
   };
 }
+
+/** What one test target of a runner is, in words ("1 of 4 pytest test files relate to the change"). */
+const TARGET_WORD: Record<TestRunnerKind, string> = {
+  pytest: "test file",
+  unittest: "test module",
+  "node-test": "test file",
+  jest: "test file",
+  vitest: "test file",
+  mocha: "test file",
+  go: "test package",
+  maven: "test class",
+  gradle: "test class",
+  junit: "test class",
+};
 
 /** The command that runs the selected tests (the selection must be targeted). */
 export function commandFor(
