@@ -103,7 +103,7 @@ function runLevel(without: TestRun, withTest: TestRun): string[] {
   const after = withTest.integrity?.state;
   if (before === "intact" && after !== "intact")
     out.push(
-      `the tamper checks held without it and not with it (${withTest.integrity?.detail ?? "no canary result was read"})`,
+      `the runner checks passed without it and not with it (${withTest.integrity?.detail ?? "no check-test result was read"})`,
     );
   return out;
 }

@@ -233,7 +233,7 @@ test("a dry run opens the pull request on disk: body and status comment carry th
   assert.match(again.stdout, /Updated draft pull request #2/);
   const status2 = readFileSync(result.statusComment, "utf8");
   assert.match(status2, /Run 2 of at most 5 for this issue, started by @maintainer with `\/retry`\./);
-  assert.match(status2, /Guidance: `keep it small`/);
+  assert.match(status2, /Guidance: keep it small\n/);
   assert.match(status2, /Updated draft pull request #2 on `auto-fix\/issue-1`/);
   const state = JSON.parse(readFileSync(join(result.githubDir, "state.json"), "utf8")) as {
     pulls: unknown[];

@@ -82,7 +82,7 @@ test("killed after the push, while opening the pull request: the resumed job ope
     assert.equal(w.repo.pulls.size, 1, "one pull request");
     const pull = [...w.repo.pulls.values()][0]!;
     assert.equal(pull.head, branch);
-    assert.match(pull.body, /Summary of the run/, "the body the run rendered, from the record");
+    assert.match(pull.body, /Changed files: `calc\.py`/, "the body the run rendered, from the record");
     assert.equal(
       w.github.calls.filter(createPull).length,
       1,
@@ -99,7 +99,7 @@ test("killed after the push, while opening the pull request: the resumed job ope
         `resumed after its worker stopped\\. The branch \`${branch}\` already held its commit \\(\`${pushed.slice(0, 7)}\`\\)`,
       ),
     );
-    assert.match(status.body, /Summary of the run/);
+    assert.match(status.body, /not marked fixed/, "the run's own verdict, from the record");
     await kill(second);
   } finally {
     await w.close();

@@ -152,7 +152,7 @@ test("pytest: tests that change the suite unless named are left out, with why; t
   assert.ok(honest.outcome.diff?.includes("+++ b/tests/test_calc_regression.py"));
   assert.match(
     honest.outcome.data.suite ?? "",
-    /^With it in place the whole suite ran as it did without it \(5 other test results the same, the tamper checks holding\), in \d+\.\d s\.$/,
+    /^With it in place the whole suite ran as it did without it \(5 other test results the same, the runner checks passing\), in \d+\.\d s\.$/,
   );
   console.log(
     `pytest fixture: regress stage ${(honest.ms / 1000).toFixed(1)} s; ${honest.outcome.data.suite}`,
@@ -343,7 +343,7 @@ test("the comparison: exit codes when no single test is read, tamper checks, a l
     integrity: { state: "tampered", detail: "the canary test that must fail passed" },
   });
   assert.deepEqual(addedTestChanges(base, tampered).others, [
-    "the tamper checks held without it and not with it (the canary test that must fail passed)",
+    "the runner checks passed without it and not with it (the canary test that must fail passed)",
   ]);
   const slow = run(
     {

@@ -258,7 +258,7 @@ test("js: a regression is caught by validation, the patch rejected and rewritten
   assert.equal(result.status, "fixed", result.reason);
   assert.match(
     result.reason,
-    /the 1 related test that loads the patched code ran and was counted on both trees/,
+    /the 1 related test that loads the patched code ran before and after the patch with no regression/,
   );
   assert.match(result.patch ?? "", /replace\(\/\\s\+\/g, "-"\)/);
   assert.equal((result.validation as { passed: boolean }).passed, true);

@@ -168,7 +168,7 @@ test("a patched hang on the first test: a regression when its hang limit comes b
   assert.match(testsRunLines(stopped.result).join("\n"), /the patch may make them hang or run far slower/);
 });
 
-test("a first test whose unpatched run took longer than the budget does not run, and the report says why", async () => {
+test("the most related test file runs although its unpatched run took longer than the budget: it is never dropped for its own length", async () => {
   const job = await prepareJob(
     sandbox,
     writeRepo({
@@ -189,10 +189,10 @@ test("a first test whose unpatched run took longer than the budget does not run,
   assert.ok((job.states.tests.times.measured("tests.test_core") ?? 0) > 4000);
   const v = await validateEdit(sandbox, job, { "lib/core.py": ["x * 2", "x + x"] });
   const t = TestsRanSchema.parse(v.result.tests).selected[0]!;
-  assert.equal(t.run, "over-budget");
-  assert.match(t.reason ?? "", /^its run on the unpatched tree took [\d.]+ s, longer than the budget$/);
-  assert.equal(v.run, null, "nothing ran");
-  assert.match(v.result.tests?.notRun ?? "", /their run on the unpatched tree alone took longer/);
+  assert.equal(t.target, "tests.test_core");
+  assert.equal(t.run, "ran", t.reason ?? "");
+  assert.ok(v.run, "the most related file ran");
+  assert.equal(v.result.status, "passed", v.result.summary);
 });
 
 /**
