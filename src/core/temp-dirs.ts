@@ -5,8 +5,9 @@
  * removing a folder never walks into a mounted copy.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { sep } from "node:path";
+import { readMounts } from "./mounts.ts";
 
 const live = new Set<string>();
 let hooked = false;
@@ -26,17 +27,8 @@ export function forgetTempDir(dir: string): void {
 
 /** Mount points at or below `dir`, deepest first (`/proc/self/mounts`; none without /proc). */
 function mountsUnder(dir: string): string[] {
-  let text = "";
-  try {
-    text = readFileSync("/proc/self/mounts", "utf8");
-  } catch {
-    return [];
-  }
-  const unescapePath = (s: string) =>
-    s.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
-  return text
-    .split("\n")
-    .map((line) => unescapePath(line.split(" ")[1] ?? ""))
+  return readMounts()
+    .map((m) => m.target)
     .filter((target) => target === dir || target.startsWith(dir + sep))
     .sort((a, b) => b.length - a.length);
 }

@@ -1,6 +1,7 @@
+import { readMounts } from "../core/mounts.ts";
 import { removeTempDirNow } from "../core/temp-dirs.ts";
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmdirSync } from "node:fs";
+import { mkdtempSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../core/processes.ts";
@@ -95,25 +96,6 @@ function remember(dir: string): void {
       }
     }
   });
-}
-
-/** The mounts of this process's namespace (`/proc/self/mounts`), paths unescaped; none without /proc. */
-export function readMounts(): { source: string; target: string; type: string }[] {
-  let text: string;
-  try {
-    text = readFileSync("/proc/self/mounts", "utf8");
-  } catch {
-    return [];
-  }
-  const unescapePath = (s: string) =>
-    s.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
-  const mounts: { source: string; target: string; type: string }[] = [];
-  for (const line of text.split("\n")) {
-    const [source, target, type] = line.split(" ");
-    if (source && target && type)
-      mounts.push({ source: unescapePath(source), target: unescapePath(target), type });
-  }
-  return mounts;
 }
 
 /** Copies left mounted by auto-fix processes that died without cleaning up: unmounted and removed. */

@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rmdir, unlink, writeFile } from 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { processAlive } from "../core/processes.ts";
-import { readMounts } from "./disk.ts";
+import { readMounts } from "../core/mounts.ts";
 import { SandboxUnavailableError } from "./types.ts";
 
 /**
