@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { type TruthCase, truthRun } from "../support/truth-run.ts";
 import { mochaFiles } from "./support/mocha-files.ts";
+import { XML_RUNNER } from "../support/junit-xml-runner.ts";
 
 const has = (cmd: string, args: string[]): boolean => {
   try {
@@ -83,41 +84,6 @@ const GO_REPRO =
 // --- JUnit 4 (a JUnitCore runner that writes JUnit XML) ---
 
 const JUNIT_CP = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
-const XML_RUNNER = `import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import org.junit.runner.Computer;
-import org.junit.runner.Description;
-import org.junit.runner.JUnitCore;
-import org.junit.runner.Request;
-import org.junit.runner.notification.Failure;
-import org.junit.runner.notification.RunListener;
-
-public class XmlRunner {
-  public static void main(String[] args) throws Exception {
-    List<Description> done = new ArrayList<>();
-    Set<Description> failed = new HashSet<>();
-    JUnitCore core = new JUnitCore();
-    core.addListener(new RunListener() {
-      @Override public void testFinished(Description d) { done.add(d); }
-      @Override public void testFailure(Failure f) { failed.add(f.getDescription()); }
-    });
-    List<Class<?>> classes = new ArrayList<>();
-    for (String name : args) classes.add(Class.forName(name, false, XmlRunner.class.getClassLoader()));
-    boolean ok = core.run(Request.classes(new Computer(), classes.toArray(new Class<?>[0]))).wasSuccessful();
-    StringBuilder x = new StringBuilder("<testsuite>\\n");
-    for (Description d : done)
-      x.append("<testcase classname=\\"").append(d.getClassName()).append("\\" name=\\"").append(d.getMethodName())
-          .append(failed.contains(d) ? "\\"><failure/></testcase>\\n" : "\\"/>\\n");
-    Files.createDirectories(Path.of("reports"));
-    Files.writeString(Path.of("reports/TEST-junit.xml"), x.append("</testsuite>\\n").toString());
-    System.exit(ok ? 0 : 1);
-  }
-}
-`;
 const JAVA_BUILD = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${JUNIT_CP} $(find src -name '*.java')`;
 const JAVA_RUN = `java -cp /tmp/af-out:${JUNIT_CP} XmlRunner`;
 const JAVA_PRICE = "src/main/java/shop/Price.java";

@@ -7,6 +7,7 @@ import { compareRuns } from "../../src/validate/compare.ts";
 import { type CandidateValidation, runTestSuite, type TreeStates } from "../../src/validate/index.ts";
 import { jsShop } from "./support/js-shop.ts";
 import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
+import { XML_RUNNER } from "../support/junit-xml-runner.ts";
 
 // What a validation may say, with node --test, go test and JUnit 4 in the real sandbox: a run whose test
 // files all fail to load, or that runs no test, could not run (never a pass); a patch that ends the
@@ -186,41 +187,6 @@ test("go test: a patch whose init() exits 0 loses the tests that ran before; a r
 
 const JUNIT_CP = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar";
 /** The repository's runner: JUnitCore's run of the classes named, with a JUnit XML report at its end. */
-const XML_RUNNER = `import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import org.junit.runner.Computer;
-import org.junit.runner.Description;
-import org.junit.runner.JUnitCore;
-import org.junit.runner.Request;
-import org.junit.runner.notification.Failure;
-import org.junit.runner.notification.RunListener;
-
-public class XmlRunner {
-  public static void main(String[] args) throws Exception {
-    List<Description> done = new ArrayList<>();
-    Set<Description> failed = new HashSet<>();
-    JUnitCore core = new JUnitCore();
-    core.addListener(new RunListener() {
-      @Override public void testFinished(Description d) { done.add(d); }
-      @Override public void testFailure(Failure f) { failed.add(f.getDescription()); }
-    });
-    List<Class<?>> classes = new ArrayList<>();
-    for (String name : args) classes.add(Class.forName(name, false, XmlRunner.class.getClassLoader()));
-    boolean ok = core.run(Request.classes(new Computer(), classes.toArray(new Class<?>[0]))).wasSuccessful();
-    StringBuilder x = new StringBuilder("<testsuite>\\n");
-    for (Description d : done)
-      x.append("<testcase classname=\\"").append(d.getClassName()).append("\\" name=\\"").append(d.getMethodName())
-          .append(failed.contains(d) ? "\\"><failure/></testcase>\\n" : "\\"/>\\n");
-    Files.createDirectories(Path.of("reports"));
-    Files.writeString(Path.of("reports/TEST-junit.xml"), x.append("</testsuite>\\n").toString());
-    System.exit(ok ? 0 : 1);
-  }
-}
-`;
 const BUILD = `rm -rf /tmp/af-out && mkdir -p /tmp/af-out && javac -nowarn -d /tmp/af-out -cp ${JUNIT_CP} $(find src tools -name '*.java')`;
 const RUN = `java -cp /tmp/af-out:${JUNIT_CP} XmlRunner`;
 const junitTest = (cls: string, body: string) =>
