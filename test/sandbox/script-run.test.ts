@@ -4,7 +4,7 @@
  * output structure.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type ExecResult, type SandboxPort } from "../../src/sandbox/index.ts";
@@ -303,4 +303,33 @@ test("node: a function's declaration line is not its body: calling it does not r
   const r = await run(dir, "node", "reproducer.cjs");
   assert.equal(r.ending.assertion, true);
   assert.deepEqual(r.trace, { "lib.cjs": [5, 6] });
+});
+
+/** The script finds its own record's path on its command line, as a script written against the launcher would. */
+const FIND_RECORD =
+  "import os\nargs = open('/proc/self/cmdline', 'rb').read().split(b'\\0')\nrecord = next(a.decode() for a in args if a.endswith(b'-r.json'))\n";
+
+test("python: a script that puts a link in its record's place is not believed, and the host file it names is untouched", async () => {
+  const outside = tempDir("auto-fix-script-run-host-");
+  const secret = join(outside, "host.json");
+  const forged = '{"how": "exception", "type": "AssertionError", "assertion": true, "exit": 1, "lines": {}}';
+  writeFileSync(secret, forged);
+  const dir = tree({
+    "reproducer.py": `${FIND_RECORD}os.unlink(record)\nos.symlink(${JSON.stringify(secret)}, record)\nraise AssertionError('forged')\n`,
+  });
+  const r = await run(dir, "python", "reproducer.py");
+  assert.notEqual(r.ending.how, "exception", JSON.stringify(r.ending));
+  assert.equal(readFileSync(secret, "utf8"), forged, "the host file is never written");
+});
+
+test("python: a record blown up past its cap is refused, not read whole", async () => {
+  const dir = tree({
+    "reproducer.py": `${FIND_RECORD}with open(record, 'a') as f:\n    f.write(' ' * (64 << 20))\nraise AssertionError('x')\n`,
+  });
+  const started = performance.now();
+  const r = await run(dir, "python", "reproducer.py");
+  console.log(
+    `64 MiB record: judged in ${Math.round(performance.now() - started)} ms, ending ${r.ending.how}`,
+  );
+  assert.notEqual(r.ending.how, "exception", JSON.stringify(r.ending));
 });
