@@ -1,3 +1,4 @@
+import { RUNNER_NAMES, type RunnerName } from "../runners/index.ts";
 import { linearRegExp } from "../core/linear-regex.ts";
 import { z } from "zod";
 
@@ -69,19 +70,8 @@ const treeSchema = z
   .strict();
 
 /** Test runners whose tests can be named one by one (what a targeted run passes them). */
-export const TEST_RUNNERS = [
-  "pytest",
-  "unittest",
-  "node-test",
-  "jest",
-  "vitest",
-  "mocha",
-  "go",
-  "maven",
-  "gradle",
-  "junit",
-] as const;
-export type TestRunnerKind = (typeof TEST_RUNNERS)[number];
+export const TEST_RUNNERS = RUNNER_NAMES;
+export type TestRunnerKind = RunnerName;
 
 const validationSchema = z
   .object({

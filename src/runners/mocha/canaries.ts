@@ -1,0 +1,3 @@
+import type { RunnerCanaries } from "../parts/canaries.ts";
+
+export const canaries: RunnerCanaries = {};

@@ -1,0 +1,3 @@
+import type { RunnerConventions } from "../parts/conventions.ts";
+
+export const conventions: RunnerConventions = {};

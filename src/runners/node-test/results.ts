@@ -1,0 +1,3 @@
+import type { RunnerResults } from "../parts/results.ts";
+
+export const results: RunnerResults = {};

@@ -1,0 +1,3 @@
+import type { RunnerCommand } from "../parts/command.ts";
+
+export const command: RunnerCommand = {};
