@@ -1,3 +1,5 @@
 import type { RunnerCommand } from "../parts/command.ts";
+import type { JUnitTool } from "./tools.ts";
 
-export const command: RunnerCommand = {};
+/** The part for each tool that runs JUnit tests (what they share is written once and spread in). */
+export const command: Readonly<Record<JUnitTool, RunnerCommand>> = { maven: {}, gradle: {}, junit: {} };
