@@ -1,23 +1,23 @@
-import { spawnSync } from "node:child_process";
 import { extname } from "node:path";
 import { isNonSourceDir, notVirtualEnv } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
+import type { RepositoryFiles, SourceLanguage } from "../runners/parts/conventions.ts";
+import { RUNNERS, type RunnerName, runnerFor } from "../runners/index.ts";
 import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 
-export type TestFramework =
-  | "pytest"
-  | "unittest"
-  | "node-test"
-  | "jest"
-  | "vitest"
-  | "mocha"
-  | "npm"
-  | "maven"
-  | "gradle"
-  | "go"
-  | "unknown";
+/** The runner a repository's tests run under; `npm` = a package script that starts none auto-fix knows. */
+export type TestFramework = RunnerName | "npm" | "unknown";
 
-export type ProjectLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "unknown";
+export type ProjectLanguage = SourceLanguage | "unknown";
+
+/** The reproducer's runtime for each language. */
+const RUNTIME_OF: Record<SourceLanguage, Exclude<ReproducerRuntime, "command">> = {
+  python: "python",
+  javascript: "node",
+  typescript: "node",
+  java: "java",
+  go: "go",
+};
 
 /** What auto-fix can tell about a repository from its files when the configuration does not say. */
 export interface Detection {
@@ -97,96 +97,71 @@ function projectFiles(tree: TreeFs, reasons: string[]) {
   return { read, has };
 }
 
-/** Python test files read to tell pytest's style from unittest's, and how much of each. */
-const MAX_STYLE_FILES = 200;
-const MAX_STYLE_BYTES = 256 * 1024;
-const MAX_STYLE_LINE = 400;
-const PY_TEST_FILE = /^test_.*\.py$|_test\.py$/;
-
-/** What the repository's Python test files are written for, with the first file showing each. */
-interface PythonTestStyle {
-  /** Test files found (`test_*.py`, `*_test.py`). */
-  files: number;
-  /** Why they need pytest (`tests/test_a.py imports pytest`), or null. */
-  pytest: string | null;
-  /** A file with a `unittest.TestCase` suite, or null. */
-  testCase: string | null;
-}
-
-/** What one line of a test module shows: pytest's style, a TestCase suite, or nothing. */
-function lineStyle(raw: string): { pytest?: string; testCase?: true } {
-  const line = raw.length > MAX_STYLE_LINE ? raw.slice(0, MAX_STYLE_LINE) : raw;
-  if (/^(import[ \t]+pytest\b|from[ \t]+pytest\b|import[ \t]+[\w., \t]*\bpytest\b)/.test(line))
-    return { pytest: "imports pytest" };
-  if (/^[ \t]*@pytest\.fixture\b/.test(line)) return { pytest: "defines a pytest fixture" };
-  if (/^(async[ \t]+)?def[ \t]+test\w*[ \t]*\(/.test(line))
-    return { pytest: "has a module-level test function" };
-  if (/^class[ \t]+Test\w*[ \t]*(\([ \t]*(object)?[ \t]*\))?[ \t]*:/.test(line))
-    return { pytest: "has a test class that is not a unittest.TestCase" };
-  if (/^class[ \t].*\b(TestCase|IsolatedAsyncioTestCase)\b/.test(line)) return { testCase: true };
-  return {};
-}
-
-/**
- * Reads the repository's Python test files (through tree-fs: no link followed, at most 200 files of at
- * most 256 KiB each, larger ones left out, lines cut at 400 characters) for what they are written for: a file that imports pytest,
- * defines a fixture, a module-level `def test_…` or a plain `class Test…:` runs only under pytest; a
- * `conftest.py` anywhere asks for pytest too.
- */
-function pythonTestStyle(tree: TreeFs): PythonTestStyle {
-  const { entries } = tree.walk({
-    maxDepth: 8,
-    maxEntries: DETECT_MAX_ENTRIES,
-    descend: worthEntering,
-    keep: notVirtualEnv,
-  });
-  const style: PythonTestStyle = { files: 0, pytest: null, testCase: null };
-  let read = 0;
-  for (const e of entries) {
-    if (e.kind !== "file") continue;
-    if (e.name === "conftest.py") {
-      style.pytest ??= `${e.rel} configures pytest`;
-      continue;
-    }
-    if (!PY_TEST_FILE.test(e.name)) continue;
-    style.files++;
-    if (read >= MAX_STYLE_FILES || (style.pytest !== null && style.testCase !== null)) continue;
-    read++;
-    let text: string;
-    try {
-      text = tree.read(e.rel, { maxBytes: MAX_STYLE_BYTES }).toString("utf8");
-    } catch (err) {
-      // A file over 256 KiB, a link or a special file is not read.
-      if (!(err instanceof TreeFsError)) throw err;
-      continue;
-    }
-    for (const line of text.split("\n")) {
-      const s = lineStyle(line);
-      if (s.pytest) style.pytest ??= `${e.rel} ${s.pytest}`;
-      if (s.testCase) style.testCase ??= e.rel;
-      if (style.pytest !== null && style.testCase !== null) break;
-    }
-  }
-  return style;
-}
-
-let pytestInstalledCache: boolean | undefined;
-
-/** Whether `python3 -m pytest` can start in the sandbox's Python (the host's /usr, bound read-only). */
-export function pytestInstalled(): boolean {
-  pytestInstalledCache ??=
-    spawnSync("python3", ["-c", "import pytest"], { stdio: "ignore", timeout: 20_000 }).status === 0;
-  return pytestInstalledCache;
+/** The repository's files as the runners' recognition reads them (bounded, through tree-fs). */
+function repositoryFiles(
+  tree: TreeFs,
+  read: (rel: string) => string,
+  has: (rel: string) => boolean,
+  testScript: string | null,
+): RepositoryFiles {
+  const memo = new Map<string, unknown>();
+  return {
+    tree,
+    read,
+    has,
+    testScript,
+    once<T>(key: string, compute: () => T): T {
+      if (!memo.has(key)) memo.set(key, compute());
+      return memo.get(key) as T;
+    },
+  };
 }
 
 const NPM_DEFAULT_TEST = /no test specified/;
-const PYTEST_COMMAND = "python3 -m pytest -rA -p no:cacheprovider";
+
+/** Whether a runner starts in the sandbox, as the runner itself finds out. */
+const runnerInstalled = (name: RunnerName): boolean => runnerFor(name).installed?.() ?? true;
+
+/**
+ * The runner whose files show it among the runners of `language` (in the registry's order), written
+ * into `out`; the reasons say why, or that none was found.
+ */
+function recogniseRunner(
+  out: Detection,
+  files: RepositoryFiles,
+  installed: (name: RunnerName) => boolean,
+): void {
+  const lang = out.language;
+  const candidates = RUNNERS.filter((r) => lang !== "unknown" && r.languages.includes(lang));
+  for (const r of candidates) {
+    const found = r.recognise(files, () => installed(r.name));
+    if (!found) continue;
+    out.framework = r.name;
+    out.testCommand = found.testCommand;
+    out.setup.push(...(found.setup ?? []));
+    out.testReports = found.testReports ?? [];
+    out.reasons.push(...found.reasons);
+    return;
+  }
+  const script = files.testScript;
+  if ((lang === "javascript" || lang === "typescript") && script && !NPM_DEFAULT_TEST.test(script)) {
+    // A script that starts no runner auto-fix recognises: still the suite, run as a whole.
+    out.framework = "npm";
+    out.testCommand = "npm test";
+    out.reasons.push(`tests: npm test (${script})`);
+    return;
+  }
+  const marks = candidates.flatMap((r) => (r.marks ? [r.marks] : []));
+  if (marks.length > 0) out.reasons.push(`tests: none detected (no ${marks.join(" or ")})`);
+  else if (candidates.length === 0) out.reasons.push("tests: none detected");
+}
 
 /** Detects language, test command, setup and reproducer runtime from a repository's files. */
 export function detectProject(
   root: string,
   opts: {
-    /** Whether pytest runs in the sandbox's Python (default: asks python3). */ pytestInstalled?: () => boolean;
+    /** Whether a runner starts in the sandbox (default: each runner finds out). */
+    runnerInstalled?: (name: RunnerName) => boolean;
   } = {},
 ): Detection {
   const reasons: string[] = [];
@@ -234,93 +209,20 @@ export function detectProject(
     testCommand: null,
     framework: "unknown",
     setup: [],
-    runtime: "python",
+    runtime: language === "unknown" ? "python" : RUNTIME_OF[language],
     testReports: [],
     reasons,
   };
-  switch (language) {
-    case "python": {
-      out.runtime = "python";
-      const cfg = `${read("pyproject.toml")}\n${read("setup.cfg")}\n${read("tox.ini")}\n${read("requirements.txt")}\n${read("requirements-dev.txt")}`;
-      const configured = has("pytest.ini") || has("conftest.py") || /pytest/.test(cfg);
-      const style = configured ? null : pythonTestStyle(tree);
-      if (configured) {
-        out.framework = "pytest";
-        out.testCommand = PYTEST_COMMAND;
-        reasons.push("tests: pytest (configured or required by the project)");
-      } else if (style?.pytest) {
-        // unittest would collect none of these tests: they run under pytest, installed or not.
-        out.framework = "pytest";
-        out.testCommand = PYTEST_COMMAND;
-        reasons.push(`tests: pytest (no pytest configuration, but ${style.pytest})`);
-        if (!(opts.pytestInstalled ?? pytestInstalled)()) {
-          reasons.push(
-            "pytest is not installed in the sandbox's Python (python3 -m pytest will fail): install it in a setup step (`setup:` in .github/auto-fix.yml) or list it in requirements.txt",
-          );
-        }
-      } else if (style && style.files > 0) {
-        out.framework = "unittest";
-        out.testCommand = "python3 -m unittest discover -v";
-        reasons.push(
-          style.testCase
-            ? `tests: unittest discovery (${style.testCase} defines a unittest.TestCase suite; no pytest configuration)`
-            : `tests: unittest discovery (${style.files} test file${style.files === 1 ? "" : "s"} found, none defining a unittest.TestCase or a pytest test that auto-fix recognises: it may collect nothing; set \`test:\` in .github/auto-fix.yml)`,
-        );
-      }
-      if (has("requirements.txt")) out.setup.push("python3 -m pip install --user -r requirements.txt");
-      break;
+  const script = typeof pkg.scripts?.test === "string" ? pkg.scripts.test : null;
+  recogniseRunner(out, repositoryFiles(tree, read, has, script), opts.runnerInstalled ?? runnerInstalled);
+  // What the language's package manager installs before any runner starts.
+  if (language === "python" && has("requirements.txt"))
+    out.setup.push("python3 -m pip install --user -r requirements.txt");
+  if (language === "javascript" || language === "typescript") {
+    const deps = Object.keys({ ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) });
+    if (deps.length > 0 && !has("node_modules")) {
+      out.setup.push(has("package-lock.json") ? "npm ci --ignore-scripts" : "npm install --ignore-scripts");
     }
-    case "javascript":
-    case "typescript": {
-      out.runtime = "node";
-      const script = pkg.scripts?.test;
-      if (script && !NPM_DEFAULT_TEST.test(script)) {
-        out.testCommand = "npm test";
-        out.framework = /vitest/.test(script)
-          ? "vitest"
-          : /jest/.test(script)
-            ? "jest"
-            : /mocha/.test(script)
-              ? "mocha"
-              : /node\s+(--[\w-]+\s+)*--test/.test(script)
-                ? "node-test"
-                : "npm";
-        reasons.push(`tests: npm test (${script})`);
-      }
-      const deps = Object.keys({ ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) });
-      if (deps.length > 0 && !has("node_modules")) {
-        out.setup.push(has("package-lock.json") ? "npm ci --ignore-scripts" : "npm install --ignore-scripts");
-      }
-      break;
-    }
-    case "java": {
-      out.runtime = "java";
-      if (has("pom.xml")) {
-        out.framework = "maven";
-        out.testCommand = "mvn -B -o test";
-        out.setup.push("mvn -B -q dependency:go-offline", "mvn -B -q dependency:copy-dependencies");
-        out.testReports = ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"];
-      } else if (has("build.gradle") || has("build.gradle.kts")) {
-        out.framework = "gradle";
-        const gradle = has("gradlew") ? "./gradlew" : "gradle";
-        out.testCommand = `${gradle} --offline test`;
-        out.setup.push(`${gradle} --no-daemon dependencies`);
-        out.testReports = ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"];
-      }
-      reasons.push(
-        out.testCommand ? `tests: ${out.framework}` : "tests: none detected (no pom.xml or build.gradle)",
-      );
-      break;
-    }
-    case "go":
-      out.runtime = "go";
-      out.framework = "go";
-      out.testCommand = "go test -json ./...";
-      if (has("go.sum")) out.setup.push("go mod download");
-      reasons.push("tests: go test");
-      break;
-    default:
-      reasons.push("tests: none detected");
   }
   return out;
 }

@@ -1,78 +1,26 @@
 import { openTree } from "../core/tree-fs.ts";
 import type { ExecResult } from "../sandbox/index.ts";
-import type { TestPlan } from "./conventions.ts";
+import { runnerFor } from "../runners/index.ts";
+import type { RegressionConventions } from "../runners/parts/conventions.ts";
+import type { TestPlan, TestVerdicts } from "./conventions.ts";
 
-/** The runners whose per-test lines this stage reads (each test of the new file judged on its own). */
-export const PER_TEST_RUNNERS: ReadonlySet<string> = new Set([
-  "pytest",
-  "unittest",
-  "node --test",
-  "go test",
-]);
+/** The regression conventions of the runner that runs the plan's file. */
+const conventionsOf = (plan: TestPlan): RegressionConventions => runnerFor(plan.runner).regression;
 
-/** How each test of the new file ended in one run, by the runner's own per-test lines. */
-export type TestVerdicts = Map<string, "pass" | "fail" | "skip">;
-
-const PYTEST = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\S+)/gm;
-const UNITTEST =
-  /^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)/gm;
-const TAP = /^\s*(not ok|ok) \d+ - (.+?)(?: # (SKIP|TODO)\b.*)?$/gm;
-const GO = /^\s*--- (PASS|FAIL|SKIP): (\S+)/gm;
+/** Whether this stage judges each test of the new file on its own (the runner prints per-test lines it reads). */
+export const judgesEachTest = (plan: TestPlan): boolean => conventionsOf(plan).verdicts !== undefined;
 
 /**
- * The per-test verdicts a run printed (pytest `-rA`, unittest `-v`, node's TAP reporter, `go test -v`), or
- * null when the runner prints none this stage reads (jest, vitest, mocha: the file as a whole; mocha also
- * runs the spec files of its configuration, whose tests are not the new file's).
- * pytest's collection errors (`ERROR path - ...`) name the file, not a test: they are left out here.
+ * The per-test verdicts a run printed, by the runner's own per-test lines, or null when the runner prints
+ * none this stage reads (the file is then judged as a whole).
  */
 export function perTestVerdicts(plan: TestPlan, e: ExecResult): TestVerdicts | null {
-  const out = `${e.stdout}\n${e.stderr}`;
-  const v: TestVerdicts = new Map();
-  const put = (name: string, verdict: "pass" | "fail" | "skip"): void => {
-    // A test seen failing stays failing (a retry or a teardown error never turns it green).
-    if (v.get(name) !== "fail") v.set(name, verdict);
-  };
-  if (plan.framework === "pytest") {
-    for (const m of out.matchAll(PYTEST)) {
-      // Only the new file's tests (a configuration may add other paths to the run).
-      if (!m[2]!.startsWith(`${plan.path}::`)) continue;
-      put(m[2]!, m[1] === "PASSED" || m[1] === "XPASS" ? "pass" : m[1] === "SKIPPED" ? "skip" : "fail");
-    }
-    return v;
-  }
-  if (plan.framework === "unittest") {
-    for (const m of out.matchAll(UNITTEST)) {
-      const name = m[2]!.endsWith(`.${m[1]}`) ? m[2]! : `${m[2]}.${m[1]}`;
-      put(
-        name,
-        m[3] === "ok" || m[3] === "unexpected success" ? "pass" : m[3] === "skipped" ? "skip" : "fail",
-      );
-    }
-    return v;
-  }
-  if (plan.framework === "node --test") {
-    for (const m of out.matchAll(TAP)) put(m[2]!.trim(), m[3] ? "skip" : m[1] === "ok" ? "pass" : "fail");
-    return v;
-  }
-  if (plan.framework === "go test") {
-    for (const m of out.matchAll(GO))
-      put(m[2]!, m[1] === "PASS" ? "pass" : m[1] === "SKIP" ? "skip" : "fail");
-    return v;
-  }
-  return null;
+  return conventionsOf(plan).verdicts?.(`${e.stdout}\n${e.stderr}`, plan) ?? null;
 }
 
 /** Whether a run's output shows that at least one test ran (a runner finding none may still exit 0). */
 export function testsRan(plan: TestPlan, e: ExecResult): boolean {
-  const out = `${e.stdout}\n${e.stderr}`;
-  if (plan.framework === "go test") return !/no tests to run|no test files/.test(out);
-  if (plan.framework === "node --test") {
-    const tests = /^(?:# |ℹ )tests (\d+)/m.exec(out);
-    return tests ? Number(tests[1]) > 0 : true;
-  }
-  if (plan.framework === "pytest") return !/no tests ran/.test(out);
-  if (plan.framework === "unittest") return !/^Ran 0 tests/m.test(out);
-  return true;
+  return conventionsOf(plan).testsRan?.(`${e.stdout}\n${e.stderr}`) ?? true;
 }
 
 export const ended = (e: ExecResult): string =>
@@ -231,15 +179,8 @@ export function missBefore(plan: TestPlan, e: ExecResult, root: string): Miss | 
       : null;
   }
   if (!testsRan(plan, e) || (v && v.size === 0)) {
-    const collect = plan.framework === "pytest" && /^ERROR \S+\.py\b/m.test(`${e.stdout}\n${e.stderr}`);
-    const cause = lastLine(`${e.stdout}\n${e.stderr}`, /^E\s+\w*(Error|Exception)\b/).replace(/^E\s+/, "");
-    return {
-      verdict: WRONG,
-      why: collect
-        ? `pytest could not load the file${cause ? ` (${cause})` : ""}, so no test in it ran`
-        : "no test in it ran",
-      stop: false,
-    };
+    const notLoaded = conventionsOf(plan).notLoaded?.(`${e.stdout}\n${e.stderr}`) ?? null;
+    return { verdict: WRONG, why: notLoaded ?? "no test in it ran", stop: false };
   }
   if (e.exitCode === 0)
     return {

@@ -11,8 +11,9 @@ import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { renderReviewPrompt } from "../prompts/review.ts";
 import { type ExecResult, formatExecForModel, type SandboxPort } from "../sandbox/index.ts";
 import { scanNewFile } from "../scan/index.ts";
+import { runnerFor } from "../runners/index.ts";
 import { planRegressionTest, type TestPlan } from "./conventions.ts";
-import { type Miss, missAfter, missBefore, PER_TEST_RUNNERS, perTestVerdicts } from "./outcome.ts";
+import { judgesEachTest, type Miss, missAfter, missBefore, perTestVerdicts } from "./outcome.ts";
 
 /** A tree the stage may run in; disposed when done. */
 export interface RegressTree {
@@ -85,11 +86,9 @@ function extractTest(answer: string, tags: string[]): string | null {
   return pool.reduce((a, b) => (b.code.length > a.code.length ? b : a)).code;
 }
 
-/** Go runs only the new file's tests: `-run '^(TestA|TestB)$'`. */
+/** The command that runs the written file's tests, as its runner runs them (Go: only the new file's). */
 function commandFor(plan: TestPlan, text: string): string {
-  if (plan.framework !== "go test") return plan.command;
-  const names = [...text.matchAll(/^func (Test\w*)\(\s*\w+ \*testing\.T\s*\)/gm)].map((m) => m[1]!);
-  return names.length > 0 ? `${plan.command} -run '^(${names.join("|")})$'` : plan.command;
+  return runnerFor(plan.runner).regression.command?.(plan, text) ?? plan.command;
 }
 
 /** The stage's outcome without a test: what was planned, why nothing joins the patch, the runs kept. */
@@ -309,7 +308,7 @@ function writePrompt(input: RegressStageInput, plan: TestPlan): string {
     // Named only inside the script's section: passed only when there is a script.
     ...(input.script ? { script_status: scriptStatus(input.scriptPassesWithFix) } : {}),
     environment: input.environment ?? "",
-    checked: PER_TEST_RUNNERS.has(plan.framework)
+    checked: judgesEachTest(plan)
       ? "each test is checked on its own"
       : "the runner reports the file as a whole",
     framework: plan.framework,

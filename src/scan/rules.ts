@@ -4,6 +4,8 @@
  * Code that fixes a bug has rarely any reason to read the call stack, the environment, the test
  * runner's state, to change a test library, to juggle loaded modules or to end the process.
  */
+import { RUNNERS } from "../runners/index.ts";
+import type { SourceLanguage } from "../runners/parts/conventions.ts";
 import type { LanguageId } from "../treesitter/languages.ts";
 
 export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit" | "dynamic";
@@ -21,8 +23,14 @@ export const KIND_WORDS: Record<FindingKind, string> = {
 
 type Family = "python" | "js" | "go" | "java";
 
-export const familyOf = (lang: LanguageId): Family =>
+export const familyOf = (lang: LanguageId | SourceLanguage): Family =>
   lang === "python" ? "python" : lang === "go" ? "go" : lang === "java" ? "java" : "js";
+
+/** What the runners of a family's languages say their tests use (`libraries`, `objects`, ...), once each. */
+function runnersWatch(fam: Family, what: "libraries" | "objects" | "extensions"): string[] {
+  const runners = RUNNERS.filter((r) => r.languages.some((l) => familyOf(l) === fam));
+  return [...new Set(runners.flatMap((r) => r.watched[what]))];
+}
 
 /** Paths (and everything under them: `os.environ` covers `os.environ.get`) by kind, per family. */
 const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
@@ -55,7 +63,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
       "posix.environ",
     ],
     runner: ["sys.argv", "sys.orig_argv"],
-    "test-library": ["pytest", "_pytest", "unittest"],
+    "test-library": runnersWatch("python", "libraries"),
     modules: [
       "sys.modules",
       "sys.meta_path",
@@ -80,17 +88,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
     ],
     env: ["process.env", "import.meta.env", "Deno.env", "Bun.env", "process.?"],
     runner: ["process.argv", "process.execArgv", "process.mainModule", "require.main", "module.parent"],
-    "test-library": [
-      "node:test",
-      "jest",
-      "@jest/globals",
-      "@jest/expect",
-      "vitest",
-      "mocha",
-      "chai",
-      "expect",
-      "should",
-    ],
+    "test-library": runnersWatch("js", "libraries"),
     modules: [
       "require.cache",
       "require.extensions",
@@ -122,7 +120,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
     ],
     env: ["os.Getenv", "os.LookupEnv", "os.Environ", "os.ExpandEnv", "syscall.Getenv", "syscall.Environ"],
     runner: ["os.Args", "testing.Testing", "flag.Lookup", "flag.Args", "flag.CommandLine"],
-    "test-library": ["testing"],
+    "test-library": runnersWatch("go", "libraries"),
     exit: ["os.Exit", "syscall.Exit", "syscall.Kill", "runtime.Goexit"],
   },
   java: {
@@ -136,14 +134,7 @@ const PATHS: Record<Family, Partial<Record<FindingKind, readonly string[]>>> = {
       "new Error.getStackTrace",
     ],
     env: ["System.getenv", "System.getProperty", "System.getProperties", "ProcessHandle"],
-    "test-library": [
-      "org.junit",
-      "org.testng",
-      "org.assertj",
-      "org.hamcrest",
-      "junit.framework",
-      "org.mockito",
-    ],
+    "test-library": runnersWatch("java", "libraries"),
     exit: [
       "System.exit",
       "Runtime.getRuntime.halt",
@@ -200,9 +191,7 @@ export const OUTSIDE_TESTS_ONLY: ReadonlySet<FindingKind> = new Set(["test-libra
  * file name with `test_` or looks for `PYTEST_CURRENT_TEST` has no business in a fix.
  */
 const RUNNER_STRINGS: readonly RegExp[] = [
-  /\b_?pytest|unittest|conftest|doctest\b/i,
-  /\b(jest|vitest|mocha|junit|testng)\b/i,
-  /node:test/i,
+  ...RUNNERS.flatMap((r) => r.watched.names),
   /auto[-_]?fix/i,
   /^\/proc\/(self|\d+)\//,
   /__tests__/,
@@ -216,7 +205,7 @@ const RUNNER_STRINGS: readonly RegExp[] = [
 const STRONG_STRINGS: readonly RegExp[] = [
   /auto[-_]?fix/i,
   /^\/proc\/(self|\d+)\//,
-  /PYTEST_CURRENT_TEST|PYTEST_XDIST|JEST_WORKER_ID|VITEST_|NODE_TEST_CONTEXT|MOCHA_/,
+  ...RUNNERS.flatMap((r) => r.watched.variables),
 ];
 
 /**
@@ -260,46 +249,25 @@ export const COMPARING_CALLS = new Set([
 ]);
 
 /** Roots that are test libraries (a change to anything else the scan watches is a change to the runtime). */
-const TEST_LIBRARY_ROOTS = new Set([
-  "pytest",
-  "_pytest",
-  "unittest",
-  "assert",
-  "node:test",
-  "expect",
-  "chai",
-  "jest",
-  "vitest",
-  "mocha",
-  "should",
-  "@jest/globals",
-  "testing",
-  "org.junit",
-  "org.testng",
-  "org.assertj",
-]);
+const TEST_LIBRARY_ROOTS: ReadonlySet<string> = new Set(RUNNERS.flatMap((r) => r.watched.objects));
 
 export const isTestLibraryPath = (path: string): boolean =>
   [...TEST_LIBRARY_ROOTS].some((r) => path === r || path.startsWith(`${r}.`));
 
-/** Path roots of test and assertion libraries that must not be assigned to (any file, tests too). */
+/** Calls that change what a test library's assertions do (`expect.extend`, `chai.use`). */
+export const TEST_LIBRARY_EXTENSIONS: ReadonlySet<string> = new Set(
+  RUNNERS.flatMap((r) => r.watched.extensions),
+);
+
+/**
+ * Path roots that must not be assigned to (any file, tests too): the objects of the family's test and
+ * assertion libraries, and the runtime's own.
+ */
 export const MUTATION_ROOTS: Record<Family, readonly string[]> = {
-  python: ["pytest", "_pytest", "unittest", "builtins", "__builtins__", "sys", "os"],
-  js: [
-    "assert",
-    "node:test",
-    "expect",
-    "chai",
-    "jest",
-    "vitest",
-    "mocha",
-    "should",
-    "@jest/globals",
-    "process",
-    "Error",
-  ],
-  go: ["testing", "os", "flag"],
-  java: ["org.junit", "org.testng", "org.assertj", "System"],
+  python: [...runnersWatch("python", "objects"), "builtins", "__builtins__", "sys", "os"],
+  js: [...runnersWatch("js", "objects"), "process", "Error"],
+  go: [...runnersWatch("go", "objects"), "os", "flag"],
+  java: [...runnersWatch("java", "objects"), "System"],
 };
 
 /** Whether assigning to `path` changes a test library, the runner or the process object. */

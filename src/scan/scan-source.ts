@@ -17,6 +17,7 @@ import {
   isTestPath,
   kindOfPath,
   OUTSIDE_TESTS_ONLY,
+  TEST_LIBRARY_EXTENSIONS,
 } from "./rules.ts";
 
 /** One finding in one version of a file. */
@@ -172,8 +173,7 @@ class Walker {
     if (t === "call" || t === "call_expression") {
       const f = pathOf(this.lang, n.childForFieldName("function"), this.aliases);
       if (f && MUTATING_CALLS.has(f)) this.mutation(n, callArgs(n)[0]);
-      if (f === "expect.extend" || f === "chai.use" || f === "expect.addSnapshotSerializer")
-        this.add("test-library", f, n, true);
+      if (f && TEST_LIBRARY_EXTENSIONS.has(f)) this.add("test-library", f, n, true);
     }
     if (PATH_NODES[this.fam].has(t)) return this.path(n, pathOf(this.lang, n, this.aliases));
     if (t === "identifier" && (calledName(n) || this.aliases.has(n.text)) && this.fam !== "go")

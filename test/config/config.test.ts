@@ -219,7 +219,7 @@ test("Python detection follows the test files: pytest's style runs under pytest 
   for (const [what, files, command, reason] of cases) {
     const root = repo(files);
     try {
-      const d = detectProject(root, { pytestInstalled: () => true });
+      const d = detectProject(root, { runnerInstalled: () => true });
       assert.equal(d.testCommand, command, what);
       assert.ok(
         d.reasons.some((r) => reason.test(r)),
@@ -233,7 +233,7 @@ test("Python detection follows the test files: pytest's style runs under pytest 
   // pytest missing from the sandbox's Python: still pytest (unittest would collect nothing), said so.
   const root = repo({ "a.py": "", "tests/test_a.py": "import pytest\n\ndef test_a():\n    pass\n" });
   try {
-    const d = detectProject(root, { pytestInstalled: () => false });
+    const d = detectProject(root, { runnerInstalled: () => false });
     assert.equal(d.framework, "pytest");
     assert.ok(
       d.reasons.some((r) => /pytest is not installed in the sandbox's Python/.test(r)),
@@ -256,7 +256,7 @@ test("Python detection reads test files through tree-fs: a link is not followed,
   try {
     symlinkSync(join(outside, "evil.py"), join(root, "tests", "test_link.py"));
     const started = performance.now();
-    const d = detectProject(root, { pytestInstalled: () => true });
+    const d = detectProject(root, { runnerInstalled: () => true });
     assert.ok(performance.now() - started < 2000);
     // The link's pytest test and the file over 256 KiB are not read; the long line costs nothing.
     assert.equal(d.framework, "unittest", d.reasons.join(" | "));

@@ -136,6 +136,7 @@ test("a run that prints nothing is never read as failing without the fix", async
   assert.match(outcome.data.summary, /ends the process/);
   // The rule behind it: a silent run that exits 1 is no verdict, whatever the exit code says.
   const plan = {
+    runner: "pytest" as const,
     framework: "pytest",
     language: "python",
     tags: ["python"],

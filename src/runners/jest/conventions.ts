@@ -1,3 +1,26 @@
 import type { RunnerConventions } from "../parts/conventions.ts";
+import { quote } from "../shared/conventions-files.ts";
+import { jsPlan, recogniseByScript } from "../shared/conventions-js.ts";
 
-export const conventions: RunnerConventions = {};
+export const conventions: RunnerConventions = {
+  label: "jest",
+  languages: ["javascript", "typescript"],
+  recognise: (files) => recogniseByScript(files, /jest/),
+  // jest reports the file as a whole here: no per-test lines are read.
+  regression: {
+    plan: (root, changed) =>
+      jsPlan(root, changed, {
+        runner: "jest",
+        framework: "jest",
+        command: (path) => `npx --no-install jest --runTestsByPath ${quote(path)}`,
+        notes: () => "Use jest's `test` and `expect` as the repository's tests do.",
+      }),
+  },
+  watched: {
+    libraries: ["jest", "@jest/globals", "@jest/expect", "expect"],
+    objects: ["jest", "@jest/globals", "expect"],
+    extensions: ["expect.extend", "expect.addSnapshotSerializer"],
+    names: [/\bjest\b/i],
+    variables: [/JEST_WORKER_ID/],
+  },
+};

@@ -1,9 +1,53 @@
-import type { RunnerConventions } from "../parts/conventions.ts";
+import type { RegressionConventions, RunnerConventions, WatchedObjects } from "../parts/conventions.ts";
 import type { JUnitTool } from "./tools.ts";
+
+/** What the three tools share: Java tests, no regression test yet, the JVM test libraries watched. */
+const shared = {
+  languages: ["java"],
+  regression: {
+    plan: () => ({ ok: false, reason: "regression tests are not yet written for Java (JUnit) projects" }),
+  } satisfies RegressionConventions,
+  watched: {
+    // TestNG's, AssertJ's, Hamcrest's and Mockito's objects too: the same builds run them beside JUnit.
+    libraries: ["org.junit", "org.testng", "org.assertj", "org.hamcrest", "junit.framework", "org.mockito"],
+    objects: ["org.junit", "org.testng", "org.assertj"],
+    extensions: [],
+    names: [/\bjunit\b/i, /\btestng\b/i],
+    variables: [],
+  } satisfies WatchedObjects,
+} as const;
 
 /** The part for each tool that runs JUnit tests (what they share is written once and spread in). */
 export const conventions: Readonly<Record<JUnitTool, RunnerConventions>> = {
-  maven: {},
-  gradle: {},
-  junit: {},
+  maven: {
+    ...shared,
+    label: "Maven",
+    marks: "pom.xml",
+    recognise: (files) =>
+      files.has("pom.xml")
+        ? {
+            testCommand: "mvn -B -o test",
+            setup: ["mvn -B -q dependency:go-offline", "mvn -B -q dependency:copy-dependencies"],
+            testReports: ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"],
+            reasons: ["tests: maven"],
+          }
+        : null,
+  },
+  gradle: {
+    ...shared,
+    label: "Gradle",
+    marks: "build.gradle",
+    recognise(files) {
+      if (!files.has("build.gradle") && !files.has("build.gradle.kts")) return null;
+      const gradle = files.has("gradlew") ? "./gradlew" : "gradle";
+      return {
+        testCommand: `${gradle} --offline test`,
+        setup: [`${gradle} --no-daemon dependencies`],
+        testReports: ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"],
+        reasons: ["tests: gradle"],
+      };
+    },
+  },
+  // The launcher is never recognised from files: a repository names it in its settings.
+  junit: { ...shared, label: "JUnit", recognise: () => null, regressionDefault: true },
 };
