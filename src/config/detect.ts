@@ -151,9 +151,12 @@ function recogniseRunner(
     out.reasons.push(`tests: npm test (${script})`);
     return;
   }
-  const marks = candidates.flatMap((r) => (r.marks ? [r.marks] : []));
-  if (marks.length > 0) out.reasons.push(`tests: none detected (no ${marks.join(" or ")})`);
-  else if (candidates.length === 0) out.reasons.push("tests: none detected");
+  // Where every runner of the language is told by its files alone, the report says which were missing.
+  if (candidates.length === 0) out.reasons.push("tests: none detected");
+  else if (candidates.every((r) => r.markFiles))
+    out.reasons.push(
+      `tests: none detected (no ${candidates.flatMap((r) => r.markFiles ?? []).join(" or ")})`,
+    );
 }
 
 /** Detects language, test command, setup and reproducer runtime from a repository's files. */
@@ -175,21 +178,20 @@ export function detectProject(
   } catch {
     reasons.push("package.json is not valid JSON; ignored");
   }
-  const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
+  // A language's own project files, or a file that shows one of its runners.
+  const marked = (lang: SourceLanguage, own: string[]): boolean =>
+    [...own, ...RUNNERS.filter((r) => r.languages.includes(lang)).flatMap((r) => r.markFiles ?? [])].some(
+      (m) => has(m),
+    );
+  const ts = has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0);
   const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
-    { lang: "python", marker: pyMarkers.some((m) => has(m)) },
     {
-      lang:
-        has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
-          ? "typescript"
-          : "javascript",
-      marker: pkgText !== "",
+      lang: "python",
+      marker: marked("python", ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "tox.ini"]),
     },
-    {
-      lang: "java",
-      marker: has("pom.xml") || has("build.gradle") || has("build.gradle.kts"),
-    },
-    { lang: "go", marker: has("go.mod") },
+    { lang: ts ? "typescript" : "javascript", marker: pkgText !== "" },
+    { lang: "java", marker: marked("java", []) },
+    { lang: "go", marker: marked("go", []) },
   ];
   const score = (lang: ProjectLanguage): number =>
     lang === "typescript" || lang === "javascript"

@@ -66,7 +66,7 @@ export interface RepoConfig {
     source: "config" | "detected" | "none";
     /**
      * Related tests are chosen within what the test command runs (`validation.within-command`; absent:
-     * true): `pytest tests/test_api.py` keeps the selection to that file.
+     * true): a command naming `tests/test_api.py` keeps the selection to that file.
      */
     withinCommand?: boolean;
   };

@@ -102,7 +102,7 @@ const validationSchema = z
     /** The command that runs only some tests; `{tests}` stands for the selected tests (as arguments). */
     command: command
       .refine((c) => c.includes("{tests}"), {
-        error: "must contain {tests} where the selected tests go, e.g. 'python3 -m pytest {tests}'",
+        error: "must contain {tests} where the selected tests go, e.g. './run-tests.sh {tests}'",
       })
       .optional(),
   })

@@ -23,7 +23,7 @@ export interface RunningCommand {
   others: number;
 }
 
-/** `running \`pytest -q\` (12 s so far, 1 more beside it)`: how progress shows a running command. */
+/** `running \`make test\` (12 s so far, 1 more beside it)`: how progress shows a running command. */
 export function describeRunning(r: RunningCommand): string {
   const parts = [
     ...(r.seconds >= 1 ? [`${r.seconds} s so far`] : []),

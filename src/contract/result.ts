@@ -73,7 +73,7 @@ export const RegressionTestReportSchema = z.strictObject({
   path: z.string().nullable(),
   /** The command that runs it alone from the repository root; null when none was planned. */
   command: z.string().nullable(),
-  /** The test framework it is written for (pytest, node --test, go test, ...); null when none. */
+  /** The test runner it is written for, as people name it (`node --test`, `go test`); null when none. */
   framework: z.string().nullable(),
   /** Its run on the unfixed tree (it must fail) and on the fixed one (it must pass). */
   before: ExecReportSchema.nullable(),
@@ -137,7 +137,7 @@ export const TestRunReportSchema = z.strictObject({
   passed: nonNegInt,
   failed: nonNegInt,
   skipped: nonNegInt,
-  /** Which output format the counts were read from (`pytest`, `junit`, `exit-code`, ...). */
+  /** Which output format the counts were read from (a runner's report or output format, or `exit-code`). */
   parser: z.string(),
   durationMs: z.number().nonnegative(),
   /** What was not read of the output or the reports (past their caps, refused); empty when all was. */

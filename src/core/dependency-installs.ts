@@ -43,7 +43,7 @@ const CHAIN = /(\s*(?:&&|\|\||;|\n)\s*)/;
 
 /**
  * A shell command split into the dependency installs it chains (`pip install -r requirements.txt &&
- * pytest`) and what is left to run; `rest` is null when nothing else was in it.
+ * make test`) and what is left to run; `rest` is null when nothing else was in it.
  */
 export function splitInstalls(command: string): { installs: string[]; rest: string | null } {
   const parts = command.split(CHAIN);

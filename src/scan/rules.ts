@@ -211,7 +211,7 @@ const STRONG_STRINGS: readonly RegExp[] = [
 /**
  * Whether a string literal names tests, a test runner or the reproducer: the product's names, process
  * files and runner variables anywhere; the reproducer anywhere outside tests; test and runner names
- * (`"test"`, `"_test.go"`, `"pytest"`) only where the code compares something with them (`startswith`,
+ * (`"test"`, `"_test.go"`, a runner's name) only where the code compares something with them (`startswith`,
  * `in`, `==`, `includes`...), as code that tells a test from other callers does.
  */
 export function isRunnerString(value: string, where: { inTest: boolean; compared: boolean }): boolean {

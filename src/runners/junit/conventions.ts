@@ -1,6 +1,9 @@
 import type { RegressionConventions, RunnerConventions, WatchedObjects } from "../parts/conventions.ts";
 import type { JUnitTool } from "./tools.ts";
 
+/** A Gradle build's files, in either of its languages. */
+const GRADLE_FILES = ["build.gradle", "build.gradle.kts"];
+
 /** What the three tools share: Java tests, no regression test yet, the JVM test libraries watched. */
 const shared = {
   languages: ["java"],
@@ -22,7 +25,7 @@ export const conventions: Readonly<Record<JUnitTool, RunnerConventions>> = {
   maven: {
     ...shared,
     label: "Maven",
-    marks: "pom.xml",
+    markFiles: ["pom.xml"],
     recognise: (files) =>
       files.has("pom.xml")
         ? {
@@ -36,9 +39,9 @@ export const conventions: Readonly<Record<JUnitTool, RunnerConventions>> = {
   gradle: {
     ...shared,
     label: "Gradle",
-    marks: "build.gradle",
+    markFiles: GRADLE_FILES,
     recognise(files) {
-      if (!files.has("build.gradle") && !files.has("build.gradle.kts")) return null;
+      if (!GRADLE_FILES.some((f) => files.has(f))) return null;
       const gradle = files.has("gradlew") ? "./gradlew" : "gradle";
       return {
         testCommand: `${gradle} --offline test`,

@@ -101,8 +101,11 @@ export interface RunnerConventions {
   readonly label: string;
   /** The source languages whose tests it runs. */
   readonly languages: readonly SourceLanguage[];
-  /** The files that show it is used, for the report when none is found (`pom.xml`); absent: none needed. */
-  readonly marks?: string;
+  /**
+   * Files whose presence at the root shows the repository's language and that this runner is used
+   * (`pom.xml`); absent when the runner is told by other signs.
+   */
+  readonly markFiles?: readonly string[];
   /**
    * Whether the repository's files show this runner runs its tests (tried in the registry's order, among
    * the runners of the repository's language; the first that answers is used), or null.

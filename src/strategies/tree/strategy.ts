@@ -15,7 +15,7 @@ import { formatUsd } from "../../model/usage.ts";
 
 /** What the tree search checks each candidate with: the reproducer and the regression tests. */
 export interface TreeChecks {
-  /** One line for the report: what is run ("reproducer + `pytest -q`"). */
+  /** One line for the report: what is run ("reproducer + `make test`"). */
   readonly describe: string;
   /** Runs the checks on the unpatched program in `dir`: the root's failing evidence. */
   baseline(dir: string): Promise<{ failure: string; reproducer?: RunRecord; tests?: RunRecord }>;
