@@ -8,7 +8,7 @@ import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 /** The runner a repository's tests run under; `npm` = a package script that starts none auto-fix knows. */
 export type TestFramework = RunnerName | "npm" | "unknown";
 
-export type ProjectLanguage = SourceLanguage | "unknown";
+export type ProjectLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "unknown";
 
 /** The reproducer's runtime for each language. */
 const RUNTIME_OF: Record<SourceLanguage, Exclude<ReproducerRuntime, "command">> = {
@@ -132,7 +132,7 @@ function recogniseRunner(
   installed: (name: RunnerName) => boolean,
 ): void {
   const lang = out.language;
-  const candidates = RUNNERS.filter((r) => lang !== "unknown" && r.languages.includes(lang));
+  const candidates = RUNNERS.filter((r) => (r.languages as readonly string[]).includes(lang));
   for (const r of candidates) {
     const found = r.recognise(files, () => installed(r.name));
     if (!found) continue;
@@ -178,20 +178,21 @@ export function detectProject(
   } catch {
     reasons.push("package.json is not valid JSON; ignored");
   }
-  // A language's own project files, or a file that shows one of its runners.
-  const marked = (lang: SourceLanguage, own: string[]): boolean =>
-    [...own, ...RUNNERS.filter((r) => r.languages.includes(lang)).flatMap((r) => r.markFiles ?? [])].some(
-      (m) => has(m),
-    );
-  const ts = has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0);
+  const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
   const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
+    { lang: "python", marker: pyMarkers.some((m) => has(m)) },
     {
-      lang: "python",
-      marker: marked("python", ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "tox.ini"]),
+      lang:
+        has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
+          ? "typescript"
+          : "javascript",
+      marker: pkgText !== "",
     },
-    { lang: ts ? "typescript" : "javascript", marker: pkgText !== "" },
-    { lang: "java", marker: marked("java", []) },
-    { lang: "go", marker: marked("go", []) },
+    {
+      lang: "java",
+      marker: has("pom.xml") || has("build.gradle") || has("build.gradle.kts"),
+    },
+    { lang: "go", marker: has("go.mod") },
   ];
   const score = (lang: ProjectLanguage): number =>
     lang === "typescript" || lang === "javascript"
@@ -211,10 +212,11 @@ export function detectProject(
     testCommand: null,
     framework: "unknown",
     setup: [],
-    runtime: language === "unknown" ? "python" : RUNTIME_OF[language],
+    runtime: "python",
     testReports: [],
     reasons,
   };
+  if (language !== "unknown") out.runtime = RUNTIME_OF[language];
   const script = typeof pkg.scripts?.test === "string" ? pkg.scripts.test : null;
   recogniseRunner(out, repositoryFiles(tree, read, has, script), opts.runnerInstalled ?? runnerInstalled);
   // What the language's package manager installs before any runner starts.

@@ -14,7 +14,7 @@ function regressionRunner(config: RepoConfig): Runner | undefined {
   const fw = config.test.framework;
   if (isRunnerName(fw)) return runnerFor(fw);
   const lang = config.language;
-  return RUNNERS.find((r) => r.regressionDefault && lang !== "unknown" && r.languages.includes(lang));
+  return RUNNERS.find((r) => r.regressionDefault && (r.languages as readonly string[]).includes(lang));
 }
 
 /**

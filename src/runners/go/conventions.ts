@@ -17,7 +17,6 @@ const RESULT_LINE = /^\s*--- (PASS|FAIL|SKIP): (\S+)/gm;
 export const conventions: RunnerConventions = {
   label: "go test",
   languages: ["go"],
-  markFiles: ["go.mod"],
   recognise: (files) => ({
     testCommand: "go test -json ./...",
     ...(files.has("go.sum") ? { setup: ["go mod download"] } : {}),

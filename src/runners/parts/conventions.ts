@@ -102,8 +102,8 @@ export interface RunnerConventions {
   /** The source languages whose tests it runs. */
   readonly languages: readonly SourceLanguage[];
   /**
-   * Files whose presence at the root shows the repository's language and that this runner is used
-   * (`pom.xml`); absent when the runner is told by other signs.
+   * Files at the root without which the runner is not recognised (`pom.xml`); absent when it is told by
+   * other signs. When every runner of a language needs one and none is there, detection names them.
    */
   readonly markFiles?: readonly string[];
   /**

@@ -26,7 +26,6 @@ const lastLine = (text: string, re: RegExp): string =>
 export const conventions: RunnerConventions = {
   label: "pytest",
   languages: ["python"],
-  markFiles: ["pytest.ini"],
   recognise(files, installed) {
     const settings = SETTINGS.map((f) => files.read(f)).join("\n");
     if (files.has("pytest.ini") || files.has("conftest.py") || /pytest/.test(settings))
