@@ -5,7 +5,6 @@
  * runner's state, to change a test library, to juggle loaded modules or to end the process.
  */
 import { RUNNERS } from "../runners/index.ts";
-import type { SourceLanguage } from "../runners/parts/conventions.ts";
 import type { LanguageId } from "../treesitter/languages.ts";
 
 export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit" | "dynamic";
@@ -23,7 +22,7 @@ export const KIND_WORDS: Record<FindingKind, string> = {
 
 type Family = "python" | "js" | "go" | "java";
 
-export const familyOf = (lang: LanguageId | SourceLanguage): Family =>
+export const familyOf = (lang: LanguageId): Family =>
   lang === "python" ? "python" : lang === "go" ? "go" : lang === "java" ? "java" : "js";
 
 /** What the runners of a family's languages say their tests use (`libraries`, `objects`, ...), once each. */

@@ -3,7 +3,6 @@ import { test } from "node:test";
 import { RUNNERS } from "../../src/runners/index.ts";
 import { isMutationTarget, isTestLibraryPath, kindOfPath } from "../../src/scan/rules.ts";
 import { scanSource } from "../../src/scan/scan-source.ts";
-import type { LanguageId } from "../../src/treesitter/languages.ts";
 
 // The scan watches what each runner's folder says its tests use: a module to import only in tests,
 // objects no file may assign to, calls that change the assertions.
@@ -12,7 +11,7 @@ test("every runner's libraries and objects are watched by the scan, in each of i
   for (const r of RUNNERS) {
     assert.ok(r.languages.length > 0, r.name);
     // Every source language a runner names is one the scan parses.
-    for (const l of r.languages as readonly LanguageId[]) {
+    for (const l of r.languages) {
       for (const lib of r.watched.libraries) {
         assert.equal(kindOfPath(l, lib), "test-library", `${r.name}: ${lib} in ${l}`);
         assert.equal(kindOfPath(l, `${lib}.anything`), "test-library", `${r.name}: ${lib}.anything`);
