@@ -9,6 +9,7 @@
  * whitespace), the repository's tests must have run and been counted with no regression, no run may
  * have been tampered with, and no test that relates to the change may still fail.
  */
+import { RUNNERS } from "../runners/index.ts";
 
 /** The facts the rule reads, from a candidate or from a finished result. */
 export interface EvidenceFacts {
@@ -51,11 +52,13 @@ export function loadingTests(
 ): number | undefined {
   // Without a runner the tests of the whole suite cannot be told apart.
   if (!tests || tests.runner === null) return undefined;
-  // A Go test file of the changed package is compiled with it; elsewhere a package is only a name.
-  const go = tests.runner === "go";
+  // Where the runner compiles a package's tests with its code (Go), a test of the changed package loads
+  // it; elsewhere a package is only a name.
+  const compiled = RUNNERS.find((r) => r.name === tests.runner)?.packageTestsCompiledWithCode === true;
   return tests.selected.filter(
     (t) =>
-      (t.run ?? "ran") === "ran" && (t.reasons.includes(LOADS) || (go && t.reasons.includes(SAME_PACKAGE))),
+      (t.run ?? "ran") === "ran" &&
+      (t.reasons.includes(LOADS) || (compiled && t.reasons.includes(SAME_PACKAGE))),
   ).length;
 }
 

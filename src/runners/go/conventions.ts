@@ -22,6 +22,7 @@ export const conventions: RunnerConventions = {
     ...(files.has("go.sum") ? { setup: ["go mod download"] } : {}),
     reasons: ["tests: go test"],
   }),
+  packageTestsCompiledWithCode: true,
   regressionDefault: true,
   regression: {
     plan(root, changed) {

@@ -114,6 +114,11 @@ export interface RunnerConventions {
   recognise(files: RepositoryFiles, installed: () => boolean): Recognition | null;
   /** Whether the runner starts in the sandbox as the recognised command starts it; absent: assumed. */
   installed?(): boolean;
+  /**
+   * The runner builds a package's test files together with the package's code (Go): a test in a changed
+   * package loads the change, whatever it imports.
+   */
+  readonly packageTestsCompiledWithCode?: true;
   /** The runner of its languages that a regression test is written for when the settings name none. */
   readonly regressionDefault?: true;
   readonly regression: RegressionConventions;
