@@ -2,7 +2,7 @@ import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
 import { runnerChecksLine } from "../contract/runner-checks.ts";
-import { validationVerdict } from "../contract/validation-verdict.ts";
+import { summaryAddsToVerdict, validationVerdict } from "../contract/validation-verdict.ts";
 import { scanLines } from "./scan-lines.ts";
 
 const fence = (text: string, lang = "") => {
@@ -123,8 +123,7 @@ export function renderReport(run: FixRunRecord): string {
       `Shows the fix (a test failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
       ...(v.data?.integrity ? [runnerChecksLine(v.data.integrity, { detail: true })] : []),
       "",
-      v.summary,
-      "",
+      ...(r.validation && !summaryAddsToVerdict(r.validation) ? [] : [v.summary, ""]),
     );
     const changes = testChanges({
       fixed: v.data?.fixed ?? [],

@@ -183,7 +183,7 @@ test("go test: a patch whose init() exits 0 (so the reproducer passes) is never 
   assert.equal(v.integrity?.state, "tampered");
   assert.match(
     testsLine(r.status),
-    /^- ❌ The test run was tampered with: the test run after the patch cannot be trusted: /,
+    /^- ❌ The test run cannot be trusted: /,
   );
   assert.match(r.result.reason, /not "fixed": the repository's test run cannot be trusted/);
   assert.ok(r.body);
