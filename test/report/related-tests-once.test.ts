@@ -166,7 +166,7 @@ function reportValidation(r: FixResult): string {
   const { passed, shows_fix, ...data } = v;
   const chosen = {
     id: "p1",
-    source: "first patch",
+    source: "linear attempt 1",
     answer: "",
     result: { status: "APPLICABLE_PATCH", diff: r.patch, feedback: "" },
     applicable: true,
@@ -188,6 +188,9 @@ function reportValidation(r: FixResult): string {
     artifacts: [],
   } as unknown as FixRunRecord;
   const report = renderReport(record);
+  // The whole report is in plain words too (its patch table, its list of artifacts).
+  assert.deepEqual(internalTerms(report), [], report);
+  assert.match(report, /\| patch attempt 1 \| applies \|/);
   const start = report.indexOf("## Validation");
   assert.ok(start >= 0, report);
   return report.slice(start, report.indexOf("\n## ", start + 1));
