@@ -1,6 +1,13 @@
 import type { ArtifactRecorder } from "../model/recorder.ts";
 import type { ChatMessage, ModelPort } from "../model/types.ts";
 import { capText, fenceIssue, type Issue } from "./issue-text.ts";
+import {
+  answerMoreLines,
+  MAX_LINE_REQUESTS,
+  MAX_LINES_PER_REQUEST,
+  parseMoreLines,
+  type ReadTreeFile,
+} from "./more-lines.ts";
 import { renderPrompt } from "./prompts.ts";
 
 /** What applying one model answer gave (the patch engine's PatchResult satisfies it). */
@@ -20,6 +27,11 @@ export interface PatchEngine<R extends PatchApplyResult = PatchApplyResult> {
   apply(answer: string): Promise<R>;
   /** Negative when status `a` is worse than `b`. */
   compare(a: string, b: string): number;
+  /**
+   * A file of the work tree as text, for an answer that asks for more lines (absent: answers cannot ask).
+   * Throws with the reason when it cannot be read (missing, a link, not a regular file, too large).
+   */
+  readFile?: ReadTreeFile;
 }
 
 export interface PatchAttempt<R extends PatchApplyResult = PatchApplyResult> {
@@ -87,7 +99,11 @@ function attemptMarkdown(a: PatchAttempt, max: number): string {
   return lines.join("\n");
 }
 
-export function patchMessages(input: PatchWriterInput, formatHelp: string): ChatMessage[] {
+export function patchMessages(
+  input: PatchWriterInput,
+  formatHelp: string,
+  opts: { moreLines?: boolean } = {},
+): ChatMessage[] {
   const context = input.locations
     ? renderPrompt("patch-context-locations", { locations: input.locations })
     : renderPrompt("patch-context-history", { history: historyContext(input.history) });
@@ -102,9 +118,23 @@ export function patchMessages(input: PatchWriterInput, formatHelp: string): Chat
         issue: fenceIssue(input.issue),
         maintainer: input.maintainer ?? "",
         context: context + guidance,
+        ...(opts.moreLines
+          ? {
+              more_lines: "yes",
+              example: exampleFile(input.locations),
+              requests: MAX_LINE_REQUESTS,
+              per_request: MAX_LINES_PER_REQUEST,
+            }
+          : { more_lines: "" }),
       }),
     },
   ];
+}
+
+/** A file the located code names, for the example of a request for more lines. */
+function exampleFile(locations: string | null): string {
+  const m = /<file>([^<\s"]{1,200})<\/file>/.exec(locations ?? "");
+  return m?.[1] ?? "path/to/file";
 }
 
 /**
@@ -125,14 +155,41 @@ export async function runPatchWriter<R extends PatchApplyResult>(
   } = {},
 ): Promise<PatchWriterOutcome<R>> {
   const max = Math.max(1, opts.maxAttempts ?? DEFAULT_PATCH_ATTEMPTS);
-  const messages = patchMessages(input, engine.formatHelp);
+  const read = engine.readFile;
+  const messages = patchMessages(input, engine.formatHelp, { moreLines: read !== undefined });
   const attempts: PatchAttempt<R>[] = [];
   let best: PatchAttempt<R> | null = null;
+  // One round of more lines per writing: it takes a model call (counted like any), not an attempt.
+  let linesGiven = false;
   for (let n = 1; n <= max; n++) {
+    let again = "";
     opts.onAttempt?.(n, max);
-    const res = await model.chat(messages, { stage: "patch", label: `attempt-${n}` });
+    const res = await model.chat(messages, {
+      stage: "patch",
+      label: `attempt-${n}${linesGiven ? "-after-more-lines" : ""}`,
+    });
     const answer = res.content;
     const result = await engine.apply(answer);
+    const asked = read && result.edits.length === 0 ? parseMoreLines(answer) : null;
+    if (read && asked && asked.requests.length + asked.malformed.length > 0) {
+      if (!linesGiven) {
+        linesGiven = true;
+        res.judge?.({ usable: true });
+        const lines = answerMoreLines(asked, read);
+        opts.recorder?.write(
+          `patch/more-lines-${n}.md`,
+          `# More lines asked before attempt ${n}\n\n${answer}\n\n## Given\n\n${lines}\n`,
+        );
+        messages.push(
+          { role: "assistant", content: answer },
+          { role: "user", content: renderPrompt("patch-more-lines", { lines }) },
+        );
+        n--;
+        continue;
+      }
+      again =
+        "More lines were already given once; none can be given again: write the patch from the code shown.\n";
+    }
     // An answer without a single edit in the required format is unusable; a wrong edit is an attempt.
     res.judge?.(
       result.edits.length > 0 ? { usable: true } : { usable: false, why: "no edit in the required format" },
@@ -153,9 +210,11 @@ export async function runPatchWriter<R extends PatchApplyResult>(
           max,
           status: result.status,
           feedback:
+            again +
             (res.finishReason === "length"
               ? "Your answer was cut off at the output token limit: write only the edits, with short <original> blocks.\n"
-              : "") + (result.feedback.trim() || "The answer contained no edit in the required format."),
+              : "") +
+            (result.feedback.trim() || "The answer contained no edit in the required format."),
         }),
       },
     );

@@ -10,7 +10,17 @@ export interface PromptInputs {
   "proxy-user": { notes: string };
   "proxy-retry": { problem: string };
   "patch-system": { format: string };
-  "patch-user": { issue: string; maintainer: string; context: string };
+  "patch-user": {
+    issue: string;
+    maintainer: string;
+    context: string;
+    /** "yes" when the answer may ask for more lines ("" or absent: it may not, and the rest are absent). */
+    more_lines?: string;
+    example?: string;
+    requests?: number;
+    per_request?: number;
+  };
+  "patch-more-lines": { lines: string };
   "patch-retry": { attempt: number; max: number; status: string; feedback: string };
   "patch-context-locations": { locations: string };
   "patch-context-history": { history: string };

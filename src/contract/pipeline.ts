@@ -167,6 +167,8 @@ export interface FixState {
   chosenWhy: string;
   locationsText: string | null;
   requested: LocationRequest[];
+  /** The runtimes' versions as the sandbox runs them, one line for the prompts (absent: not read). */
+  runtime?: string;
   /** Notes a stage leaves for the report (e.g. why a strategy could not run as asked). */
   notes?: string[];
   /** Extra report sections a stage writes (e.g. the tree search's outline), shown after the patch. */

@@ -13,9 +13,16 @@ export interface RunnerIntegrity {
 export const RUNNER_CHECKS_HELD =
   "two check tests added to the run (one that must fail, one that must pass and leave a file behind) were reported as they ran, so the test runner was not stopped early, replaced or made to report tests that did not run. This does not show that the patch is honest.";
 
+/** The runner checks' own words made plain: the file a check test writes, not its "proof". */
+export function plainChecks(text: string): string {
+  return text
+    .replace(/\b(its|the) proof file\b/g, "the file the check test writes")
+    .replace(/\bproof\b/g, "file");
+}
+
 /** One line: `Runner checks: …` for the run after the patch; `detail` adds the checks' own words. */
 export function runnerChecksLine(integrity: RunnerIntegrity, opts: { detail?: boolean } = {}): string {
-  const why = integrity.detail.replace(/\.$/, "");
+  const why = plainChecks(integrity.detail.replace(/\.$/, ""));
   switch (integrity.state) {
     case "intact":
       return `Runner checks: ${RUNNER_CHECKS_HELD}${opts.detail ? ` (${why})` : ""}`;

@@ -1,10 +1,11 @@
 import type { ValidationReport } from "./result.ts";
 import { plural, verb } from "../core/words.ts";
+import { plainChecks } from "./runner-checks.ts";
 
 /**
  * What a validation showed, in the same words wherever it is shown (report.md, the status comment, the
  * pull request body): tests that ran and were counted (✅, or ❌ for regressions), tests that could not
- * be run (⚠, never a pass), a run that cannot be trusted (❌ tampered), or no tests at all.
+ * be run (⚠, never a pass), a run that cannot be trusted (❌), or no tests at all.
  */
 export interface ValidationVerdict {
   /** counted: tests ran and were counted with no regression; the rest say why not. */
@@ -18,10 +19,10 @@ const strip = (s: string): string => s.replace(/^tests could not be run:\s*/i, "
 
 export function validationVerdict(
   v:
-    | Pick<
+    | (Pick<
         ValidationReport,
         "status" | "summary" | "regressions" | "counted" | "fixed" | "stillFailingRelated"
-      >
+      > & { tests?: Pick<NonNullable<ValidationReport["tests"]>, "selected"> | undefined })
     | null
     | undefined,
 ): ValidationVerdict {
@@ -57,20 +58,58 @@ export function validationVerdict(
           ? v.summary.replace(/\.$/, "")
           : `${plural(v.regressions.length, "regression")}: ${v.summary.replace(/\.$/, "")}`,
       };
-    case "tampered":
+    case "tampered": {
+      // The summary says which run cannot be trusted ("the test run after the patch cannot be trusted: …").
+      const said = plainChecks(v.summary.replace(/\.$/, ""));
       return {
         kind: "tampered",
         icon: "❌",
-        text: `The test run was tampered with: ${v.summary.replace(/\.$/, "")}`,
+        text: /^the test run\b[^:]*cannot be trusted: /i.test(said)
+          ? `${said[0]!.toUpperCase()}${said.slice(1)}`
+          : `The test run cannot be trusted: ${said}`,
       };
+    }
     case "could-not-run":
     case "error":
       return { kind: "could-not-run", icon: "⚠️", text: `Tests could not be run: ${strip(v.summary)}` };
-    case "no-tests":
+    case "no-tests": {
+      // Related tests were found but none ran: said as that, never as "no test relates".
+      const unrun = relatedNotRun(v.tests?.selected ?? []);
       return {
         kind: "no-tests",
         icon: "➖",
-        text: `No test judged the patch: ${v.summary.replace(/\.$/, "")}`,
+        text: `No test judged the patch: ${unrun ?? v.summary.replace(/\.$/, "")}`,
       };
+    }
   }
+}
+
+/**
+ * Whether a validation's summary says more than its verdict: only for tests that were counted without
+ * their counts (the verdict of every other kind is made from the summary itself).
+ */
+export function summaryAddsToVerdict(v: Pick<ValidationReport, "status" | "summary" | "counted">): boolean {
+  return v.summary.trim() !== "" && (v.status === "passed" || v.status === "no-regressions") && !v.counted;
+}
+
+const NOT_RUN_WORDS: Record<string, (n: number) => string> = {
+  "over-budget": () => "not run in the time given to related tests",
+  "after-regression": () => "not run after a regression was shown",
+  "unpatched-too-slow": (n) => `${verb(n, "its run", "their runs")} before the patch did not finish`,
+  "needs-network": (n) => verb(n, "needs the network", "need the network"),
+};
+
+/**
+ * "none of the 2 related test files ran (1 not run in the time given to related tests, 1 need the
+ * network)" when a selection holds related tests and none of them ran; null otherwise.
+ */
+export function relatedNotRun(
+  selected: readonly { run?: string | undefined; reasons: readonly string[] }[],
+): string | null {
+  if (selected.length === 0 || selected.some((s) => (s.run ?? "ran") === "ran")) return null;
+  const counts = new Map<string, number>();
+  for (const s of selected) counts.set(s.run!, (counts.get(s.run!) ?? 0) + 1);
+  const why = [...counts].map(([run, n]) => `${n} ${NOT_RUN_WORDS[run]?.(n) ?? "not run"}`).join(", ");
+  const total = selected.length;
+  return `${total === 1 ? "the one related test" : `none of the ${total} related tests`} ${verb(total, "did not run", "ran")} (${why})`;
 }

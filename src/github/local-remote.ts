@@ -4,7 +4,7 @@
  * through the same code (git.ts: the system git over HTTP, a token) as it does against GitHub. The
  * user's checkout is only read; pushes land in the bare copy.
  */
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -176,6 +176,77 @@ export function parseCgi(output: Buffer): { status: number; headers: Record<stri
   return { status, headers, body: output.subarray(end + sep) };
 }
 
+/** Where a CGI response's head ends in the bytes read so far: [end of head, start of body], or null. */
+function headEnd(head: Buffer): [number, number] | null {
+  const crlf = head.indexOf("\r\n\r\n");
+  const lf = head.indexOf("\n\n");
+  if (crlf >= 0 && (lf < 0 || crlf < lf)) return [crlf, crlf + 4];
+  return lf >= 0 ? [lf, lf + 2] : null;
+}
+
+/** The largest CGI head read before the response is refused as bad (git's is a few lines). */
+const MAX_CGI_HEAD = 64 * 1024;
+
+/**
+ * Relays git http-backend's CGI output to the HTTP response as it comes: the head parsed once it is
+ * whole, the body (a clone's pack: as large as the repository) streamed with backpressure, never held.
+ * A failing status gets git's error output after its body.
+ */
+function relayCgi(child: ChildProcessWithoutNullStreams, res: ServerResponse): void {
+  let head: Buffer | null = Buffer.alloc(0);
+  let status = 0;
+  const err: Buffer[] = [];
+  let errBytes = 0;
+  child.stderr.on("data", (c: Buffer) => {
+    if (errBytes < 4000) err.push(c);
+    errBytes += c.length;
+  });
+  child.on("error", (e) => {
+    if (!res.headersSent) res.writeHead(500).end(`git http-backend: ${e.message}\n`);
+  });
+  child.stdout.on("data", (c: Buffer) => {
+    if (res.writableEnded) return;
+    if (head === null) {
+      if (!res.write(c)) {
+        child.stdout.pause();
+        res.once("drain", () => child.stdout.resume());
+      }
+      return;
+    }
+    head = Buffer.concat([head, c]);
+    const end = headEnd(head);
+    if (!end) {
+      if (head.length > MAX_CGI_HEAD) {
+        head = null;
+        res.writeHead(502).end("bad gateway\n");
+        child.kill("SIGKILL");
+      }
+      return;
+    }
+    const parsed = parseCgi(head.subarray(0, end[1]));
+    status = parsed.status;
+    const rest = head.subarray(end[1]);
+    head = null;
+    res.writeHead(parsed.status, parsed.headers);
+    if (rest.length > 0) res.write(rest);
+  });
+  child.on("close", () => {
+    if (res.writableEnded) return;
+    if (head !== null) {
+      // No whole head: what came is parsed as it is (a 502 when there is none).
+      const parsed = parseCgi(head);
+      status = parsed.status;
+      res.writeHead(parsed.status, parsed.headers);
+      res.write(parsed.body);
+    }
+    if (status >= 400 && err.length > 0) res.write(Buffer.concat(err).toString("utf8").slice(0, 4000));
+    res.end();
+  });
+  res.on("close", () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+}
+
 /**
  * Serves `bareDir` as `/repo.git` over smart HTTP on 127.0.0.1 (an ephemeral port), for clone and push
  * with the server's own random token; anything else is refused.
@@ -215,23 +286,7 @@ export async function serveLocalRemote(bareDir: string): Promise<LocalGitServer>
       HTTP_CONTENT_ENCODING: String(req.headers["content-encoding"] ?? ""),
     };
     const child = spawn("git", ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => out.push(c));
-    child.stderr.on("data", (c: Buffer) => err.push(c));
-    child.on("error", (e) => {
-      if (!res.headersSent) res.writeHead(500).end(`git http-backend: ${e.message}\n`);
-    });
-    child.on("close", () => {
-      const parsed = parseCgi(Buffer.concat(out));
-      if (parsed.status >= 400 && err.length > 0) {
-        parsed.body = Buffer.concat([
-          parsed.body,
-          Buffer.from(Buffer.concat(err).toString("utf8").slice(0, 4000)),
-        ]);
-      }
-      if (!res.headersSent) res.writeHead(parsed.status, parsed.headers).end(parsed.body);
-    });
+    relayCgi(child, res);
     child.stdin.on("error", () => {});
     child.stdin.end(body);
   };

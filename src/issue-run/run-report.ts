@@ -251,7 +251,7 @@ export function retryComment(
   return lines.join("\n");
 }
 
-/** The status comment's line for the repository's tests: ✅ counted, ⚠️ could not be run, ❌ regressions or tampered. */
+/** The status comment's line for the repository's tests: ✅ counted, ⚠️ could not be run, ❌ regressions or a run that cannot be trusted. */
 export function validatedLine(val: FixResult["validation"]): StageLine {
   if (!val) return { status: "skipped", note: "no test command" };
   const v = validationVerdict(val);
@@ -265,8 +265,11 @@ export function validatedLine(val: FixResult["validation"]): StageLine {
     case "tampered":
       return {
         status: "failed",
-        title: "The test run was tampered with",
-        note: v.text.replace(/^The test run was tampered with: /, ""),
+        title: "The test run cannot be trusted",
+        note: v.text.replace(
+          /^The test run (?:after the patch |on the unpatched tree )?cannot be trusted: /,
+          "",
+        ),
       };
     case "could-not-run":
       return {

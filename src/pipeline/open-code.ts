@@ -13,6 +13,7 @@ import {
 import { API_SPECS, SearchApis } from "../search/search-api.ts";
 import { projectLine, projectVersion } from "../config/project-version.ts";
 import type { CodeTools } from "../contract/pipeline.ts";
+import { openTree } from "../core/tree-fs.ts";
 
 export interface OpenCodeOptions {
   env?: NodeJS.ProcessEnv;
@@ -27,6 +28,9 @@ export interface OpenCodeOptions {
 }
 
 const rank = (s: string) => (isPatchStatus(s) ? s : "NO_PATCH");
+
+/** Largest file a patch answer may ask lines of. */
+const MAX_MORE_LINES_FILE = 4 * 1024 * 1024;
 
 /**
  * Indexes a private work tree and builds the tools the agents use on it: the search APIs and bug-location
@@ -67,6 +71,8 @@ export async function openCode(workdir: string, opts: OpenCodeOptions = {}): Pro
         computePatch(repo, answer, opts.protectedGlobs ? { protectedGlobs: opts.protectedGlobs } : {}),
       compare: (a, b) => compareStatus(rank(a), rank(b)),
       write: (result) => writePatch(workdir, result as PatchResult),
+      // A patch answer's request for more lines: read through the tree's own checks (no link followed).
+      readFile: (path) => openTree(workdir).read(path, { maxBytes: MAX_MORE_LINES_FILE }).toString("utf8"),
     },
     stats: { ...index.stats },
     notes,

@@ -14,6 +14,7 @@ import { silentProgress } from "../contract/progress.ts";
 import type { MaintainerReport } from "../contract/result.ts";
 import { decideOutcome, RunInterrupted } from "../contract/failures.ts";
 import { commandWatch } from "./command-watch.ts";
+import { withRuntime } from "./run-state.ts";
 import { modelWithSignal, sandboxWithSignal, throwIfInterrupted } from "./interrupt.ts";
 import { selectStage } from "../select/index.ts";
 import { buildResult } from "./build-result.ts";
@@ -227,7 +228,9 @@ export async function runFix(options: FixOptions, deps: FixDeps): Promise<FixRes
       state.search = search;
       state.requested = search.requested;
       state.locationsText =
-        search.locations.length > 0 ? code.search.formatLocations(search.locations) : null;
+        search.locations.length > 0
+          ? withRuntime(code.search.formatLocations(search.locations), state.runtime ?? "")
+          : null;
       if (state.locationsText) recorder.write("search/locations.md", state.locationsText);
       if (search.locations.length > 0) {
         progress.milestone("located", [...new Set(search.locations.map((l) => l.file))].join(", "));

@@ -4,7 +4,7 @@ import type { FixContext, ReviewOutcome } from "../contract/pipeline.ts";
 import { TriedPatches } from "../contract/tried-patches.ts";
 import type { Reproduction } from "../reproduce/index.ts";
 import type { ReviewLoopOutcome } from "../review/index.ts";
-import { type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
+import { readRuntimeLine, runtimesFor, type SandboxPort, truncateMiddle } from "../sandbox/index.ts";
 import { TreeStates, type ValidateStageInput, type ValidationResult } from "../validate/index.ts";
 
 export interface StageHooksOptions {
@@ -25,6 +25,8 @@ export interface RunState {
   reviewedDiffs: Map<string, ReviewOutcome>;
   /** Every patch the job ran, reviewed or validated, and what happened to it. */
   tried: TriedPatches;
+  /** The runtimes' versions as the sandbox runs them, one line for the prompts ("" when not read). */
+  runtime: string;
 }
 
 /** The review loop that reviewed this candidate (as the original or as one of its rewrites). */
@@ -49,6 +51,33 @@ const note = (ctx: FixContext, text: string): void => {
 };
 
 const joinProblem = (problem: string | null, more: string) => (problem ? `${problem}\n${more}` : more);
+
+/** The runtimes' line beside the project's at the head of the located code (first, without one). */
+export function withRuntime(locations: string, runtime: string): string {
+  if (!runtime) return locations;
+  const project = /^Project: [^\n]*\n/.exec(locations);
+  return project
+    ? `${project[0]}${runtime}\n${locations.slice(project[0].length)}`
+    : `${runtime}\n\n${locations}`;
+}
+
+/** The runtimes' versions, read once per run in a copy of the set-up tree ("" when they cannot be). */
+async function runtimeOf(ctx: FixContext, sandbox: SandboxPort, states: TreeStates): Promise<string> {
+  const runtimes = runtimesFor(ctx.config.language, ctx.config.reproducer.runtime);
+  if (runtimes.length === 0) return "";
+  try {
+    const tree = await states.pristine();
+    try {
+      return await readRuntimeLine(sandbox, tree.dir, runtimes);
+    } finally {
+      await tree.dispose();
+    }
+  } catch (err) {
+    if (stopsRun(err)) throw err;
+    note(ctx, `The runtimes' versions could not be read in the sandbox: ${(err as Error).message}`);
+    return "";
+  }
+}
 
 /**
  * Prepares the trees the stages run in, in the sandbox and with the configuration the caller handed in
@@ -117,11 +146,14 @@ export async function prepareRunState(ctx: FixContext): Promise<RunState> {
       );
     }
   }
+  const runtime = sandbox && states?.setupOk ? await runtimeOf(ctx, sandbox, states) : "";
+  ctx.state.runtime = runtime;
   return {
     config,
     sandbox,
     states,
     problem,
+    runtime,
     reproduction: null,
     validations: new Map(),
     reviews: new Map(),

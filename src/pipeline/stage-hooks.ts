@@ -60,6 +60,7 @@ export function createReproduceReviewHooks(
       pristine: states ? () => states.pristine() : null,
       issue: fenceIssue(ctx.options.issue),
       problem: r.problem,
+      runtime: r.runtime,
       record: (name, text) => ctx.recorder.write(name, text),
       recordJson: (name, value) => ctx.recorder.writeJson(name, value),
     });

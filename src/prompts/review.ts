@@ -27,6 +27,8 @@ export interface ReviewPromptInputs {
     /** The patch scan's findings and shared literals, one per line; empty when it found nothing. */
     scan: string;
     pinned: string;
+    /** What the repository's tests did with the patch (ran, did not run and why); empty before they ran. */
+    tests: string;
   };
   "review-retry": { problem: string };
   "review-points-system": Record<string, never>;

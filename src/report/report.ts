@@ -2,7 +2,7 @@ import type { FixRunRecord } from "../contract/pipeline.ts";
 import { formatUsd } from "../model/usage.ts";
 import { testChangeLines, testChanges, testsRunLines } from "./test-names.ts";
 import { runnerChecksLine } from "../contract/runner-checks.ts";
-import { validationVerdict } from "../contract/validation-verdict.ts";
+import { summaryAddsToVerdict, validationVerdict } from "../contract/validation-verdict.ts";
 import { scanLines } from "./scan-lines.ts";
 
 const fence = (text: string, lang = "") => {
@@ -12,6 +12,16 @@ const fence = (text: string, lang = "") => {
 };
 
 const one = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** A patch's status in words: "applies", "raw patch but unmatched" (the codes are in result.json). */
+export function plainStatus(status: string): string {
+  return status === "APPLICABLE_PATCH" ? "applies" : status.toLowerCase().replaceAll("_", " ");
+}
+
+/** Where a patch came from, in words: "patch attempt 2", "tree search node #4 (depth 2)". */
+function plainSource(source: string): string {
+  return source.replace(/\blinear attempt\b/g, "patch attempt").replace(/^tree node\b/, "tree search node");
+}
 
 /** The human-readable `report.md` of one run. */
 export function renderReport(run: FixRunRecord): string {
@@ -82,10 +92,10 @@ export function renderReport(run: FixRunRecord): string {
   out.push("## Patch", "");
   if (s.candidates.length === 0) out.push("No patch was attempted.", "");
   else {
-    out.push("| Attempt | Status | Engine message |", "|---|---|---|");
+    out.push("| Attempt | Status | What the patch engine said |", "|---|---|---|");
     for (const c of s.candidates) {
       out.push(
-        `| ${c.source} | ${c.result.status} | ${one(c.result.feedback).slice(0, 200).replaceAll("|", "\\|")} |`,
+        `| ${plainSource(c.source)} | ${plainStatus(c.result.status)} | ${one(c.result.feedback).slice(0, 200).replaceAll("|", "\\|")} |`,
       );
     }
     out.push("");
@@ -123,8 +133,7 @@ export function renderReport(run: FixRunRecord): string {
       `Shows the fix (a test failed before the patch and passes after): ${v.showsFix ? "yes" : "no"}`,
       ...(v.data?.integrity ? [runnerChecksLine(v.data.integrity, { detail: true })] : []),
       "",
-      v.summary,
-      "",
+      ...(r.validation && !summaryAddsToVerdict(r.validation) ? [] : [v.summary, ""]),
     );
     const changes = testChanges({
       fixed: v.data?.fixed ?? [],
@@ -171,7 +180,7 @@ export function renderReport(run: FixRunRecord): string {
   out.push(
     "## Artifacts",
     "",
-    "Every model call (`model-calls/`), each search round and proxy JSON (`search/`), each patch attempt (`patch/`) are in this folder.",
+    "Every model call (`model-calls/`), each search round and its answer read as JSON (`search/`), each patch attempt (`patch/`) are in this folder.",
     "",
   );
   return `${out.join("\n")}\n`;

@@ -141,6 +141,38 @@ export function testsRunLines(validation: unknown, limit = NAMED_SELECTED_LIMIT)
     lines.push([title, ...items, ...(more > 0 ? [`- … and ${more} more`] : [])].join("\n"));
   }
   const notRun = str(r.notRun);
-  lines.push(notRun ? `Not run: ${codeSpan(notRun)}` : "Nothing of the suite was left out.");
+  // Never "nothing was left out" beside related tests that did not run, or beside related tests the
+  // selection left out (outside what the test command runs): said of the command's suite only then.
+  const unrun = selected.some(
+    (s) => s && typeof s === "object" && ((s as Record<string, unknown>).run ?? "ran") !== "ran",
+  );
+  if (notRun) lines.push(`Not run: ${plainNotRun(notRun)}`);
+  else if (!unrun)
+    lines.push(
+      /\bleft out\b/.test(why ?? "")
+        ? "Of what the test command runs, no test was left out."
+        : "Nothing of the suite was left out.",
+    );
   return lines;
+}
+
+/**
+ * The validation's own account of what it did not run, in plain words: its names of settings as code,
+ * the rest as inert text ("over the 45 s budget for related tests" said as the time given to them).
+ */
+export function plainNotRun(text: string): string {
+  const plain = text
+    .replace(/\balready took the budget for related tests\b/g, "used all the time given to related tests")
+    .replace(
+      /\bover the (\d+(?:\.\d+)? m?s) budget for related tests\b/g,
+      "past the $1 given to related tests",
+    )
+    .replace(/\bbudget for related tests\b/g, "time given to related tests")
+    .replace(/, (validation\.[a-z-]+)\b/g, " (setting $1)");
+  return plain
+    .split(/\b(validation\.[a-z-]+)\b/)
+    .map((part, i) => (i % 2 === 1 ? codeSpan(part) : inertProse(part, { max: 2000 })))
+    .join(" ")
+    .replace(/\(setting {2}/g, "(setting ")
+    .replace(/` \)/g, "`)");
 }

@@ -309,7 +309,7 @@ function layoutOf(entries: readonly string[]): string {
  */
 export async function reproduceIssue(
   deps: ReproducerDeps,
-  input: { issue: string; workdir: string; topLevel?: readonly string[] },
+  input: { issue: string; workdir: string; topLevel?: readonly string[]; runtime?: string },
 ): Promise<Reproduction> {
   const empty = (status: Reproduction["status"], summary: string): Reproduction => ({
     status,
@@ -339,7 +339,8 @@ export async function reproduceIssue(
               : lang.notes,
           layout: layoutOf(input.topLevel ?? []),
           // The version the script runs against: no guarding against other versions of the project's API.
-          version: projectLine(projectVersion(input.workdir)),
+          // And the runtime's, as the sandbox runs it.
+          version: versionsSaid(projectLine(projectVersion(input.workdir)), input.runtime ?? ""),
         }),
       },
     ];
@@ -350,6 +351,13 @@ export async function reproduceIssue(
     if (stopsRun(err)) throw err;
     return empty("error", `the reproduce stage failed: ${(err as Error).message}`);
   }
+}
+
+/** The project's version and the runtime's, as the prompt says them ("" when neither is known). */
+export function versionsSaid(project: string, runtime: string): string {
+  const lines = [project, runtime].filter(Boolean);
+  if (lines.length === 0) return "";
+  return `${lines.join("\n")}\nWrite for ${lines.length === 1 ? "this version" : "these versions"} only.`;
 }
 
 /** The reviewer judged the script wrong: rewrite it with the advice, in the same conversation. */

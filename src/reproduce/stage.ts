@@ -28,6 +28,8 @@ export interface ReproduceStageInput {
   issue: string;
   /** What went wrong before the stage (no sandbox, a failed setup step), for its summary. */
   problem: string | null;
+  /** The runtimes' versions as the sandbox runs them, one line (absent or "": not known). */
+  runtime?: string;
   record: (name: string, text: string) => void;
   recordJson: (name: string, value: unknown) => void;
 }
@@ -84,7 +86,12 @@ export async function reproduceStage(input: ReproduceStageInput): Promise<Reprod
     try {
       rep = await reproduceIssue(
         { model: input.model, sandbox, config, record: input.record },
-        { issue: input.issue, workdir: tree.dir, topLevel: topLevelOf(tree.dir) },
+        {
+          issue: input.issue,
+          workdir: tree.dir,
+          topLevel: topLevelOf(tree.dir),
+          ...(input.runtime ? { runtime: input.runtime } : {}),
+        },
       );
     } finally {
       await tree.dispose();

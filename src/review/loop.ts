@@ -9,7 +9,8 @@ import { renderReviewPrompt } from "../prompts/review.ts";
 import * as pinned from "../contract/pinned-test.ts";
 import { patchKey, type TriedPatch, TriedPatches } from "../contract/tried-patches.ts";
 import { formatFailures } from "../validate/failure-messages.ts";
-import { ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
+import { type ReviewInput, ReviewUnavailable, type ReviewVerdict, reviewCandidate } from "./reviewer.ts";
+import { testsAccount } from "./tests-account.ts";
 import type {
   PatchProposal,
   ReviewLoopDeps,
@@ -168,22 +169,22 @@ export async function runReviewLoop(
     passes = after.exitCode === 0 && after.limit === null;
     validation = null;
     const scan = deps.scanPatch ? await deps.scanPatch(proposal.diff, repro.script!) : "";
+    const reviewInput: ReviewInput = {
+      issue: deps.issue,
+      ...(deps.maintainer ? { maintainer: deps.maintainer } : {}),
+      file: config.reproducer.file,
+      script: repro.script!,
+      before: repro.run!.exec,
+      patch: proposal.diff,
+      after,
+      scan,
+      pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey),
+    };
     try {
-      verdict = await reviewCandidate(
-        deps.model,
-        {
-          issue: deps.issue,
-          ...(deps.maintainer ? { maintainer: deps.maintainer } : {}),
-          file: config.reproducer.file,
-          script: repro.script!,
-          before: repro.run!.exec,
-          patch: proposal.diff,
-          after,
-          scan,
-          pinned: pinned.reviewerNote(claims.taken, failing, patchKey(proposal.diff) === failedKey),
-        },
-        { label: `round-${round}`, ...(deps.signal ? { signal: deps.signal } : {}) },
-      );
+      verdict = await reviewCandidate(deps.model, reviewInput, {
+        label: `round-${round}`,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
     } catch (err) {
       if (stopsRun(err)) throw err;
       if (err instanceof ReviewUnavailable) return stop(round, err.message, after);
@@ -193,8 +194,8 @@ export async function runReviewLoop(
       `review/round-${round}.json`,
       JSON.stringify({ patch: proposal.id, scriptVersion, verdict }, null, 2),
     );
-    const patchOk = verdict["patch-correct"] === "yes";
-    const testOk = verdict["test-correct"] === "yes";
+    let patchOk = verdict["patch-correct"] === "yes";
+    let testOk = verdict["test-correct"] === "yes";
     const entry: ReviewRound = {
       round,
       patchId: proposal.id,
@@ -217,47 +218,71 @@ export async function runReviewLoop(
       }
       validation = await deps.validate(proposal);
       entry.validation = validation;
-      if (!validationFailed(validation)) {
+      // Tests that did not run, or none that judged the patch: the reviewer is told, and judges again.
+      const account = validationFailed(validation) ? null : testsAccount(validation);
+      const second = account?.gaps
+        ? await reviewWithTests(deps, reviewInput, account.text, round).catch((err: unknown) => {
+            if (stopsRun(err)) throw err;
+            return `the reviewer could not be asked about the tests: ${(err as Error).message}`;
+          })
+        : null;
+      if (second && typeof second !== "string") {
+        verdict = second;
+        entry.verdict = second;
+        patchOk = second["patch-correct"] === "yes";
+        testOk = second["test-correct"] === "yes";
+      }
+      const seen =
+        second === null
+          ? ""
+          : typeof second === "string"
+            ? `; ${second}`
+            : "; the reviewer saw what the tests did not run";
+      if (!validationFailed(validation) && patchOk && testOk) {
         settle(`it was accepted (${validation.summary})`);
-        entry.note = `accepted by the reviewer; validation: ${validation.summary}`;
-        return done(true, `accepted in round ${round}; ${validation.summary}`);
+        entry.note = `accepted by the reviewer; validation: ${validation.summary}${seen}`;
+        return done(true, `accepted in round ${round}; ${validation.summary}${seen}`);
       }
-      // Approved with the claim in view, and only claimed tests fail: decided in the open, never "fixed".
-      if (pinned.onlyPinnedFail(claims.taken, validation.regressions)) {
-        settle("it was accepted; the tests that fail are claimed to pin the old behaviour");
-        entry.note = `accepted by the reviewer, who saw the claim that ${claims.taken.map((c) => c.test).join(", ")} pin the behaviour the issue changes; validation: ${validation.summary}`;
-        return done(true, `accepted in round ${round}; ${pinned.pinnedSummary(claims.taken)}`);
+      if (validationFailed(validation)) {
+        // Approved with the claim in view, and only claimed tests fail: decided in the open, never "fixed".
+        if (pinned.onlyPinnedFail(claims.taken, validation.regressions)) {
+          settle("it was accepted; the tests that fail are claimed to pin the old behaviour");
+          entry.note = `accepted by the reviewer, who saw the claim that ${claims.taken.map((c) => c.test).join(", ")} pin the behaviour the issue changes; validation: ${validation.summary}`;
+          return done(true, `accepted in round ${round}; ${pinned.pinnedSummary(claims.taken)}`);
+        }
+        failing = [...validation.regressions];
+        failedKey = patchKey(proposal.diff);
+        settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
+        entry.action = "validation-failed";
+        entry.note = validation.summary;
+        if (closing) {
+          entry.note = `${validation.summary}; no review rounds left to rewrite it`;
+          return done(
+            false,
+            `round ${round}: validation failed (${validation.summary}); no review rounds left`,
+          );
+        }
+        const guidance = renderReviewPrompt("review-validation-feedback", {
+          command: validation.command ?? "",
+          summary: validation.summary,
+          regressions: validation.regressions.map((r) => `- ${r}`).join("\n"),
+          failures: formatFailures(validation.failures ?? []),
+        });
+        const got = await rewriteNew(guidance, round);
+        round = got.round;
+        const next = got.next;
+        if (!next)
+          return done(
+            false,
+            `round ${round}: validation failed (${validation.summary}) and ${noNewPatch(got)}`,
+          );
+        proposal = next;
+        proposals.push(next);
+        changed = true;
+        continue;
       }
-      failing = [...validation.regressions];
-      failedKey = patchKey(proposal.diff);
-      settle(`the reviewer accepted it, but the repository's tests reject it: ${validation.summary}`);
-      entry.action = "validation-failed";
-      entry.note = validation.summary;
-      if (closing) {
-        entry.note = `${validation.summary}; no review rounds left to rewrite it`;
-        return done(
-          false,
-          `round ${round}: validation failed (${validation.summary}); no review rounds left`,
-        );
-      }
-      const guidance = renderReviewPrompt("review-validation-feedback", {
-        command: validation.command ?? "",
-        summary: validation.summary,
-        regressions: validation.regressions.map((r) => `- ${r}`).join("\n"),
-        failures: formatFailures(validation.failures ?? []),
-      });
-      const got = await rewriteNew(guidance, round);
-      round = got.round;
-      const next = got.next;
-      if (!next)
-        return done(
-          false,
-          `round ${round}: validation failed (${validation.summary}) and ${noNewPatch(got)}`,
-        );
-      proposal = next;
-      proposals.push(next);
-      changed = true;
-      continue;
+      // Shown what the tests did not run, the reviewer rejected it: rewritten with its advice below.
+      entry.note = "the reviewer, shown what the repository's tests did not run, rejected it";
     }
 
     if (closing) {
@@ -342,4 +367,20 @@ async function rewrite(deps: ReviewLoopDeps, guidance: string, round: number): P
     );
     return null;
   }
+}
+
+/** The reviewer's second look at an approved patch, with what the repository's tests did not run. */
+async function reviewWithTests(
+  deps: ReviewLoopDeps,
+  input: ReviewInput,
+  tests: string,
+  round: number,
+): Promise<ReviewVerdict> {
+  const verdict = await reviewCandidate(
+    deps.model,
+    { ...input, tests },
+    { label: `round-${round}-tests`, ...(deps.signal ? { signal: deps.signal } : {}) },
+  );
+  deps.record?.(`review/round-${round}-tests.json`, JSON.stringify({ tests, verdict }, null, 2));
+  return verdict;
 }

@@ -43,6 +43,8 @@ export interface ReviewInput {
   scan?: string;
   /** Tests that failed with this patch before, which the writer claims pin the old behaviour (lines). */
   pinned?: string;
+  /** What the repository's tests did with this patch: which ran, which did not and why (lines). */
+  tests?: string;
 }
 
 /** The reviewer gave no usable verdict within its retries. */
@@ -68,6 +70,7 @@ export function reviewMessages(input: ReviewInput): ChatMessage[] {
         after: formatExecForModel(input.after),
         scan: input.scan ?? "",
         pinned: input.pinned ?? "",
+        tests: input.tests ?? "",
       }),
     },
   ];

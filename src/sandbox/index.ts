@@ -57,6 +57,7 @@ export {
   setupCacheCapBytes,
 } from "./setup-cache-evict.ts";
 export { prefetchToolMounts } from "./tools.ts";
+export { readRuntimeLine, type RuntimeName, runtimesFor } from "./runtime-versions.ts";
 
 export interface SandboxOptions extends BwrapOptions {
   /** Docker image: the operator's (`AUTO_FIX_SANDBOX_IMAGE`), never a repository's. */

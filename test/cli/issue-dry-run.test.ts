@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { main } from "../../src/cli/main.ts";
 import { fence, promptKind, verdict } from "../review/helpers.ts";
-import { agentScript, patchAnswer, searchSays } from "../support/agent-script.ts";
+import { agentScript, patchAnswer, roleOf, searchSays } from "../support/agent-script.ts";
 import { liveEffects } from "../support/github-markdown.ts";
 import { type ScriptedModel, type ScriptHandler, startScriptedModel } from "../support/scripted-model.ts";
 import { tempDir } from "../support/temp.ts";
@@ -143,6 +143,20 @@ test("a dry run opens the pull request on disk: body and status comment carry th
   };
   assert.equal(result.outcome.status, "pull-opened");
   assert.equal(result.branch, "auto-fix/issue-1");
+  // The reproducer's and the patch's prompts name Python as the sandbox runs it (read once in the run).
+  const python = /Python (\S+)/.exec(execFileSync("python3", ["--version"], { encoding: "utf8" }))![1]!;
+  const said = `Runtime in the sandbox: Python ${python}.`;
+  const prompts = model.requests.map((q) => String(q.messages.at(-1)?.content ?? ""));
+  const reproducerAsk = model.requests.find((q) => promptKind(q) === "repro-write");
+  assert.ok(
+    String(reproducerAsk?.messages.at(-1)?.content).includes(`${said}\nWrite for this version only.`),
+  );
+  const patchAsk = model.requests.find((q) => roleOf(q) === "patch");
+  assert.ok(
+    String(patchAsk?.messages.at(-1)?.content).includes(said),
+    String(patchAsk?.messages.at(-1)?.content),
+  );
+  assert.ok(prompts.filter((p) => p.includes("Runtime in the sandbox")).length >= 2);
   // What the pipeline does is shown as it goes: its stages, and each command it runs in the sandbox.
   assert.match(r.stderr, /^auto-fix issue: pipeline: search/m);
   assert.match(r.stderr, /^auto-fix issue: pipeline: [a-z]+: running `[^`]+`/m);

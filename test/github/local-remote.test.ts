@@ -16,6 +16,8 @@ import { prepareLocalRemote, readRemoteFile, serveLocalRemote } from "../../src/
 import { readRepoConfig } from "../../src/issue-run/repo-config.ts";
 import { tempDir } from "../support/temp.ts";
 
+const MB = 1024 * 1024;
+
 const git = (cwd: string, args: string[]) =>
   execFileSync("git", args, {
     cwd,
@@ -78,6 +80,43 @@ test("clone over HTTP needs the server's token; only the smart protocol is serve
   // The checkout was only read.
   assert.equal(git(repo, ["status", "--porcelain"]), "");
   assert.deepEqual(git(repo, ["branch", "--format=%(refname:short)"]).trim().split("\n"), ["trunk"]);
+});
+
+test("a clone's pack is streamed through the server, never held: 72 MB of random files pass and the server never holds as much as the pack", async () => {
+  const repo = makeRepo({ "README.md": "# big\n" });
+  mkdirSync(join(repo, "data"));
+  for (let i = 0; i < 3; i++)
+    execFileSync("sh", [
+      "-c",
+      `head -c ${24 * MB} /dev/urandom > "$1"`,
+      "sh",
+      join(repo, `data/blob-${i}.bin`),
+    ]);
+  git(repo, ["add", "-A"]);
+  git(repo, ["commit", "-q", "-m", "large files"]);
+  const out = tempDir("auto-fix-remote-big-");
+  const remote = await prepareLocalRemote(repo, join(out, "remote.git"));
+  const server = await serveLocalRemote(remote.bareDir);
+  let peak = 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+  }, 5);
+  try {
+    const before = process.memoryUsage().arrayBuffers;
+    const clone = await shallowClone({ url: server.url, dir: join(out, "clone"), token: server.token });
+    assert.equal(clone.commit, git(repo, ["rev-parse", "HEAD"]).trim());
+    // The files arrived whole.
+    assert.equal(
+      git(join(out, "clone"), ["hash-object", "data/blob-2.bin"]),
+      git(repo, ["hash-object", "data/blob-2.bin"]),
+    );
+    // Held at once by this process (the server's): chunks on their way (and those sent, until the
+    // collector frees them), never the 72 MB pack (it was held twice over: 144 MB).
+    assert.ok(peak - before < 72 * MB, `the server held ${((peak - before) / MB).toFixed(1)} MB of buffers`);
+  } finally {
+    clearInterval(timer);
+    await server.close();
+  }
 });
 
 test("the configuration file is read like the command line reads it: a link or an oversized file is refused by name", async () => {

@@ -161,5 +161,5 @@ test("Java: an inapplicable first attempt goes back with the engine's message; t
   assert.match(retry, /attempt 1 of 3\) could not be applied: RAW_PATCH_BUT_UNMATCHED/);
   assert.match(retry, /cut off at the output token limit/);
   assert.match(read(run.out, "patch/attempt-1.md"), /Status: RAW_PATCH_BUT_UNMATCHED/);
-  assert.match(read(run.out, "report.md"), /linear attempt 1 \| RAW_PATCH_BUT_UNMATCHED/);
+  assert.match(read(run.out, "report.md"), /patch attempt 1 \| raw patch but unmatched/);
 });

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { reproduceIssue } from "../../src/reproduce/index.ts";
-import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
+import {
+  createSandbox,
+  makeWorkCopy,
+  readRuntimeLine,
+  type SandboxPort,
+  type WorkCopy,
+} from "../../src/sandbox/index.ts";
 import { chatModelFor, FIXTURES, fence, promptKind } from "../review/helpers.ts";
 import { startScriptedModel } from "../support/scripted-model.ts";
 
@@ -20,7 +26,7 @@ after(async () => {
   for (const c of copies) await c.dispose();
 });
 
-async function writePrompt(tweak: (dir: string) => void): Promise<string> {
+async function writePrompt(tweak: (dir: string) => void, runtime?: string): Promise<string> {
   const copy = await makeWorkCopy(join(FIXTURES, "py-shop"));
   copies.push(copy);
   tweak(copy.dir);
@@ -32,7 +38,7 @@ async function writePrompt(tweak: (dir: string) => void): Promise<string> {
   try {
     await reproduceIssue(
       { model: chatModelFor(model.baseURL), sandbox, config: loadRepoConfig(copy.dir) },
-      { issue: "apply_discount(100, 10) returns -900", workdir: copy.dir },
+      { issue: "apply_discount(100, 10) returns -900", workdir: copy.dir, ...(runtime ? { runtime } : {}) },
     );
     return String(model.requests[1]!.messages.at(-1)!.content);
   } finally {
@@ -49,8 +55,25 @@ test("the reproducer prompt names the project's version from its manifest, and n
   );
   assert.match(
     versioned,
-    /Project: shop version 2\.3\.1 \(from pyproject\.toml\)\. Write for this version only\./,
+    /Project: shop version 2\.3\.1 \(from pyproject\.toml\)\.\nWrite for this version only\./,
   );
   const bare = await writePrompt(() => {});
   assert.doesNotMatch(bare, /version only|Project: /);
+});
+
+test("the runtime's version as the sandbox runs it stands beside the project's", async () => {
+  const tree = await makeWorkCopy(join(FIXTURES, "py-shop"));
+  copies.push(tree);
+  const runtime = await readRuntimeLine(sandbox, tree.dir, ["python"]);
+  assert.match(runtime, /^Runtime in the sandbox: Python \d+\.\d+/);
+  const both = await writePrompt(
+    (dir) => writeFileSync(join(dir, "pyproject.toml"), '[project]\nname = "shop"\nversion = "2.3.1"\n'),
+    runtime,
+  );
+  assert.ok(
+    both.includes(
+      `Project: shop version 2.3.1 (from pyproject.toml).\n${runtime}\nWrite for these versions only.`,
+    ),
+    both,
+  );
 });

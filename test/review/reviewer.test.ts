@@ -89,8 +89,10 @@ test("every prompt renders with its inputs, and an optional section disappears w
     after: "A",
     scan: "",
     pinned: "",
+    tests: "",
   });
   assert.doesNotMatch(review, /syntax scan/);
+  assert.doesNotMatch(review, /repository's own tests did/);
   assert.doesNotMatch(review, /claims/);
   assert.match(
     renderReviewPrompt("review-user", {
@@ -103,6 +105,7 @@ test("every prompt renders with its inputs, and an optional section disappears w
       after: "A",
       scan: "- the patch reads the environment: `os.environ` at calc.py:3",
       pinned: "",
+      tests: "",
     }),
     /A syntax scan of the code the patch adds[^\n]*\n\n- the patch reads the environment: `os\.environ` at calc\.py:3\n/,
   );

@@ -165,5 +165,6 @@ export async function truthRun(c: TruthCase): Promise<TruthRun> {
 
 /** The status comment's line for the repository's tests. */
 export const testsLine = (status: string): string =>
-  status.split("\n").find((l) => /Ran the repository's tests|Tests could not be run|tampered with/.test(l)) ??
-  "";
+  status
+    .split("\n")
+    .find((l) => /Ran the repository's tests|Tests could not be run|cannot be trusted/.test(l)) ?? "";

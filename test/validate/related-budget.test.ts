@@ -201,7 +201,7 @@ test("the budget for related tests: past it the slower related tests are left ou
   );
   assert.match(
     lines,
-    /^Not run: `tests\/test_slow_one\.py(, tests\/test_slow_two\.py \(2 related tests| \(1 related test), over the 19 s budget/m,
+    /^Not run: tests\/test\\_slow\\_one\.py(, tests\/test\\_slow\\_two\.py \(2 related tests| \(1 related test), past the 19 s given to related tests/m,
   );
   const tests = TestsRanSchema.parse(ok.result.tests);
   assert.equal(tests.selected[1]?.run, "over-budget");

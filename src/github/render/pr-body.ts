@@ -5,7 +5,7 @@ import { scanLines } from "../../report/scan-lines.ts";
 import { maintainerLines } from "./maintainer-lines.ts";
 import { type ChangeSinceLast, changeLines, checklist } from "./pr-checklist.ts";
 import { runnerChecksLine } from "../../contract/runner-checks.ts";
-import { validationVerdict } from "../../contract/validation-verdict.ts";
+import { summaryAddsToVerdict, validationVerdict } from "../../contract/validation-verdict.ts";
 import { pullMarker } from "./markers.ts";
 import type {
   ExecReport,
@@ -292,10 +292,10 @@ function render(input: PullBodyInput, max: number): string {
     const ranAs = val.tests?.command;
     if (val.command && ranAs !== val.command)
       lines.push(`The repository's test command: ${inlineCode(val.command, 500)}`, "");
-    // The verdict already says how many tests ran and that none regressed: the summary and the
-    // "no regression" line would say it again.
+    // The verdict already says how many tests ran and that none regressed, or why none judged the patch
+    // (from the summary): the summary and the "no regression" line would say it again.
     const counted = verdict.kind === "counted" || verdict.kind === "still-failing";
-    if (val.summary.trim() && !(counted && val.counted)) lines.push(inertProse(val.summary, { max }), "");
+    if (summaryAddsToVerdict(val)) lines.push(inertProse(val.summary, { max }), "");
     for (const line of testChangeLines(testChanges(val)))
       if (!(counted && line.startsWith("No test that passed before"))) lines.push(line, "");
     for (const line of testsRunLines(r.validation)) lines.push(line, "");

@@ -17,7 +17,7 @@ export const STAGES = [
 export type StageName = (typeof STAGES)[number];
 
 /** Titles a stage line may carry instead of its stage's own: the tests' outcomes that are not a pass. */
-export const STAGE_TITLES = ["Tests could not be run", "The test run was tampered with"] as const;
+export const STAGE_TITLES = ["Tests could not be run", "The test run cannot be trusted"] as const;
 
 /** warning: the stage ran but could not show what it is for (e.g. tests that could not be run). */
 export type StageStatus = "pending" | "running" | "done" | "skipped" | "warning" | "failed";
