@@ -4,7 +4,7 @@
  * Code that fixes a bug has rarely any reason to read the call stack, the environment, the test
  * runner's state, to change a test library, to juggle loaded modules or to end the process.
  */
-import type { LanguageId } from "../treesitter/languages.ts";
+import type { LanguageId } from "../languages/index.ts";
 
 export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit" | "dynamic";
 

@@ -9,8 +9,8 @@ import {
   type LanguageId,
   type ParseOnce,
   parseSource,
-} from "../../src/treesitter/languages.ts";
-import { parsePython } from "../../src/treesitter/python-parse.ts";
+} from "../../src/languages/index.ts";
+import { parsePython } from "../../src/languages/python/parse.ts";
 import { fastInputChunks, fastInputInstalled } from "../../src/treesitter/wasm-runtime.ts";
 import { SOURCE_SAMPLES } from "../../bench/support/hostile-inputs.ts";
 import { rng } from "../support/rng.ts";

@@ -1,6 +1,6 @@
 import type { Tree } from "web-tree-sitter";
-import type { ParseOnce } from "./languages.ts";
-import { type CommentGroup, commentRunRanges } from "./python-comment-runs.ts";
+import type { ParseOnce } from "../../treesitter/grammar.ts";
+import { type CommentGroup, commentRunRanges } from "./comment-runs.ts";
 
 /**
  * Characters a plain parse's scanner may read over comment runs (`plainScanCost`) when the tree with
