@@ -27,9 +27,11 @@ export {
   projectLanguages,
   REPRODUCER_RUNTIMES,
   reproducerForRuntime,
+  reproducerPrompt,
   textSyntaxFor,
+  unknownLanguageNote,
 } from "./registry.ts";
-export type { Language, LanguageId, ReproducerSpec, TextSyntax, UnitRules } from "./types.ts";
+export type { Language, LanguageId, ReproducerSpec, ScanFamily, TextSyntax, UnitRules } from "./types.ts";
 
 /** Absolute path of the WASM grammar of `lang`. */
 export const grammarWasmPath = (lang: LanguageId): string => wasmPathOf(languageOf(lang).grammar);

@@ -52,5 +52,33 @@ export function reproducerForRuntime(runtime: string): ReproducerSpec | null {
   return REGISTRY.find((l) => l.reproducer.runtime === runtime)?.reproducer ?? null;
 }
 
+/** What the model is told of a script for a custom command: nothing of a language. */
+const COMMAND_PROMPT: ReproducerSpec["prompt"] = { name: "script", tags: [], notes: "" };
+
+/**
+ * What the model is told when it writes a reproducer: the repository's language's own words when the
+ * runtime is its language's (TypeScript's notes on importing `.ts` files), else the runtime's.
+ */
+export function reproducerPrompt(language: string, runtime: string): ReproducerSpec["prompt"] {
+  const own = REGISTRY.find((l) => l.id === language);
+  if (own && own.reproducer.runtime === runtime) return own.reproducer.prompt;
+  return reproducerForRuntime(runtime)?.prompt ?? COMMAND_PROMPT;
+}
+
 /** The runtime names of the languages' reproducers, each once (`python`, `node`, `java`, ...). */
 export const REPRODUCER_RUNTIMES: readonly string[] = [...new Set(REGISTRY.map((l) => l.reproducer.runtime))];
+
+/**
+ * What auto-fix can and cannot do in a repository in none of its languages, for the start of a run and
+ * its report.
+ */
+export function unknownLanguageNote(): string {
+  const titles = REGISTRY.filter((l) => l.markers.project === l.id).map((l) => l.title);
+  return [
+    `This repository is in none of the languages auto-fix reads (${titles.join(", ")}).`,
+    "Without one: the code index holds no definitions, so the search finds classes and functions only as text;",
+    "no reproducer is written unless .github/auto-fix.yml names one (`reproducer: {runtime: command, command: '...'}`);",
+    "a change that only moves whitespace cannot be told from a code change (no grammar reads the file);",
+    "the repository's tests run only when `test:` names their command. Patches are still applied and checked by the reviewer.",
+  ].join(" ");
+}

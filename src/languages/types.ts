@@ -93,6 +93,9 @@ export interface ProjectMarkers {
   project: string;
 }
 
+/** The patch scan's rule tables a language is read with (scan/rules.ts), or none. */
+export type ScanFamily = "python" | "js" | "java" | "go";
+
 export interface Language {
   id: LanguageId;
   /** As a person writes it: Python, C++. */
@@ -108,4 +111,9 @@ export interface Language {
   stringTypes: readonly string[];
   markers: ProjectMarkers;
   reproducer: ReproducerSpec;
+  /**
+   * The patch scan's rules this language is read with; null when the scan has none for it (its files are
+   * then named as unscanned, never passed as clean).
+   */
+  scanFamily: ScanFamily | null;
 }

@@ -4,12 +4,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Tree } from "web-tree-sitter";
-import {
-  createParser,
-  type LanguageId,
-  type ParseOnce,
-  parseSource,
-} from "../../src/languages/index.ts";
+import { createParser, type LanguageId, type ParseOnce, parseSource } from "../../src/languages/index.ts";
 import { parsePython } from "../../src/languages/python/parse.ts";
 import { fastInputChunks, fastInputInstalled } from "../../src/treesitter/wasm-runtime.ts";
 import { SOURCE_SAMPLES } from "../../bench/support/hostile-inputs.ts";

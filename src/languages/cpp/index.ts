@@ -45,6 +45,7 @@ export const cpp: Language = {
     "raw_string_content",
   ],
   markers: { files: ["CMakeLists.txt", "meson.build", "conanfile.txt", "conanfile.py"], project: "cpp" },
+  scanFamily: null,
   reproducer: {
     runtime: "cpp",
     file: "reproducer.cpp",

@@ -25,6 +25,7 @@ export const go: Language = {
   text: { ...BRACE_SYNTAX, quotes: ['"', "'", "`"] },
   stringTypes: STRING_TYPES,
   markers: { files: ["go.mod"], project: "go" },
+  scanFamily: "go",
   reproducer: {
     runtime: "go",
     file: "reproducer/main.go",

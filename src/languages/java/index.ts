@@ -29,6 +29,7 @@ export const java: Language = {
   text: BRACE_SYNTAX,
   stringTypes: STRING_TYPES,
   markers: { files: ["pom.xml", "build.gradle", "build.gradle.kts"], project: "java" },
+  scanFamily: "java",
   reproducer: {
     runtime: "java",
     file: "Reproducer.java",

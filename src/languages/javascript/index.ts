@@ -54,5 +54,6 @@ export const javascript: Language = {
   text: JS_TEXT,
   stringTypes: STRING_TYPES,
   markers: { files: ["package.json"], project: "javascript" },
+  scanFamily: "js",
   reproducer: NODE_REPRODUCER,
 };

@@ -39,6 +39,7 @@ export const python: Language = {
     files: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"],
     project: "python",
   },
+  scanFamily: "python",
   reproducer: {
     runtime: "python",
     file: "reproducer.py",

@@ -26,6 +26,7 @@ export const rust: Language = {
   text: { ...BRACE_SYNTAX, quoteNames: true, rawStrings: "rust" },
   stringTypes: ["string_literal", "raw_string_literal", "char_literal", "string_content"],
   markers: { files: ["Cargo.toml"], project: "rust" },
+  scanFamily: null,
   reproducer: {
     runtime: "rust",
     file: "examples/reproducer.rs",

@@ -14,7 +14,14 @@ export const typescript: Language = {
   text: JS_TEXT,
   stringTypes: STRING_TYPES,
   markers: { files: ["tsconfig.json"], project: "typescript" },
-  reproducer: NODE_REPRODUCER,
+  scanFamily: "js",
+  reproducer: {
+    ...NODE_REPRODUCER,
+    prompt: {
+      ...NODE_REPRODUCER.prompt,
+      notes: `${NODE_REPRODUCER.prompt.notes}\n- TypeScript sources can be imported directly with their \`.ts\` extension (Node strips the types); do not compile anything.`,
+    },
+  },
 };
 
 /** TSX: its own grammar, TypeScript's query (the same node names). */
