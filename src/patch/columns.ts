@@ -43,12 +43,33 @@ export function openers(
   lines: readonly string[],
   syntax: TextSyntax,
 ): ({ line: number; after: number } | null)[] {
-  const out: ({ line: number; after: number } | null)[] = [];
-  const stack: { line: number; after: number }[] = [];
-  // The text that closes a string or comment still open at the end of a line.
+  return readLines(lines, syntax).openers;
+}
+
+/**
+ * The lines that start inside a string opened on an earlier line (a Python triple-quoted string, a
+ * Rust or C++ raw string): their leading whitespace is the string's text, not indentation.
+ */
+export function stringLines(lines: readonly string[], syntax: TextSyntax): ReadonlySet<number> {
+  return readLines(lines, syntax).inString;
+}
+
+type Opener = { line: number; after: number };
+
+/** One pass over `lines`: the bracket each line starts in, and the lines that start inside a string. */
+function readLines(
+  lines: readonly string[],
+  syntax: TextSyntax,
+): { openers: (Opener | null)[]; inString: Set<number> } {
+  const out: (Opener | null)[] = [];
+  const inString = new Set<number>();
+  const stack: Opener[] = [];
+  // The text that closes a string or comment still open at the end of a line, and which it is.
   let open: string | null = null;
+  let openString = false;
   lines.forEach((line, j) => {
     out.push(open === null && stack.length > 0 ? stack.at(-1)! : null);
+    if (open !== null && openString) inString.add(j);
     if (open === null && syntax.preprocessor && line.trimStart().startsWith("#")) return;
     let quote: string | null = null;
     for (let i = 0; i < line.length; i++) {
@@ -83,6 +104,7 @@ export function openers(
         const close = line.indexOf(raw.close, raw.bodyStart);
         if (close < 0) {
           open = raw.close;
+          openString = true;
           break;
         }
         i = close + raw.close.length - 1;
@@ -92,9 +114,11 @@ export function openers(
       const block = syntax.blockComment;
       if (long) {
         open = long;
+        openString = true;
         i += long.length - 1;
       } else if (block && line.startsWith(block[0], i)) {
         open = block[1];
+        openString = false;
         i += block[0].length - 1;
       } else if (syntax.lineComments.some((c) => line.startsWith(c, i))) break;
       else if (ch === "'" && syntax.quoteNames && quoteNameEnd(line, i) > i) i = quoteNameEnd(line, i) - 1;
@@ -104,7 +128,7 @@ export function openers(
       else if (ch === ")" || ch === "]" || (syntax.braceContinues && ch === "}")) stack.pop();
     }
   });
-  return out;
+  return { openers: out, inString };
 }
 
 /** The characters a raw string may start with (its prefix's first). */

@@ -58,6 +58,8 @@ export interface PlanView {
   prevCode: readonly (number | undefined)[];
   /** A file line's indentation in columns. */
   fcol: (f: number) => number;
+  /** <patched> lines that start inside a multi-line string: written as they are, never re-indented. */
+  inString: ReadonlySet<number>;
 }
 
 /**
@@ -133,6 +135,12 @@ export function renderPlan(
     if (text.trim() === "") {
       lines.push("");
       eols.push(undefined);
+      continue;
+    }
+    if (v.inString.has(pl.p)) {
+      // The string's own text: the file's line where the answer repeats it, else the answer's.
+      lines.push(pl.kind === "aligned" && fileLines[pl.f]!.trim() === text.trim() ? fileLines[pl.f]! : text);
+      eols.push(pl.kind === "aligned" ? fileEols[pl.f] : undefined);
       continue;
     }
     const t = target.get(k)!;

@@ -5,10 +5,12 @@ import type { Language } from "../types.ts";
 /**
  * The reproducer is compiled with the project's sources (those without a `main`, outside build, test
  * and example folders) and run. `CXX` and `CXXFLAGS` of the sandbox's environment are the project's
- * compiler and flags when set; the headers are looked for at the root, `include/` and `src/`.
+ * compiler and flags when set; the headers are looked for at the root, `include/` and `src/`. The
+ * compiler's messages go to stdout: stderr holds the program's own output alone, so a compile error that
+ * quotes "Assertion `x' failed" reproduces nothing.
  */
 const CPP_RUN =
-  "cxx=g++; [ -z \"$CXX\" ] || cxx=$CXX; srcs=$(find . -path ./build -prune -o \\( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' \\) -not -path './{file}' -not -path '*/test*/*' -not -path '*/example*/*' -not -path '*/bench*/*' -print | xargs -r grep -L -E '^[[:space:]]*int[[:space:]]+main[[:space:]]*\\(' || true) && $cxx -std=c++17 $CXXFLAGS -I. -Iinclude -Isrc -o /tmp/af-reproducer {file} $srcs && /tmp/af-reproducer";
+  "cxx=g++; [ -z \"$CXX\" ] || cxx=$CXX; srcs=$(find . -path ./build -prune -o \\( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' \\) -not -path './{file}' -not -path '*/test*/*' -not -path '*/example*/*' -not -path '*/bench*/*' -print | xargs -r grep -L -E '^[[:space:]]*int[[:space:]]+main[[:space:]]*\\(' || true) && $cxx -std=c++17 $CXXFLAGS -I. -Iinclude -Isrc -o /tmp/af-reproducer {file} $srcs 2>&1 && /tmp/af-reproducer";
 
 export const cpp: Language = {
   id: "cpp",

@@ -30,7 +30,10 @@ export const rust: Language = {
   reproducer: {
     runtime: "rust",
     file: "examples/reproducer.rs",
-    command: "cargo run --offline --quiet --example reproducer",
+    // Built first with the build's messages on stdout, then run: stderr holds the program's own output
+    // alone, so a compile error quoting `panic!("panicked at")` reproduces nothing.
+    command:
+      "cargo build --offline --quiet --example reproducer 2>&1 && cargo run --offline --quiet --example reproducer",
     pattern: "panicked at",
     prompt: {
       name: "Rust (a cargo example: examples/reproducer.rs with fn main)",
