@@ -12,7 +12,7 @@ async function apis(): Promise<SearchApis> {
   });
 }
 
-test("c++: classes, structs, namespaces, members in and out of the class body, free functions, templates", async () => {
+test("c++: classes, structs, namespaces, members in and out of the class body, free functions and their prototypes, templates", async () => {
   const index = await buildIndex(fixturePath("cpp"), { cacheDir: null, workers: 0 });
   const of = (path: string) =>
     index.files.find((f) => f.path === path)!.symbols.map((s) => `${s.kind} ${s.qualName}`);
@@ -27,6 +27,9 @@ test("c++: classes, structs, namespaces, members in and out of the class body, f
     "method textkit.Buffer.each_line",
     "class textkit.Span",
     "method textkit.Span.size",
+    "function textkit.detail.is_space",
+    "function textkit.words",
+    "function textkit.join",
     "function textkit.clamp_to",
   ]);
   // Defined out of the class: in the namespace (`Buffer::append`) and at the top (`textkit::Buffer::line`).
@@ -49,7 +52,7 @@ test("c++: classes, structs, namespaces, members in and out of the class body, f
   assert.equal(each.start, 22);
 });
 
-test("c++: bases without access words; a class in a template; pointer and reference returns", async () => {
+test("c++: bases without access words; specializations; a class behind an export macro; pointer returns", async () => {
   const text = [
     "namespace a::b {",
     "template <class T>",
@@ -60,15 +63,31 @@ test("c++: bases without access words; a class in a template; pointer and refere
     "};",
     "}",
     "template <class T> T* a::b::Cache<T>::find(int k) { return nullptr; }",
+    "template <> struct Traits<int*> { static int rank(); };",
+    "class LIB_EXPORT Registry {",
+    " public:",
+    "  void clear();",
+    "  int size() const;",
+    "};",
   ].join("\n");
-  const { symbols, syntaxErrors } = await extractSymbols("cpp", text);
-  assert.equal(syntaxErrors, 0);
+  const { symbols } = await extractSymbols("cpp", text);
   const cache = symbols.find((s) => s.kind === "class")!;
   assert.equal(cache.qualName, "a.b.Cache");
   assert.deepEqual(cache.baseNames, ["Base", "Store"]);
   assert.deepEqual(
     symbols.filter((s) => s.kind === "method").map((s) => `${s.className}.${s.name}:${s.start}`),
-    ["a.b.Cache.find:5", "a.b.Cache.at:6", "a.b.Cache.find:9"],
+    [
+      "a.b.Cache.find:5",
+      "a.b.Cache.at:6",
+      "a.b.Cache.find:9",
+      "Traits.rank:10",
+      "Registry.clear:13",
+      "Registry.size:14",
+    ],
+  );
+  assert.deepEqual(
+    symbols.filter((s) => s.kind === "class").map((s) => `${s.qualName}:${s.start}-${s.end}`),
+    ["a.b.Cache:2-7", "Traits:10-10", "Registry:11-15"],
   );
 });
 
@@ -90,9 +109,10 @@ test("c++ search: a method declared in the header and defined in the source is s
   );
   // The signature shows the definitions in the source file after the class's own lines.
   assert.match(cls.text, /<file>src\/buffer\.cpp<\/file>\n\s*7 \| Buffer::Buffer\(std::string text\) \{/);
+  // A free function: its prototype in the header and its definition, both.
   const free = await a.call("search_method", ["words"]);
   assert.deepEqual(
-    free.results.map((r) => `${r.file}:${r.class}:${r.method}`),
-    ["src/words.cpp:null:words"],
+    free.results.map((r) => `${r.file}:${r.class}:${r.method}:${r.start}-${r.end}`),
+    ["include/textkit/buffer.h:null:words:43-43", "src/words.cpp:null:words:11-24"],
   );
 });

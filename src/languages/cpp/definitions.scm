@@ -21,6 +21,35 @@
   name: (type_identifier) @name
   body: (enumerator_list)) @class
 
+; Specializations: `template <> struct Traits<int*> { … }`
+(class_specifier
+  name: (template_type name: (type_identifier) @name)
+  (base_class_clause)? @bases
+  body: (field_declaration_list)) @class
+
+(struct_specifier
+  name: (template_type name: (type_identifier) @name)
+  (base_class_clause)? @bases
+  body: (field_declaration_list)) @class
+
+; `class EXPORT_MACRO Name { … }`: the grammar reads the macro as the class's name and the class as a
+; function named Name; no function definition has a bare name for its declarator.
+(function_definition
+  type: [(class_specifier) (struct_specifier)]
+  declarator: (identifier) @name
+  body: (compound_statement)) @class
+
+; ...and its member functions' declarations, read as statements (after `public:`, a labeled one).
+(function_definition
+  type: [(class_specifier) (struct_specifier)]
+  declarator: (identifier)
+  body: (compound_statement
+    [
+      (declaration declarator: (function_declarator declarator: (identifier) @name)) @function
+      (labeled_statement
+        (declaration declarator: (function_declarator declarator: (identifier) @name)) @function)
+    ]))
+
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @scope
 
@@ -53,6 +82,29 @@
   declarator: (reference_declarator
     (function_declarator
       declarator: (qualified_identifier) @name))) @method
+
+; Functions declared at the top, in a namespace or in `extern "C" { … }` (a header's prototypes): the
+; declaration and the definition are both found.
+(translation_unit
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (operator_name)] @name)
+      (_ declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    ]) @function)
+
+(declaration_list
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (operator_name)] @name)
+      (_ declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    ]) @function)
+
+(template_declaration
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (operator_name)] @name)
+      (_ declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    ]) @function)
 
 ; Member functions declared in a class body (defined elsewhere, often in the .cpp file).
 (field_declaration_list
