@@ -47,11 +47,13 @@ export function openers(
 }
 
 /**
- * The lines that start inside a string opened on an earlier line (a Python triple-quoted string, a
- * Rust or C++ raw string): their leading whitespace is the string's text, not indentation.
+ * The lines that start inside a string opened on an earlier line (a Rust or C++ raw string): their
+ * leading whitespace is the string's text, not indentation, and they keep it under every reading. None
+ * in a language whose indentation is its meaning: Python's readings weigh such lines themselves
+ * (docstrings).
  */
 export function stringLines(lines: readonly string[], syntax: TextSyntax): ReadonlySet<number> {
-  return readLines(lines, syntax).inString;
+  return syntax.indentation ? new Set<number>() : readLines(lines, syntax).inString;
 }
 
 type Opener = { line: number; after: number };

@@ -3,6 +3,7 @@
  * levels. A reading is a target column for each code line of the plan (build-edit.ts).
  */
 import type { PlanLine } from "./build-edit.ts";
+import { stringLines } from "./columns.ts";
 import { columns, type IndentStyle, render } from "./indent.ts";
 import type { TextSyntax } from "../languages/index.ts";
 import { leadingWs } from "./text.ts";
@@ -58,8 +59,18 @@ export interface PlanView {
   prevCode: readonly (number | undefined)[];
   /** A file line's indentation in columns. */
   fcol: (f: number) => number;
-  /** <patched> lines that start inside a multi-line string: written as they are, never re-indented. */
-  inString: ReadonlySet<number>;
+}
+
+/** The lines of each <patched> that start inside a multi-line string (columns.ts `stringLines`). */
+const stringLinesOf = new WeakMap<readonly string[], ReadonlySet<number>>();
+
+function inStrings(v: PlanView): ReadonlySet<number> {
+  let set = stringLinesOf.get(v.patched);
+  if (!set) {
+    set = stringLines(v.patched, v.syntax);
+    stringLinesOf.set(v.patched, set);
+  }
+  return set;
 }
 
 /**
@@ -118,6 +129,8 @@ export function renderPlan(
 ): { lines: string[]; eols: (string | undefined)[] } | null {
   const { plan, patched, fileLines, fileEols, style, fcol } = v;
   const unit = style.unit;
+  // Lines inside a multi-line string keep their text: the file's where the answer repeats it.
+  const inString = inStrings(v);
   const blank = (j: number) => patched[j]!.trim() === "";
   // Indentation in the file's own characters (tabs then alignment spaces, or spaces only).
   const inStyle = (ws: string) =>
@@ -137,7 +150,7 @@ export function renderPlan(
       eols.push(undefined);
       continue;
     }
-    if (v.inString.has(pl.p)) {
+    if (inString.has(pl.p)) {
       // The string's own text: the file's line where the answer repeats it, else the answer's.
       lines.push(pl.kind === "aligned" && fileLines[pl.f]!.trim() === text.trim() ? fileLines[pl.f]! : text);
       eols.push(pl.kind === "aligned" ? fileEols[pl.f] : undefined);

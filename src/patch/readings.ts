@@ -19,7 +19,7 @@ import {
   stepsOffLevel,
 } from "./plan-render.ts";
 import { leadingWs } from "./text.ts";
-import { modes, openers, spaceUnit, stringLines } from "./columns.ts";
+import { modes, openers, spaceUnit } from "./columns.ts";
 
 export { isCommentLine, type Reading };
 
@@ -142,21 +142,7 @@ export function readPatched(args: {
     prevCode[k] = pv;
     if (code(k)) pv = k;
   }
-  // In a language whose indentation is not its meaning, a line inside a multi-line string (a raw string)
-  // keeps its text under every reading. Python's readings weigh such lines themselves (docstrings).
-  const inString = syntax.indentation ? new Set<number>() : stringLines(patched, syntax);
-  const view: PlanView = {
-    fileLines,
-    fileEols,
-    plan,
-    patched,
-    style,
-    syntax,
-    codeKs,
-    prevCode,
-    fcol,
-    inString,
-  };
+  const view: PlanView = { fileLines, fileEols, plan, patched, style, syntax, codeKs, prevCode, fcol };
   /**
    * A comment that repeats a file comment moves with the code around it; a new one written left of the
    * code after it (a comment pushed to column 0) takes that code's indentation.
