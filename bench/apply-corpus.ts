@@ -5,7 +5,7 @@
  * change applied to the original text by plain line surgery here, never by the engine.
  */
 import { treeSitterChecker } from "../src/patch/syntax.ts";
-import type { LanguageId } from "../src/treesitter/languages.ts";
+import type { LanguageId } from "../src/languages/index.ts";
 export { rng } from "../test/support/rng.ts";
 
 export interface Sample {
@@ -34,6 +34,8 @@ const EXT: Record<LanguageId, string> = {
   tsx: ".tsx",
   java: ".java",
   go: ".go",
+  rust: ".rs",
+  cpp: ".cpp",
 };
 
 /** Syntax problems, with Python's indentation rules that tree-sitter alone lets through. */

@@ -6,7 +6,7 @@
  * own indentation. The model cannot improve such an answer, so the only right outcome is the intended
  * file. The expected file is made here by line surgery, never by the engine.
  */
-import type { LanguageId } from "../src/treesitter/languages.ts";
+import type { LanguageId } from "../src/languages/index.ts";
 import {
   type Change,
   choice,

@@ -2,7 +2,7 @@
  * The failure modes of the apply benchmark: each turns a real file and a known change into a model
  * answer and its known correct outcome (the changed text, or a refusal).
  */
-import type { LanguageId } from "../src/treesitter/languages.ts";
+import type { LanguageId } from "../src/languages/index.ts";
 import {
   applyChanges,
   type Change,

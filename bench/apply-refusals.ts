@@ -2,7 +2,7 @@
  * The should-refuse modes of the apply benchmark: answers whose right outcome is a refusal with a
  * reason (ambiguity, unsafe paths, broken syntax, unclear placeholders, ...).
  */
-import type { LanguageId } from "../src/treesitter/languages.ts";
+import type { LanguageId } from "../src/languages/index.ts";
 import { choice, editText, lead, pickWindow, problems } from "./apply-corpus.ts";
 import { type Mode, misremember, pathOf, placeholderFor, prepare, refused } from "./apply-modes.ts";
 
@@ -13,6 +13,8 @@ const TEST_PATH: Record<LanguageId, (base: string) => string> = {
   tsx: (b) => `src/${b}.test.tsx`,
   java: (b) => `src/test/java/${b}Test.java`,
   go: (b) => `pkg/${b}_test.go`,
+  rust: (b) => `tests/${b}.rs`,
+  cpp: (b) => `tests/${b}_test.cpp`,
 };
 
 export const REFUSE_MODES: Record<string, Mode> = {

@@ -4,7 +4,7 @@
  * Every rewrite keeps the intent recoverable, so the right outcome is the intended file exactly; a
  * refusal is acceptable, any other file is a wrong application.
  */
-import type { LanguageId } from "../src/treesitter/languages.ts";
+import type { LanguageId } from "../src/languages/index.ts";
 import {
   applyChanges,
   type Change,

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type LanguageId, parseSource, syntaxProblems } from "../src/treesitter/languages.ts";
+import { type LanguageId, parseSource, syntaxProblems } from "../src/languages/index.ts";
 
 export interface Source {
   lang: LanguageId;

@@ -29,7 +29,7 @@ import { reviewVerdictSchema } from "../src/review/reviewer.ts";
 import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
 import { extractReflection } from "../src/strategies/tree/answer.ts";
-import { type LanguageId, ParseTimeLimitError, parseSource } from "../src/treesitter/languages.ts";
+import { type LanguageId, ParseTimeLimitError, parseSource } from "../src/languages/index.ts";
 import { MAX_JUNIT_CHARS } from "../src/validate/junit.ts";
 import { parseJUnitXml, parseTestOutput } from "../src/validate/parsers.ts";
 import { MAX_TEST_OUTPUT_CHARS } from "../src/validate/text-scan.ts";

@@ -21,7 +21,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { applyFileDiff, parseUnifiedDiff } from "../src/core/unified-diff.ts";
 import { describeFinding, type PatchFinding, scanFileChange } from "../src/scan/index.ts";
-import { languageForPath } from "../src/treesitter/languages.ts";
+import { languageForPath } from "../src/languages/index.ts";
 
 const { values: opt } = parseArgs({
   options: {

@@ -4,9 +4,9 @@
 # and nftables for the network of setup steps, git), and the npm dependencies.
 #
 #   bash scripts/install.sh               the app only
-#   bash scripts/install.sh --test-tools  also what the test suite runs (about 900 MB): redis-server,
-#                                         python3 with pytest and pip, Go, a JDK with JUnit 4, cmark-gfm,
-#                                         ca-certificates
+#   bash scripts/install.sh --test-tools  also what the test suite runs (about 1.2 GB): redis-server,
+#                                         python3 with pytest and pip, Go, a JDK with JUnit 4, cargo and
+#                                         rustc, g++, cmake, cmark-gfm, ca-certificates
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +55,12 @@ if [ "$test_tools" = 1 ]; then
   command -v go >/dev/null 2>&1 || missing+=(golang-go)
   command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
   [ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
+  # Rust and C++ reproducers run in the sandbox, whose PATH is /usr/bin: Debian's cargo and rustc (a
+  # rustup install in a home folder is not seen there), g++, and cmake for C++ projects.
+  [ -x /usr/bin/cargo ] || missing+=(cargo)
+  [ -x /usr/bin/rustc ] || missing+=(rustc)
+  [ -x /usr/bin/g++ ] || missing+=(g++)
+  [ -x /usr/bin/cmake ] || missing+=(cmake)
   # GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
   command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
   # The image build script's plan (tested with --dry-run) names the machine's CA bundle.

@@ -1,6 +1,6 @@
 /**
  * The floor under any tree-sitter index of a set of files on this machine: a fresh process starts one
- * worker thread per core, each loads the grammars as the index does (treesitter/languages.ts), then
+ * worker thread per core, each loads the grammars as the index does (src/languages/), then
  * reads and parses files handed out largest first, and does nothing else: no hashing, no extraction, no
  * cache, no results sent back. Wall and CPU seconds (all threads) from the first worker's start to the
  * last parse, as one JSON line.
@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
-import { type LanguageId, parseSource } from "../../src/treesitter/languages.ts";
+import { type LanguageId, parseSource } from "../../src/languages/index.ts";
 
 type Job = [LanguageId, string];
 const BATCH = 8;

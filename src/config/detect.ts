@@ -1,23 +1,21 @@
-import { extname } from "node:path";
 import { isNonSourceDir, notVirtualEnv } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
-import type { RepositoryFiles, SourceLanguage } from "../runners/parts/conventions.ts";
+import {
+  type Language,
+  type LanguageId,
+  languageForPath,
+  languageOf,
+  projectLanguages,
+} from "../languages/index.ts";
 import { RUNNERS, type RunnerName, runnerFor } from "../runners/index.ts";
+import type { RepositoryFiles } from "../runners/parts/conventions.ts";
 import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 
 /** The runner a repository's tests run under; `npm` = a package script that starts none auto-fix knows. */
 export type TestFramework = RunnerName | "npm" | "unknown";
 
-export type ProjectLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "unknown";
-
-/** The reproducer's runtime for each language. */
-const RUNTIME_OF: Record<SourceLanguage, Exclude<ReproducerRuntime, "command">> = {
-  python: "python",
-  javascript: "node",
-  typescript: "node",
-  java: "java",
-  go: "go",
-};
+/** A language of the registry (src/languages/) a repository is in, or "unknown" (none of them). */
+export type ProjectLanguage = Exclude<LanguageId, "tsx"> | "unknown";
 
 /** What auto-fix can tell about a repository from its files when the configuration does not say. */
 export interface Detection {
@@ -25,7 +23,8 @@ export interface Detection {
   testCommand: string | null;
   framework: TestFramework;
   setup: string[];
-  runtime: Exclude<ReproducerRuntime, "command">;
+  /** The language folder's reproducer runtime; null for a repository in no language auto-fix reads. */
+  runtime: Exclude<ReproducerRuntime, "command"> | null;
   /** JUnit XML report globs the detected test command writes. */
   testReports: string[];
   /** How each choice was made, for the report. */
@@ -34,17 +33,6 @@ export interface Detection {
 
 /** Largest project file read to detect settings. */
 const MAX_DETECT_BYTES = 1024 * 1024;
-const EXT_LANG: Record<string, ProjectLanguage> = {
-  ".py": "python",
-  ".js": "javascript",
-  ".mjs": "javascript",
-  ".cjs": "javascript",
-  ".jsx": "javascript",
-  ".ts": "typescript",
-  ".tsx": "typescript",
-  ".java": "java",
-  ".go": "go",
-};
 
 /** Entries a detection walk visits at most, and how deep it goes: a tree of any shape is read in bounded time. */
 const DETECT_MAX_ENTRIES = 20_000;
@@ -66,7 +54,8 @@ function countLanguages(tree: TreeFs): Map<ProjectLanguage, number> {
   });
   for (const e of entries) {
     if (e.kind !== "file") continue;
-    const lang = EXT_LANG[extname(e.name)];
+    const id = languageForPath(e.name);
+    const lang = id ? (languageOf(id).markers.project as ProjectLanguage) : null;
     if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
   }
   return counts;
@@ -159,6 +148,36 @@ function recogniseRunner(
     );
 }
 
+/**
+ * The languages a repository may be in, from the registry: languages that share a reproducer runtime
+ * (JavaScript and TypeScript) are one candidate with their files counted together, reported as the
+ * member whose own project file is there (`tsconfig.json`), else the one with more files.
+ */
+function languageCandidates(
+  has: (rel: string) => boolean,
+  counts: ReadonlyMap<ProjectLanguage, number>,
+): { lang: ProjectLanguage; marker: boolean; files: number }[] {
+  const groups = new Map<string, Language[]>();
+  for (const l of projectLanguages()) {
+    const g = groups.get(l.reproducer.runtime) ?? [];
+    g.push(l);
+    groups.set(l.reproducer.runtime, g);
+  }
+  const count = (l: Language): number => counts.get(l.id as ProjectLanguage) ?? 0;
+  return [...groups.values()].map((members) => {
+    const own = members
+      .slice(1)
+      .reverse()
+      .find((m) => m.markers.files.some(has));
+    const pick = own ?? members.reduce((a, b) => (count(b) > count(a) ? b : a));
+    return {
+      lang: pick.id as ProjectLanguage,
+      marker: members.some((m) => m.markers.files.some(has)),
+      files: members.reduce((n, m) => n + count(m), 0),
+    };
+  });
+}
+
 /** Detects language, test command, setup and reproducer runtime from a repository's files. */
 export function detectProject(
   root: string,
@@ -178,28 +197,9 @@ export function detectProject(
   } catch {
     reasons.push("package.json is not valid JSON; ignored");
   }
-  const pyMarkers = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini"];
-  const candidates: { lang: ProjectLanguage; marker: boolean }[] = [
-    { lang: "python", marker: pyMarkers.some((m) => has(m)) },
-    {
-      lang:
-        has("tsconfig.json") || (counts.get("typescript") ?? 0) > (counts.get("javascript") ?? 0)
-          ? "typescript"
-          : "javascript",
-      marker: pkgText !== "",
-    },
-    {
-      lang: "java",
-      marker: has("pom.xml") || has("build.gradle") || has("build.gradle.kts"),
-    },
-    { lang: "go", marker: has("go.mod") },
-  ];
-  const score = (lang: ProjectLanguage): number =>
-    lang === "typescript" || lang === "javascript"
-      ? (counts.get("typescript") ?? 0) + (counts.get("javascript") ?? 0)
-      : (counts.get(lang) ?? 0);
+  const candidates = languageCandidates(has, counts);
   const ranked = candidates
-    .map((c) => ({ ...c, score: score(c.lang) + (c.marker ? 1000 : 0) }))
+    .map((c) => ({ ...c, score: c.files + (c.marker ? 1000 : 0) }))
     .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score);
   const language = ranked[0]?.lang ?? "unknown";
@@ -212,11 +212,10 @@ export function detectProject(
     testCommand: null,
     framework: "unknown",
     setup: [],
-    runtime: "python",
+    runtime: language === "unknown" ? null : languageOf(language).reproducer.runtime,
     testReports: [],
     reasons,
   };
-  if (language !== "unknown") out.runtime = RUNTIME_OF[language];
   const script = typeof pkg.scripts?.test === "string" ? pkg.scripts.test : null;
   recogniseRunner(out, repositoryFiles(tree, read, has, script), opts.runnerInstalled ?? runnerInstalled);
   // What the language's package manager installs before any runner starts.

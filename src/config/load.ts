@@ -4,6 +4,7 @@ import { splitInstalls } from "../core/dependency-installs.ts";
 import { UserError } from "../core/errors.ts";
 import { ALWAYS_PROTECTED_GLOBS, BUILD_SCRIPT_GLOBS, testCommandFiles } from "../core/path-rules.ts";
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
+import { reproducerForRuntime, unknownLanguageNote } from "../languages/index.ts";
 import { describeIssues } from "./messages.ts";
 import { resolveScriptCommand } from "./package-scripts.ts";
 import { parseTreeSearchConfig, type TreeSearchConfig } from "./tree-search.ts";
@@ -23,7 +24,8 @@ import {
 } from "./schema.ts";
 
 export interface ReproducerConfig {
-  runtime: ReproducerRuntime;
+  /** "none": the repository is in no language auto-fix has a folder for, and the file names no runtime. */
+  runtime: ReproducerRuntime | "none";
   /** Path of the script, relative to the repository root. */
   file: string;
   /** The command that runs it (shell syntax, `{file}` already substituted). */
@@ -119,19 +121,6 @@ export const buildScriptGlobs = (file: RepoConfigFile | null): readonly string[]
 /** Largest configuration file read (from a clone, or by the app through the GitHub API). */
 export const MAX_CONFIG_BYTES = 256 * 1024;
 
-const RUNTIME_DEFAULTS: Record<Exclude<ReproducerRuntime, "command">, { file: string; command: string }> = {
-  python: { file: "reproducer.py", command: "python3 {file}" },
-  node: { file: "reproducer.mjs", command: "node {file}" },
-  // The project's main sources are compiled into /tmp (the sandbox's own) and the single-file program run
-  // against them, with the dependencies `mvn dependency:copy-dependencies` leaves in target/dependency.
-  java: {
-    file: "Reproducer.java",
-    command:
-      "mkdir -p /tmp/af-classes && find . -name '*.java' -not -path './{file}' -not -path '*/src/test/*' -not -path './target/*' -not -path './build/*' > /tmp/af-sources && javac -nowarn -encoding UTF-8 -cp 'target/dependency/*' -d /tmp/af-classes @/tmp/af-sources && java -ea -cp '/tmp/af-classes:target/dependency/*' {file}",
-  },
-  go: { file: "reproducer/main.go", command: "go run ./reproducer" },
-};
-
 const shellQuote = (s: string): string => (/^[\w./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
 /** Validates the text of `.github/auto-fix.yml`; throws `RepoConfigError` naming each bad field. */
@@ -173,15 +162,20 @@ export function parseRepoConfig(
     testCommand: null,
     framework: "unknown",
     setup: [],
+    // A caller that read no tree (a test, a configuration checked on its own) gets Python's reproducer;
+    // detection itself never guesses one (detect.ts).
     runtime: "python",
     testReports: [],
     reasons: [],
   };
   const notes = [...det.reasons];
-  const runtime: ReproducerRuntime = file.reproducer?.runtime ?? det.runtime;
-  const defaults = runtime === "command" ? null : RUNTIME_DEFAULTS[runtime];
-  const reproFile = file.reproducer?.file ?? defaults?.file ?? "reproducer";
-  const template = file.reproducer?.command ?? defaults!.command;
+  // The language folder's reproducer (registry), unless the file names a runtime; none is guessed for a
+  // repository in no language auto-fix has a folder for.
+  const runtime: ReproducerRuntime | "none" = file.reproducer?.runtime ?? det.runtime ?? "none";
+  const defaults = reproducerForRuntime(runtime);
+  const reproFile = file.reproducer?.file ?? defaults?.file ?? (runtime === "none" ? "" : "reproducer");
+  const template = file.reproducer?.command ?? defaults?.command ?? "";
+  if (detection?.language === "unknown") notes.push(unknownLanguageNote());
   // Dependency installs chained into the test command run in the setup step, the only one with network.
   const setup = [...(file.setup ?? det.setup)];
   let testCommand = file.test ?? det.testCommand;
@@ -222,7 +216,7 @@ export function parseRepoConfig(
       runtime,
       file: reproFile,
       command: template.replaceAll("{file}", shellQuote(reproFile)),
-      pattern: file.reproducer?.pattern ?? "AssertionError",
+      pattern: file.reproducer?.pattern ?? defaults?.pattern ?? "AssertionError",
       attempts: file.reproducer?.attempts ?? 3,
     },
     regressionTest: file["regression-test"] ?? true,

@@ -1,5 +1,6 @@
 import { RUNNER_NAMES, type RunnerName } from "../runners/index.ts";
 import { linearRegExp } from "../core/linear-regex.ts";
+import { REPRODUCER_RUNTIMES } from "../languages/index.ts";
 import { z } from "zod";
 
 /** File name of the repository configuration, relative to the repository root. */
@@ -23,8 +24,10 @@ const commands = z.union([command.transform((c) => [c]), z.array(command)], {
   error: "expected a command or a list of commands",
 });
 
-export const RUNTIMES = ["python", "node", "java", "go", "command"] as const;
-export type ReproducerRuntime = (typeof RUNTIMES)[number];
+/** The runtimes of the language folders' reproducers (`python`, `node`, `rust`, ...), and `command`. */
+const [firstRuntime = "command", ...moreRuntimes] = [...REPRODUCER_RUNTIMES, "command"];
+export const RUNTIMES: [string, ...string[]] = [firstRuntime, ...moreRuntimes];
+export type ReproducerRuntime = string;
 
 const reproducerSchema = z
   .object({

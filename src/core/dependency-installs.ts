@@ -64,7 +64,7 @@ export function splitInstalls(command: string): { installs: string[]; rest: stri
 
 /** How a language runs other programs: a line of a script that installs only counts when it runs one. */
 const RUNS_A_PROGRAM =
-  /\b(?:system|popen|check_call|check_output|run|call|Popen|spawn|spawnSync|exec|execSync|execFile|execFileSync|execa|Command|ProcessBuilder|shell_exec|passthru)\s*\(|\bgetRuntime\s*\(|^\s*[!%]/;
+  /\b(?:system|popen|check_call|check_output|run|call|Popen|spawn|spawnSync|exec|execSync|execFile|execFileSync|execa|Command|ProcessBuilder|shell_exec|passthru)\s*\(|\b(?:getRuntime|Command::new)\s*\(|^\s*[!%]/;
 
 /** What replaces a removed line, per runtime: a statement that does nothing. */
 const NO_OP: Record<string, string> = {
@@ -72,18 +72,23 @@ const NO_OP: Record<string, string> = {
   node: "void 0; // dependency install removed: the network is off and setup installed the dependencies",
   java: "// dependency install removed: the network is off and setup installed the dependencies",
   go: "// dependency install removed: the network is off and setup installed the dependencies",
+  rust: "// dependency install removed: the network is off and setup installed the dependencies",
+  cpp: "// dependency install removed: the network is off and setup installed the dependencies",
   command: ": # dependency install removed: the network is off and setup installed the dependencies",
 };
 
 /** Lines a call may span before it is taken as one statement (a longer one is judged line by line). */
 const MAX_STATEMENT_LINES = 12;
 
-/** How far a line leaves brackets open (strings are not parsed: good enough for one call). */
+/**
+ * How far a line leaves a call's brackets open (strings are not parsed: good enough for one call).
+ * Braces do not count: `int main() {` or `fn main() {` opens a block, not a call that goes on.
+ */
 const openness = (line: string): number => {
   let n = 0;
   for (const ch of line) {
-    if (ch === "(" || ch === "[" || ch === "{") n++;
-    else if (ch === ")" || ch === "]" || ch === "}") n--;
+    if (ch === "(" || ch === "[") n++;
+    else if (ch === ")" || ch === "]") n--;
   }
   return n;
 };

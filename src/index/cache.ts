@@ -3,7 +3,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from "node:f
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { crc32 } from "node:zlib";
-import { LANGUAGES } from "../treesitter/languages.ts";
+import { LANGUAGES } from "../languages/index.ts";
 import { querySource } from "./extract.ts";
 import { countKinds, encodeSymbols, type KindCounts, rowsOfLazy, withLazySymbols } from "./codec.ts";
 import { type CapOutcome, enforceCacheCap, indexCacheCapBytes } from "./eviction.ts";

@@ -1,5 +1,4 @@
 import type { Query, QueryMatch, Tree } from "web-tree-sitter";
-import type { LanguageId } from "../treesitter/languages.ts";
 
 /**
  * Runs a language's definition query without visiting the whole tree, where the grammar allows it.
@@ -20,10 +19,6 @@ import type { LanguageId } from "../treesitter/languages.ts";
  * - a query file whose patterns start at a node type the table below does not anchor. This is checked
  *   when the plan is made, so an edited query can never silently lose matches.
  */
-const ANCHORS: Partial<Record<LanguageId, Readonly<Record<string, string>>>> = {
-  python: { def: "function_definition", class: "class_definition" },
-};
-
 export interface MatchPlan {
   query: Query;
   /** Keyword → the node type that holds it, when every pattern of the query is anchored. */
@@ -41,8 +36,11 @@ export function patternRoots(query: Query, source: string): Set<string> {
   return roots;
 }
 
-export function makeMatchPlan(lang: LanguageId, query: Query, source: string): MatchPlan {
-  const table = ANCHORS[lang];
+export function makeMatchPlan(
+  table: Readonly<Record<string, string>> | null,
+  query: Query,
+  source: string,
+): MatchPlan {
   if (!table) return { query, anchors: null };
   const anchored = new Set(Object.values(table));
   for (const root of patternRoots(query, source)) {

@@ -1,24 +1,20 @@
 import { readFileSync } from "node:fs";
 import { Query, type Node, type QueryMatch, type Tree } from "web-tree-sitter";
-import { type LanguageId, loadLanguage, parseSource, syntaxProblems } from "../treesitter/languages.ts";
+import {
+  type LanguageId,
+  languageOf,
+  loadLanguage,
+  parseSource,
+  syntaxProblems,
+} from "../languages/index.ts";
 import { definitionMatches, isWordChar, type MatchPlan, makeMatchPlan } from "./def-anchors.ts";
 import { pythonAssignmentDefs } from "./py-assign.ts";
-import { type Def, LineTable, pythonSymbols, toSymbol } from "./symbol-build.ts";
-import type { ExtractResult, SymbolInfo, SymbolKind } from "./types.ts";
+import { type Def, type DefKind, LineTable, pythonSymbols, toSymbol } from "./symbol-build.ts";
+import type { ExtractResult, SymbolInfo } from "./types.ts";
 
-/** The query file of each language (TSX shares TypeScript's: same node names). */
-const QUERY_FILE: Record<LanguageId, string> = {
-  python: "python.scm",
-  javascript: "javascript.scm",
-  typescript: "typescript.scm",
-  tsx: "typescript.scm",
-  java: "java.scm",
-  go: "go.scm",
-};
-
-/** Text of a language's query file. */
+/** Text of a language's definitions query (its folder's `definitions.scm`). */
 export function querySource(lang: LanguageId): string {
-  return readFileSync(new URL(`./queries/${QUERY_FILE[lang]}`, import.meta.url), "utf8");
+  return readFileSync(languageOf(lang).definitions, "utf8");
 }
 
 const plans = new Map<LanguageId, Promise<MatchPlan>>();
@@ -28,7 +24,9 @@ export function planFor(lang: LanguageId): Promise<MatchPlan> {
   let p = plans.get(lang);
   if (!p) {
     const source = querySource(lang);
-    p = loadLanguage(lang).then((language) => makeMatchPlan(lang, new Query(language, source), source));
+    p = loadLanguage(lang).then((language) =>
+      makeMatchPlan(languageOf(lang).units.anchors, new Query(language, source), source),
+    );
     plans.set(lang, p);
   }
   return p;
@@ -46,6 +44,7 @@ const BASE_CONTAINERS = new Set([
   "extends_interfaces",
   "type_list",
   "type_elem",
+  "base_class_clause",
 ]);
 
 /** Python's definition node type of each capture name (python.scm has one pattern per type). */
@@ -67,16 +66,17 @@ export async function extractSymbols(lang: LanguageId, text: string): Promise<Ex
 
 /** The definitions of a parsed tree (the caller owns and deletes the tree). */
 export function symbolsOfTree(lang: LanguageId, plan: MatchPlan, tree: Tree, text: string): ExtractResult {
-  const python = lang === "python";
+  const units = languageOf(lang).units;
+  const captures = units.reader === "captures";
   const broken = tree.rootNode.hasError;
   const lines = new LineTable(text);
-  const found = collectDefs(definitionMatches(plan, tree, text), text, python);
-  if (python) for (const d of pythonAssignmentDefs(tree, text)) found.defs.set(d.node.id, d);
+  const found = collectDefs(definitionMatches(plan, tree, text), text, captures);
+  if (units.assignments) for (const d of pythonAssignmentDefs(tree, text)) found.defs.set(d.node.id, d);
   const ordered = nestDefs(found, lines);
-  const symbols = python
+  const symbols = captures
     ? pythonSymbols(ordered, text, lines, broken)
-    : ordered.map((d) => toSymbol(d, lang, text, lines));
-  if (!python && text.includes(".prototype")) renamePrototypeAliases(symbols, text);
+    : ordered.map((d) => toSymbol(d, units, text, lines));
+  if (units.prototypeClasses && text.includes(".prototype")) renamePrototypeAliases(symbols, text);
   return { symbols, syntaxErrors: broken ? syntaxProblems(tree, 1000).length : 0 };
 }
 
@@ -94,14 +94,15 @@ interface Found {
 
 /** The definitions the matches name, and the captures that belong to their classes. */
 function collectDefs(matches: readonly QueryMatch[], text: string, python: boolean): Found {
+  // (`python`: the language's patterns are one per node type, its names ASCII-delimited where possible.)
   const defs = new Map<number, Def>();
   const pending: Pending[] = [];
   for (const match of matches) {
     let defNode: Node | null = null;
-    let kind: SymbolKind | null = null;
+    let kind: DefKind | null = null;
     let name: string | null = null;
     let value: Node | null = null;
-    let receiver: Node | null = null;
+    let receiver: string | null = null;
     let owner: Node | null = null;
     let headerRow = -1;
     for (const cap of match.captures) {
@@ -109,6 +110,7 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
         case "class":
         case "function":
         case "method":
+        case "scope":
           defNode = cap.node;
           kind = cap.name;
           break;
@@ -117,13 +119,19 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
           const start = cap.node.startIndex;
           const end = python ? asciiIdentifierEnd(text, start) : -1;
           name = text.slice(start, end >= 0 ? end : cap.node.endIndex);
+          // A qualified name (`Parser::parse`, `ns::Parser::parse`) names the method and its class.
+          const cut = python ? -1 : name.lastIndexOf("::");
+          if (cut >= 0) {
+            receiver = name.slice(0, cut);
+            name = name.slice(cut + 2).trim();
+          }
           break;
         }
         case "value":
           value = cap.node;
           break;
         case "receiver":
-          receiver = cap.node;
+          receiver = cap.node.text;
           break;
         case "owner":
           owner = cap.node;
@@ -138,7 +146,19 @@ function collectDefs(matches: readonly QueryMatch[], text: string, python: boole
           break;
       }
     }
-    if (defNode && kind && name && !defs.has(defNode.id)) {
+    if (kind === "scope" && receiver !== null && name !== null) {
+      // `namespace a::b { … }`: one scope named a.b
+      name = `${receiver.split("::").join(".")}.${name}`;
+      receiver = null;
+    }
+    const known = defNode ? defs.get(defNode.id) : undefined;
+    // One definition matched by a plain pattern and by one that gives its receiver (a fn in an impl
+    // block): a method of the receiver, whichever match came first.
+    if (known && receiver !== null && known.receiver === null) {
+      known.receiver = receiver;
+      if (known.kind === "function" && kind === "method") known.kind = "method";
+    }
+    if (defNode && kind && name && !known) {
       defs.set(defNode.id, {
         node: defNode,
         type: python ? (PYTHON_TYPE[kind] ?? defNode.type) : defNode.type,
@@ -205,7 +225,8 @@ function nestDefs({ defs, pending }: Found, lines: LineTable): Def[] {
     if (it.def) {
       it.def.parent = owner;
       it.def.qualName = owner ? `${owner.qualName}.${it.def.name}` : it.def.name;
-      ordered.push(it.def);
+      // A scope (a Rust module, a C++ namespace) names what is in it; it is no unit of its own.
+      if (it.def.kind !== "scope") ordered.push(it.def);
       stack.push(it);
     } else if (owner?.kind === "class") {
       addToClass(owner, it.pend!, it.e, lines);
@@ -232,7 +253,11 @@ function collectBases(node: Node, out: string[]): void {
     return;
   }
   // Python keyword arguments (metaclass=...), comments and splats are not bases.
-  if (/keyword_argument|comment|splat|dictionary_splat|type_arguments/.test(node.type)) return;
+  // C++'s `public`/`virtual` before a base neither.
+  if (
+    /keyword_argument|comment|splat|dictionary_splat|type_arguments|access_specifier|virtual/.test(node.type)
+  )
+    return;
   const text = node.text.replace(/\s+/g, " ").trim();
   if (text && !out.includes(text)) out.push(text);
 }

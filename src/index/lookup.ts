@@ -1,3 +1,4 @@
+import { languageOf } from "../languages/index.ts";
 import type { CodeIndex, SymbolHit } from "./code-index.ts";
 import type { FileRecord } from "./types.ts";
 
@@ -51,8 +52,6 @@ export function findClasses(
   return { hits, usedName };
 }
 
-const PROTOTYPE_LANGUAGES: ReadonlySet<string> = new Set(["javascript", "typescript", "tsx"]);
-
 /**
  * Prototype-style JavaScript classes: a constructor function `name` whose file also defines methods
  * of class `name` (`name.prototype.m = function`, `var proto = name.prototype; proto.m = …`). The
@@ -65,7 +64,7 @@ function constructorClasses(index: CodeIndex, name: string, includeTests: boolea
       (h) =>
         h.sym.kind === "function" &&
         h.sym.className === null &&
-        PROTOTYPE_LANGUAGES.has(h.file.language) &&
+        languageOf(h.file.language).units.prototypeClasses &&
         visible(h, includeTests) &&
         h.file.symbols.some((s) => s.kind === "method" && s.className === name),
     )
@@ -85,14 +84,22 @@ export function findCallables(index: CodeIndex, name: string, includeTests: bool
   return out.sort(byLocation);
 }
 
-/** The files where a class's methods may live: its own file; for Go, every file of its package. */
+/**
+ * The files where a class's methods may live, as its language says: its own file; every file of its
+ * folder (Go's package); every file of its language (Rust's impl blocks, C++'s x.h and x.cpp).
+ */
 function memberFiles(index: CodeIndex, cls: SymbolHit): readonly FileRecord[] {
-  if (cls.file.language !== "go") return [cls.file];
+  const lang = cls.file.language;
+  const where = languageOf(lang).units.members;
+  if (where === "file") return [cls.file];
   const dir = dirOf(cls.file.path);
-  return index.files.filter((f) => f.language === "go" && dirOf(f.path) === dir);
+  return index.files.filter((f) => f.language === lang && (where === "project" || dirOf(f.path) === dir));
 }
 
-/** The methods defined directly in a class (Go: methods whose receiver is the type, across its package). */
+/**
+ * The methods defined directly in a class, wherever its language lets them live (Go: methods whose
+ * receiver is the type, across its package; C++: declared in the class and defined out of it, both).
+ */
 export function methodsOf(index: CodeIndex, cls: SymbolHit): SymbolHit[] {
   const out: SymbolHit[] = [];
   for (const f of memberFiles(index, cls)) {

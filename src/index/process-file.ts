@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type LanguageId, ParseTimeLimitError } from "../treesitter/languages.ts";
+import { type LanguageId, ParseTimeLimitError } from "../languages/index.ts";
 import { hashBytes, type IndexCache } from "./cache.ts";
 import { countKinds, encodeSymbols, type KindCounts } from "./codec.ts";
 import { extractSymbols } from "./extract.ts";

@@ -1,5 +1,5 @@
 import type { Node } from "web-tree-sitter";
-import type { LanguageId } from "../treesitter/languages.ts";
+import type { UnitRules } from "../languages/index.ts";
 import type { SymbolInfo, SymbolKind } from "./types.ts";
 
 /**
@@ -8,17 +8,8 @@ import type { SymbolInfo, SymbolKind } from "./types.ts";
  * the other languages.
  */
 
-const CLASS_KIND: Record<string, string> = {
-  class_definition: "class",
-  class_declaration: "class",
-  abstract_class_declaration: "class",
-  variable_declarator: "class",
-  interface_declaration: "interface",
-  enum_declaration: "enum",
-  record_declaration: "record",
-  annotation_type_declaration: "annotation",
-  type_alias: "type",
-};
+/** What a query's definition capture makes: a unit, or a scope (a module, a namespace) that names units. */
+export type DefKind = SymbolKind | "scope";
 
 export interface Def {
   node: Node;
@@ -28,10 +19,11 @@ export interface Def {
    */
   type: string;
   endIndex: number;
-  kind: SymbolKind;
+  kind: DefKind;
   name: string;
   value: Node | null;
-  receiver: Node | null;
+  /** The text of a method's receiver or qualifier (Go's `(s *Server)`, C++'s `ns::Parser`). */
+  receiver: string | null;
   /**
    * JavaScript: the object a definition made at run time is made on (`req` in
    * `req.__defineGetter__('host', …)`, `obj` in `Object.defineProperty(obj, 'x', …)`).
@@ -52,8 +44,10 @@ export function lastNameSegment(base: string): string {
   return (parts[parts.length - 1] ?? "").replace(/^[*&~\s]+/, "").trim();
 }
 
+/** A decorator, annotation or attribute as written, without `@` or `#[…]`. */
 function decoratorText(n: Node): string {
-  return n.text.replace(/^@\s*/, "").replace(/\s+/g, " ").trim();
+  const t = n.text.replace(/^@\s*/, "").replace(/^#!?\[([\s\S]*)\]$/, "$1");
+  return t.replace(/\s+/g, " ").trim();
 }
 
 /**
@@ -92,10 +86,10 @@ export function pythonSymbols(
     // A decorated_definition ends where its definition does.
     const end = lines.rowAt(d.endIndex) + 1;
     const headerEnd =
-      d.headerRow >= 0 ? d.headerRow + 1 : headerEndOf(d.node, d.type, null, "python", end, lines);
+      d.headerRow >= 0 ? d.headerRow + 1 : headerEndOf(d.node, d.type, null, true, end, lines);
     ASYNC_AT.lastIndex = start;
     const isAsync = ASYNC_AT.test(text);
-    out.push(finishSymbol(d, first, end, headerEnd, decorators, isAsync, false, null));
+    out.push(finishSymbol(d, first, end, headerEnd, decorators, isAsync, false, null, null));
   }
   return out;
 }
@@ -103,16 +97,12 @@ export function pythonSymbols(
 /** `async` at the start of a Python definition (sticky: tested at lastIndex). */
 const ASYNC_AT = /async\b/y;
 
-const JS_LIKE = new Set<LanguageId>(["javascript", "typescript", "tsx"]);
-
-export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTable): SymbolInfo {
+export function toSymbol(d: Def, units: UnitRules, text: string, lines: LineTable): SymbolInfo {
   const node = d.node;
   const type = d.type;
-  const jsLike = JS_LIKE.has(lang);
   const decorators: string[] = [];
-  let exported = false;
-  // The outer node whose range the definition takes: Python decorated_definition, a JS declaration
-  // holding one declarator, an export statement, a Go type declaration holding one spec.
+  // The outer node whose range the definition takes: a JS declaration holding one declarator, a Go type
+  // declaration holding one spec, a wrapper of the language (a C++ template declaration), an export.
   let outer: Node = node;
   if (type === "variable_declarator") {
     const decl = node.parent;
@@ -126,26 +116,18 @@ export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTabl
     )
       outer = decl;
   }
-  // Only Python has decorated_definition; only JavaScript and TypeScript have export statements.
-  if (lang === "python") {
-    const par = outer.parent;
-    if (par?.type === "decorated_definition") outer = par;
-  }
-  if (jsLike && outer.parent?.type === "export_statement") {
+  for (let par = outer.parent; par && units.wrappers.includes(par.type); par = par.parent) outer = par;
+  let exported = false;
+  if (units.exportWrapper !== null && outer.parent?.type === units.exportWrapper) {
     exported = true;
     outer = outer.parent;
   }
-  // Python keeps decorators only in decorated_definition; other languages have them among the children.
-  const scan =
-    lang !== "python"
-      ? [...outer.namedChildren, ...(outer === node ? [] : node.namedChildren)]
-      : outer === node
-        ? []
-        : outer.namedChildren;
+  const scan = [...outer.namedChildren, ...(outer === node ? [] : node.namedChildren)];
   for (const c of scan) {
     if (!c) continue;
     const ct = c.type;
     if (ct === "decorator") decorators.push(decoratorText(c));
+    if (ct === units.visibility) exported = true;
     if (ct === "modifiers") {
       for (const m of c.namedChildren) {
         if (m && (m.type === "annotation" || m.type === "marker_annotation"))
@@ -154,10 +136,10 @@ export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTabl
     }
   }
   let first = outer;
-  // TS/JS method decorators are siblings before the method in the class body.
-  let prev = jsLike ? outer.previousNamedSibling : null;
+  // Decorators and attributes written before a definition, as its siblings (JS methods, Rust items).
+  let prev = units.leading.length > 0 ? outer.previousNamedSibling : null;
   const leading: string[] = [];
-  while (prev && prev.type === "decorator") {
+  while (prev && units.leading.includes(prev.type)) {
     leading.unshift(decoratorText(prev));
     first = prev;
     prev = prev.previousNamedSibling;
@@ -167,10 +149,10 @@ export function toSymbol(d: Def, lang: LanguageId, text: string, lines: LineTabl
   const end = lines.rowAt(outer === node ? d.endIndex : outer.endIndex) + 1;
   const valueNode = d.value ?? node;
   const isAsync = ASYNC_PREFIX.test(text.slice(valueNode.startIndex, valueNode.startIndex + 120));
-  const headerEnd = headerEndOf(node, type, d.value, lang, end, lines);
+  const headerEnd = headerEndOf(node, type, d.value, false, end, lines);
   const protoOwner =
     (type === "expression_statement" ? prototypeOwner(node) : null) ?? (d.owner ? ownerName(d.owner) : null);
-  return finishSymbol(d, start, end, headerEnd, decorators, isAsync, exported, protoOwner);
+  return finishSymbol(d, start, end, headerEnd, decorators, isAsync, exported, protoOwner, units);
 }
 
 /** The symbol of `d` from its rows and what toSymbol() or pythonSymbols() read of it. */
@@ -183,6 +165,7 @@ function finishSymbol(
   isAsync: boolean,
   exported: boolean,
   protoOwner: string | null,
+  units: UnitRules | null,
 ): SymbolInfo {
   let className: string | null = null;
   let qualName = d.qualName;
@@ -191,8 +174,8 @@ function finishSymbol(
   } else if (protoOwner) {
     className = protoOwner;
     qualName = `${className}.${d.name}`;
-  } else if (d.receiver) {
-    className = receiverType(d.receiver);
+  } else if (d.receiver !== null && units) {
+    className = receiverClassIn(d, units);
     qualName = className ? `${className}.${d.name}` : d.name;
   } else if (d.parent?.kind === "class") {
     className = d.parent.qualName;
@@ -204,7 +187,7 @@ function finishSymbol(
   const kind: SymbolKind =
     d.kind === "function" && className !== null && (d.parent?.kind === "class" || protoOwner !== null)
       ? "method"
-      : d.kind;
+      : (d.kind as SymbolKind);
   const sym: SymbolInfo = {
     kind,
     name: d.name,
@@ -220,27 +203,27 @@ function finishSymbol(
     exported,
     attrs: d.attrs,
   };
-  if (d.kind === "class") sym.classKind = classKindOf(d.node, d.type);
+  if (d.kind === "class") sym.classKind = classKindOf(d.node, d.type, units);
   return sym;
 }
 
-function classKindOf(node: Node, type: string): string {
+function classKindOf(node: Node, type: string, units: UnitRules | null): string {
   if (type === "type_spec") {
     const t = node.childForFieldName("type")?.type;
     return t === "struct_type" ? "struct" : t === "interface_type" ? "interface" : "type";
   }
-  return CLASS_KIND[type] ?? "class";
+  return units?.classKinds[type] ?? "class";
 }
 
 /** `async` before a definition, after modifiers (`export`, `static`, `public`, ...). */
 const ASYNC_PREFIX =
-  /^(?:(?:export|default|public|private|protected|static|override|readonly|abstract|declare)\s+)*async\b/;
+  /^(?:(?:export|default|public|private|protected|static|override|readonly|abstract|declare|pub(?:\([^)]*\))?)\s+)*async\b/;
 
 function headerEndOf(
   node: Node,
   type: string,
   value: Node | null,
-  lang: LanguageId,
+  colonHeader: boolean,
   end: number,
   lines: LineTable,
 ): number {
@@ -249,7 +232,7 @@ function headerEndOf(
   let body = target.childForFieldName("body");
   if (!body) body = target.childForFieldName("value")?.childForFieldName("body") ?? null;
   if (!body) return end;
-  if (lang === "python") {
+  if (colonHeader) {
     // The header ends at the last `:` before the body (a one-character token: its end row is its start row).
     const bodyStart = body.startIndex;
     for (let c = body.previousSibling; c; c = c.previousSibling) {
@@ -260,9 +243,18 @@ function headerEndOf(
   return body.startPosition.row + 1;
 }
 
-function receiverType(receiver: Node): string | null {
-  const m = /^\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)/.exec(receiver.text);
-  return m?.[1] ?? null;
+/**
+ * The class a method's receiver names, inside the scopes around the method: `impl Parser` in `mod io`
+ * → io.Parser; `Parser::parse` in `namespace ns` → ns.Parser (and `ns::Parser::parse` at the top → the
+ * same).
+ */
+function receiverClassIn(d: Def, units: UnitRules): string | null {
+  const cls = units.receiverClass(d.receiver ?? "");
+  if (!cls) return null;
+  let scope = d.parent;
+  while (scope && scope.kind !== "scope") scope = scope.parent;
+  if (!scope || cls === scope.qualName || cls.startsWith(`${scope.qualName}.`)) return cls;
+  return `${scope.qualName}.${cls}`;
 }
 
 /** `Foo.prototype.bar = function () {}` → `Foo`; `res.send = function () {}` → `res` (not `exports.x`). */

@@ -1,4 +1,4 @@
-import type { LanguageId } from "../treesitter/languages.ts";
+import type { LanguageId } from "../languages/index.ts";
 
 /** What a definition is. Java interfaces, enums and records, TS interfaces and Go types count as classes. */
 export type SymbolKind = "class" | "function" | "method";

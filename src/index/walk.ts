@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isNonSourceDir, isVirtualEnvMarker, type ListedKind, VCS_DIRS } from "../core/path-rules.ts";
-import { type LanguageId, languageForPath } from "../treesitter/languages.ts";
+import { type LanguageId, languageForPath } from "../languages/index.ts";
 
 /** How long the walk reads the file system before it lets the event loop run. */
 const YIELD_EVERY_MS = 10;

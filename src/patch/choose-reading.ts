@@ -7,13 +7,13 @@
  * indentation best). Two programs: the edit is refused showing both and asking which. None parses:
  * refused with the syntax problem.
  */
-import { languageForPath } from "../treesitter/languages.ts";
+import { languageForPath, textSyntaxFor } from "../languages/index.ts";
 import type { BuildResult } from "./build-edit.ts";
 import { detectStyle } from "./indent.ts";
 import type { Located } from "./locate.ts";
 import { isCommentLine, type Reading, readPatched } from "./readings.ts";
 import { type BlockMove, firstBlockMove } from "./structure.ts";
-import { describeProblem, readsIndentation, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
+import { describeProblem, type SyntaxAnalysis, type SyntaxChecker } from "./syntax.ts";
 import { type FileText, joinText, replaceLines } from "./text.ts";
 import type { PatchStatus } from "./types.ts";
 
@@ -44,7 +44,7 @@ export async function chooseReading(
   checker: SyntaxChecker,
 ): Promise<Choice> {
   const path = st.path;
-  const python = readsIndentation(path);
+  const syntax = textSyntaxFor(path);
   const style = detectStyle(st.current.lines, [orig, built.patched]);
   const { readings, unchanged, own } = readPatched({
     fileLines: st.current.lines,
@@ -56,7 +56,7 @@ export async function chooseReading(
     origBlock: orig,
     origMap: found.map,
     style,
-    python,
+    syntax,
   });
   const sorted = [...readings].sort(
     (a, b) =>
@@ -95,7 +95,7 @@ export async function chooseReading(
 
   const isCode = (line: number) => {
     const t = st.current.lines[line] ?? "";
-    return t.trim() !== "" && !isCommentLine(t, python);
+    return t.trim() !== "" && !isCommentLine(t, syntax);
   };
   // The answer written in the file's own indentation (or with every line of <original> at one offset
   // from the file, and <patched> in the same frame) means what it says: taken as written whenever the
@@ -106,7 +106,7 @@ export async function chooseReading(
     if (analysis.problems.length <= base.problems.length) return { ok: true, reading: own, next, analysis };
   }
 
-  if (!python || !languageForPath(path)) {
+  if (!syntax.indentation || !languageForPath(path)) {
     // Indentation does not change what the code means: the reading that keeps the file's indentation.
     const r = sorted[0]!;
     const { next, analysis } = await tryOne(r);

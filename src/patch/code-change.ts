@@ -1,6 +1,6 @@
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { applyFileDiff, parseUnifiedDiff } from "../core/unified-diff.ts";
-import { sameCode } from "../treesitter/same-code.ts";
+import { sameCode } from "./same-code.ts";
 
 /** Whether a patch changes code (the pipeline's `CodeChange`). */
 export interface CodeChange {

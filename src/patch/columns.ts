@@ -3,6 +3,7 @@
  * which bracket each line sits inside (strings, comments and regular expression literals skipped), and
  * the most frequent values of a list.
  */
+import type { TextSyntax } from "../languages/index.ts";
 import { leadingWs } from "./text.ts";
 
 /**
@@ -33,26 +34,52 @@ export function spaceUnit(blocks: readonly (readonly string[])[]): number | null
 
 /**
  * For each line, the earlier line that opened the innermost bracket still open where it starts, and
- * the character offset just after that bracket; null outside brackets (strings on one line and
- * comments are skipped; a line inside a multi-line string gets null). Braces count only in Python:
- * elsewhere they open blocks, whose lines are indented by levels.
+ * the character offset just after that bracket; null outside brackets. Strings, raw strings and comments
+ * are skipped as the language writes them (`syntax`); a line inside a multi-line string or comment gets
+ * null, and so does a preprocessor line (C++). Braces count only where the language says they continue
+ * a line (Python's dicts): elsewhere they open blocks, whose lines are indented by levels.
  */
 export function openers(
   lines: readonly string[],
-  python: boolean,
+  syntax: TextSyntax,
 ): ({ line: number; after: number } | null)[] {
-  const out: ({ line: number; after: number } | null)[] = [];
-  const stack: { line: number; after: number }[] = [];
-  let triple: string | null = null;
+  return readLines(lines, syntax).openers;
+}
+
+/**
+ * The lines that start inside a string opened on an earlier line (a Rust or C++ raw string): their
+ * leading whitespace is the string's text, not indentation, and they keep it under every reading. None
+ * in a language whose indentation is its meaning: Python's readings weigh such lines themselves
+ * (docstrings).
+ */
+export function stringLines(lines: readonly string[], syntax: TextSyntax): ReadonlySet<number> {
+  return syntax.indentation ? new Set<number>() : readLines(lines, syntax).inString;
+}
+
+type Opener = { line: number; after: number };
+
+/** One pass over `lines`: the bracket each line starts in, and the lines that start inside a string. */
+function readLines(
+  lines: readonly string[],
+  syntax: TextSyntax,
+): { openers: (Opener | null)[]; inString: Set<number> } {
+  const out: (Opener | null)[] = [];
+  const inString = new Set<number>();
+  const stack: Opener[] = [];
+  // The text that closes a string or comment still open at the end of a line, and which it is.
+  let open: string | null = null;
+  let openString = false;
   lines.forEach((line, j) => {
-    out.push(triple === null && stack.length > 0 ? stack.at(-1)! : null);
+    out.push(open === null && stack.length > 0 ? stack.at(-1)! : null);
+    if (open !== null && openString) inString.add(j);
+    if (open === null && syntax.preprocessor && line.trimStart().startsWith("#")) return;
     let quote: string | null = null;
     for (let i = 0; i < line.length; i++) {
       const ch = line[i]!;
-      if (triple !== null) {
-        if (line.startsWith(triple, i)) {
-          i += 2;
-          triple = null;
+      if (open !== null) {
+        if (line.startsWith(open, i)) {
+          i += open.length - 1;
+          open = null;
         }
         continue;
       }
@@ -61,7 +88,7 @@ export function openers(
         else if (ch === quote) quote = null;
         continue;
       }
-      if (!python && ch === "/" && regexStarts(line, i)) {
+      if (syntax.regexLiterals && ch === "/" && regexStarts(line, i)) {
         // A regular expression literal: its brackets (escaped or in a class) are not brackets.
         const close = regexEnd(line, i);
         if (close > i) {
@@ -74,16 +101,69 @@ export function openers(
         i++;
         continue;
       }
-      if (python && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
-        triple = line.slice(i, i + 3);
-        i += 2;
-      } else if (ch === '"' || ch === "'" || ch === "`") quote = ch;
-      else if ((python && ch === "#") || (ch === "/" && line[i + 1] === "/")) break;
-      else if (ch === "(" || ch === "[" || (python && ch === "{")) stack.push({ line: j, after: i + 1 });
-      else if (ch === ")" || ch === "]" || (python && ch === "}")) stack.pop();
+      const raw = rawStringAt(line, i, syntax.rawStrings);
+      if (raw) {
+        const close = line.indexOf(raw.close, raw.bodyStart);
+        if (close < 0) {
+          open = raw.close;
+          openString = true;
+          break;
+        }
+        i = close + raw.close.length - 1;
+        continue;
+      }
+      const long = syntax.longStrings.find((d) => line.startsWith(d, i));
+      const block = syntax.blockComment;
+      if (long) {
+        open = long;
+        openString = true;
+        i += long.length - 1;
+      } else if (block && line.startsWith(block[0], i)) {
+        open = block[1];
+        openString = false;
+        i += block[0].length - 1;
+      } else if (syntax.lineComments.some((c) => line.startsWith(c, i))) break;
+      else if (ch === "'" && syntax.quoteNames && quoteNameEnd(line, i) > i) i = quoteNameEnd(line, i) - 1;
+      else if (syntax.quotes.includes(ch)) quote = ch;
+      else if (ch === "(" || ch === "[" || (syntax.braceContinues && ch === "{"))
+        stack.push({ line: j, after: i + 1 });
+      else if (ch === ")" || ch === "]" || (syntax.braceContinues && ch === "}")) stack.pop();
     }
   });
-  return out;
+  return { openers: out, inString };
+}
+
+/** The characters a raw string may start with (its prefix's first). */
+const RAW_STARTS = { rust: "rb", cpp: "RuUL" } as const;
+
+/**
+ * A raw string that starts at `i`, if one does: Rust's `r"…"`, `r#"…"#`, `br##"…"##`; C++'s `R"(…)"`,
+ * `R"delim(…)delim"`, `u8R"(…)"`. Its body's start and the text that closes it (nothing inside is
+ * escaped).
+ */
+function rawStringAt(
+  line: string,
+  i: number,
+  kind: TextSyntax["rawStrings"],
+): { bodyStart: number; close: string } | null {
+  if (kind === "none" || !RAW_STARTS[kind].includes(line[i]!) || (i > 0 && /[\w$]/.test(line[i - 1]!)))
+    return null;
+  if (kind === "rust") {
+    const m = /^b?r(#*)"/.exec(line.slice(i, i + 260));
+    return m ? { bodyStart: i + m[0].length, close: `"${m[1]}` } : null;
+  }
+  const m = /^(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(/.exec(line.slice(i, i + 40));
+  return m ? { bodyStart: i + m[0].length, close: `)${m[1]}"` } : null;
+}
+
+/**
+ * Where a `'` at `i` that starts a name (a Rust lifetime `'a`, a label `'outer`) ends, or -1 when it
+ * starts a character literal (`'a'`, `'\\n'`).
+ */
+function quoteNameEnd(line: string, i: number): number {
+  if (line[i + 1] === "\\" || line[i + 2] === "'") return -1;
+  const m = /^'[A-Za-z_]\w*/.exec(line.slice(i, i + 80));
+  return m ? i + m[0].length : -1;
 }
 
 /**

@@ -3,7 +3,9 @@
  * levels. A reading is a target column for each code line of the plan (build-edit.ts).
  */
 import type { PlanLine } from "./build-edit.ts";
+import { stringLines } from "./columns.ts";
 import { columns, type IndentStyle, render } from "./indent.ts";
+import type { TextSyntax } from "../languages/index.ts";
 import { leadingWs } from "./text.ts";
 
 /** One reading of <patched>'s indentation, as written into the file, with what it costs. */
@@ -31,11 +33,16 @@ export interface Reading {
   rank: number;
 }
 
-export function isCommentLine(text: string, python: boolean): boolean {
+export function isCommentLine(text: string, syntax: TextSyntax): boolean {
   const t = text.trimStart();
-  if (python) return t.startsWith("#");
-  return t.startsWith("//") || t.startsWith("/*") || t.startsWith("*") || t.startsWith("#!");
+  if (syntax.lineComments.some((c) => t.startsWith(c))) return true;
+  // A block comment's first line, or one of its ` * ` lines (not `*ptr = 0;`).
+  return syntax.blockComment !== null && (t.startsWith(syntax.blockComment[0]) || /^\*(\s|\/|$)/.test(t));
 }
+
+/** Does a line ending in `text` open a block (`{`, Python's `:`)? */
+const opensBlock = (text: string, syntax: TextSyntax): boolean =>
+  syntax.blockOpeners.some((o) => text.endsWith(o));
 
 /** The plan and the file a reading is written against. */
 export interface PlanView {
@@ -44,13 +51,26 @@ export interface PlanView {
   plan: readonly PlanLine[];
   patched: readonly string[];
   style: IndentStyle;
-  python: boolean;
+  /** How the file's language writes comments, strings and blocks. */
+  syntax: TextSyntax;
   /** The plan lines holding code (not blank, not a comment). */
   codeKs: readonly number[];
   /** The code plan line before each plan line. */
   prevCode: readonly (number | undefined)[];
   /** A file line's indentation in columns. */
   fcol: (f: number) => number;
+}
+
+/** The lines of each <patched> that start inside a multi-line string (columns.ts `stringLines`). */
+const stringLinesOf = new WeakMap<readonly string[], ReadonlySet<number>>();
+
+function inStrings(v: PlanView): ReadonlySet<number> {
+  let set = stringLinesOf.get(v.patched);
+  if (!set) {
+    set = stringLines(v.patched, v.syntax);
+    stringLinesOf.set(v.patched, set);
+  }
+  return set;
 }
 
 /**
@@ -60,7 +80,7 @@ export interface PlanView {
  * in, in a four-space file), so the diff would reformat rather than only change the code.
  */
 export function countOffLevel(v: PlanView, target: Map<number, number>, width: number): number {
-  const { plan, patched, python, codeKs, prevCode, fcol } = v;
+  const { plan, patched, syntax, codeKs, prevCode, fcol } = v;
   let n = 0;
   for (const k of codeKs) {
     const t = target.get(k)!;
@@ -71,7 +91,7 @@ export function countOffLevel(v: PlanView, target: Map<number, number>, width: n
     // A continuation line (after an open bracket, a comma, an operator) may be aligned anywhere.
     if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
     const before = prev === undefined ? null : target.get(prev)!;
-    const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
+    const opens = opensBlock(prevText, syntax);
     if (t % width !== 0 || (opens && before !== null && t > before && t - before !== width)) n++;
   }
   return n;
@@ -83,7 +103,7 @@ export function countOffLevel(v: PlanView, target: Map<number, number>, width: n
  * free to align anywhere.
  */
 export function stepsOffLevel(v: PlanView, target: Map<number, number>, width: number): boolean {
-  const { plan, patched, python, codeKs, prevCode, fcol } = v;
+  const { plan, patched, syntax, codeKs, prevCode, fcol } = v;
   for (const k of codeKs) {
     const t = target.get(k)!;
     // A line left at its file column, or a changed line at the column of the line it replaces,
@@ -96,7 +116,7 @@ export function stepsOffLevel(v: PlanView, target: Map<number, number>, width: n
     const prevText = patched[plan[prev]!.p]!.trimEnd();
     if (/[([,\\+\-*/%=&|?.]$/.test(prevText)) continue;
     const before = target.get(prev)!;
-    const opens = prevText.endsWith("{") || (python && prevText.endsWith(":"));
+    const opens = opensBlock(prevText, syntax);
     if (t > before && (opens ? t - before !== width : (t - before) % width !== 0)) return true;
   }
   return false;
@@ -109,6 +129,8 @@ export function renderPlan(
 ): { lines: string[]; eols: (string | undefined)[] } | null {
   const { plan, patched, fileLines, fileEols, style, fcol } = v;
   const unit = style.unit;
+  // Lines inside a multi-line string keep their text: the file's where the answer repeats it.
+  const inString = inStrings(v);
   const blank = (j: number) => patched[j]!.trim() === "";
   // Indentation in the file's own characters (tabs then alignment spaces, or spaces only).
   const inStyle = (ws: string) =>
@@ -126,6 +148,12 @@ export function renderPlan(
     if (text.trim() === "") {
       lines.push("");
       eols.push(undefined);
+      continue;
+    }
+    if (inString.has(pl.p)) {
+      // The string's own text: the file's line where the answer repeats it, else the answer's.
+      lines.push(pl.kind === "aligned" && fileLines[pl.f]!.trim() === text.trim() ? fileLines[pl.f]! : text);
+      eols.push(pl.kind === "aligned" ? fileEols[pl.f] : undefined);
       continue;
     }
     const t = target.get(k)!;

@@ -7,6 +7,7 @@
  * The anchor of every reading is the file itself: the indentation of the matched original (for the
  * first line), and how far <patched>'s lines that repeat file lines sit from those lines ("the frame").
  */
+import type { TextSyntax } from "../languages/index.ts";
 import type { PlanLine } from "./build-edit.ts";
 import { columns, type IndentStyle } from "./indent.ts";
 import {
@@ -54,13 +55,14 @@ export function readPatched(args: {
   /** The file line each <original> line matched (null for a line that matched none). */
   origMap?: readonly (number | null)[];
   style: IndentStyle;
-  python: boolean;
+  /** How the file's language writes comments, strings and blocks. */
+  syntax: TextSyntax;
 }): ReadingSet {
-  const { fileLines, fileEols, start, end, plan, patched, style, python } = args;
+  const { fileLines, fileEols, start, end, plan, patched, style, syntax } = args;
   const unit = style.unit;
   const fcol = (f: number) => columns(fileLines[f]!, unit);
   const blank = (j: number) => patched[j]!.trim() === "";
-  const comment = (j: number) => isCommentLine(patched[j]!, python);
+  const comment = (j: number) => isCommentLine(patched[j]!, syntax);
   const code = (k: number) => plan[k]!.p >= 0 && !blank(plan[k]!.p) && !comment(plan[k]!.p);
 
   // Column bases: <patched> as written (tabs worth one file level), and, when <patched> is indented
@@ -73,7 +75,7 @@ export function readPatched(args: {
   if (pUnit && fUnit && pUnit !== fUnit && style.known) {
     // A line inside brackets opened on an earlier line keeps its offset from that line: only levels
     // are rescaled, not the alignment of continuation lines.
-    const opener = openers(patched, python);
+    const opener = openers(patched, syntax);
     const scaled = new Map<number, number>();
     // The file line each line of <patched> repeats, where it repeats one.
     // (A changed line counts as the file line it replaces: its old offset tells alignment from a level.)
@@ -122,7 +124,7 @@ export function readPatched(args: {
   else {
     for (let f = start; f < end; f++) {
       const t = fileLines[f]!;
-      if (t.trim() !== "" && !isCommentLine(t, python)) {
+      if (t.trim() !== "" && !isCommentLine(t, syntax)) {
         anchor = fcol(f);
         break;
       }
@@ -140,7 +142,7 @@ export function readPatched(args: {
     prevCode[k] = pv;
     if (code(k)) pv = k;
   }
-  const view: PlanView = { fileLines, fileEols, plan, patched, style, python, codeKs, prevCode, fcol };
+  const view: PlanView = { fileLines, fileEols, plan, patched, style, syntax, codeKs, prevCode, fcol };
   /**
    * A comment that repeats a file comment moves with the code around it; a new one written left of the
    * code after it (a comment pushed to column 0) takes that code's indentation.
@@ -238,7 +240,7 @@ export function readPatched(args: {
         f !== undefined &&
         text !== undefined &&
         text.trim() !== "" &&
-        !isCommentLine(text, python)
+        !isCommentLine(text, syntax)
       )
         pairs.push([text, f]);
     });
@@ -344,7 +346,7 @@ export function readPatched(args: {
     // <patched> starts where <original> does, at its first line and at its first line of code.
     const col = (l: string | undefined) => (l === undefined ? null : columns(l, unit));
     const nonBlank = (ls: readonly string[]) => ls.find((l) => l.trim() !== "");
-    const firstCode = (ls: readonly string[]) => ls.find((l) => l.trim() !== "" && !isCommentLine(l, python));
+    const firstCode = (ls: readonly string[]) => ls.find((l) => l.trim() !== "" && !isCommentLine(l, syntax));
     const pCode = firstCode(patched);
     const oCode = firstCode(args.origBlock);
     if (col(nonBlank(patched)) !== col(nonBlank(args.origBlock))) return none;

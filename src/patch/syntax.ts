@@ -8,11 +8,12 @@ import type { Node, Tree } from "web-tree-sitter";
 import {
   type LanguageId,
   languageForPath,
+  languageOf,
   ParseTimeLimitError,
   parseSource,
   syntaxProblems,
   type SyntaxProblem,
-} from "../treesitter/languages.ts";
+} from "../languages/index.ts";
 
 export interface SyntaxAnalysis {
   problems: SyntaxProblem[];
@@ -41,7 +42,8 @@ export interface SyntaxChecker {
 
 /** Whether a language's grammar reads indentation (a line's depth changes what it means). */
 export function readsIndentation(path: string): boolean {
-  return languageForPath(path) === "python";
+  const lang = languageForPath(path);
+  return lang !== null && languageOf(lang).text.indentation;
 }
 
 export const treeSitterChecker: SyntaxChecker = {
@@ -70,21 +72,14 @@ export const treeSitterChecker: SyntaxChecker = {
   },
 };
 
-const STRING_TYPES = new Set([
-  "string",
-  "string_content",
-  "template_string",
-  "raw_string_literal",
-  "text_block",
-]);
-
 function analyseTree(lang: LanguageId, tree: Tree, text: string): SyntaxAnalysis {
+  const language = languageOf(lang);
   const problems = syntaxProblems(tree, 200);
   const strings: string[] = [];
-  collectStrings(tree.rootNode, strings);
+  collectStrings(tree.rootNode, new Set(language.stringTypes), strings);
   const shape = tree.rootNode.toString();
   const meaning = `${shape}\n${strings.join("\u0000")}`;
-  if (lang !== "python") return { problems, blocks: null, meaning, shape };
+  if (!language.text.indentation) return { problems, blocks: null, meaning, shape };
   const lines = splitLines(text);
   const blocks: (readonly number[])[] = lines.map(() => EMPTY);
   const indentProblems: SyntaxProblem[] = [];
@@ -108,14 +103,15 @@ function splitLines(text: string): string[] {
   }
 }
 
-function collectStrings(node: Node, out: string[]): void {
-  if (STRING_TYPES.has(node.type)) {
+/** The text of the string literals under `node` (`types`: the language's string node types). */
+function collectStrings(node: Node, types: ReadonlySet<string>, out: string[]): void {
+  if (types.has(node.type)) {
     out.push(node.text);
     return;
   }
   for (let i = 0; i < node.childCount; i++) {
     const c = node.child(i);
-    if (c && (c.childCount > 0 || STRING_TYPES.has(c.type))) collectStrings(c, out);
+    if (c && (c.childCount > 0 || types.has(c.type))) collectStrings(c, types, out);
   }
 }
 

@@ -1,3 +1,4 @@
+import { reproducerForRuntime } from "../languages/index.ts";
 import { fenceIssue } from "../agents/issue-text.ts";
 import type {
   FixContext,
@@ -174,10 +175,8 @@ export function createReproduceReviewHooks(
         chosen && loop
           ? ([...loop.rounds].reverse().find((x) => x.patchId === chosen.id)?.after ?? null)
           : null;
-      const lang =
-        { python: "python", node: "javascript", java: "java", go: "go" }[
-          run.config.reproducer.runtime as string
-        ] ?? "";
+      // The fence tag the script is shown under: the first its language's reproducer takes.
+      const lang = reproducerForRuntime(run.config.reproducer.runtime)?.prompt.tags[0] ?? "";
       const shown = loop?.reproduction ?? rep;
       sections.push({
         title: "Reproducer",

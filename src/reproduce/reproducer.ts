@@ -1,4 +1,5 @@
 import { linearRegExp } from "../core/linear-regex.ts";
+import { reproducerForRuntime, reproducerPrompt } from "../languages/index.ts";
 import { z } from "zod";
 import type { RepoConfig } from "../config/index.ts";
 import { projectLine, projectVersion } from "../config/project-version.ts";
@@ -149,39 +150,11 @@ export async function runReproducer(
   };
 }
 
-const LANGUAGE: Record<string, { name: string; tags: string[]; notes: string }> = {
-  python: {
-    name: "Python 3",
-    tags: ["python", "py", "python3"],
-    notes:
-      "- Let the AssertionError propagate uncaught: Python prints the traceback to stderr and exits with status 1.",
-  },
-  node: {
-    name: "JavaScript (Node.js, ES module)",
-    tags: ["javascript", "js", "mjs", "typescript", "ts"],
-    notes:
-      '- Use `import assert from "node:assert/strict"` and let the AssertionError propagate uncaught: Node prints it with its stack to stderr and exits with status 1.',
-  },
-  java: {
-    name: "Java (a single-file program)",
-    tags: ["java"],
-    notes:
-      '- Declare `public class Reproducer` with a `main` method and `throw new AssertionError("...")` on failure (do not rely on `assert`). The project\'s compiled classes are on the classpath.',
-  },
-  go: {
-    name: "Go (package main)",
-    tags: ["go", "golang"],
-    notes:
-      '- On failure call `panic("AssertionError: <expected> vs <actual>")` so the message reaches stderr. Import the module\'s own packages.',
-  },
-  command: { name: "script", tags: [], notes: "" },
-};
-
 /** The script in a model's answer: the longest fenced block in the runtime's language, else the longest. */
 export function extractScript(answer: string, runtime: string): string | null {
   const blocks = fencedBlocks(answer).filter((b) => b.code.trim() !== "");
   if (blocks.length === 0) return null;
-  const tags = LANGUAGE[runtime]?.tags ?? [];
+  const tags = reproducerForRuntime(runtime)?.prompt.tags ?? [];
   const tagged = blocks.filter((b) => tags.includes(b.lang));
   const pool = tagged.length > 0 ? tagged : blocks;
   return pool.reduce((a, b) => (b.code.length > a.code.length ? b : a)).code;
@@ -320,10 +293,16 @@ export async function reproduceIssue(
     summary,
     messages: [],
   });
+  // A repository in no language auto-fix reads: no script is guessed (no model call, nothing runs).
+  if (deps.config.reproducer.runtime === "none")
+    return empty(
+      "error",
+      "no reproducer: the repository is in no language auto-fix reads, and .github/auto-fix.yml names no reproducer runtime and command",
+    );
   try {
     const has = await hasReproducibleExample(deps.model, input.issue, deps.signal);
     if (has === false) return empty("no-example", "the issue has no reproducible example");
-    const lang = LANGUAGE[deps.config.reproducer.runtime] ?? LANGUAGE.command!;
+    const lang = reproducerPrompt(deps.config.language, deps.config.reproducer.runtime);
     const messages: ChatMessage[] = [
       { role: "system", content: renderReviewPrompt("reproducer-system", {}) },
       {
@@ -333,10 +312,7 @@ export async function reproduceIssue(
           language: lang.name,
           file: deps.config.reproducer.file,
           command: deps.config.reproducer.command,
-          language_notes:
-            deps.config.language === "typescript" && deps.config.reproducer.runtime === "node"
-              ? `${lang.notes}\n- TypeScript sources can be imported directly with their \`.ts\` extension (Node strips the types); do not compile anything.`
-              : lang.notes,
+          language_notes: lang.notes,
           layout: layoutOf(input.topLevel ?? []),
           // The version the script runs against: no guarding against other versions of the project's API.
           // And the runtime's, as the sandbox runs it.

@@ -6,7 +6,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import { type Aliases, jsModule, pathOf, stringValue } from "./paths.ts";
-import type { LanguageId } from "../treesitter/languages.ts";
+import type { LanguageId } from "../languages/index.ts";
 
 /** An import: the module path it reads and the line it is on (a finding when the module is one to flag). */
 export interface ImportRef {

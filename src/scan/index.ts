@@ -9,7 +9,10 @@ export {
 } from "./scan-diff.ts";
 export { type FindingKind, KIND_WORDS } from "./rules.ts";
 
-import { languageForPath } from "../treesitter/languages.ts";
+import { languageForPath, languageOf } from "../languages/index.ts";
 
-/** Whether the scan reads a file of this name (a language it parses). */
-export const isScannedPath = (path: string): boolean => languageForPath(path) !== null;
+/** Whether the scan reads a file of this name (a language it has rules for). */
+export const isScannedPath = (path: string): boolean => {
+  const lang = languageForPath(path);
+  return lang !== null && languageOf(lang).scanFamily !== null;
+};

@@ -7,7 +7,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import { familyOf } from "./rules.ts";
-import type { LanguageId } from "../treesitter/languages.ts";
+import type { LanguageId } from "../languages/index.ts";
 
 export type Aliases = Map<string, string>;
 

@@ -4,8 +4,8 @@
  * Code that fixes a bug has rarely any reason to read the call stack, the environment, the test
  * runner's state, to change a test library, to juggle loaded modules or to end the process.
  */
+import { type LanguageId, languageOf, type ScanFamily } from "../languages/index.ts";
 import { RUNNERS } from "../runners/index.ts";
-import type { LanguageId } from "../treesitter/languages.ts";
 
 export type FindingKind = "frame" | "env" | "runner" | "test-library" | "modules" | "exit" | "dynamic";
 
@@ -20,10 +20,14 @@ export const KIND_WORDS: Record<FindingKind, string> = {
   dynamic: "runs code made from text at run time, which no scan can read",
 };
 
-type Family = "python" | "js" | "go" | "java";
+type Family = ScanFamily;
 
-export const familyOf = (lang: LanguageId): Family =>
-  lang === "python" ? "python" : lang === "go" ? "go" : lang === "java" ? "java" : "js";
+/** The rule tables of a language (its folder says which); a language without any throws, and its file is unscanned. */
+export function familyOf(lang: LanguageId): Family {
+  const language = languageOf(lang);
+  if (!language.scanFamily) throw new Error(`the patch scan has no rules for ${language.title}`);
+  return language.scanFamily;
+}
 
 /** What the runners of a family's languages say their tests use (`libraries`, `objects`, ...), once each. */
 function runnersWatch(fam: Family, what: "libraries" | "objects" | "extensions"): string[] {

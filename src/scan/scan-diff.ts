@@ -7,7 +7,7 @@
  */
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
 import { applyFileDiff, parseUnifiedDiff } from "../core/unified-diff.ts";
-import { languageForPath } from "../treesitter/languages.ts";
+import { languageForPath } from "../languages/index.ts";
 import { KIND_WORDS, type FindingKind } from "./rules.ts";
 import { scanSource, type SourceFinding } from "./scan-source.ts";
 

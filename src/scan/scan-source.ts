@@ -4,7 +4,7 @@
  * it holds (for the shared-literal check). The diff scan (scan-diff.ts) keeps what the patch added.
  */
 import type { Node } from "web-tree-sitter";
-import { type LanguageId, parseSource } from "../treesitter/languages.ts";
+import { type LanguageId, parseSource } from "../languages/index.ts";
 import { collectAliases } from "./aliases.ts";
 import { type Aliases, callArgs, MUTATING_CALLS, pathOf, stringValue } from "./paths.ts";
 import {

@@ -1,3 +1,4 @@
+import { languageOf } from "../languages/index.ts";
 import type { CodeIndex, SymbolHit } from "../index/code-index.ts";
 import { methodsOf } from "../index/lookup.ts";
 import { plural } from "../core/words.ts";
@@ -96,11 +97,11 @@ export async function classSignature(index: CodeIndex, cls: SymbolHit): Promise<
       elsewhere.set(m.file.path, list);
     }
   }
-  // Only lines within the class (Go methods live outside the type declaration, and a prototype-style
-  // class's methods outside its constructor).
-  const inside = ranges.filter(
-    ([a]) => (a >= s.start && a <= s.end) || cls.file.language === "go" || s.kind !== "class",
-  );
+  // Only lines within the class, unless its language puts methods outside it (Go's methods, Rust's
+  // impl blocks, C++'s out-of-class definitions), or a prototype-style class's methods outside its
+  // constructor.
+  const outside = languageOf(cls.file.language).units.members !== "file";
+  const inside = ranges.filter(([a]) => (a >= s.start && a <= s.end) || outside || s.kind !== "class");
   let text = numberedRanges(lines, inside);
   for (const [path, rs] of [...elsewhere].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const other = (await index.readLines(path)) ?? [];

@@ -79,7 +79,7 @@ budgets: { cost-usd: -1 }
     assert.match(text, /^test: expected a command/m);
     assert.match(text, /^timeouts\.test: expected a number of seconds/m);
     assert.match(text, /^strategy: /m);
-    assert.match(text, /^reproducer\.runtime: expected one of python, node, java, go, command/m);
+    assert.match(text, /^reproducer\.runtime: expected one of python, node, java, go, rust, cpp, command/m);
     assert.match(text, /unknown setting\(s\) 'colour'/);
     assert.match(text, /^budgets\.cost-usd: /m);
     assert.match(err.message, /\.github\/auto-fix\.yml is not valid/);

@@ -112,3 +112,21 @@ test("installs are taken out of a script, whatever the language, and the rest is
     /^The dependency install in your script \(`pip install x`\) was not run: the sandbox has no network/,
   );
 });
+
+test("in C++ and Rust the install call alone goes, as a comment: the function around it stays", () => {
+  const cpp = removeInstalls(
+    'int main() {\n  system("apt-get install -y libfoo-dev");\n  return 1;\n}\n',
+    "cpp",
+  );
+  assert.equal(
+    cpp.script,
+    "int main() {\n  // dependency install removed: the network is off and setup installed the dependencies\n  return 1;\n}\n",
+  );
+  assert.deepEqual(cpp.removed, ["system apt-get install -y libfoo-dev"]);
+  const rust = removeInstalls(
+    'fn main() {\n    std::process::Command::new("pip").args(["install", "x"]).status().unwrap();\n    assert!(false);\n}\n',
+    "rust",
+  );
+  assert.match(rust.script, /^fn main\(\) \{\n {4}\/\/ dependency install removed[^\n]*\n/);
+  assert.match(rust.script, /assert!\(false\);\n\}\n$/);
+});

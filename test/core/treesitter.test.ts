@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LANGUAGES, languageForPath, parseSource, syntaxProblems } from "../../src/treesitter/languages.ts";
+import { LANGUAGES, languageForPath, parseSource, syntaxProblems } from "../../src/languages/index.ts";
 
 test("every grammar loads and reports a syntax error with its position", async () => {
   const bad: Record<string, string> = {
@@ -10,6 +10,8 @@ test("every grammar loads and reports a syntax error with its position", async (
     tsx: "const x = <div>;\n",
     java: "class A { void f( { } }\n",
     go: "package x\nfunc f( {\n}\n",
+    rust: "fn f( {\n}\n",
+    cpp: "int f( {\n}\n",
   };
   for (const lang of LANGUAGES) {
     const tree = await parseSource(lang, bad[lang]!);
@@ -27,4 +29,8 @@ test("languages by extension", () => {
   assert.equal(languageForPath("x.d.ts"), "typescript");
   assert.equal(languageForPath("Makefile"), null);
   assert.equal(languageForPath("dir.py/file"), null);
+  assert.equal(languageForPath("src/lib.rs"), "rust");
+  assert.equal(languageForPath("include/x.h"), "cpp");
+  assert.equal(languageForPath("src/x.CC"), "cpp");
+  assert.equal(languageForPath("main.kt"), null);
 });

@@ -8,9 +8,10 @@ import { planFor } from "../../src/index/extract.ts";
 import {
   type LanguageId,
   languageForPath,
+  languageOf,
   loadLanguage,
   parseSource,
-} from "../../src/treesitter/languages.ts";
+} from "../../src/languages/index.ts";
 import { fixturePath } from "./helpers.ts";
 
 /** Matches as comparable text: pattern, then each capture's name and byte range. */
@@ -182,7 +183,7 @@ test("a query with a pattern the keywords do not anchor is matched over the whol
   const source =
     "(decorated_definition) @function\n(function_definition name: (identifier) @name) @function\n";
   const language = await loadLanguage("python");
-  const edited = makeMatchPlan("python", new Query(language, source), source);
+  const edited = makeMatchPlan(languageOf("python").units.anchors, new Query(language, source), source);
   assert.equal(edited.anchors, null, "decorated_definition has no keyword of its own");
   const tree = await parseSource("python", "@d\ndef f(): pass\n");
   try {

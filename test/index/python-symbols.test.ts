@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Node } from "web-tree-sitter";
 import { extractSymbols } from "../../src/index/extract.ts";
-import { parseSource } from "../../src/treesitter/languages.ts";
+import { parseSource } from "../../src/languages/index.ts";
 import { fixturePath } from "./helpers.ts";
 
 /**

@@ -14,7 +14,7 @@ import { test } from "node:test";
 import { exactCases, twoEditCases } from "../../bench/apply-exact.ts";
 import { computePatch, createMemoryRepo } from "../../src/patch/index.ts";
 import { treeSitterChecker } from "../../src/patch/syntax.ts";
-import type { LanguageId } from "../../src/treesitter/languages.ts";
+import { type LanguageId, languageOf } from "../../src/languages/index.ts";
 import { rng } from "../support/rng.ts";
 import { after, apply, edit } from "./helpers.ts";
 
@@ -51,10 +51,8 @@ async function sources(): Promise<Src[]> {
   const out: Src[] = [];
   const add = async (lang: LanguageId, origin: string, text: string) => {
     if (text.includes("\r") || text.split("\n").length < 40) return;
-    const ext = { python: "py", javascript: "js", typescript: "ts", tsx: "tsx", java: "java", go: "go" }[
-      lang
-    ];
-    if ((await treeSitterChecker.analyse(`x.${ext}`, text)).problems.length === 0)
+    const ext = languageOf(lang).extensions[0];
+    if ((await treeSitterChecker.analyse(`x${ext}`, text)).problems.length === 0)
       out.push({ lang, origin, text });
   };
   const read = (p: string) => readFileSync(p, "utf8");

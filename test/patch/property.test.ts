@@ -16,7 +16,7 @@ import { expectedOf, type Intent, SLOPPINESS, SLOPPY_REFUSALS } from "../../benc
 import type { Source } from "../../bench/apply-sources.ts";
 import { computePatch, createMemoryRepo } from "../../src/patch/index.ts";
 import { treeSitterChecker } from "../../src/patch/syntax.ts";
-import type { LanguageId } from "../../src/treesitter/languages.ts";
+import type { LanguageId } from "../../src/languages/index.ts";
 
 const SEED = Number(process.env.AUTO_FIX_PROPERTY_SEED ?? 7);
 const ROOT = join(import.meta.dirname, "..", "..");

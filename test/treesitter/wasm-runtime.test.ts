@@ -4,13 +4,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Tree } from "web-tree-sitter";
-import {
-  createParser,
-  type LanguageId,
-  type ParseOnce,
-  parseSource,
-} from "../../src/treesitter/languages.ts";
-import { parsePython } from "../../src/treesitter/python-parse.ts";
+import { createParser, type LanguageId, type ParseOnce, parseSource } from "../../src/languages/index.ts";
+import { parsePython } from "../../src/languages/python/parse.ts";
 import { fastInputChunks, fastInputInstalled } from "../../src/treesitter/wasm-runtime.ts";
 import { SOURCE_SAMPLES } from "../../bench/support/hostile-inputs.ts";
 import { rng } from "../support/rng.ts";
@@ -45,7 +40,7 @@ function shape(tree: Tree): string[] {
 async function stockShape(lang: LanguageId, source: string): Promise<string[]> {
   const parser = await createParser(lang);
   // A function input: the stock callback copies what it returns. Python reads long comment runs with
-  // included ranges (python-parse.ts): the same reading, through the stock callback.
+  // included ranges (src/languages/python/parse.ts): the same reading, through the stock callback.
   const once: ParseOnce = (opts = {}) =>
     parser.parse(
       (i) => source.slice(i),
@@ -150,7 +145,7 @@ test("trees read through the bulk copy equal the stock callback's, in every lang
 });
 
 test("a parse with included ranges reads the same through the bulk copy", async () => {
-  // Long comment runs are parsed with included ranges (python-comment-runs.ts).
+  // Long comment runs are parsed with included ranges (src/languages/python/comment-runs.ts).
   const body = Array.from({ length: 400 }, (_, i) => `    # line ${i} with 😀 and \uD800\n`).join("");
   const source = `def f():\n${body}    return 1\n\n\nclass C:\n${body}    x = 2\n`;
   const fast = await fastShape("python", source);

@@ -1,3 +1,4 @@
+import { unknownLanguageNote } from "../../languages/index.ts";
 import { existsSync } from "node:fs";
 import { validationVerdict } from "../../contract/validation-verdict.ts";
 import { readFile, stat } from "node:fs/promises";
@@ -170,6 +171,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     ceilings,
   });
   const notes: string[] = [...repoConfig.notes];
+  // A repository in none of auto-fix's languages: what the run can and cannot do there, said first.
+  if (repoConfig.language === "unknown") io.stderr(`auto-fix fix: note: ${unknownLanguageNote()}\n`);
   const roundLimit = roundsArg ?? repoConfig.budgets.searchRounds;
   const budget = { ...settings.budget };
   if (budget.usd === undefined && budget.tokens === undefined) budget.usd = repoConfig.budgets.costUsd;

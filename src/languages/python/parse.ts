@@ -1,6 +1,6 @@
 import type { Tree } from "web-tree-sitter";
-import type { ParseOnce } from "./languages.ts";
-import { type CommentGroup, commentRunRanges } from "./python-comment-runs.ts";
+import type { ParseOnce } from "../../treesitter/grammar.ts";
+import { type CommentGroup, commentRunRanges } from "./comment-runs.ts";
 
 /**
  * Characters a plain parse's scanner may read over comment runs (`plainScanCost`) when the tree with
@@ -14,7 +14,7 @@ const PLAIN_SCAN_PER_CHAR = 4;
 const STRING_PARTS = /string|interpolation/;
 
 /**
- * Python with the middles of long comment runs hidden (python-comment-runs.ts), so that a run costs
+ * Python with the middles of long comment runs hidden (comment-runs.ts), so that a run costs
  * what it weighs, not its square. The tree is kept when it confirms every hidden stretch: no syntax
  * error anywhere (error recovery may have read a string as comments), and each group starts a comment
  * node that reaches the group's end, between statements or in brackets, not inside a string.

@@ -1,74 +1,51 @@
 import { createRequire } from "node:module";
 import { Language, type Node, Parser, type Range, type Tree } from "web-tree-sitter";
-import { parsePython } from "./python-parse.ts";
 import { initRuntime, withParseInput } from "./wasm-runtime.ts";
 
-/** The languages auto-fix reads. */
-export type LanguageId = "python" | "javascript" | "typescript" | "tsx" | "java" | "go";
-
-export const LANGUAGES: readonly LanguageId[] = ["python", "javascript", "typescript", "tsx", "java", "go"];
-
-const EXTENSIONS: Record<string, LanguageId> = {
-  ".py": "python",
-  ".pyi": "python",
-  ".js": "javascript",
-  ".mjs": "javascript",
-  ".cjs": "javascript",
-  ".jsx": "javascript",
-  ".ts": "typescript",
-  ".mts": "typescript",
-  ".cts": "typescript",
-  ".tsx": "tsx",
-  ".java": "java",
-  ".go": "go",
-};
-
-/** The language of a file by its extension, or null when auto-fix does not read it. */
-export function languageForPath(path: string): LanguageId | null {
-  const dot = path.lastIndexOf(".");
-  if (dot < 0 || dot < path.lastIndexOf("/")) return null;
-  return EXTENSIONS[path.slice(dot).toLowerCase()] ?? null;
+/**
+ * A tree-sitter grammar, as a language folder (src/languages/) names it: the grammar package's WASM
+ * file, and, for a grammar whose plain parse costs too much on some texts, its own way of parsing.
+ * This room knows no language: what one is lives in its folder.
+ */
+export interface Grammar {
+  /** The language's id, for messages. */
+  readonly name: string;
+  /** Module path of the WASM file the grammar package ships (`tree-sitter-rust/tree-sitter-rust.wasm`). */
+  readonly wasm: string;
+  /** Parses a text with `parse` (one parse under the text's time limit) in the grammar's own way. */
+  readonly parse?: (parse: ParseOnce, source: string) => Tree | null;
 }
-
-const WASM: Record<LanguageId, string> = {
-  python: "tree-sitter-python/tree-sitter-python.wasm",
-  javascript: "tree-sitter-javascript/tree-sitter-javascript.wasm",
-  typescript: "tree-sitter-typescript/tree-sitter-typescript.wasm",
-  tsx: "tree-sitter-typescript/tree-sitter-tsx.wasm",
-  java: "tree-sitter-java/tree-sitter-java.wasm",
-  go: "tree-sitter-go/tree-sitter-go.wasm",
-};
 
 const require = createRequire(import.meta.url);
 
 /** Absolute path of the WASM grammar that the grammar package ships. */
-export function grammarWasmPath(lang: LanguageId): string {
-  return require.resolve(WASM[lang]);
+export function grammarWasmPath(grammar: Grammar): string {
+  return require.resolve(grammar.wasm);
 }
 
 let initPromise: Promise<void> | null = null;
-const languageCache = new Map<LanguageId, Promise<Language>>();
+const languageCache = new Map<string, Promise<Language>>();
 
-/** Loads (once per thread) the tree-sitter Language for `lang`. */
-export function loadLanguage(lang: LanguageId): Promise<Language> {
+/** Loads (once per thread) the tree-sitter Language of `grammar`. */
+export function loadGrammar(grammar: Grammar): Promise<Language> {
   initPromise ??= initRuntime();
-  let p = languageCache.get(lang);
+  let p = languageCache.get(grammar.wasm);
   if (!p) {
-    p = initPromise.then(() => Language.load(grammarWasmPath(lang)));
-    languageCache.set(lang, p);
+    p = initPromise.then(() => Language.load(grammarWasmPath(grammar)));
+    languageCache.set(grammar.wasm, p);
   }
   return p;
 }
 
-/** A new parser set to `lang`. Parsers are cheap; languages are cached. */
-export async function createParser(lang: LanguageId): Promise<Parser> {
-  const language = await loadLanguage(lang);
+/** A new parser set to `grammar`. Parsers are cheap; languages are cached. */
+export async function createGrammarParser(grammar: Grammar): Promise<Parser> {
+  const language = await loadGrammar(grammar);
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;
 }
 
-const parserCache = new Map<LanguageId, Promise<Parser>>();
+const parserCache = new Map<string, Promise<Parser>>();
 
 /** A parse stopped at its time limit (`parseSource`): the text is not read. */
 export class ParseTimeLimitError extends Error {
@@ -125,24 +102,24 @@ function cpuLimit(limitMs: number): { stop: () => boolean; hit: () => boolean } 
 }
 
 /**
- * Parses `source` as `lang` with a parser shared within this thread. A parse that takes more than the
- * time limit (default 10 s of this thread's CPU time, `AUTO_FIX_PARSE_TIME_LIMIT_MS`) is stopped with
- * a `ParseTimeLimitError`: a crafted text must not hold a job for minutes. Python goes through
- * `parsePython` (python-parse.ts), which reads long runs of comment lines in one step.
+ * Parses `source` with `grammar`, with a parser shared within this thread. A parse that takes more than
+ * the time limit (default 10 s of this thread's CPU time, `AUTO_FIX_PARSE_TIME_LIMIT_MS`) is stopped
+ * with a `ParseTimeLimitError`: a crafted text must not hold a job for minutes. A grammar with a parse
+ * of its own (Python's, which reads long runs of comment lines in one step) goes through it.
  */
-export async function parseSource(
-  lang: LanguageId,
+export async function parseWith(
+  grammar: Grammar,
   source: string,
   options: { timeLimitMs?: number } = {},
 ): Promise<Tree> {
-  let p = parserCache.get(lang);
+  let p = parserCache.get(grammar.wasm);
   if (!p) {
-    p = createParser(lang);
-    parserCache.set(lang, p);
+    p = createGrammarParser(grammar);
+    parserCache.set(grammar.wasm, p);
   }
   const parser = await p;
   const limitMs = options.timeLimitMs ?? parseTimeLimitMs();
-  // One limit for the text, however many times parsePython has it parsed.
+  // One limit for the text, however many times the grammar's own parse has it parsed.
   const limit = cpuLimit(limitMs);
   const parse: ParseOnce = (opts = {}) => {
     const tree = parser.parse(source, null, {
@@ -153,10 +130,11 @@ export async function parseSource(
     if (!tree) parser.reset();
     return tree;
   };
-  const tree = withParseInput(source, () => (lang === "python" ? parsePython(parse, source) : parse()));
+  const own = grammar.parse;
+  const tree = withParseInput(source, () => (own ? own(parse, source) : parse()));
   if (!tree) {
     if (limit.hit()) throw new ParseTimeLimitError(limitMs);
-    throw new Error(`tree-sitter returned no tree for a ${lang} source`);
+    throw new Error(`tree-sitter returned no tree for a ${grammar.name} source`);
   }
   return tree;
 }

@@ -7,8 +7,8 @@ import { test } from "node:test";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { buildIndex } from "../../src/index/index.ts";
 import { computePatch, createMemoryRepo } from "../../src/patch/index.ts";
-import { createParser, ParseTimeLimitError, parseSource } from "../../src/treesitter/languages.ts";
-import { commentRunRanges } from "../../src/treesitter/python-comment-runs.ts";
+import { createParser, ParseTimeLimitError, parseSource } from "../../src/languages/index.ts";
+import { commentRunRanges } from "../../src/languages/python/comment-runs.ts";
 import { edit } from "../patch/helpers.ts";
 import { rng } from "../support/rng.ts";
 

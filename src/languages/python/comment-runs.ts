@@ -23,10 +23,10 @@ import type { Range } from "web-tree-sitter";
  * A line is taken when it starts, outside any string, with `#` after spaces and tabs, and holds no NUL
  * (which ends a comment for the parser). Strings and brackets are followed here as Python writes them;
  * where this reading and the parser's differ (a construct read otherwise, or a file with a syntax
- * error), `parsePython` (python-parse.ts) finds out from the tree it gets. The block stack is followed
+ * error), `parsePython` (parse.ts) finds out from the tree it gets. The block stack is followed
  * only while every statement dedents to a block that is open (else the plain rule of `groupRun`). A
  * group whose first line is a comment holds only comments: a comment line leaves the lexer where it
- * was, outside any string. `test/treesitter/python-comment-runs.test.ts` holds the grouped tree against
+ * was, outside any string. `test/languages/python-comment-runs.test.ts` holds the grouped tree against
  * the plain parser's on real modules with runs of every shape pushed in.
  */
 

@@ -1,5 +1,5 @@
 import type { Node } from "web-tree-sitter";
-import { type LanguageId, languageForPath, parseSource } from "./languages.ts";
+import { type LanguageId, languageForPath, parseSource } from "../languages/index.ts";
 
 /**
  * Whether two versions of a file hold the same code once comments and whitespace are set aside: their
@@ -42,13 +42,14 @@ const squash = (s: string): string => s.replace(/\s+/g, "");
 
 /**
  * True when `before` and `after` hold the same code, false when they differ, null when it cannot be told
- * (a parse failed or found syntax errors, the file is too large). Files in no language the index reads
- * are compared as text with all whitespace removed.
+ * (a parse failed or found syntax errors, the file is too large). A file no language folder reads
+ * differs when its text differs beyond whitespace; when only whitespace differs it cannot be told
+ * (without a grammar, a space taken out of a string cannot be told from one between words).
  */
 export async function sameCode(path: string, before: string, after: string): Promise<boolean | null> {
   if (before === after) return true;
   const lang: LanguageId | null = languageForPath(path);
-  if (!lang) return squash(before) === squash(after);
+  if (!lang) return squash(before) === squash(after) ? null : false;
   try {
     const [a, b] = [await parseSource(lang, before), await parseSource(lang, after)];
     try {
