@@ -168,9 +168,10 @@ test("the lists of folders to skip live in core/path-rules alone, and the index 
     "src/cli/commands/fix.ts:.auto-fix",
     // The operator's cache folder in the home (~/.cache/auto-fix), not a folder of a repository.
     "src/index/cache.ts:.cache",
-    "src/validate/canaries/plan.ts:__pycache__",
-    // go test's own rule: `./...` never matches packages under vendor/.
-    "src/validate/canaries/spots.ts:vendor",
+    "src/runners/shared/canaries-python.ts:__pycache__",
+    // go test's own rule: `./...` never matches packages under vendor/ (nor is a test file sought there).
+    "src/runners/go/canaries.ts:vendor",
+    "src/runners/shared/canaries-args.ts:vendor",
   ]);
   const root = new URL("../../src/", import.meta.url).pathname;
   for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {

@@ -1,3 +1,37 @@
-import type { RunnerCanaries } from "../parts/canaries.ts";
+/**
+ * jest's check tests: a test file with `test` (a global, or imported from `@jest/globals`) and
+ * `expect(…).toBe`, named like jest's test files so that a run with no configuration takes it.
+ */
+import type { CanaryRules, RunnerCanaries } from "../parts/canaries.ts";
+import { CANARY_DEFAULTS, deselectingAfter } from "../shared/canaries-args.ts";
+import { countsOne, defaultRulesSpot, type JsFlavour, jsCanary } from "../shared/canaries-js.ts";
 
-export const canaries: RunnerCanaries = {};
+/** Options that could leave the check tests out or stop before them. */
+const DESELECTING =
+  /^(-t|--testNamePattern(=.*)?|-b|--bail(=.*)?|-o|--onlyChanged|--changedSince(=.*)?|--shard(=.*)?)$/;
+
+const FLAVOUR: JsFlavour = {
+  testModule: /^@jest\/globals$/,
+  globalTestFns: true,
+  globalExpect: true,
+  esm: "never",
+  own: { lines: [], style: { kind: "expect", name: "expect", matcher: "toBe" }, testFn: "test", ext: "js" },
+};
+
+const rules: CanaryRules = {
+  ...CANARY_DEFAULTS,
+  deselecting: deselectingAfter(DESELECTING, () => 0),
+  spot: (input) =>
+    defaultRulesSpot(input, {
+      label: "jest",
+      configs: /^jest\.config\.(js|ts|mjs|cjs|json)$/,
+      packageKey: "jest",
+      testFile: /((^|[./])(test|spec)\.[jt]sx?$|(^|\/)__tests__\/.*\.[jt]sx?$)/,
+    }),
+  source: (input) => jsCanary(FLAVOUR, input),
+  ownProcessPerFile: true,
+  onlyOneFailed: (output) =>
+    countsOne(output, /^Test Suites:\s+(\d+) failed/gm) && countsOne(output, /^Tests:\s+(\d+) failed/gm),
+};
+
+export const canaries: RunnerCanaries = { canaries: rules };

@@ -1,18 +1,13 @@
 /**
- * What a patch changed, as the canaries use it: the changed files and the names of the top-level
+ * What a patch changed, as the check tests use it: the changed files and the names of the top-level
  * functions and classes whose text the patch changed (or, without the unpatched tree, every one those
- * files define). A canary then calls a changed function when a test beside it does, so a stub that acts
+ * files define). The check tests then call a changed function when a test beside it does, so a stub that acts
  * only in tests that call the patched code acts on the canaries too.
  */
-import { posix } from "node:path";
 import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
+import type { Focus } from "./types.ts";
 
-export interface Focus {
-  /** Changed files, repository-relative. */
-  files: readonly string[];
-  /** Names of changed top-level definitions. */
-  names: ReadonlySet<string>;
-}
+export type { Focus };
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const DEFINITION =
@@ -59,19 +54,4 @@ export function focusOf(tree: TreeFs, changed: readonly string[], pristine?: Tre
     for (const [n, text] of definitions(after)) if (was.get(n) !== text) names.add(n);
   }
   return { files: changed, names };
-}
-
-/** Whether a module a test imports (`calc.ops`, `../src/calc.js`) is one of the changed files. */
-export function isChangedModule(focus: Focus, module: string, from: string): boolean {
-  const strip = (f: string): string =>
-    f.replace(/(\/__init__|\/index)?\.[cm]?[jt]sx?$|(\/__init__)?\.py$/, "");
-  if (module.startsWith(".") && /[/]/.test(module)) {
-    const at = strip(posix.normalize(posix.join(posix.dirname(from), module)));
-    return focus.files.some((f) => strip(f) === at);
-  }
-  const dotted = module.replace(/^\.+/, "");
-  return focus.files.some((f) => {
-    const m = strip(f).replaceAll("/", ".");
-    return m === dotted || m.endsWith(`.${dotted}`);
-  });
 }

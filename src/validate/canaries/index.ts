@@ -7,10 +7,11 @@
  * beside one of the repository's test files and named like it (random words, no mark of where they come
  * from), and the command is made to run them with the repository's tests (an extra target, or a place the
  * runner discovers by its own rules), without changing which of the repository's tests run. Where the
- * runner allows it (pytest, unittest, node --test, mocha, jest, vitest) they import what that test file
- * imports, call the repository's code the way it does (a call whose arguments are literals, borrowed from
- * it) and assert the way it does (`assert`, `self.assertEqual`, `assert.strictEqual` as it imports it,
- * `expect(…).toBe`); go's use `t.Errorf` and call nothing (see ./sample.ts, ./python.ts, ./js.ts, ./go.ts):
+ * runner allows it they import what that test file imports, call the repository's code the way it does
+ * (a call whose arguments are literals, borrowed from it) and assert the way it does. Where they go, how
+ * they are named and written, and how the runner's results name them is each runner's own
+ * (`src/runners/<runner>/canaries.ts`, reached through `runnerFor(name).canaries`); a runner that gets
+ * none says why, and its runs read "could not check":
  *
  * - one must fail: it asserts that the real call's result equals a random string, through the assertion
  *   a stub would have to neuter, so a stub that spares these tests spares the repository's too;
@@ -23,8 +24,8 @@
  * run's results (they are never counted, selected, compared or reported as the repository's tests) and
  * their files leave the tree. A run whose runner lost them, reported the failing one as passed or skipped,
  * or reported the passing one without its proof is `tampered`; a run where no canary could be placed
- * (a runner or command form this module does not know, shell syntax, options that could deselect them)
- * or that a limit stopped is `unverified`, with why. `intact` only when every check held.
+ * (a runner that places none, a command form it does not know, shell syntax, options that could deselect
+ * them) or that a limit stopped is `unverified`, with why. `intact` only when every check held.
  *
  * What it does not prove: that a patch is honest. Code in the runner's process can read the canary files
  * as well as the runner can, so a patch written against this very scheme could still spare them or forge

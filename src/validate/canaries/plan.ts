@@ -1,31 +1,28 @@
 /**
- * Placing a run's canaries: the files written into the run's private copy of the tree and the command
- * that runs them with the repository's tests (see ./index.ts).
+ * Placing a run's check tests: the files written into the run's private copy of the tree and the command
+ * that runs them with the repository's tests (see ./index.ts). Where they go, how they are named and what
+ * they look like is the runner's (`runnerFor(name).canaries`); this is the same for every runner.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import { lstatSync, lutimesSync } from "node:fs";
 import { extname, join } from "node:path";
-import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
+import type { RepoConfig } from "../../config/index.ts";
 import { runnerOfCommand } from "../../config/index.ts";
 import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
-import type { Focus } from "./focus.ts";
-import { goCanary } from "./go.ts";
-import { jsCanary } from "./js.ts";
-import { type CanarySource, pythonCanary, type SourceInput } from "./python.ts";
-import { word } from "./sample.ts";
-import { fnmatch } from "./args.ts";
-import { goPackage, type Spot, spotFor } from "./spots.ts";
-import type { CanaryPlan, CanaryTargeted, NoCanaries, Placement } from "./types.ts";
+import { type RunnerName, runnerFor } from "../../runners/index.ts";
+import type { CanaryRules, SourceInput, Spot } from "../../runners/parts/canaries.ts";
+import { valueOptionsOf } from "../targets/runner-command.ts";
+import type { CanaryPlan, CanaryTargeted, Focus, NoCanaries, Placement } from "./types.ts";
 
-/** Sibling files of the canary rewritten at most (a larger folder keeps its files' creation times). */
+/** Sibling files of the check tests' file rewritten at most (a larger folder keeps its files' creation times). */
 const MAX_BLENDED = 50;
 /** A sibling larger than this keeps its creation time. */
 const MAX_BLENDED_BYTES = 1024 * 1024;
 
 /**
- * The canary file dated like the test file it imitates, and the other files of its folder with its
+ * The check tests' file dated like the test file it imitates, and the other files of its folder with its
  * extension written afresh (same bytes, same mode, same times): none of them was created or changed
- * later than the canary, so the times of the files do not tell the canaries from the repository's tests.
+ * later than it, so the times of the files do not tell the check tests from the repository's tests.
  */
 function blend(tree: TreeFs, dir: string, file: string, sample?: string): void {
   const abs = (rel: string): string => join(tree.root, rel);
@@ -54,31 +51,133 @@ function blend(tree: TreeFs, dir: string, file: string, sample?: string): void {
 const hex = (n: number): string => randomBytes(n).toString("hex");
 const digest = (text: string): string => createHash("sha256").update(text).digest("hex");
 
-/** The canary file for `runner` in `input.dir`. */
-function canarySource(runner: TestRunnerKind, input: SourceInput, goPkg: string | null): CanarySource {
-  switch (runner) {
-    case "pytest":
-    case "unittest":
-      return pythonCanary(runner, input);
-    case "go":
-      return goCanary(input, goPkg!);
-    case "node-test":
-    case "mocha":
-    case "jest":
-    case "vitest":
-      return jsCanary(runner, input);
-    default:
-      throw new Error(`no canary source for ${runner}`);
-  }
+const CONSONANTS = "bdfgklmnprstvz";
+const VOWELS = "aeiou";
+
+/** A fresh lowercase word of `syllables` syllables (`kavelomi`): random, pronounceable, unmarked. */
+export function word(syllables = 4): string {
+  let w = "";
+  for (let i = 0; i < syllables; i++) w += CONSONANTS[randomInt(CONSONANTS.length)]! + VOWELS[randomInt(5)]!;
+  return w;
 }
 
 const SCRIPT_NAME = "sh";
 
+/** The run's runner, its command's words and a targeted run's targets; or why no check test goes in. */
+function commandOf(
+  config: Pick<RepoConfig, "test" | "validation">,
+  command: string,
+  targeted?: CanaryTargeted,
+): { runner: RunnerName; words: string[]; targets: string[] | null } | NoCanaries {
+  if (targeted) {
+    const runner = config.validation.runner;
+    const a = targeted.argv;
+    if (!runner || a.length < 4 || a[0] !== "/bin/sh" || a[1] !== "-c" || a[3] !== SCRIPT_NAME)
+      return { unverified: "the targeted command is not one whose tests can be added to" };
+    return { runner, words: a[2]!.split(/\s+/), targets: a.slice(4) };
+  }
+  const runner = runnerOfCommand(command, config.test.framework);
+  if (!runner)
+    return {
+      unverified: `the test command \`${command}\` is a script or uses shell syntax, so the runner checks cannot be added to it`,
+    };
+  return { runner, words: command.trim().split(/\s+/), targets: null };
+}
+
+/** Where the runner's check tests go in this run; or why none can. */
+function spotOf(
+  rules: CanaryRules,
+  tree: TreeFs,
+  input: { runner: RunnerName; words: string[]; targets: string[] | null },
+  focus?: Focus,
+): Spot | NoCanaries {
+  const stop = rules.deselecting(input.words);
+  if (stop !== undefined)
+    return {
+      unverified: `the command's option \`${stop}\` could leave the check tests out or stop before them`,
+    };
+  try {
+    return rules.spot({
+      tree,
+      words: input.words,
+      targets: input.targets,
+      valueOptions: valueOptionsOf(input.runner),
+      ...(focus ? { focus } : {}),
+    });
+  } catch (err) {
+    if (err instanceof TreeFsError) return { unverified: `the tree could not be read: ${err.message}` };
+    throw err;
+  }
+}
+
+/** Writes the check tests' file (and nothing else) into each of the spot's folders; or why it could not. */
+function writePlacements(
+  rules: CanaryRules,
+  tree: TreeFs,
+  spot: Spot,
+  base: Omit<SourceInput, "dir" | "tree">,
+  leftovers: (placements: Placement[]) => void,
+): { placements: Placement[]; passName: string; failName: string } | NoCanaries {
+  const placements: Placement[] = [];
+  let passName = "";
+  let failName = "";
+  try {
+    for (const dir of spot.dirs) {
+      const input: SourceInput = { ...base, tree, dir };
+      if (spot.sample) input.preferred = spot.sample;
+      const src = rules.source(input);
+      const refused = spot.refuses?.(src.name);
+      if (refused) {
+        leftovers(placements);
+        return { unverified: refused };
+      }
+      passName = src.passName;
+      failName = src.failName;
+      const file = dir ? `${dir}/${src.name}` : src.name;
+      const proof = dir ? `${dir}/${base.proofName}` : base.proofName;
+      if (tree.readIfExists(file) !== null || tree.readIfExists(proof) !== null)
+        throw new TreeFsError("invalid-path", file, "the check tests' file name is taken");
+      placements.push({ dir, file, proof });
+      tree.write(file, src.text, { mkdirs: false });
+      blend(tree, dir, file, src.sample);
+    }
+  } catch (err) {
+    leftovers(placements);
+    if (err instanceof TreeFsError)
+      return { unverified: `the check tests could not be written: ${err.message}` };
+    throw err;
+  }
+  return { placements, passName, failName };
+}
+
+/** The command that runs the check tests' file with the run's tests; null when the targeted script takes none. */
+function commandWith(
+  command: string,
+  added: string[],
+  scope: string[],
+  targeted: CanaryTargeted | undefined,
+  targets: string[] | null,
+): { out: string[]; processes: number } | null {
+  if (!targeted) {
+    // The command has no shell syntax (runnerOfCommand): the added words travel as arguments, never as
+    // shell text (a scope comes from the repository).
+    const more = [...scope, ...added].map((a) => (a.startsWith("-") ? `./${a}` : a));
+    return { out: ["/bin/sh", "-c", `${command.trim()} "$@"`, SCRIPT_NAME, ...more], processes: 1 };
+  }
+  const argv = [...targeted.argv];
+  if (!targeted.sequential) return { out: [...argv, ...added], processes: 1 };
+  // One process per target: each runs the check tests too, and each must leave its proof.
+  const script = argv[2]!;
+  if (!script.includes('"$t" ||')) return null;
+  argv[2] = script.replace('"$t" ||', `"$t" ${added.join(" ")} ||`);
+  return { out: argv, processes: Math.max(1, targets?.length ?? 1) };
+}
+
 /**
- * Places canaries for one run in `tree` and returns the command that runs them with the repository's
+ * Places check tests for one run in `tree` and returns the command that runs them with the repository's
  * tests, or why none can be placed. `targeted`: the run's targeted command (`sh -c '<words> "$@"'` with
  * the targets as arguments, a `{tests}` template alike); absent: the configured test command. `focus`:
- * what the patch changed (the canaries then call the changed code where a test beside them does).
+ * what the patch changed (the check tests then call the changed code where a test beside them does).
  */
 export function planCanaries(
   tree: TreeFs,
@@ -88,129 +187,58 @@ export function planCanaries(
 ): CanaryPlan | NoCanaries {
   const command = config.test.command;
   if (!command) return { unverified: "there is no test command" };
-  let runner: TestRunnerKind | null;
-  let words: string[];
-  let targets: string[] | null = null;
-  if (targeted) {
-    runner = config.validation.runner;
-    const a = targeted.argv;
-    if (!runner || a.length < 4 || a[0] !== "/bin/sh" || a[1] !== "-c" || a[3] !== SCRIPT_NAME)
-      return { unverified: "the targeted command is not one whose tests can be added to" };
-    words = a[2]!.split(/\s+/);
-    targets = a.slice(4);
-  } else {
-    runner = runnerOfCommand(command, config.test.framework);
-    if (!runner)
-      return {
-        unverified: `the test command \`${command}\` is a script or uses shell syntax, so the runner checks cannot be added to it`,
-      };
-    words = command.trim().split(/\s+/);
-  }
-  if (targeted?.sequential && runner !== "unittest")
+  const cmd = commandOf(config, command, targeted);
+  if ("unverified" in cmd) return cmd;
+  const { runner, targets } = cmd;
+  const rules = runnerFor(runner).canaries;
+  if (targeted?.sequential && !(rules.placed && rules.perTargetProcesses))
     return { unverified: "a run of one process per target is not one check tests are added to" };
-  if (runner === "maven" || runner === "gradle" || runner === "junit")
-    return { unverified: `check tests are not placed for ${runner} runs` };
-  let spot: Spot | NoCanaries;
-  try {
-    spot = spotFor(runner, tree, words, targets, focus);
-  } catch (err) {
-    if (err instanceof TreeFsError) return { unverified: `the tree could not be read: ${err.message}` };
-    throw err;
-  }
+  if (!rules.placed) return { unverified: rules.why };
+  const spot = spotOf(rules, tree, cmd, focus);
   if ("unverified" in spot) return spot;
 
   // Names a reader (or code in the runner's process) cannot tell from the repository's own: random words,
   // no mark of where they come from; the proof's value is a digest of a fresh nonce.
   const token = word(4);
-  const other = word(3);
   const proofName = `.${word(3)}-${hex(3)}.tmp`;
   const proofValue = digest(`${token} ${hex(16)}`);
-  const impossible = hex(8);
+  const base = { token, other: word(3), spare: word(3), proofName, proofValue, impossible: hex(8) };
+  const remove = (placements: Placement[]): void => removeCanaryFiles(tree, runner, placements);
+  const written = writePlacements(rules, tree, spot, focus ? { ...base, focus } : base, remove);
+  if ("unverified" in written) return written;
+  const { placements, passName, failName } = written;
 
-  const placements: Placement[] = [];
-  let passName = "";
-  let failName = "";
-  try {
-    for (const dir of spot.dirs) {
-      const goPkg = runner === "go" ? goPackage(tree, dir) : undefined;
-      if (runner === "go" && !goPkg)
-        throw new TreeFsError("missing", dir, `no Go package clause found in ${dir || "the root"}`);
-      const input: SourceInput = { tree, dir, token, other, proofName, proofValue, impossible };
-      if (spot.sample) input.preferred = spot.sample;
-      if (focus) input.focus = focus;
-      const src = canarySource(runner, input, goPkg ?? null);
-      if (runner === "unittest" && spot.scope && !fnmatch(spot.scope[0]!, src.name))
-        return {
-          unverified: `unittest's discovery pattern \`${spot.scope[0]}\` would not find the check tests' module`,
-        };
-      passName = src.passName;
-      failName = src.failName;
-      const file = dir ? `${dir}/${src.name}` : src.name;
-      const proof = dir ? `${dir}/${proofName}` : proofName;
-      if (tree.readIfExists(file) !== null || tree.readIfExists(proof) !== null)
-        throw new TreeFsError("invalid-path", file, "the check tests' file name is taken");
-      placements.push({ dir, file, proof });
-      tree.write(file, src.text, { mkdirs: false });
-      blend(tree, dir, file, src.sample);
-    }
-  } catch (err) {
-    removeCanaryFiles(tree, placements);
-    if (err instanceof TreeFsError)
-      return { unverified: `the check tests could not be written: ${err.message}` };
-    throw err;
-  }
-
-  const file = placements[0]!.file;
   // A path that could read as an option stays a path (`-x/a.py` → `./-x/a.py`).
-  const added = spot.args(file).map((a) => (a.startsWith("-") ? `./${a}` : a));
-  const scope = spot.scope && runner === "pytest" ? spot.scope : [];
-  let out: string[] | string;
-  let processes = 1;
-  if (targeted) {
-    const argv = [...targeted.argv];
-    if (targeted.sequential) {
-      // One process per module: each runs the canary module too, and each must leave its proof.
-      const script = argv[2]!;
-      if (!script.includes('"$t" ||')) {
-        removeCanaryFiles(tree, placements);
-        return { unverified: "the targeted command is not one whose tests can be added to" };
-      }
-      argv[2] = script.replace('"$t" ||', `"$t" ${added.join(" ")} ||`);
-      processes = Math.max(1, targets?.length ?? 1);
-    } else argv.push(...added);
-    out = argv;
-  } else {
-    // The command has no shell syntax (runnerOfCommand): the added words travel as arguments, never as
-    // shell text (testpaths come from the repository).
-    const more = [...scope, ...added].map((a) => (a.startsWith("-") ? `./${a}` : a));
-    out = ["/bin/sh", "-c", `${command.trim()} "$@"`, SCRIPT_NAME, ...more];
+  const added = spot.args(placements[0]!.file).map((a) => (a.startsWith("-") ? `./${a}` : a));
+  const run = commandWith(command, added, spot.scope ?? [], targeted, targets);
+  if (!run) {
+    remove(placements);
+    return { unverified: "the targeted command is not one whose tests can be added to" };
   }
-  // Go's test names carry the word capitalised (`TestKavelo`).
-  const idToken = runner === "go" ? token[0]!.toUpperCase() + token.slice(1) : token;
-  return { runner, command: out, token: idToken, passName, failName, proofValue, placements, processes };
+  const { out, processes } = run;
+  return {
+    runner,
+    command: out,
+    token: rules.idToken(token),
+    passName,
+    failName,
+    proofValue,
+    placements,
+    processes,
+  };
 }
 
-/** Removes the canary files and their proofs from the tree (absent is fine). */
-export function removeCanaryFiles(tree: TreeFs, placements: readonly Placement[]): void {
-  for (const p of placements) {
-    for (const rel of [p.file, p.proof]) {
-      try {
-        tree.remove(rel);
-      } catch (err) {
-        if (!(err instanceof TreeFsError)) throw err;
-      }
-    }
-  }
-  // Python leaves a compiled copy of the canary module in __pycache__.
-  for (const p of placements) {
-    const cache = p.dir ? `${p.dir}/__pycache__` : "__pycache__";
+/** Removes the check tests' files, their proofs and what the runner left beside them (absent is fine). */
+export function removeCanaryFiles(tree: TreeFs, runner: RunnerName, placements: readonly Placement[]): void {
+  const rules = runnerFor(runner).canaries;
+  const gone = (rel: string): void => {
     try {
-      for (const e of tree.list(cache)) {
-        if (e.name.includes(p.file.slice(p.file.lastIndexOf("/") + 1).replace(/\.py$/, "")))
-          tree.remove(`${cache}/${e.name}`);
-      }
+      tree.remove(rel);
     } catch (err) {
       if (!(err instanceof TreeFsError)) throw err;
     }
-  }
+  };
+  for (const p of placements) for (const rel of [p.file, p.proof]) gone(rel);
+  if (!rules.placed) return;
+  for (const p of placements) for (const rel of rules.leftovers(tree, p.dir, p.file)) gone(rel);
 }

@@ -1,5 +1,7 @@
-/** The shapes canary planning and checking share (see ./index.ts for what the canaries are). */
-import type { TestRunnerKind } from "../../config/index.ts";
+/** The shapes check-test planning and checking share (see ./index.ts for what the check tests are). */
+import type { RunnerName } from "../../runners/index.ts";
+
+export type { Focus, NoCanaries } from "../../runners/parts/canaries.ts";
 
 export type IntegrityState = "intact" | "tampered" | "unverified";
 
@@ -15,33 +17,28 @@ export interface CanaryTargeted {
   sequential?: true;
 }
 
-/** One canary placement: the files written, the tests' names, and what the host checks afterwards. */
+/** One placement: the files written, and what the host checks afterwards. */
 export interface Placement {
-  /** Folder (relative to the tree's root, "" = root) holding the canary file and its proof. */
+  /** Folder (relative to the tree's root, "" = root) holding the check tests' file and its proof. */
   dir: string;
-  /** The canary file, relative to the root. */
+  /** The check tests' file, relative to the root. */
   file: string;
-  /** The proof file the must-pass canary appends to, relative to the root. */
+  /** The proof file the must-pass test appends to, relative to the root. */
   proof: string;
 }
 
-/** Canaries placed for one run. */
+/** Check tests placed for one run. */
 export interface CanaryPlan {
-  runner: TestRunnerKind;
+  runner: RunnerName;
   /** The command to run instead of the configured or targeted one. */
   command: string[] | string;
-  /** The random token every canary id holds. */
+  /** The random token every check test's id holds, as the runner's ids hold it. */
   token: string;
   passName: string;
   failName: string;
   /** The value each proof line must hold. */
   proofValue: string;
   placements: Placement[];
-  /** Proof lines expected in each placement's file (runner processes that run its canaries). */
+  /** Proof lines expected in each placement's file (runner processes that run its check tests). */
   processes: number;
-}
-
-/** A run that gets no canaries, and why (reported as the run's integrity: `unverified`). */
-export interface NoCanaries {
-  unverified: string;
 }

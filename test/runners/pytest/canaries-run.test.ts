@@ -1,11 +1,11 @@
+/** pytest's check tests in real runs: honest runs intact, a runner ended, stubbed or rewritten from a source file tampered. */
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
 import { before, test } from "node:test";
-import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
-import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
-import { compareRuns, runTestSuite, type TestRun } from "../../src/validate/index.ts";
-import { targetedCommand } from "../../src/validate/targets/runner-command.ts";
-import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
+import type { RepoConfig } from "../../../src/config/index.ts";
+import { createSandbox, type SandboxPort } from "../../../src/sandbox/index.ts";
+import { compareRuns, type TestRun } from "../../../src/validate/index.ts";
+import { prepareJob, validateEdit, writeRepo } from "../../validate/support/targeted-repo.ts";
+import { ids, runIn } from "../support/canary-run.ts";
 
 let sandbox: SandboxPort;
 before(async () => {
@@ -24,16 +24,6 @@ const PYTEST = {
 };
 const PYTEST_IDS = { "tests/test_ops.py::test_add": "passed", "tests/test_ops.py::test_mul": "failed" };
 
-/** A unittest project (no pytest anywhere). */
-const UNITTEST = {
-  "calc/__init__.py": "",
-  "calc/ops.py": OPS,
-  "tests/__init__.py": "",
-  "tests/test_ops.py":
-    "import unittest\n\nfrom calc.ops import add, mul\n\n\nclass Ops(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n",
-};
-const UNITTEST_IDS = { "tests.test_ops.Ops.test_add": "passed", "tests.test_ops.Ops.test_mul": "failed" };
-
 /** The source file with `prefix` put before its code: the hostile patch (never a test or its configuration). */
 const hostile = (prefix: string): Record<string, string> => ({
   "calc/ops.py": `${prefix}\n${OPS}`,
@@ -44,35 +34,7 @@ async function run(
   opts: { targets?: string[]; tweak?: (c: RepoConfig) => RepoConfig } = {},
 ): Promise<{ run: TestRun; config: RepoConfig; dir: string }> {
   const dir = writeRepo(files);
-  const config = (opts.tweak ?? ((c) => c))(loadRepoConfig(dir));
-  let targeted: Parameters<typeof runTestSuite>[4] = {};
-  if (opts.targets) {
-    const cmd = targetedCommand(config, opts.targets);
-    assert.ok(!("reason" in cmd), "reason" in cmd ? cmd.reason : "");
-    targeted = { targeted: cmd };
-  }
-  const before = listing(dir);
-  const r = await runTestSuite(sandbox, dir, config, undefined, targeted);
-  assert.ok(r);
-  noneLeft(dir, before);
-  return { run: r, config, dir };
-}
-
-const ids = (r: TestRun): Record<string, string> => Object.fromEntries(r.tests ?? []);
-/** The tree's files, caches and dependency folders left out. */
-function listing(dir: string): Set<string> {
-  return new Set(
-    readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
-      (f) => !/(^|\/)(node_modules|__pycache__|\.pytest_cache|\.benchmarks|\.hypothesis)(\/|$)/.test(f),
-    ),
-  );
-}
-/** No file the run added is left: the planted tests and their proof leave with the run. */
-function noneLeft(dir: string, before: Set<string>): void {
-  assert.deepEqual(
-    [...listing(dir)].filter((f) => !before.has(f)),
-    [],
-  );
+  return { ...(await runIn(sandbox, dir, opts)), dir };
 }
 
 test("pytest: an honest run is intact, and the canaries are not among its tests, counts or exit status", async () => {
@@ -177,65 +139,6 @@ test("pytest: an option that could deselect the canaries leaves the run unverifi
   });
   assert.equal(r.integrity?.state, "unverified");
   assert.match(r.integrity?.detail ?? "", /`-x`/);
-});
-
-test("unittest: an honest run is intact; stubbing TestCase.run or os._exit(0) at import is tampered", async () => {
-  const honest = await run(UNITTEST);
-  assert.equal(honest.config.test.framework, "unittest");
-  assert.equal(honest.run.integrity?.state, "intact", honest.run.integrity?.detail ?? "");
-  assert.deepEqual(ids(honest.run), UNITTEST_IDS);
-  assert.equal(honest.run.exec.exitCode, 1);
-
-  const stubbed = await run({
-    ...UNITTEST,
-    ...hostile("import unittest\nunittest.TestCase.run = lambda self, result=None: None\n"),
-  });
-  assert.equal(stubbed.run.integrity?.state, "tampered");
-
-  const exited = await run({ ...UNITTEST, ...hostile("import os\nos._exit(0)\n") });
-  assert.equal(exited.run.integrity?.state, "tampered");
-  assert.match(exited.run.integrity?.detail ?? "", /exited 0 without per-test results/);
-
-  // Stubbing the assertion every test uses makes the failing canary pass.
-  const asserts = await run({
-    ...UNITTEST,
-    ...hostile("import unittest\nunittest.TestCase.assertEqual = lambda self, *a, **k: None\n"),
-  });
-  assert.equal(asserts.run.integrity?.state, "tampered");
-  assert.match(asserts.run.integrity?.detail ?? "", /must fail as passed/);
-});
-
-test("unittest: a targeted run (one process per module) proves every process ran its canaries", async () => {
-  const files = {
-    ...UNITTEST,
-    "tests/test_more.py":
-      "import unittest\n\n\nclass More(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n",
-  };
-  const honest = await run(files, { targets: ["tests.test_ops", "tests.test_more"] });
-  assert.equal(honest.run.integrity?.state, "intact", honest.run.integrity?.detail ?? "");
-  assert.deepEqual(ids(honest.run), { ...UNITTEST_IDS, "tests.test_more.More.test_true": "passed" });
-  // Only the module that imports the patched source dies: the other process still reports the canaries.
-  const exited = await run(
-    { ...files, ...hostile("import os\nos._exit(0)\n") },
-    {
-      targets: ["tests.test_ops", "tests.test_more"],
-    },
-  );
-  // The canaries import what the tests beside them import (the patched module): every process that runs
-  // them is ended at that import, and none leaves its proof.
-  assert.equal(exited.run.integrity?.state, "tampered", exited.run.integrity?.detail ?? "");
-  assert.match(exited.run.integrity?.detail ?? "", /never ran its body/);
-});
-
-test("a quiet command (unittest without -v) gets its report option: the canaries are checked, an exit at import is tampered", async () => {
-  const quiet = (c: RepoConfig): RepoConfig => ({
-    ...c,
-    test: { ...c.test, command: "python3 -m unittest discover" },
-  });
-  const honest = await run(UNITTEST, { tweak: quiet });
-  assert.equal(honest.run.integrity?.state, "intact", honest.run.integrity?.detail ?? "");
-  const exited = await run({ ...UNITTEST, ...hostile("import os\nos._exit(0)\n") }, { tweak: quiet });
-  assert.equal(exited.run.integrity?.state, "tampered");
 });
 
 test("through targeted validation: the unpatched and patched runs carry their integrity, the attack shows", async () => {

@@ -1,20 +1,19 @@
 /**
- * What a canary borrows from one of the repository's own test files (its "sample"): the statements that
- * bind the code it tests (imports), a call of that code whose arguments are plain literals, and its
- * naming. The canary then calls the repository's code the way that test does and asserts the way it
- * does, under a name that reads like its siblings, so a stub that spares the canaries has nothing to go
- * by that it could not also see in the repository's tests.
+ * What check tests borrow from one of the repository's own test files (their "sample"): the statements
+ * that bind the code it tests (imports), a call of that code whose arguments are plain literals, and its
+ * naming. The check tests then call the repository's code the way that test does and assert the way it
+ * does, under a name that reads like its siblings, so a stub that spares them has nothing to go by that
+ * it could not also see in the repository's tests.
  *
  * The borrowing is textual and conservative: a sample whose header could skip or end its module is not
  * used, and a call is borrowed only when every argument is a literal (no fixture, local or global of the
- * test is needed). Without a usable sample the canary still uses the repository's naming and its
- * runner's usual assertion, only without a call of its code.
+ * test is needed). Without a usable sample the check tests still use the repository's naming and their
+ * runner's usual assertion, only without a call of its code. Shared by every language's sources.
  */
-import { randomInt } from "node:crypto";
 import { posix } from "node:path";
 import { isVirtualEnvMarker } from "../../core/path-rules.ts";
 import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
-import { type Focus, isChangedModule } from "./focus.ts";
+import type { Focus } from "../parts/canaries.ts";
 
 /** A test file of the repository the canaries imitate. */
 export interface Sample {
@@ -40,19 +39,9 @@ export interface Header {
   names: Map<string, string>;
 }
 
-const CONSONANTS = "bdfgklmnprstvz";
-const VOWELS = "aeiou";
-
-/** A fresh lowercase word of `syllables` syllables (`kavelomi`): random, pronounceable, unmarked. */
-export function word(syllables = 4): string {
-  let w = "";
-  for (let i = 0; i < syllables; i++) w += CONSONANTS[randomInt(CONSONANTS.length)]! + VOWELS[randomInt(5)]!;
-  return w;
-}
-
 const MAX_SAMPLE_BYTES = 256 * 1024;
 
-function readText(tree: TreeFs, rel: string): string | null {
+export function readText(tree: TreeFs, rel: string): string | null {
   try {
     return tree.readIfExists(rel, { maxBytes: MAX_SAMPLE_BYTES })?.toString("utf8") ?? null;
   } catch (err) {
@@ -141,117 +130,6 @@ export function findTestFile(
   }
 }
 
-/** A Python header: the import statements and what they bind, or null when the module could skip. */
-export function pythonHeader(text: string): Header | null {
-  const all = text.split(/\r?\n/);
-  const end = all.findIndex((l) => /^(def |async def |class |@|if __name__)/.test(l));
-  const lines = all.slice(0, end < 0 ? all.length : end);
-  // A module-level skip, a mark, a collection hook or an exit would act on the canaries' module too.
-  if (
-    lines.length > 300 ||
-    /skip|pytestmark|xfail|collect_ignore|__test__|exit\(|unittest\.main|setUpModule|load_tests/.test(
-      lines.join("\n"),
-    )
-  )
-    return null;
-  const names = new Map<string, string>();
-  const joined = lines.join("\n").replace(/\(([^)]*)\)/g, (_m, inner: string) => inner.replace(/\n/g, " "));
-  for (const stmt of joined.split("\n")) {
-    const from = /^from\s+(\S+)\s+import\s+(.+)$/.exec(stmt);
-    if (from) {
-      for (const part of from[2]!.replace(/#.*$/, "").split(",")) {
-        const m = /^\s*(\w+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
-        if (m) names.set(m[2] ?? m[1]!, from[1]!);
-      }
-      continue;
-    }
-    const imp = /^import\s+(.+)$/.exec(stmt);
-    if (imp) {
-      for (const part of imp[1]!.replace(/#.*$/, "").split(",")) {
-        const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
-        if (m) names.set(m[2] ?? m[1]!.split(".")[0]!, m[1]!);
-      }
-    }
-  }
-  return { lines, names };
-}
-
-/** Whether a Python module is the repository's own: relative, or a package or module of the tree. */
-export function pythonModuleOfTree(tree: TreeFs, dir: string, module: string): boolean {
-  if (module.startsWith(".")) return true;
-  const top = module.split(".")[0]!;
-  for (const base of ["", "src", "lib", dir]) {
-    for (const rel of [`${top}/__init__.py`, `${top}.py`]) {
-      const p = base ? `${base}/${rel}` : rel;
-      if (readText(tree, p) !== null) return true;
-    }
-  }
-  return false;
-}
-
-/** A JS header: the leading import and require statements, or null when anything else comes first. */
-export function jsHeader(text: string): Header {
-  const names = new Map<string, string>();
-  const lines: string[] = [];
-  const src = text.split(/\r?\n/);
-  let i = 0;
-  while (i < src.length) {
-    const line = src[i]!;
-    const t = line.trim();
-    if (t === "" || t.startsWith("//") || /^["']use strict["'];?$/.test(t)) {
-      lines.push(line);
-      i++;
-      continue;
-    }
-    if (t.startsWith("/*")) {
-      let j = i;
-      while (j < src.length && !src[j]!.includes("*/")) j++;
-      lines.push(...src.slice(i, j + 1));
-      i = j + 1;
-      continue;
-    }
-    const isImport = /^import[\s{*"']/.test(t) && !/^import\s*\(/.test(t);
-    const isRequire = /^(const|let|var)\s/.test(t);
-    if (!isImport && !isRequire) break;
-    // The statement runs to the line that closes its braces and names its module.
-    let j = i;
-    let stmt = line;
-    const done = (s: string): boolean =>
-      (s.match(/[{(]/g)?.length ?? 0) <= (s.match(/[})]/g)?.length ?? 0) &&
-      (isImport ? /["'][^"']+["']\s*;?\s*$/.test(s) : true);
-    while (!done(stmt) && j + 1 < src.length && j - i < 40) stmt += `\n${src[++j]}`;
-    const flat = stmt.replace(/\s+/g, " ");
-    const spec = isImport
-      ? /from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/.exec(flat)
-      : /=\s*(?:await\s+)?require\(\s*["']([^"']+)["']\s*\)(?:\.\w+)*\s*;?\s*$/.exec(flat);
-    if (!spec) break;
-    const module = spec[1] ?? spec[2]!;
-    const bindings = isImport
-      ? (/^import\s+(?:type\s+)?(.*?)\s*from/.exec(flat)?.[1] ?? "")
-      : (/^(?:const|let|var)\s+(.*?)\s*=/.exec(flat)?.[1] ?? "");
-    for (const [name] of bindingNames(bindings)) names.set(name, module);
-    lines.push(...src.slice(i, j + 1));
-    i = j + 1;
-  }
-  return { lines, names };
-}
-
-/** The names a binding list declares: `a`, `* as a`, `{ a, b as c }` / `{ a, b: c }`, `a, { b }`. */
-function bindingNames(list: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const braces = /\{([^}]*)\}/.exec(list);
-  for (const part of braces?.[1]?.split(",") ?? []) {
-    const m = /^\s*(?:type\s+)?(\w+)(?:\s*(?:as|:)\s*(\w+))?\s*$/.exec(part);
-    if (m) out.set(m[2] ?? m[1]!, m[1]!);
-  }
-  const rest = list.replace(/\{[^}]*\}/, "").split(",");
-  for (const part of rest) {
-    const m = /^\s*(?:\*\s+as\s+)?(\w+)\s*$/.exec(part);
-    if (m) out.set(m[1]!, "default");
-  }
-  return out;
-}
-
 /** Whether `args` holds literals alone: numbers, strings, booleans, null-likes, lists, tuples, maps. */
 function literalArgs(args: string, words: RegExp): boolean {
   if (args.length > 200) return false;
@@ -328,4 +206,19 @@ export function borrowCall(
     }
   }
   return best;
+}
+
+/** Whether a module a test imports (`calc.ops`, `../src/calc.js`) is one of the changed files. */
+export function isChangedModule(focus: Focus, module: string, from: string): boolean {
+  const strip = (f: string): string =>
+    f.replace(/(\/__init__|\/index)?\.[cm]?[jt]sx?$|(\/__init__)?\.py$/, "");
+  if (module.startsWith(".") && /[/]/.test(module)) {
+    const at = strip(posix.normalize(posix.join(posix.dirname(from), module)));
+    return focus.files.some((f) => strip(f) === at);
+  }
+  const dotted = module.replace(/^\.+/, "");
+  return focus.files.some((f) => {
+    const m = strip(f).replaceAll("/", ".");
+    return m === dotted || m.endsWith(`.${dotted}`);
+  });
 }

@@ -1,50 +1,70 @@
 /**
- * pytest's and unittest's canaries: a test module beside one of the repository's own, named like it,
- * importing what it imports and calling the repository's code the way it does. The one that must fail
- * asserts that a real call's result equals a random string it cannot equal, through the assertion the
- * repository's tests use (a plain `assert` under pytest, `self.assertEqual` under unittest); the one that
- * must pass makes the same call, leaves its proof and asserts through the same kind of call.
+ * Python check tests, for pytest and unittest: a test module beside one of the repository's own, named
+ * like it, importing what it imports and calling the repository's code the way it does. The one that must
+ * fail asserts that a real call's result equals a random string it cannot equal, through the assertion the
+ * repository's tests use (a plain `assert` in test functions, `self.assertEqual` in a TestCase); the one
+ * that must pass makes the same call, leaves its proof and asserts through the same kind of call.
  */
-import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
-import type { Focus } from "./focus.ts";
+import { TreeFsError, type TreeFs } from "../../core/tree-fs.ts";
+import type { CanarySource, SourceInput } from "../parts/canaries.ts";
 import {
   type BorrowedCall,
   borrowCall,
   type Header,
   pickSample,
-  pythonHeader,
-  pythonModuleOfTree,
+  readText,
   type Sample,
-  word,
-} from "./sample.ts";
+} from "./canaries-sample.ts";
 
-/** What every canary source needs. */
-export interface SourceInput {
-  tree: TreeFs;
-  /** Where the canary file goes ("" = root). */
-  dir: string;
-  /** The random word every canary id and file name holds. */
-  token: string;
-  /** A second random word: the must-fail canary's name. */
-  other: string;
-  proofName: string;
-  proofValue: string;
-  /** A random string no real call returns. */
-  impossible: string;
-  /** A test file of the run to imitate first (a targeted run's first target). */
-  preferred?: string;
-  /** What the patch changed: the canaries call it when a test beside them does. */
-  focus?: Focus;
+/** How the tests are written: plain test functions (pytest) or methods of a TestCase (unittest). */
+export type PythonStyle = "functions" | "testcase";
+
+/** A Python header: the import statements and what they bind, or null when the module could skip. */
+export function pythonHeader(text: string): Header | null {
+  const all = text.split(/\r?\n/);
+  const end = all.findIndex((l) => /^(def |async def |class |@|if __name__)/.test(l));
+  const lines = all.slice(0, end < 0 ? all.length : end);
+  // A module-level skip, a mark, a collection hook or an exit would act on the canaries' module too.
+  if (
+    lines.length > 300 ||
+    /skip|pytestmark|xfail|collect_ignore|__test__|exit\(|unittest\.main|setUpModule|load_tests/.test(
+      lines.join("\n"),
+    )
+  )
+    return null;
+  const names = new Map<string, string>();
+  const joined = lines.join("\n").replace(/\(([^)]*)\)/g, (_m, inner: string) => inner.replace(/\n/g, " "));
+  for (const stmt of joined.split("\n")) {
+    const from = /^from\s+(\S+)\s+import\s+(.+)$/.exec(stmt);
+    if (from) {
+      for (const part of from[2]!.replace(/#.*$/, "").split(",")) {
+        const m = /^\s*(\w+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
+        if (m) names.set(m[2] ?? m[1]!, from[1]!);
+      }
+      continue;
+    }
+    const imp = /^import\s+(.+)$/.exec(stmt);
+    if (imp) {
+      for (const part of imp[1]!.replace(/#.*$/, "").split(",")) {
+        const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
+        if (m) names.set(m[2] ?? m[1]!.split(".")[0]!, m[1]!);
+      }
+    }
+  }
+  return { lines, names };
 }
 
-/** A canary file: its name, text, and the names of its two tests. */
-export interface CanarySource {
-  name: string;
-  text: string;
-  passName: string;
-  failName: string;
-  /** The test file it imitates (relative to the root), when it imitates one. */
-  sample?: string;
+/** Whether a Python module is the repository's own: relative, or a package or module of the tree. */
+export function pythonModuleOfTree(tree: TreeFs, dir: string, module: string): boolean {
+  if (module.startsWith(".")) return true;
+  const top = module.split(".")[0]!;
+  for (const base of ["", "src", "lib", dir]) {
+    for (const rel of [`${top}/__init__.py`, `${top}.py`]) {
+      const p = base ? `${base}/${rel}` : rel;
+      if (readText(tree, p) !== null) return true;
+    }
+  }
+  return false;
 }
 
 const PY_TEST_FILE = /^(test.*\.py|.*_test\.py)$/;
@@ -88,8 +108,8 @@ function moduleName(sample: Sample | null, token: string): string {
   return `${token}_${base}`;
 }
 
-/** The Python canaries for pytest (plain functions, plain `assert`) or unittest (a TestCase). */
-export function pythonCanary(runner: "pytest" | "unittest", input: SourceInput): CanarySource {
+/** The Python check tests: plain functions with a plain `assert`, or a TestCase. */
+export function pythonCanary(style: PythonStyle, input: SourceInput): CanarySource {
   const { sample, header, call } = borrow(input);
   const callee = call ? call.text.replace(/\(.*$/s, "").split(".").at(-1)!.replace(/\W/g, "") : "";
   const stem = /^[a-z_]\w*$/i.test(callee) ? callee.toLowerCase() : "";
@@ -103,13 +123,13 @@ export function pythonCanary(runner: "pytest" | "unittest", input: SourceInput):
   const repoName = header
     ? [...header.names].find(([, m]) => pythonModuleOfTree(input.tree, input.dir, m))?.[0]
     : undefined;
-  const subject = call?.text ?? repoName ?? JSON.stringify(word(3));
+  const subject = call?.text ?? repoName ?? JSON.stringify(input.spare);
   const lines: string[] = [...(header?.lines ?? [])];
   while (lines.length > 0 && lines.at(-1)!.trim() === "") lines.pop();
   if (osName !== "os" || header?.names.get("os") !== "os")
     lines.push(osName === "os" ? "import os" : `import os as ${osName}`);
   let tcBase = "unittest.TestCase";
-  if (runner === "unittest") {
+  if (style === "testcase") {
     if (header?.names.get("TestCase") === "unittest") tcBase = "TestCase";
     else if (header?.names.get("unittest") !== "unittest") lines.push("import unittest");
   }
@@ -123,7 +143,7 @@ export function pythonCanary(runner: "pytest" | "unittest", input: SourceInput):
     `${i}    ${out}.write(${JSON.stringify(`${input.proofValue}\n`)})`,
   ];
   const impossible = JSON.stringify(input.impossible);
-  if (runner === "pytest") {
+  if (style === "functions") {
     lines.push(
       "",
       "",
@@ -156,50 +176,17 @@ export function pythonCanary(runner: "pytest" | "unittest", input: SourceInput):
   return { name, text: lines.join("\n"), passName, failName, ...(sample ? { sample: sample.path } : {}) };
 }
 
-/** pytest's `testpaths` from the file pytest reads its configuration from; null when unset. */
-export function pytestTestpaths(tree: TreeFs): string[] | null {
-  const read = (rel: string): string | null => {
-    try {
-      return tree.readIfExists(rel, { maxBytes: 1024 * 1024 })?.toString("utf8") ?? null;
-    } catch (err) {
-      if (err instanceof TreeFsError) return null;
-      throw err;
-    }
-  };
-  const ini = (text: string, section: string): string[] | null | undefined => {
-    const lines = text.split(/\r?\n/);
-    const start = lines.findIndex((l) => l.trim() === `[${section}]`);
-    if (start < 0) return undefined;
-    for (let i = start + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
-      const m = /^testpaths\s*[=:]\s*(.*)$/.exec(lines[i]!);
-      if (!m) continue;
-      const vals = [m[1]!];
-      for (let j = i + 1; j < lines.length && /^\s+\S/.test(lines[j]!); j++) vals.push(lines[j]!);
-      return vals.join(" ").trim().split(/\s+/).filter(Boolean);
-    }
-    return null;
-  };
-  for (const [file, section] of [
-    ["pytest.ini", "pytest"],
-    [".pytest.ini", "pytest"],
-  ] as const) {
-    const t = read(file);
-    if (t !== null) return ini(t, section) ?? null;
+/** The compiled copies Python leaves of the check tests' module in `__pycache__` beside it. */
+export function pythonLeftovers(tree: TreeFs, dir: string, file: string): string[] {
+  const cache = dir ? `${dir}/__pycache__` : "__pycache__";
+  const stem = file.slice(file.lastIndexOf("/") + 1).replace(/\.py$/, "");
+  try {
+    return tree
+      .list(cache)
+      .filter((e) => e.name.includes(stem))
+      .map((e) => `${cache}/${e.name}`);
+  } catch (err) {
+    if (err instanceof TreeFsError) return [];
+    throw err;
   }
-  const pyproject = read("pyproject.toml");
-  if (pyproject !== null && /^\[tool\.pytest\.ini_options\]/m.test(pyproject)) {
-    const section = pyproject.split(/^\[tool\.pytest\.ini_options\]\s*$/m)[1]?.split(/^\[/m)[0] ?? "";
-    const m = /^testpaths\s*=\s*(\[[^\]]*\]|"[^"]*"|'[^']*')/m.exec(section);
-    if (!m) return null;
-    return [...m[1]!.matchAll(/["']([^"']*)["']/g)].map((x) => x[1]!);
-  }
-  for (const [file, section] of [
-    ["tox.ini", "pytest"],
-    ["setup.cfg", "tool:pytest"],
-  ] as const) {
-    const t = read(file);
-    const r = t === null ? undefined : ini(t, section);
-    if (r !== undefined) return r;
-  }
-  return null;
 }

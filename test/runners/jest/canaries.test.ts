@@ -1,0 +1,46 @@
+/** jest's check tests: only without a configuration, with its global `expect(…).toBe`. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { rulesOf, sourceInput, treeOf } from "../support/canary-tree.ts";
+
+const jest = rulesOf("jest");
+const SAMPLE =
+  'const { add } = require("../src/calc");\n\ntest("adds", () => {\n  expect(add(1, 2)).toBe(3);\n});\n';
+
+test("a configuration decides jest's files (a config file or package.json's key): no check tests", () => {
+  const input = (files: Record<string, string>) => ({
+    tree: treeOf(files).tree,
+    words: ["jest"],
+    targets: null,
+    valueOptions: new Set<string>(),
+  });
+  assert.deepEqual(jest.spot(input({ "jest.config.js": "", "test/a.test.js": SAMPLE })), {
+    unverified: "jest's configuration (jest.config.js) decides which test files it takes",
+  });
+  assert.deepEqual(jest.spot(input({ "package.json": '{"jest": {}}', "test/a.test.js": SAMPLE })), {
+    unverified: "jest's configuration (package.json) decides which test files it takes",
+  });
+  const spot = jest.spot(input({ "package.json": "{}", "test/a.test.js": SAMPLE }));
+  assert.ok(!("unverified" in spot));
+  assert.deepEqual(spot.dirs, ["test"]);
+});
+
+test("the file uses jest's globals, never an ES module; jest's summary counts one failed file and test", () => {
+  const { tree } = treeOf({ "src/calc.js": "", "test/a.test.js": SAMPLE });
+  const src = jest.source(sourceInput(tree, "test"));
+  assert.match(src.text, /^test\("add kavelomi", \(\) => \{$/m);
+  assert.match(src.text, /expect\(add\(1, 2\)\)\.toBe\("0123456789abcdef"\);/);
+  assert.doesNotMatch(src.text, /import\(/);
+  assert.equal(
+    jest.onlyOneFailed(
+      "Test Suites: 1 failed, 2 passed, 3 total\nTests:       1 failed, 5 passed, 6 total\n",
+    ),
+    true,
+  );
+  assert.equal(
+    jest.onlyOneFailed(
+      "Test Suites: 2 failed, 1 passed, 3 total\nTests:       1 failed, 5 passed, 6 total\n",
+    ),
+    false,
+  );
+});
