@@ -12,6 +12,7 @@ import type { Focus } from "./focus.ts";
 import { pytestTestpaths } from "./python.ts";
 import { findTestFile } from "./sample.ts";
 import { clean, fnmatch, folderOf, isOption, positionals } from "./args.ts";
+import { mochaConfigSpec, mochaWords } from "./mocha-config.ts";
 import type { NoCanaries } from "./types.ts";
 
 const PYTEST_VALUE_OPTIONS = valueOptionsOf("pytest");
@@ -239,11 +240,17 @@ function mochaSpot(
       ),
       args: appended,
     };
-  const at = words.findIndex((w) => w === "mocha" || w.endsWith("/mocha"));
-  if (at < 0) return { unverified: "the test command does not start mocha directly" };
+  // The words from mocha's own on, a package manager's script (`npm test`) read as the words it runs.
+  const own = mochaWords(tree, words);
+  if ("reason" in own) return { unverified: own.reason };
+  const stop = own.find((w) => DESELECTING.mocha!.test(w));
+  if (stop !== undefined)
+    return {
+      unverified: `the command's option \`${stop}\` could leave the check tests out or stop before them`,
+    };
   const files = positionals(
-    words,
-    at + 1,
+    own,
+    1,
     new Set([
       "--reporter",
       "-R",
@@ -261,13 +268,28 @@ function mochaSpot(
       "-O",
     ]),
   );
-  if (files.length === 0)
+  if (files.length > 0) return { ...jsSpot(tree, files[0]), args: appended };
+  // No file given: mocha takes the files its configuration names, one more given to it adds to them;
+  // with none named, it looks in ./test, where the canary is found as one of its files.
+  const spec = own.some((w) => /^--(config|package|spec|file)(=|$)/.test(w)) ? null : mochaConfigSpec(tree);
+  if (spec === null || "reason" in spec)
     return {
-      unverified:
-        "mocha finds its test files by its configuration; a file of check tests given to it would be one more scope",
+      unverified: `mocha finds its test files by its configuration; a file of check tests given to it would be one more scope${spec ? ` (${spec.reason})` : ""}`,
     };
-  return { ...jsSpot(tree, files[0]), args: appended };
+  if (spec.length > 0) return { ...jsSpot(tree, specFolder(spec[0]!)), args: appended };
+  const found = findTestFile(tree, (r) => MOCHA_DEFAULT_FILE.test(r), skipDir, "test");
+  if (!found) return { unverified: "mocha looks for its test files in ./test, which holds none" };
+  return { ...jsSpot(tree, found), args: () => [] };
 }
+
+/** A file mocha takes from ./test when no file is named (`./test/*.{js,cjs,mjs}`). */
+const MOCHA_DEFAULT_FILE = /^test\/[^/]+\.[cm]?js$/;
+
+/** The folder a spec entry's files are in: the part before its first pattern character. */
+const specFolder = (spec: string): string => {
+  const plain = spec.split(/[*?[{]/)[0]!;
+  return plain.endsWith("/") || plain === spec ? plain : plain.slice(0, plain.lastIndexOf("/") + 1);
+};
 
 /** Where the runner's own words start (after `python -m pytest`, `go test`, …); 0 when not found. */
 function runnerStart(runner: TestRunnerKind, words: readonly string[]): number {

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { loadRepoConfig } from "../../../src/config/index.ts";
+import type { SandboxPort } from "../../../src/sandbox/index.ts";
+import { type CandidateValidation, candidateRun, TreeStates } from "../../../src/validate/index.ts";
+import { tempDir } from "../../support/temp.ts";
+
+/**
+ * The runner matrix: a small real project per runner, run under one spelling of its command through the
+ * validate stage's own entry (`candidateRun`, what `validateStage` reports), before and after a real
+ * one-line patch.
+ */
+
+/** A one-line change: the line of `file` holding `from` gets `to` in its place. */
+export interface LineEdit {
+  file: string;
+  from: string;
+  to: string;
+}
+
+/** A repository written from a map of files (a folder under the temp dir). */
+export function writeProject(files: Record<string, string>): string {
+  const dir = tempDir("af-matrix-");
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  return dir;
+}
+
+/** The unified diff (three lines of context) of a one-line edit of the file at `repo`. */
+export function lineDiff(repo: string, edit: LineEdit): string {
+  const lines = readFileSync(join(repo, edit.file), "utf8").split("\n");
+  const at = lines.findIndex((l) => l.includes(edit.from));
+  assert.ok(at >= 0, `${edit.file} has no line holding ${edit.from}`);
+  assert.equal(lines.filter((l) => l.includes(edit.from)).length, 1, `${edit.from} is on one line`);
+  const start = Math.max(0, at - 3);
+  const end = Math.min(lines.length, at + 4);
+  const body: string[] = [];
+  for (let i = start; i < end; i++) {
+    if (i === at) body.push(`-${lines[i]}`, `+${lines[i]!.replace(edit.from, edit.to)}`);
+    else body.push(` ${lines[i]}`);
+  }
+  // A file ending in a newline splits into a last empty "line" that is not a line of the file.
+  const last = lines[lines.length - 1] === "" && end === lines.length ? 1 : 0;
+  const n = end - start - last;
+  const shown = last ? body.slice(0, -1) : body;
+  return `--- a/${edit.file}\n+++ b/${edit.file}\n@@ -${start + 1},${n} +${start + 1},${n} @@\n${shown.join("\n")}\n`;
+}
+
+/** What one spelling of a runner's command gave: the stage's validation, and the unpatched whole suite. */
+export interface MatrixRun {
+  runner: string | null;
+  command: string | null;
+  validation: CandidateValidation;
+  /** Per-test results of the whole suite's run on the unpatched tree (by id). */
+  before: Record<string, string>;
+  /** Per-test results of the last run on the patched tree (by id). */
+  after: Record<string, string>;
+}
+
+/**
+ * Prepares the job's trees for the project at `repo` (its configuration read as auto-fix reads it), then
+ * validates the one-line `edit` through the validate stage. The trees are disposed before returning.
+ */
+export async function runMatrixCase(sandbox: SandboxPort, repo: string, edit: LineEdit): Promise<MatrixRun> {
+  const config = loadRepoConfig(repo);
+  const states = await TreeStates.prepare({ sandbox, config, source: repo });
+  try {
+    const diff = lineDiff(repo, edit);
+    const validation = await candidateRun({ sandbox, config, states, cache: new Map() }, diff);
+    assert.ok(validation, "the stage validated the patch (a test command and trees)");
+    const after = Object.fromEntries(validation.run?.tests ?? []);
+    // The whole suite on the unpatched tree (run once the fix's own tests passed, the suite being small).
+    const before = Object.fromEntries(states.tests.fullResult?.tests ?? []);
+    return { runner: config.validation.runner, command: config.test.command, validation, before, after };
+  } finally {
+    await states.dispose();
+  }
+}
+
+/**
+ * The matrix's one claim per spelling: the tests are named on both trees, the failing one goes from red to
+ * green and nothing else changes, the verdict is "passed" with that one test fixed, and the run's
+ * canaries were placed and proven (not "unverified").
+ */
+export function assertFixed(
+  r: MatrixRun,
+  want: { runner: string; fixed: string; others: string[]; canaries?: boolean },
+): void {
+  const v = r.validation.result;
+  const dump = JSON.stringify({ ...v, before: r.before, after: r.after }, null, 1);
+  assert.equal(r.runner, want.runner, `the runner recognised in \`${r.command}\``);
+  assert.equal(v.status, "passed", dump);
+  assert.deepEqual(v.fixed, [want.fixed], dump);
+  assert.deepEqual(v.regressions, [], dump);
+  const others = want.others.map((o) => [o, "passed"]);
+  assert.deepEqual(sorted(r.before), sorted(Object.fromEntries([[want.fixed, "failed"], ...others])), dump);
+  assert.deepEqual(sorted(r.after), sorted(Object.fromEntries([[want.fixed, "passed"], ...others])), dump);
+  assert.deepEqual(v.counted, { before: want.others.length + 1, after: want.others.length + 1 }, dump);
+  if (want.canaries !== false) {
+    assert.equal(v.integrity?.state, "intact", `canaries: ${JSON.stringify(v.integrity)}`);
+  }
+}
+
+const sorted = (m: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(m).sort(([a], [b]) => a.localeCompare(b)));
