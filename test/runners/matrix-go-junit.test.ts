@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { XML_RUNNER } from "../support/junit-xml-runner.ts";
 import { assertFixed, runMatrixCase, writeProject } from "./support/matrix.ts";
@@ -11,9 +11,6 @@ import { assertFixed, runMatrixCase, writeProject } from "./support/matrix.ts";
 let sandbox: SandboxPort;
 before(async () => {
   sandbox = await createSandbox("bwrap");
-});
-after(async () => {
-  await sandbox?.dispose?.();
 });
 
 const has = (cmd: string, args: string[]): boolean => {
@@ -81,12 +78,6 @@ const JAVA_BUG = { file: "src/main/java/shop/Price.java", from: "p / 3", to: "p 
 const JUNIT_IDS = { fixed: "shop.PriceTest.half", others: ["shop.PriceTest.zero", "shop.TotalTest.adds"] };
 
 const JUNIT_SPELLINGS: Record<string, string[]> = {
-  "JUnitCore, its text output": [
-    `test: ${BUILD} && java -cp /tmp/af-out:${CP} org.junit.runner.JUnitCore shop.PriceTest shop.TotalTest`,
-    "validation:",
-    "  runner: junit",
-    `  command: ${BUILD} && java -cp /tmp/af-out:${CP} org.junit.runner.JUnitCore {tests}`,
-  ],
   "the project's XML runner, through test-reports": [
     `test: ${BUILD} && java -cp /tmp/af-out:${CP} XmlRunner shop.PriceTest shop.TotalTest`,
     'test-reports: ["reports/*.xml"]',
@@ -119,6 +110,30 @@ for (const [name, config] of Object.entries(JUNIT_SPELLINGS)) {
     if (v.integrity?.state !== "unverified") throw new Error(`integrity: ${JSON.stringify(v.integrity)}`);
   });
 }
+
+test("JUnit 4 as JUnitCore's own text output: could not run, said as such (it prints only the tests that failed)", {
+  skip: noJava,
+}, async () => {
+  const repo = writeProject({
+    ...JAVA_FILES,
+    ".github/auto-fix.yml": `${[
+      `test: ${BUILD} && java -cp /tmp/af-out:${CP} org.junit.runner.JUnitCore shop.PriceTest shop.TotalTest`,
+      "validation:",
+      "  runner: junit",
+      `  command: ${BUILD} && java -cp /tmp/af-out:${CP} org.junit.runner.JUnitCore {tests}`,
+      "timeouts:",
+      "  test: 300",
+    ].join("\n")}\n`,
+  });
+  const r = await runMatrixCase(sandbox, repo, JAVA_BUG);
+  const v = r.validation.result;
+  if (
+    v.status !== "could-not-run" ||
+    v.fixed.length > 0 ||
+    !/JUnitCore prints only the tests that failed/.test(v.summary)
+  )
+    throw new Error(JSON.stringify(v, null, 1));
+});
 
 test("JUnit 4: canaries placed and proven", {
   skip: noJava,

@@ -1,4 +1,4 @@
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { JS_IDS, JS_SLUG_BUG, type JsRunnerName, jsProject } from "./support/js-project.ts";
 import { assertFixed, runMatrixCase } from "./support/matrix.ts";
@@ -13,9 +13,6 @@ import { assertFixed, runMatrixCase } from "./support/matrix.ts";
 let sandbox: SandboxPort;
 before(async () => {
   sandbox = await createSandbox("bwrap");
-});
-after(async () => {
-  await sandbox?.dispose?.();
 });
 
 interface Spelling {

@@ -54,7 +54,7 @@ export interface MatrixRun {
   runner: string | null;
   command: string | null;
   validation: CandidateValidation;
-  /** Per-test results of the whole suite's run on the unpatched tree (by id). */
+  /** Per-test results on the unpatched tree (the whole suite's run, else the selected tests' runs), by id. */
   before: Record<string, string>;
   /** Per-test results of the last run on the patched tree (by id). */
   after: Record<string, string>;
@@ -71,9 +71,15 @@ export async function runMatrixCase(sandbox: SandboxPort, repo: string, edit: Li
     const diff = lineDiff(repo, edit);
     const validation = await candidateRun({ sandbox, config, states, cache: new Map() }, diff);
     assert.ok(validation, "the stage validated the patch (a test command and trees)");
-    const after = Object.fromEntries(validation.run?.tests ?? []);
-    // The whole suite on the unpatched tree (run once the fix's own tests passed, the suite being small).
-    const before = Object.fromEntries(states.tests.fullResult?.tests ?? []);
+    const after = testsOf(validation.run?.tests);
+    // The whole suite on the unpatched tree (run once the fix's own tests passed, the suite being small),
+    // or, when the selected tests were the whole suite, their unpatched runs.
+    const suite = validation.suite;
+    const targets = (validation.result.tests?.selected ?? []).map((t) => t.target);
+    const before = testsOf(
+      states.tests.fullResult?.tests ??
+        states.tests.view(targets, (id, files) => suite?.targetOfId(id, files) ?? null)?.tests,
+    );
     return { runner: config.validation.runner, command: config.test.command, validation, before, after };
   } finally {
     await states.dispose();
@@ -103,6 +109,10 @@ export function assertFixed(
     assert.equal(v.integrity?.state, "intact", `canaries: ${JSON.stringify(v.integrity)}`);
   }
 }
+
+/** A run's per-test results by id; a Go package's own result (`<package>`) is not a test. */
+const testsOf = (tests: ReadonlyMap<string, string> | null | undefined): Record<string, string> =>
+  Object.fromEntries([...(tests ?? [])].filter(([id]) => !id.endsWith(".<package>")));
 
 const sorted = (m: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(m).sort(([a], [b]) => a.localeCompare(b)));
