@@ -12,7 +12,14 @@ import type { Focus } from "./focus.ts";
 import { pytestTestpaths } from "./python.ts";
 import { findTestFile } from "./sample.ts";
 import { clean, fnmatch, folderOf, isOption, positionals } from "./args.ts";
-import { mochaConfigSpec, mochaWords } from "./mocha-config.ts";
+import {
+  jestPackageDecides,
+  MOCHA_DEFAULT_FILE,
+  MOCHA_VALUE_OPTIONS,
+  mochaConfigSpec,
+  mochaWords,
+  specFolder,
+} from "./runner-configs.ts";
 import type { NoCanaries } from "./types.ts";
 
 const PYTEST_VALUE_OPTIONS = valueOptionsOf("pytest");
@@ -101,7 +108,7 @@ export function spotFor(
           const pkg = JSON.parse(
             tree.readIfExists("package.json", { maxBytes: 4 * 1024 * 1024 })?.toString("utf8") ?? "{}",
           ) as Record<string, unknown>;
-          pkgKey = pkg !== null && typeof pkg === "object" && "jest" in pkg;
+          pkgKey = pkg !== null && typeof pkg === "object" && jestPackageDecides(pkg.jest);
         } catch {
           pkgKey = true;
         }
@@ -248,29 +255,10 @@ function mochaSpot(
     return {
       unverified: `the command's option \`${stop}\` could leave the check tests out or stop before them`,
     };
-  const files = positionals(
-    own,
-    1,
-    new Set([
-      "--reporter",
-      "-R",
-      "--require",
-      "-r",
-      "--timeout",
-      "-t",
-      "--ui",
-      "-u",
-      "--config",
-      "--extension",
-      "--ignore",
-      "--reporter-option",
-      "--reporter-options",
-      "-O",
-    ]),
-  );
+  const files = positionals(own, 1, MOCHA_VALUE_OPTIONS);
   if (files.length > 0) return { ...jsSpot(tree, files[0]), args: appended };
   // No file given: mocha takes the files its configuration names, one more given to it adds to them;
-  // with none named, it looks in ./test, where the canary is found as one of its files.
+  // with none named, it looks in ./test, where the canary is placed.
   const spec = own.some((w) => /^--(config|package|spec|file)(=|$)/.test(w)) ? null : mochaConfigSpec(tree);
   if (spec === null || "reason" in spec)
     return {
@@ -279,17 +267,9 @@ function mochaSpot(
   if (spec.length > 0) return { ...jsSpot(tree, specFolder(spec[0]!)), args: appended };
   const found = findTestFile(tree, (r) => MOCHA_DEFAULT_FILE.test(r), skipDir, "test");
   if (!found) return { unverified: "mocha looks for its test files in ./test, which holds none" };
-  return { ...jsSpot(tree, found), args: () => [] };
+  // A canary named `.cjs` is not one mocha 2 to 8 find there (`.js` only): `test` and it are given.
+  return { ...jsSpot(tree, found), args: (file) => (file.endsWith(".js") ? [] : ["test", file]) };
 }
-
-/** A file mocha takes from ./test when no file is named (`./test/*.{js,cjs,mjs}`). */
-const MOCHA_DEFAULT_FILE = /^test\/[^/]+\.[cm]?js$/;
-
-/** The folder a spec entry's files are in: the part before its first pattern character. */
-const specFolder = (spec: string): string => {
-  const plain = spec.split(/[*?[{]/)[0]!;
-  return plain.endsWith("/") || plain === spec ? plain : plain.slice(0, plain.lastIndexOf("/") + 1);
-};
 
 /** Where the runner's own words start (after `python -m pytest`, `go test`, …); 0 when not found. */
 function runnerStart(runner: TestRunnerKind, words: readonly string[]): number {

@@ -1,6 +1,7 @@
 /**
- * What mocha's canaries need to know of how a run finds its files: the words of the command that starts
- * mocha (through a package manager's script too) and the test files its configuration names.
+ * What the canaries need to know of how a run finds its files: the words of the command that starts
+ * mocha (through a package manager's script too), the test files mocha's configuration names, and whether
+ * jest's settings in package.json decide which files it takes.
  */
 import { parse as parseYaml } from "yaml";
 import { jsRunnerOfWord, resolveScriptCommand } from "../../config/index.ts";
@@ -84,4 +85,65 @@ export function mochaConfigSpec(tree: TreeFs): string[] | { reason: string } {
     if (err instanceof TreeFsError) return { reason: `mocha's configuration cannot be read: ${err.message}` };
     throw err;
   }
+}
+
+/** mocha's options that take a value (the word after them is not a file). */
+export const MOCHA_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  "--reporter",
+  "-R",
+  "--require",
+  "-r",
+  "--timeout",
+  "-t",
+  "--ui",
+  "-u",
+  "--config",
+  "--extension",
+  "--ignore",
+  "--reporter-option",
+  "--reporter-options",
+  "-O",
+]);
+
+/** A file mocha takes from ./test when no file is named (`./test/*.{js,cjs,mjs}`). */
+export const MOCHA_DEFAULT_FILE = /^test\/[^/]+\.[cm]?js$/;
+
+/** The folder a spec entry's files are in: the part before its first pattern character. */
+export const specFolder = (spec: string): string => {
+  const plain = spec.split(/[*?[{]/)[0]!;
+  return plain.endsWith("/") || plain === spec ? plain : plain.slice(0, plain.lastIndexOf("/") + 1);
+};
+
+/** jest settings of package.json that do not change which test files it takes. */
+const JEST_NEUTRAL_KEYS = new Set([
+  "testEnvironment",
+  "testEnvironmentOptions",
+  "testTimeout",
+  "verbose",
+  "clearMocks",
+  "resetMocks",
+  "restoreMocks",
+  "resetModules",
+  "setupFiles",
+  "setupFilesAfterEach",
+  "setupFilesAfterEnv",
+  "globals",
+  "moduleNameMapper",
+  "collectCoverage",
+  "collectCoverageFrom",
+  "coverageDirectory",
+  "coverageReporters",
+  "coverageThreshold",
+  "coveragePathIgnorePatterns",
+  "notify",
+]);
+
+/**
+ * Whether package.json's `jest` (absent: undefined) may decide which test files jest takes: any setting
+ * but the ones known not to (a `testMatch`, `roots`, a `preset` do; a `testEnvironment` does not).
+ */
+export function jestPackageDecides(jest: unknown): boolean {
+  if (jest === undefined) return false;
+  if (jest === null || typeof jest !== "object" || Array.isArray(jest)) return true;
+  return Object.keys(jest).some((k) => !JEST_NEUTRAL_KEYS.has(k));
 }
