@@ -11,7 +11,7 @@
  * the bug and passes with the fix; patched: the tests pass but none shows the fix; could not run: why),
  * the tamper checks' state and the wall time.
  *
- *   npm run bench:runners-real [-- --only node-cron]
+ *   npm run bench:runners-real [-- --only node-cron] [-- --record <folder for each validation's JSON>]
  *
  * Downloads (npm pack, npm install of the development dependencies, apt-get download) are kept under
  * .cache/runners-real/ in the checkout (git-ignored): a rerun starts from them.
@@ -25,7 +25,7 @@ import { createSandbox } from "../src/sandbox/index.ts";
 import { candidateRun, showsFix, TreeStates, type ValidationResult } from "../src/validate/index.ts";
 import { PROJECTS, plantBug, type RealProject } from "./support/runners-real-projects.ts";
 
-const { values } = parseArgs({ options: { only: { type: "string" } } });
+const { values } = parseArgs({ options: { only: { type: "string" }, record: { type: "string" } } });
 const CACHE = join(import.meta.dirname, "..", ".cache", "runners-real");
 mkdirSync(CACHE, { recursive: true });
 
@@ -36,8 +36,9 @@ function verdict(v: ValidationResult): string {
   if (v.status === "passed" && showsFix(v)) return `fixed (${v.fixed.length}: ${listed(v.fixed)})`;
   if (v.status === "passed" || v.status === "no-regressions")
     return `patched: no test shows the fix (${v.status}; ${v.summary})`;
-  if (v.status === "could-not-run") return `could not run: ${v.summary}`;
-  return `${v.status}: ${v.summary}`;
+  const notRun = v.tests?.notRun ? ` (not run: ${v.tests.notRun})` : "";
+  if (v.status === "could-not-run") return `could not run: ${v.summary}${notRun}`;
+  return `${v.status}: ${v.summary}${notRun}`;
 }
 
 const listed = (ids: readonly string[], n = 3): string =>
@@ -71,6 +72,14 @@ async function benchOne(sandbox: Awaited<ReturnType<typeof createSandbox>>, p: R
     const c = await candidateRun({ sandbox, config, states, cache: new Map() }, fix);
     if (!c) throw new Error("nothing to validate with (no test command)");
     const v = c.result;
+    if (values.record) {
+      mkdirSync(values.record, { recursive: true });
+      const file = join(values.record, `${p.name.replace(/[^\w.@-]+/g, "_")}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({ validation: v, lastRun: { ...c.run, tests: [...(c.run?.tests ?? [])] } }, null, 1),
+      );
+    }
     const whole = states.tests.fullResult;
     const named = (n: number | undefined): string => (n === undefined ? "—" : String(n));
     return {

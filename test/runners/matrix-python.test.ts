@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { assertFixed, runMatrixCase, writeProject } from "./support/matrix.ts";
@@ -42,6 +43,35 @@ for (const command of [
   });
 }
 
+// Debian's pytest 7 (for /usr/bin/python3): a file named on its command line is collected once more when a
+// folder also named holds it, as the canaries' file is.
+const pytest7 = (() => {
+  try {
+    return /^pytest 7\./.test(
+      execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], {
+        encoding: "utf8",
+        stdio: "pipe",
+      }).trim(),
+    );
+  } catch {
+    return false;
+  }
+})();
+
+for (const command of ["/usr/bin/python3 -m pytest tests", "/usr/bin/python3 -m pytest"]) {
+  test(`pytest 7 as \`${command}\`: per-test results before and after, the failing test fixed, canaries proven`, {
+    skip:
+      !pytest7 && "Debian's pytest 7 is not installed for /usr/bin/python3 (apt-get install python3-pytest)",
+  }, async () => {
+    const repo = writeProject({
+      ...PYTEST_FILES,
+      ".github/auto-fix.yml": `test: ${command}\nvalidation: full\n`,
+    });
+    const r = await runMatrixCase(sandbox, repo, SLUG_BUG);
+    assertFixed(r, { runner: "pytest", ...PYTEST_IDS });
+  });
+}
+
 const UNITTEST_FILES = {
   ...PYTEST_FILES,
   "tests/test_slug.py":
@@ -63,7 +93,14 @@ for (const command of [
   test(`unittest as \`${command}\`: per-test results before and after, the failing test fixed, canaries proven`, async () => {
     const repo = writeProject({ ...UNITTEST_FILES, ".github/auto-fix.yml": `test: ${command}\n` });
     const r = await runMatrixCase(sandbox, repo, SLUG_BUG);
-    assertFixed(r, { runner: "unittest", ...UNITTEST_IDS });
+    // Discovery from `tests` with no top folder names the modules from there (`test_slug`).
+    const ids = / discover tests$/.test(command)
+      ? {
+          fixed: UNITTEST_IDS.fixed.slice("tests.".length),
+          others: UNITTEST_IDS.others.map((o) => o.slice("tests.".length)),
+        }
+      : UNITTEST_IDS;
+    assertFixed(r, { runner: "unittest", ...ids });
   });
 }
 

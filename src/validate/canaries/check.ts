@@ -224,7 +224,11 @@ function onlyCanaryFailed(plan: CanaryPlan, exec: ExecResult): boolean {
     case "pytest": {
       const lines = [...out.matchAll(/^[= ]*(\d+ \w+(?:, \d+ \w+)*) in [\d.]+s/gm)].map((m) => m[1]!);
       const last = lines.at(-1) ?? "";
-      return /(^|, )1 failed(,|$)/.test(last) && !/\berrors?\b/.test(last);
+      const failed = /(?:^|, )(\d+) failed(?:,|$)/.exec(last)?.[1];
+      if (failed === undefined || /\berrors?\b/.test(last)) return false;
+      // pytest 7 and earlier collect a file named on the command line once more when a folder also named
+      // holds it: the failing canary is then reported once per collection, as the only failure each time.
+      return failed === "1" || Number(failed) === canaryFailures(plan, out);
     }
     case "unittest": {
       const lines = [...out.matchAll(/^FAILED \(([^)]*)\)$/gm)].map((m) => m[1]!);
@@ -239,6 +243,15 @@ function onlyCanaryFailed(plan: CanaryPlan, exec: ExecResult): boolean {
     default:
       return true;
   }
+}
+
+/** How many times pytest's short summary (`-rA`) reports the failing canary as failed. */
+function canaryFailures(plan: CanaryPlan, out: string): number {
+  const file = plan.placements[0]?.file ?? "";
+  const fail = plan.failName;
+  return [...out.matchAll(/^FAILED (\S+?)::(?:\w+::)?(\w+)(?: |$)/gm)].filter(
+    (m) => file !== "" && (m[1] === file || m[1]!.endsWith(`/${file}`)) && m[2] === fail,
+  ).length;
 }
 
 /** Removes a plan's files when its run never finished (the sandbox threw). */
