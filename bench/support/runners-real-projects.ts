@@ -89,7 +89,7 @@ const stdlibStatistics = (cache: string, dir: string): void => {
 const NODE_CRON_BUG = {
   file: "src/pattern-validation.js",
   line: "return !isValidExpression(expression, 0, 23);",
-  bug: "return !isValidExpression(expression, 0, 24);",
+  bug: "return !isValidExpression(expression, 0, 25);",
 };
 
 export const PROJECTS: RealProject[] = [
