@@ -23,6 +23,7 @@ interface Spelling {
   scripts?: Record<string, string>;
   extra?: Record<string, string>;
   packages?: string[];
+  pkg?: Record<string, unknown>;
 }
 
 const SPELLINGS: Record<JsRunnerName, Spelling[]> = {
@@ -44,6 +45,11 @@ const SPELLINGS: Record<JsRunnerName, Spelling[]> = {
     { name: "npm test → jest --ci (read from package.json)", scripts: { test: "jest --ci" } },
     { name: "node node_modules/jest/bin/jest.js", command: "node node_modules/jest/bin/jest.js" },
     { name: "node_modules/.bin/jest --ci", command: "node_modules/.bin/jest --ci" },
+    {
+      name: "npm test → jest, package.json's jest choosing only the environment",
+      scripts: { test: "jest" },
+      pkg: { jest: { testEnvironment: "node", verbose: true } },
+    },
   ],
   vitest: [
     { name: "npx vitest run", command: "npx vitest run" },

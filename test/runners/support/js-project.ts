@@ -47,6 +47,8 @@ export function jsProject(
     extra?: Record<string, string>;
     /** Packages from the npm registry in place of the runner auto-fix develops with (`mocha@10`). */
     packages?: string[];
+    /** More keys of `package.json` (a `jest` section). */
+    pkg?: Record<string, unknown>;
   },
 ): string {
   const esm = runner === "vitest";
@@ -66,6 +68,7 @@ export function jsProject(
     private: true,
     ...(esm ? { type: "module" } : {}),
     ...(opts.scripts ? { scripts: opts.scripts } : {}),
+    ...opts.pkg,
   };
   const repo = writeProject({
     "package.json": `${JSON.stringify(pkg, null, 2)}\n`,
