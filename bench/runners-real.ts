@@ -22,7 +22,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadRepoConfig } from "../src/config/index.ts";
 import { createSandbox } from "../src/sandbox/index.ts";
-import { candidateRun, showsFix, TreeStates, type ValidationResult } from "../src/validate/index.ts";
+import {
+  candidateRun,
+  showsFix,
+  TreeStates,
+  toValidationOutcome,
+  type ValidationResult,
+} from "../src/validate/index.ts";
 import { PROJECTS, plantBug, type RealProject } from "./support/runners-real-projects.ts";
 
 const { values } = parseArgs({ options: { only: { type: "string" }, record: { type: "string" } } });
@@ -31,11 +37,20 @@ mkdirSync(CACHE, { recursive: true });
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
-/** The verdict the evidence gives, in the words of the report. */
+/**
+ * The verdict the tests give, by the evidence rule's test part: fixed when they ran and were counted on
+ * both trees with no regression, a test that failed with the bug passes with the fix, and no test related
+ * to the change still fails.
+ */
 function verdict(v: ValidationResult): string {
-  if (v.status === "passed" && showsFix(v)) return `fixed (${v.fixed.length}: ${listed(v.fixed)})`;
-  if (v.status === "passed" || v.status === "no-regressions")
-    return `patched: no test shows the fix (${v.status}; ${v.summary})`;
+  // Counted on both trees with no regression: the only "pass" (as the pipeline's candidates carry it).
+  const counted = toValidationOutcome(v).passed;
+  const still = v.stillFailing?.length
+    ? `; ${v.stillFailing.length} unrelated still failing: ${listed(v.stillFailing)}`
+    : "";
+  if (counted && showsFix(v) && !v.stillFailingRelated?.length)
+    return `fixed (${v.fixed.length}: ${listed(v.fixed)}${still})`;
+  if (counted) return `patched: the tests do not show the fix (${v.status}; ${v.summary})`;
   const notRun = v.tests?.notRun ? ` (not run: ${v.tests.notRun})` : "";
   if (v.status === "could-not-run") return `could not run: ${v.summary}${notRun}`;
   return `${v.status}: ${v.summary}${notRun}`;
