@@ -20,6 +20,7 @@ export {
   RepoConfigError,
   type ReproducerConfig,
 } from "./load.ts";
+export { resolveScriptCommand } from "./package-scripts.ts";
 export { compileGlob, isProtectedPath, matchGlob } from "../core/path-rules.ts";
 export {
   CONFIG_PATH,

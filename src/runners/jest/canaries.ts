@@ -18,6 +18,39 @@ const FLAVOUR: JsFlavour = {
   own: { lines: [], style: { kind: "expect", name: "expect", matcher: "toBe" }, testFn: "test", ext: "js" },
 };
 
+/** jest settings of package.json that do not change which test files it takes. */
+const NEUTRAL_SETTINGS: ReadonlySet<string> = new Set([
+  "testEnvironment",
+  "testEnvironmentOptions",
+  "testTimeout",
+  "verbose",
+  "clearMocks",
+  "resetMocks",
+  "restoreMocks",
+  "resetModules",
+  "setupFiles",
+  "setupFilesAfterEach",
+  "setupFilesAfterEnv",
+  "globals",
+  "moduleNameMapper",
+  "collectCoverage",
+  "collectCoverageFrom",
+  "coverageDirectory",
+  "coverageReporters",
+  "coverageThreshold",
+  "coveragePathIgnorePatterns",
+  "notify",
+]);
+
+/**
+ * Whether package.json's `jest` settings may decide which test files jest takes: any setting but the ones
+ * known not to (a `testMatch`, `roots`, a `preset` do; a `testEnvironment` does not).
+ */
+function jestSettingsDecide(settings: unknown): boolean {
+  if (settings === null || typeof settings !== "object" || Array.isArray(settings)) return true;
+  return Object.keys(settings).some((k) => !NEUTRAL_SETTINGS.has(k));
+}
+
 const rules: CanaryRules = {
   ...CANARY_DEFAULTS,
   deselecting: deselectingAfter(DESELECTING, () => 0),
@@ -26,6 +59,7 @@ const rules: CanaryRules = {
       label: "jest",
       configs: /^jest\.config\.(js|ts|mjs|cjs|json)$/,
       packageKey: "jest",
+      packageDecides: jestSettingsDecide,
       testFile: /((^|[./])(test|spec)\.[jt]sx?$|(^|\/)__tests__\/.*\.[jt]sx?$)/,
     }),
   source: (input) => jsCanary(FLAVOUR, input),

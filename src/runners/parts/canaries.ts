@@ -109,8 +109,11 @@ export interface CanaryRules {
   failExitCode(failing: number): number;
   /** The exit status of a run that named no test but the check tests (pytest: 5, nothing collected). */
   readonly emptyExitCode: number;
-  /** Whether the runner's own summary counts one failure only (a failure no test id carries keeps a run failed). */
-  onlyOneFailed(output: string): boolean;
+  /**
+   * Whether the runner's own summary counts the failing check test as its only failure (a failure no test
+   * id carries keeps a run failed); `canary` names that test and its file.
+   */
+  onlyOneFailed(output: string, canary?: { file: string; failName: string }): boolean;
   /** Why the check tests could not run although nothing was tampered with (a build or collection stop), or null. */
   stoppedBeforeTests(run: RunSeen): string | null;
   /** Files the runner leaves beside the check tests' file (compiled copies), to remove with it. */

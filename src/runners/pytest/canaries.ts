@@ -68,11 +68,25 @@ function spot({ tree, words, targets, valueOptions, focus }: SpotInput): Spot | 
   return { ...pyIn(tree, "", focus), args: appended, scope: ["."] };
 }
 
-/** pytest's last summary line counts one failure and no error. */
-function onlyOneFailed(output: string): boolean {
+/**
+ * pytest's last summary line counts no error and one failure, or as many as the short summary (`-rA`)
+ * reports the failing check test: pytest 7 and earlier collect a file named on the command line once
+ * more when a folder also named holds it, and report its failing test once per collection.
+ */
+function onlyOneFailed(output: string, canary?: { file: string; failName: string }): boolean {
   const lines = [...output.matchAll(/^[= ]*(\d+ \w+(?:, \d+ \w+)*) in [\d.]+s/gm)].map((m) => m[1]!);
   const last = lines.at(-1) ?? "";
-  return /(^|, )1 failed(,|$)/.test(last) && !/\berrors?\b/.test(last);
+  const failed = /(?:^|, )(\d+) failed(?:,|$)/.exec(last)?.[1];
+  if (failed === undefined || /\berrors?\b/.test(last)) return false;
+  return failed === "1" || (canary !== undefined && Number(failed) === canaryFailures(output, canary));
+}
+
+/** How many times pytest's short summary reports the failing check test as failed. */
+function canaryFailures(output: string, { file, failName }: { file: string; failName: string }): number {
+  if (file === "") return 0;
+  return [...output.matchAll(/^FAILED (\S+?)::(?:\w+::)?(\w+)(?: |$)/gm)].filter(
+    (m) => (m[1] === file || m[1]!.endsWith(`/${file}`)) && m[2] === failName,
+  ).length;
 }
 
 const rules: CanaryRules = {

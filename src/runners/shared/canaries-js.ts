@@ -280,17 +280,22 @@ export interface DefaultRules {
   configs: RegExp;
   /** The key of `package.json` that configures it, if any. */
   packageKey?: string;
+  /** Whether the settings under `packageKey` may decide which files it takes (default: any setting does). */
+  packageDecides?: (settings: unknown) => boolean;
   /** The test files it takes with no configuration. */
   testFile: RegExp;
 }
 
-/** Whether `package.json` at the root holds `key` (unreadable or not JSON: it may). */
-function packageHas(tree: TreeFs, key: string): boolean {
+/**
+ * Whether `package.json` at the root holds `key` with settings that may decide which files the runner
+ * takes (unreadable or not JSON: it may).
+ */
+function packageDecides(tree: TreeFs, key: string, decides: (settings: unknown) => boolean): boolean {
   try {
     const pkg = JSON.parse(
       tree.readIfExists("package.json", { maxBytes: 4 * 1024 * 1024 })?.toString("utf8") ?? "{}",
     ) as Record<string, unknown>;
-    return pkg !== null && typeof pkg === "object" && key in pkg;
+    return pkg !== null && typeof pkg === "object" && key in pkg && decides(pkg[key]);
   } catch {
     return true;
   }
@@ -308,7 +313,8 @@ export function defaultRulesSpot(input: SpotInput, rules: DefaultRules): Spot | 
     .list("")
     .map((e) => e.name)
     .find((n) => rules.configs.test(n));
-  if (config || (rules.packageKey !== undefined && packageHas(tree, rules.packageKey)))
+  const decides = rules.packageDecides ?? (() => true);
+  if (config || (rules.packageKey !== undefined && packageDecides(tree, rules.packageKey, decides)))
     return {
       unverified: `${rules.label}'s configuration (${config ?? "package.json"}) decides which test files it takes`,
     };

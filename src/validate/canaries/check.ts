@@ -222,7 +222,10 @@ export function checkCanaries(
   const exitCode =
     !othersFailed &&
     exec.exitCode === rules.failExitCode(n) &&
-    rules.onlyOneFailed(stripAnsi(`${exec.stdout}\n${exec.stderr}`))
+    rules.onlyOneFailed(stripAnsi(`${exec.stdout}\n${exec.stderr}`), {
+      file: plan.placements[0]?.file ?? "",
+      failName: plan.failName,
+    })
       ? emptied
         ? rules.emptyExitCode
         : 0

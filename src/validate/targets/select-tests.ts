@@ -220,7 +220,7 @@ export function selectTests(input: SelectInput): TestSelection {
     why:
       tests.length === 0
         ? `no test of the ${total} found relates to the change${within}`
-        : `${tests.length} of ${plural(total, `${runner} ${TARGET_WORD[runner!]}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
+        : `${tests.length} of ${plural(total, `${runner} ${TARGET_WORD[runner!]}`, `${runner} ${pluralWord(TARGET_WORD[runner!])}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
   };
 }
 
@@ -237,6 +237,9 @@ const TARGET_WORD: Record<TestRunnerKind, string> = {
   gradle: "test class",
   junit: "test class",
 };
+
+/** A target word's plural ("test class" → "test classes"). */
+const pluralWord = (w: string): string => (w.endsWith("s") ? `${w}es` : `${w}s`);
 
 /** The command that runs the selected tests (the selection must be targeted). */
 export function commandFor(

@@ -71,6 +71,23 @@ test("pytest's summary: one failure and no error is the check test's alone; exit
   assert.equal(pytest.onlyOneFailed("===== 1 failed, 4 passed in 0.12s ====="), true);
   assert.equal(pytest.onlyOneFailed("===== 1 failed, 4 passed, 1 error in 0.12s ====="), false);
   assert.equal(pytest.onlyOneFailed("===== 2 failed in 0.12s ====="), false);
+  // pytest 7 collects a named file once more when a named folder holds it: the check test fails twice.
+  const canary = { file: "tests/test_kavelomi.py", failName: "test_add_kavelomi_dapuno" };
+  const twice = [
+    "FAILED tests/test_kavelomi.py::test_add_kavelomi_dapuno - AssertionError",
+    "FAILED tests/test_kavelomi.py::test_add_kavelomi_dapuno - AssertionError",
+    "===== 2 failed, 8 passed in 0.12s =====",
+  ].join("\n");
+  assert.equal(pytest.onlyOneFailed(twice, canary), true);
+  const another = twice.replace(
+    /^(FAILED tests\/)test_kavelomi\.py::test_add_kavelomi_dapuno/m,
+    "$1test_ops.py::test_mul",
+  );
+  assert.equal(
+    pytest.onlyOneFailed(another, canary),
+    false,
+    "a repository test's failure is not the check test's",
+  );
   assert.equal(pytest.emptyExitCode, 5);
   const seen = { ids: ["tests/test_x.py::<collection>"], reported: false, forged: false, misreported: false };
   const stdout = "!!!!!!!! Interrupted: 1 error during collection !!!!!!!!";
