@@ -211,7 +211,7 @@ export async function runTestSuite(
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
     targeted?: Pick<
       TargetedCommand,
-      "argv" | "display" | "onlyFiles" | "report" | "reports" | "noReportOptions"
+      "argv" | "display" | "onlyFiles" | "report" | "reports" | "noReportOptions" | "notes"
     >;
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
@@ -222,11 +222,11 @@ export async function runTestSuite(
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
-  const whole = opts.targeted ? null : suiteCommand(config);
+  const tree = openTree(workdir);
+  const whole = opts.targeted ? null : suiteCommand(config, tree);
   const how = opts.targeted ?? whole!;
   const command = how.display;
   const globs = config.test.reports.length > 0 ? config.test.reports : (how.reports ?? []);
-  const tree = openTree(workdir);
   const restored = opts.pristine
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
@@ -261,7 +261,7 @@ export async function runTestSuite(
   }
   let parsed: ParsedTests | null = null;
   const reports = findReports(tree, globs);
-  const reportNotes: string[] = [];
+  const reportNotes: string[] = [...(how.notes ?? [])];
   const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();

@@ -1,3 +1,4 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
 import { resolveSpecifier } from "./js-resolve.ts";
 import { baseOf, stemOf } from "./tree-listing.ts";
@@ -46,10 +47,7 @@ export function fileTarget(targets: ReadonlyMap<string, readonly string[]>, name
  * change when it imports a changed file (directly or through a test helper that does) or is named
  * after it (`x.test.ts`, `x.spec.js`, `test/x.js` for `src/x.ts`).
  */
-export function javascriptSuite(
-  listing: TreeListing,
-  runner: "node-test" | "jest" | "vitest" | "mocha",
-): TestSuiteMap {
+export function javascriptSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
   const isTarget = (rel: string): boolean =>
     SOURCE.test(rel) &&
     !rel.endsWith(".d.ts") &&

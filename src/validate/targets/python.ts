@@ -1,3 +1,4 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
 import { baseOf, dirOf, lines } from "./tree-listing.ts";
 import type { RelatedTest, SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
@@ -79,7 +80,7 @@ const covers = (imported: string, name: string): boolean =>
  * `test*.py` files. A test relates to a change when it imports a changed module (directly, through the
  * package whose `__init__` imports it, or through a test helper that does), or is named after it.
  */
-export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest"): TestSuiteMap {
+export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
   const isTarget = (rel: string): boolean => {
     if (!rel.endsWith(".py") || !isTestPath(rel)) return false;
     const b = baseOf(rel);

@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { createSandbox, type SandboxPort } from "../../../src/sandbox/index.ts";
 import type { TreeStates } from "../../../src/validate/index.ts";
 import { tempDir } from "../../support/temp.ts";
-import { prepareJob, validateEdit, writeRepo } from "../support/targeted-repo.ts";
+import { prepareJob, validateEdit, writeRepo } from "../../validate/support/targeted-repo.ts";
 
 // mocha 2 and 3 from the npm registry (installed once, from npm's cache when it holds them), run as a
 // web framework's own command spells it: `_mocha --require test/support/env --reporter spec`. They take
