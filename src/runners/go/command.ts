@@ -39,6 +39,7 @@ export const command: RunnerCommand = {
   namedAt: (words) => (words[0] === "go" && words[1] === "test" ? 0 : -1),
   argsAfter: startAt,
   takesScriptArgs: false,
+  targetForm: "package",
   suiteKind: "go",
   singleTestId: () => false,
   targetWord: "test package",

@@ -11,6 +11,7 @@ const shared: Omit<
 > = {
   argsAfter: () => -1,
   takesScriptArgs: false,
+  targetForm: "dotted",
   suiteKind: "java",
   singleTestId: () => false,
   targetWord: "test class",

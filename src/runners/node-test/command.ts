@@ -32,6 +32,7 @@ export const command: RunnerCommand = {
   namedAt: (words) => (startAt(words) >= 0 ? 0 : -1),
   argsAfter: startAt,
   takesScriptArgs: false,
+  targetForm: "path",
   suiteKind: "javascript",
   singleTestId: () => false,
   targetWord: "test file",

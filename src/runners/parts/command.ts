@@ -83,6 +83,8 @@ export interface RunnerCommand {
    * files, Go packages, Java classes.
    */
   suiteKind: "python" | "javascript" | "go" | "java";
+  /** What names a test target to it: a path (`tests/test_a.py`), a dotted name (a module, a class), a package folder (`./pkg`). */
+  targetForm: "path" | "dotted" | "package";
   /**
    * Whether `id` has the form of one test the runner can run by itself (a pytest node id `file::name`,
    * a unittest dotted test id); the caller checks its file is one of the tree's tests.

@@ -60,6 +60,7 @@ export const command: RunnerCommand = {
   namedAt: startAt,
   argsAfter: startAt,
   takesScriptArgs: false,
+  targetForm: "path",
   suiteKind: "python",
   singleTestId: (id) => id.includes("::") && !/[\n\r\0]/.test(id),
   targetWord: "test file",

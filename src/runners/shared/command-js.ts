@@ -56,6 +56,7 @@ export function jsCommandBase(
   | "argsAfter"
   | "takesScriptArgs"
   | "suiteKind"
+  | "targetForm"
   | "singleTestId"
   | "targetWord"
   | "validTarget"
@@ -73,6 +74,7 @@ export function jsCommandBase(
     namedAt: at,
     argsAfter: at,
     takesScriptArgs: true,
+    targetForm: "path",
     suiteKind: "javascript",
     singleTestId: () => false,
     targetWord: "test file",

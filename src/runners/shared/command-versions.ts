@@ -44,7 +44,7 @@ const PYTHON_LIBS = [".cache/python-user/lib", ".venv/lib", "venv/lib", ".tox/py
 
 function listed(tree: TreeFs, rel: string): string[] {
   try {
-    if (tree.kind(rel) !== "directory") return [];
+    if (rel !== "" && tree.kind(rel) !== "directory") return [];
     return tree.list(rel, 10_000).map((e) => (e.kind === "directory" ? e.name : ""));
   } catch (err) {
     if (err instanceof TreeFsError) return [];

@@ -43,6 +43,7 @@ export const command: RunnerCommand = {
   namedAt: startAt,
   argsAfter: startAt,
   takesScriptArgs: false,
+  targetForm: "dotted",
   suiteKind: "python",
   singleTestId: (id) => /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(id),
   targetWord: "test module",

@@ -4,13 +4,13 @@ import { type JsTool, jsAt, jsCommandBase, jsSpelling, jsTargeted, sameFrom } fr
 
 /**
  * vitest's reporter that lists every test under its file (the default folds a passing file into one
- * line), per major version: `--reporter=verbose` in every vitest from 0 to 4.
+ * line), per major version: `--reporter=verbose` in every vitest from 0 to 5.
  */
 const VITEST: JsTool<string> = {
   name: "vitest",
   bins: ["vitest"],
   packages: ["vitest"],
-  versions: sameFrom(0, 4, "--reporter=verbose"),
+  versions: sameFrom(0, 5, "--reporter=verbose"),
   safest: "--reporter=verbose",
 };
 

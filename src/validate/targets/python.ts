@@ -1,5 +1,6 @@
 import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
+import { runnerFor } from "../../runners/index.ts";
 import { baseOf, dirOf, lines } from "./tree-listing.ts";
 import type { RelatedTest, SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
 
@@ -81,17 +82,19 @@ const covers = (imported: string, name: string): boolean =>
  * package whose `__init__` imports it, or through a test helper that does), or is named after it.
  */
 export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
+  // pytest takes test files by path (`test_*.py`, `*_test.py`); unittest dotted modules of `test*.py`.
+  const byPath = runnerFor(runner).targetForm === "path";
   const isTarget = (rel: string): boolean => {
     if (!rel.endsWith(".py") || !isTestPath(rel)) return false;
     const b = baseOf(rel);
-    return runner === "pytest" ? /^test_.*\.py$|_test\.py$/.test(b) : /^test.*\.py$/.test(b);
+    return byPath ? /^test_.*\.py$|_test\.py$/.test(b) : /^test.*\.py$/.test(b);
   };
   const targets = new Map<string, string[]>();
   const targetFile = new Map<string, string>();
   const fileTarget = new Map<string, string>();
   for (const rel of listing.files) {
     if (!isTarget(rel)) continue;
-    const t = runner === "pytest" ? rel : (moduleNames(listing, rel)[0] ?? null);
+    const t = byPath ? rel : (moduleNames(listing, rel)[0] ?? null);
     if (!t) continue;
     targets.set(t, [rel]);
     targetFile.set(t, rel);
@@ -246,7 +249,7 @@ export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestS
       return out;
     },
     targetOfId(id) {
-      if (runner === "pytest") {
+      if (byPath) {
         const file = id.split("::")[0] ?? "";
         return targets.has(file) ? file : null;
       }

@@ -44,7 +44,7 @@ export interface TestSelection {
 const SUITES: Record<Runner["suiteKind"], (listing: TreeListing, runner: TestRunnerKind) => TestSuiteMap> = {
   python: pythonSuite,
   javascript: javascriptSuite,
-  go: (listing) => goSuite(listing),
+  go: goSuite,
   java: javaSuite,
 };
 
