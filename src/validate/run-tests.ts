@@ -21,7 +21,7 @@ import {
 import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
-import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
+import { suiteCommand, type TargetedCommand, toolTreeOf } from "./targets/runner-command.ts";
 
 /** One run of the repository's test suite. */
 export interface TestRun {
@@ -223,7 +223,7 @@ export async function runTestSuite(
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
   const tree = openTree(workdir);
-  const whole = opts.targeted ? null : suiteCommand(config, tree);
+  const whole = opts.targeted ? null : suiteCommand(config, toolTreeOf(workdir));
   const how = opts.targeted ?? whole!;
   const command = how.display;
   const globs = config.test.reports.length > 0 ? config.test.reports : (how.reports ?? []);
@@ -261,7 +261,7 @@ export async function runTestSuite(
   }
   let parsed: ParsedTests | null = null;
   const reports = findReports(tree, globs);
-  const reportNotes: string[] = [...(how.notes ?? [])];
+  const reportNotes: string[] = [];
   const reportFiles = new Map<string, string[]>();
   if (reports.length > 0) {
     const tests = new Map<string, TestOutcome>();
@@ -329,6 +329,8 @@ export async function runTestSuite(
       ? how.noReportOptions
       : undefined;
   if (unavailable) reportNotes.push(`single tests cannot be judged from this run: ${unavailable}`);
+  // How the runner's options were worded (a version of its tool that could not be read).
+  reportNotes.push(...(how.notes ?? []));
   return {
     command,
     exec,

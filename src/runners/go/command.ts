@@ -36,6 +36,8 @@ function listingWords(words: readonly string[]): string[] {
 const norm = (p: string): string => p.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 
 export const command: RunnerCommand = {
+  title: "go test",
+  spelled: true,
   namedAt: (words) => (words[0] === "go" && words[1] === "test" ? 0 : -1),
   argsAfter: startAt,
   takesScriptArgs: false,

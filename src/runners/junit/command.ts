@@ -7,7 +7,7 @@ const has = (words: readonly string[], w: string): boolean => words.includes(w);
 /** What the three tools share: test classes named by their dotted names, and no scope of their own. */
 const shared: Omit<
   RunnerCommand,
-  "namedAt" | "ownReports" | "targetedWords" | "refusesSuite" | "quietTemplate"
+  "title" | "spelled" | "namedAt" | "ownReports" | "targetedWords" | "refusesSuite" | "quietTemplate"
 > = {
   argsAfter: () => -1,
   takesScriptArgs: false,
@@ -38,6 +38,8 @@ const QUIET = "JUnitCore prints only the tests that failed";
 export const command: Readonly<Record<JUnitTool, RunnerCommand>> = {
   maven: {
     ...shared,
+    title: "Maven",
+    spelled: true,
     namedAt: (words) => (/(^|\/)mvnw?$/.test(words[0] ?? "") && has(words, "test") ? 0 : -1),
     ownReports: ["target/surefire-reports/TEST-*.xml", "**/target/surefire-reports/TEST-*.xml"],
     refusesSuite: () => null,
@@ -53,6 +55,8 @@ export const command: Readonly<Record<JUnitTool, RunnerCommand>> = {
   },
   gradle: {
     ...shared,
+    title: "Gradle",
+    spelled: true,
     namedAt: (words) => (/(^|\/)gradlew?$/.test(words[0] ?? "") && has(words, "test") ? 0 : -1),
     ownReports: ["build/test-results/test/*.xml", "**/build/test-results/test/*.xml"],
     refusesSuite: () => null,
@@ -61,6 +65,8 @@ export const command: Readonly<Record<JUnitTool, RunnerCommand>> = {
   },
   junit: {
     ...shared,
+    title: "JUnit",
+    spelled: false,
     // Plain JUnit is named by the configuration (`validation.runner: junit`), never told from a command.
     namedAt: () => -1,
     ownReports: [],

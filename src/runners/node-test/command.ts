@@ -29,6 +29,8 @@ const isNode = (words: readonly string[]): boolean => /(^|\/)node$/.test(words[0
 const startAt = (words: readonly string[]): number => (isNode(words) ? words.indexOf("--test") : -1);
 
 export const command: RunnerCommand = {
+  title: "node --test",
+  spelled: true,
   namedAt: (words) => (startAt(words) >= 0 ? 0 : -1),
   argsAfter: startAt,
   takesScriptArgs: false,

@@ -65,6 +65,10 @@ export interface Refusal {
  * and the words that make it write a per-test report (for the version of its tool that is installed).
  */
 export interface RunnerCommand {
+  /** How messages name it (`node --test`, `go test`, `Maven`). */
+  title: string;
+  /** Whether a test command's words can start it (plain JUnit is only ever named by the configuration). */
+  spelled: boolean;
   /**
    * The index of the word of a command (no shell syntax, split on blanks) that names this runner
    * (`python -m pytest` → 2, `npx mocha` → 1, `./gradlew test` → 0), or -1. A command starts the runner

@@ -57,6 +57,8 @@ const version = (ctx: CommandContext) =>
   spellingFor("pytest", ctx.tree ? command.installedVersion(ctx.tree) : null, LISTING, SAFEST_LISTING);
 
 export const command: RunnerCommand = {
+  title: "pytest",
+  spelled: true,
   namedAt: startAt,
   argsAfter: startAt,
   takesScriptArgs: false,

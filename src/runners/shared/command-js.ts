@@ -55,6 +55,8 @@ export function jsCommandBase(
   | "namedAt"
   | "argsAfter"
   | "takesScriptArgs"
+  | "title"
+  | "spelled"
   | "suiteKind"
   | "targetForm"
   | "singleTestId"
@@ -73,6 +75,8 @@ export function jsCommandBase(
   return {
     namedAt: at,
     argsAfter: at,
+    title: tool.name,
+    spelled: true,
     takesScriptArgs: true,
     targetForm: "path",
     suiteKind: "javascript",

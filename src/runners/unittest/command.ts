@@ -40,6 +40,8 @@ function scope(words: readonly string[]): string[] | null {
 }
 
 export const command: RunnerCommand = {
+  title: "unittest",
+  spelled: true,
   namedAt: startAt,
   argsAfter: startAt,
   takesScriptArgs: false,

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { type RepoConfig, runnerOfCommand } from "../../config/index.ts";
-import type { TreeFs } from "../../core/tree-fs.ts";
+import { openTree, type TreeFs } from "../../core/tree-fs.ts";
 import { RUNNER_NAMES, RUNNERS, type RunnerName, runnerFor } from "../../runners/index.ts";
-import type { CommandContext } from "../../runners/parts/command.ts";
+import type { CommandContext, OwnReport } from "../../runners/parts/command.ts";
+import { sharedTreesOf } from "../../sandbox/index.ts";
 
 /**
  * A test command narrowed to some tests. The selected tests come from repository content and model
@@ -15,26 +16,17 @@ export interface TargetedCommand {
   /** How the report shows it (the tests quoted). */
   display: string;
   /**
-   * The only files whose tests count, when the runner may run more than it was given: vitest takes its
-   * files as filters that match any test file whose path holds them (`test/a.test.js` also runs
-   * `lib/test/a.test.js` and `test/a.test.jsx`).
+   * The only files whose tests count, when the runner may run more than it was given (a runner that takes
+   * its files as filters matching any test file whose path holds them: `test/a.test.js` also runs
+   * `lib/test/a.test.js`).
    */
   onlyFiles?: string[];
   /**
    * A JUnit report the command writes (`path` relative to the work tree, a fresh name per run), read for
-   * the tests and their files instead of the output (mocha's and node's own reporters do not name a
-   * test's file), and where a test's suites are named: its `classname` (mocha's xunit reporter) or the
-   * `<testsuite>`s it is in (node's junit reporter).
+   * the tests and their files instead of the output (where the runner's own output does not name a
+   * test's file); see the runners' `OwnReport`.
    */
-  report?: {
-    path: string;
-    suites: "classname" | "nesting";
-    /**
-     * The one test file the run was given, its positional words dropped (mocha started directly): the
-     * file of the tests a report names no file for (mocha before 6).
-     */
-    file?: string;
-  };
+  report?: OwnReport;
   /**
    * JUnit report globs the runner writes on its own (Maven's surefire, Gradle), read when the
    * configuration names none (`test.reports`).
@@ -61,7 +53,21 @@ export interface NotTargetable {
 }
 
 const SHELL_SYNTAX = /[;&|<>$`'"\\(){}*?!#~\n]/;
-const KNOWN_RUNNERS = "pytest, unittest, node --test, jest, vitest, mocha, go test, Maven, Gradle";
+/** The runners a test command can start, as messages name them. */
+const KNOWN_RUNNERS = RUNNERS.filter((r) => r.spelled)
+  .map((r) => r.title)
+  .join(", ");
+
+/**
+ * The tree a run's installed tools are read in (their versions): the work copy itself, or, when its
+ * dependency folders are the tree it was copied from bound in at run time (an empty folder in the copy),
+ * that tree.
+ */
+export function toolTreeOf(workdir: string): TreeFs {
+  const shared = sharedTreesOf(workdir)[0];
+  if (!shared || !shared.source.endsWith(`/${shared.rel}`)) return openTree(workdir);
+  return openTree(shared.source.slice(0, -shared.rel.length - 1));
+}
 
 /** Whether `target` has the form the runner takes (the caller also checked it names a file in the tree). */
 export function validTarget(runner: RunnerName, target: string): boolean {
@@ -81,12 +87,13 @@ const isRunnerName = (s: string): s is RunnerName => (RUNNER_NAMES as readonly s
 
 /**
  * The repository's whole-suite test command with its runner's report options added, so that per-test
- * outcomes are read whatever the command prints (`pytest -q`, `go test ./...`, jest's default
- * reporter); the runner's part words them for the version installed in `tree` (a version that cannot
- * be read gets the spelling every known version takes, and `notes` says so). Maven and Gradle write
- * JUnit reports anyway (`reports`). Which tests run is not changed. A command that writes JUnit reports
- * of its own (`test.reports`) runs as it is; one whose options cannot be added (shell syntax, a script,
- * an unknown runner, JUnitCore) runs as it is with `noReportOptions` saying why.
+ * outcomes are read whatever the command prints (a quiet option, a reporter that names only failures):
+ * the runner's part words them for the version installed in `tree` (a version that cannot be read gets
+ * the spelling every known version takes, and `notes` says so). A runner that writes JUnit reports
+ * anyway gives their globs (`reports`). Which tests run is not changed. A command that writes JUnit
+ * reports of its own (`test.reports`) runs as it is; one whose options cannot be added (shell syntax, a
+ * script, an unknown runner, a runner that prints only failures) runs as it is with `noReportOptions`
+ * saying why.
  */
 export function suiteCommand(
   config: Pick<RepoConfig, "test" | "validation">,
@@ -235,7 +242,7 @@ export function valueOptionsOf(runner: RunnerName): ReadonlySet<string> {
 
 /**
  * What the repository's test command itself runs, as the paths, packages, modules or filters it names
- * (`pytest tests/test_api.py` → `tests/test_api.py`): null when it names none (the runner's default, the
+ * (`<runner> tests/test_api.py` → `tests/test_api.py`): null when it names none (the runner's default, the
  * whole suite) or when it cannot be told (a template, a script, shell syntax, `npm test`).
  */
 export function commandScope(config: Pick<RepoConfig, "test" | "validation">): string[] | null {

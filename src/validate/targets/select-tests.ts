@@ -53,8 +53,8 @@ export function suiteFor(listing: TreeListing, runner: TestRunnerKind): TestSuit
 }
 
 /**
- * Whether `id` names one test the runner can run by itself (a pytest node id `file::name`, a unittest
- * dotted test id), whose file or module is one of the tree's tests.
+ * Whether `id` names one test the runner can run by itself (see the runner's `singleTestId`), whose file
+ * or module is one of the tree's tests.
  */
 export function singleTest(runner: TestRunnerKind, suite: TestSuiteMap, id: string): boolean {
   if (suite.targets.has(id)) return false;
@@ -87,7 +87,7 @@ export interface SelectInput {
   changed: readonly string[];
   /**
    * Tests that failed on the unpatched tree, as far as the job has run them: ids, with the files the
-   * runner's output named for them where its ids do not name their file (node --test, mocha).
+   * runner's output named for them where its ids do not name their file.
    */
   failedBefore?: readonly (string | { id: string; files?: readonly string[] })[];
   /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
@@ -161,8 +161,8 @@ export function selectTests(input: SelectInput): TestSelection {
     if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
     if (named && cur.named !== "module") cur.named = named;
   };
-  // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
-  // unittest dotted ids), else with its file, module, package or class.
+  // A test that failed before runs by itself where the runner can name single tests (a node id, a
+  // dotted test id), else with its file, module, package or class.
   for (const failed of input.failedBefore ?? []) {
     const { id, files } = typeof failed === "string" ? { id: failed, files: undefined } : failed;
     const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id, files);
@@ -185,7 +185,7 @@ export function selectTests(input: SelectInput): TestSelection {
   const order = Object.keys(REASON_TEXT);
   for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   let tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-  // The test command names what it runs (`pytest tests/test_api.py`): related tests are chosen within it.
+  // The test command names what it runs (`<runner> tests/test_api.py`): related tests are chosen within it.
   const scope = config.validation.withinCommand === false ? null : commandScope(config);
   let within = "";
   if (scope) {
