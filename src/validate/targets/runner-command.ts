@@ -65,8 +65,9 @@ const KNOWN_RUNNERS = RUNNERS.filter((r) => r.spelled)
  */
 export function toolTreeOf(workdir: string): TreeFs {
   const shared = sharedTreesOf(workdir)[0];
-  if (!shared || !shared.source.endsWith(`/${shared.rel}`)) return openTree(workdir);
-  return openTree(shared.source.slice(0, -shared.rel.length - 1));
+  if (shared?.source.endsWith(`/${shared.rel}`))
+    return openTree(shared.source.slice(0, -shared.rel.length - 1));
+  return openTree(workdir);
 }
 
 /** Whether `target` has the form the runner takes (the caller also checked it names a file in the tree). */
