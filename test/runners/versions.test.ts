@@ -115,6 +115,14 @@ test("jest and vitest: a version read gives no note; one not there gives the saf
   const vitest = targetedCommand(cfg("npx vitest run"), ["a.test.ts"], openTree(known));
   assert.ok("argv" in vitest);
   assert.equal(vitest.notes, undefined);
+  // jest installed as jest-cli alone: its version is read there.
+  const cli = runnerFor("jest").installedVersion(
+    openTree(tree({ "node_modules/jest-cli/package.json": manifest("24.9.0") })),
+  );
+  assert.deepEqual(
+    [cli.version, cli.major, cli.source],
+    ["24.9.0", 24, "node_modules/jest-cli/package.json"],
+  );
   const empty = openTree(tree({}));
   const jestUnknown = targetedCommand(cfg("npx jest"), ["a.test.js"], empty);
   assert.ok("argv" in jestUnknown);

@@ -10,7 +10,7 @@ export interface JsTool<Spelling> {
   name: string;
   /** Program names (`mocha`, `_mocha`). */
   bins: readonly string[];
-  /** npm packages that hold them; the first is the one whose version is read. */
+  /** npm packages that hold them; the version is read from the first one installed. */
   packages: readonly string[];
   /** The options each major version takes. */
   versions: Readonly<Record<number, Spelling>>;
@@ -18,9 +18,15 @@ export interface JsTool<Spelling> {
   safest: Spelling;
 }
 
+/** The version of the first of the tool's packages that is installed (the first's reason when none is). */
+function installedOf(tool: JsTool<unknown>, tree: TreeFs): ToolVersion {
+  const read = tool.packages.map((p) => nodePackageVersion(tree, p));
+  return read.find((v) => v.version !== null) ?? read[0]!;
+}
+
 /** The spelling of the installed version (see `spellingFor`). */
 export function jsSpelling<S>(tool: JsTool<S>, ctx: CommandContext): { spelling: S; notes?: string[] } {
-  const installed = ctx.tree ? nodePackageVersion(ctx.tree, tool.packages[0]!) : null;
+  const installed = ctx.tree ? installedOf(tool, ctx.tree) : null;
   const s = spellingFor(tool.name, installed, tool.versions, tool.safest);
   return { spelling: s.spelling, ...(s.note ? { notes: [s.note] } : {}) };
 }
@@ -94,9 +100,7 @@ export function jsCommandBase(
       return i < 0 ? null : positionals(words, i, values);
     },
     installedVersion: (tree?: TreeFs): ToolVersion =>
-      tree
-        ? nodePackageVersion(tree, tool.packages[0]!)
-        : { version: null, major: null, source: "the work tree was not read" },
+      tree ? installedOf(tool, tree) : { version: null, major: null, source: "the work tree was not read" },
   };
 }
 
