@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { loadRepoConfig, parseRepoConfig, type TestRunnerKind } from "../../src/config/index.ts";
+import { runnerFor } from "../../src/runners/index.ts";
 import { suiteCommand, targetedCommand } from "../../src/validate/index.ts";
 import { writeRepo } from "../validate/support/targeted-repo.ts";
 
@@ -33,6 +34,9 @@ const withReport = (words: string, report: string | undefined): string =>
 interface Spelling {
   command: string;
   runner: TestRunnerKind;
+  /** The word that names the runner, and the one its own arguments come after (null: none). */
+  named: string;
+  argsAfter: string | null;
   /** The whole suite's command (R: its report). */
   suite: string;
   /** The targeted run's words for `targets` (R: its report). */
@@ -43,6 +47,8 @@ interface Spelling {
 const SPELLINGS: Spelling[] = [
   {
     command: "npx mocha",
+    named: "mocha",
+    argsAfter: "mocha",
     runner: "mocha",
     suite: "npx mocha --reporter xunit --reporter-options output=R",
     targets: ["test/a.js"],
@@ -50,6 +56,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "node node_modules/mocha/bin/_mocha --require test/env --reporter spec test/",
+    named: "node_modules/mocha/bin/_mocha",
+    argsAfter: "node_modules/mocha/bin/_mocha",
     runner: "mocha",
     suite:
       "node node_modules/mocha/bin/_mocha --require test/env --reporter spec test/ --reporter xunit --reporter-options output=R",
@@ -60,6 +68,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "node_modules/.bin/mocha -r should",
+    named: "node_modules/.bin/mocha",
+    argsAfter: "node_modules/.bin/mocha",
     runner: "mocha",
     suite: "node_modules/.bin/mocha -r should --reporter xunit --reporter-options output=R",
     targets: ["test/a.js", "-b.js"],
@@ -68,6 +78,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "python -m pytest",
+    named: "pytest",
+    argsAfter: "pytest",
     runner: "pytest",
     suite: "python -m pytest -rA",
     targets: ["tests/test_a.py"],
@@ -75,6 +87,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "py.test -q tests/",
+    named: "py.test",
+    argsAfter: "py.test",
     runner: "pytest",
     suite: "py.test -q tests/ -rA",
     targets: ["tests/test_a.py::test_x"],
@@ -82,6 +96,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "go test ./...",
+    named: "go",
+    argsAfter: "test",
     runner: "go",
     suite: "go test -json ./...",
     targets: ["./pkg/a"],
@@ -89,6 +105,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "mvn -q test",
+    named: "mvn",
+    argsAfter: null,
     runner: "maven",
     suite: "mvn -q test",
     targets: ["com.acme.ATest"],
@@ -97,6 +115,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "./gradlew test",
+    named: "./gradlew",
+    argsAfter: null,
     runner: "gradle",
     suite: "./gradlew test",
     targets: ["com.acme.ATest"],
@@ -104,6 +124,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "npx jest",
+    named: "jest",
+    argsAfter: "jest",
     runner: "jest",
     suite: "npx jest --verbose",
     targets: ["src/a.test.js"],
@@ -111,6 +133,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "npx vitest run",
+    named: "vitest",
+    argsAfter: "vitest",
     runner: "vitest",
     suite: "npx vitest run --reporter=verbose",
     targets: ["src/a.test.ts"],
@@ -118,6 +142,8 @@ const SPELLINGS: Spelling[] = [
   },
   {
     command: "node --test",
+    named: "node",
+    argsAfter: "--test",
     runner: "node-test",
     suite:
       "node --test --test-reporter=junit --test-reporter-destination=R --test-reporter=spec --test-reporter-destination=stdout",
@@ -131,6 +157,11 @@ for (const s of SPELLINGS) {
   test(`\`${s.command}\` starts ${s.runner}: its report words for the suite, and the selected tests as words`, () => {
     const config = cfg(s.command);
     assert.equal(config.validation.runner, s.runner);
+    // The word that names it, and the one its own arguments follow (JUnit tools take none after a word).
+    const words = s.command.split(" ");
+    const part = runnerFor(s.runner);
+    assert.equal(words[part.namedAt(words)], s.named, s.command);
+    assert.equal(part.argsAfter(words) < 0 ? null : words[part.argsAfter(words)], s.argsAfter, s.command);
     const suite = suiteCommand(config);
     assert.equal(suite.noReportOptions, undefined, String(suite.noReportOptions));
     assert.equal(suite.command, withReport(s.suite, suite.report?.path));
