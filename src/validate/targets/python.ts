@@ -77,12 +77,12 @@ const covers = (imported: string, name: string): boolean =>
   imported === name || imported.startsWith(`${name}.`);
 
 /**
- * Python tests: pytest takes test files (`test_*.py`, `*_test.py`), unittest dotted module names of
- * `test*.py` files. A test relates to a change when it imports a changed module (directly, through the
+ * Python tests: a runner that takes paths gets test files (`test_*.py`, `*_test.py`), one that takes
+ * dotted names the module names of `test*.py` files. A test relates to a change when it imports a changed module (directly, through the
  * package whose `__init__` imports it, or through a test helper that does), or is named after it.
  */
 export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
-  // pytest takes test files by path (`test_*.py`, `*_test.py`); unittest dotted modules of `test*.py`.
+  // By path: test files (`test_*.py`, `*_test.py`); by dotted name: the modules of `test*.py`.
   const byPath = runnerFor(runner).targetForm === "path";
   const isTarget = (rel: string): boolean => {
     if (!rel.endsWith(".py") || !isTestPath(rel)) return false;
