@@ -9,6 +9,7 @@ import {
 } from "../languages/index.ts";
 import { RUNNERS, type RunnerName, runnerFor } from "../runners/index.ts";
 import type { RepositoryFiles } from "../runners/parts/conventions.ts";
+import { runnerOfCommand as commandRunner } from "../runners/shared/command-spelling.ts";
 import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 
 /** The runner a repository's tests run under; `npm` = a package script that starts none auto-fix knows. */
@@ -245,48 +246,9 @@ export function frameworkOfCommand(cmd: string, fallback: TestFramework): TestFr
 }
 
 /**
- * The runner a test command hands selected tests to, when it can be targeted: a plain command (no shell
- * syntax) that starts the runner directly or through `npm test` / `npx`. Null = it cannot be targeted
- * (a script, a Makefile, a pipeline): validation then runs the whole suite and says why.
+ * The runner a test command hands selected tests to, when it can be targeted (the runners' own
+ * spellings decide: see `runners/shared/command-spelling.ts`). Null = it cannot be targeted.
  */
 export function runnerOfCommand(cmd: string, framework: TestFramework): TestRunnerKind | null {
-  if (/[;&|<>$`'"\\(){}*?!#~\n]/.test(cmd)) return null;
-  const words = cmd.trim().split(/\s+/);
-  const has = (w: string) => words.includes(w);
-  if (has("pytest") || has("py.test") || /(^|\/)pytest(-3)?$/.test(words[0] ?? "")) return "pytest";
-  const m = words.indexOf("-m");
-  const module = m >= 0 ? words[m + 1] : undefined;
-  if (module === "pytest") return "pytest";
-  if (module === "unittest") return "unittest";
-  if (words[0] === "go" && words[1] === "test") return "go";
-  if (/(^|\/)mvnw?$/.test(words[0] ?? "") && has("test")) return "maven";
-  if (/(^|\/)gradlew?$/.test(words[0] ?? "") && has("test")) return "gradle";
-  if (/(^|\/)node$/.test(words[0] ?? "") && has("--test")) return "node-test";
-  const viaScript = /^(npm|pnpm|yarn)$/.test(words[0] ?? "");
-  const tool = words.map(jsRunnerOfWord).find((t) => t !== null);
-  if (tool) return tool;
-  if (viaScript && (framework === "jest" || framework === "vitest" || framework === "mocha"))
-    return framework;
-  return null;
-}
-
-/**
- * The JavaScript runner a word of a command starts, however it is spelled: `jest`, `_mocha`, and a path
- * into `node_modules` (`./node_modules/.bin/mocha`, `node node_modules/mocha/bin/_mocha`,
- * `node_modules/jest/bin/jest.js`, `node_modules/vitest/vitest.mjs`). A path outside `node_modules` (a
- * test file called `jest.js`) starts nothing.
- */
-export function jsRunnerOfWord(word: string): "jest" | "vitest" | "mocha" | null {
-  const name = (n: string) => (n === "_mocha" ? "mocha" : (n as "jest" | "vitest" | "mocha"));
-  const bare = /^(jest|vitest|_?mocha)$/.exec(word);
-  if (bare) return name(bare[1]!);
-  if (!/(^|\/)node_modules\//.test(word)) return null;
-  const bin = /(?:^|\/)node_modules\/\.bin\/(jest|vitest|_?mocha)$/.exec(word);
-  if (bin) return name(bin[1]!);
-  const pkg =
-    /(?:^|\/)node_modules\/(jest|jest-cli|vitest|mocha)\/(?:bin\/)?(?:jest|vitest|_?mocha)(?:\.[cm]?js)?$/.exec(
-      word,
-    );
-  if (pkg) return pkg[1] === "jest-cli" ? "jest" : name(pkg[1]!);
-  return null;
+  return commandRunner(cmd, framework);
 }

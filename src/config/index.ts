@@ -2,7 +2,6 @@ export {
   type Detection,
   detectProject,
   frameworkOfCommand,
-  jsRunnerOfWord,
   type ProjectLanguage,
   runnerOfCommand,
   type TestFramework,

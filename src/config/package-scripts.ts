@@ -1,4 +1,5 @@
 import { openTree, TreeFsError } from "../core/tree-fs.ts";
+import { runnerOfProgram } from "../runners/shared/command-spelling.ts";
 
 /**
  * A package manager's script (`npm test`, `npm run test:unit`, `yarn test`, `pnpm run unit`) resolved to
@@ -15,8 +16,8 @@ export const MAX_SCRIPT_HOPS = 4;
 const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;
 const SHELL_SYNTAX = /[;&|<>$`'"\\(){}*?!#~\n]/;
 const SCRIPT_NAME = /^[\w:.@/-]{1,100}$/;
-/** The programs of `node_modules/.bin` a resolved script may start: the runners auto-fix knows. */
-const RUNNER_BINS = new Set(["mocha", "_mocha", "jest", "vitest"]);
+/** Whether a script's program is one of `node_modules/.bin` that starts a runner auto-fix knows (the runners say which). */
+const runnerBin = (word: string): boolean => /^[\w.-]+$/.test(word) && runnerOfProgram(word) !== null;
 
 /** The script a command names (`npm test` → `test`), or null when the command is not a script. */
 export function scriptOfCommand(command: string): string | null {
@@ -59,9 +60,9 @@ function direct(name: string, script: string): string | { reason: string } {
   const first = words[0] ?? "";
   if (first === "node" || first.startsWith("node_modules/") || first.startsWith("./node_modules/"))
     return words.join(" ");
-  if (first === "npx" && RUNNER_BINS.has(words[1] ?? "")) return words.join(" ");
+  if (first === "npx" && runnerBin(words[1] ?? "")) return words.join(" ");
   // npm puts node_modules/.bin first on the PATH of a script: the runner is started from there.
-  if (RUNNER_BINS.has(first)) return [`node_modules/.bin/${first}`, ...words.slice(1)].join(" ");
+  if (runnerBin(first)) return [`node_modules/.bin/${first}`, ...words.slice(1)].join(" ");
   return {
     reason: `the script \`${name}\` starts \`${first.slice(0, 100)}\`, which is neither node nor a test runner auto-fix knows`,
   };

@@ -4,9 +4,11 @@ import { mergeIntegrity } from "./canaries/index.ts";
 import { networkBound } from "./network.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
-import { targetedCommand } from "./targets/runner-command.ts";
+import { targetedCommand, toolTreeOf } from "./targets/runner-command.ts";
 import { TestTimes } from "./test-times.ts";
 import type { TestSuiteMap, TreeListing } from "./targets/types.ts";
+
+type RunOpts = NonNullable<Parameters<typeof runTestSuite>[4]>;
 
 /**
  * The test a test id of the runner's output belongs to (from the id, or the files the output named for
@@ -89,12 +91,14 @@ export class PristineTests {
     this.#stop = deps.stop;
   }
 
-  async #runOn(opts: Parameters<typeof runTestSuite>[4], signal?: AbortSignal): Promise<TestRun | null> {
+  /** Runs on a fresh pristine copy; `opts` may be worded for the copy (its installed tools). */
+  async #runOn(opts: RunOpts | ((dir: string) => RunOpts), signal?: AbortSignal): Promise<TestRun | null> {
     const copy = await this.#pristine();
     const stop = signal ? AbortSignal.any([signal, this.#stop]) : this.#stop;
     this.runCount++;
     try {
-      return await runTestSuite(this.#sandbox, copy.dir, this.#config, stop, opts);
+      const own = typeof opts === "function" ? opts(copy.dir) : opts;
+      return await runTestSuite(this.#sandbox, copy.dir, this.#config, stop, own);
     } finally {
       await copy.dispose();
     }
@@ -247,7 +251,12 @@ export class PristineTests {
     if (missing.length > 0) {
       const cmd = targetedCommand(this.#config, missing);
       if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
-      const opts = timeoutMs !== undefined ? { targeted: cmd, timeoutMs } : { targeted: cmd };
+      // Worded again for the copy it runs in: the runner reads its tool's version there.
+      const opts = (dir: string): RunOpts => {
+        const own = targetedCommand(this.#config, missing, toolTreeOf(dir));
+        const targeted = "reason" in own ? cmd : own;
+        return timeoutMs !== undefined ? { targeted, timeoutMs } : { targeted };
+      };
       const p = this.#runOn(opts, signal).then((run) => {
         if (!run) return;
         if (timeoutMs !== undefined && run.exec.limit === "time") {

@@ -12,7 +12,7 @@ import {
 } from "./compare.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
-import { targetedCommand } from "./targets/runner-command.ts";
+import { targetedCommand, toolTreeOf } from "./targets/runner-command.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import {
   allowanceFor,
@@ -147,7 +147,7 @@ async function runBatch(
 ): Promise<Batch> {
   const { sandbox, config, pristine, workdir, signal, ownerOf } = input;
   const store = pristine.tests;
-  const cmd = targetedCommand(config, targets);
+  const cmd = targetedCommand(config, targets, toolTreeOf(workdir));
   if ("reason" in cmd) throw new Error(`the selected tests cannot be run: ${cmd.reason}`);
   const t0 = performance.now();
   /** A run starting now stops at the deadline when that comes before the configured test limit. */

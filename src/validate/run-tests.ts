@@ -21,7 +21,7 @@ import {
 import { fileEntryId } from "./evidence.ts";
 import { MAX_JUNIT_CHARS } from "./junit.ts";
 import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
-import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
+import { suiteCommand, type TargetedCommand, toolTreeOf } from "./targets/runner-command.ts";
 
 /** One run of the repository's test suite. */
 export interface TestRun {
@@ -211,7 +211,7 @@ export async function runTestSuite(
     /** Runs this instead of the test command (a targeted run: argv, and how the report shows it). */
     targeted?: Pick<
       TargetedCommand,
-      "argv" | "display" | "onlyFiles" | "report" | "reports" | "noReportOptions"
+      "argv" | "display" | "onlyFiles" | "report" | "reports" | "noReportOptions" | "notes"
     >;
     /** A shorter time limit than the configuration's (a run that must fit a budget). */
     timeoutMs?: number;
@@ -222,11 +222,11 @@ export async function runTestSuite(
   } = {},
 ): Promise<TestRun | null> {
   if (!config.test.command) return null;
-  const whole = opts.targeted ? null : suiteCommand(config);
+  const tree = openTree(workdir);
+  const whole = opts.targeted ? null : suiteCommand(config, toolTreeOf(workdir));
   const how = opts.targeted ?? whole!;
   const command = how.display;
   const globs = config.test.reports.length > 0 ? config.test.reports : (how.reports ?? []);
-  const tree = openTree(workdir);
   const restored = opts.pristine
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
@@ -329,6 +329,8 @@ export async function runTestSuite(
       ? how.noReportOptions
       : undefined;
   if (unavailable) reportNotes.push(`single tests cannot be judged from this run: ${unavailable}`);
+  // How the runner's options were worded (a version of its tool that could not be read).
+  reportNotes.push(...(how.notes ?? []));
   return {
     command,
     exec,

@@ -10,28 +10,15 @@ import {
   deselectingAfter,
   isOption,
   positionals,
+  skipDir,
 } from "../shared/canaries-args.ts";
+import { findTestFile } from "../shared/canaries-sample.ts";
+import { MOCHA_DEFAULT_FILE, mochaConfigSpec, specFolder } from "./canaries-config.ts";
+import { command } from "./command.ts";
 import { type JsFlavour, jsCanary, jsSpot } from "../shared/canaries-js.ts";
 
 /** Options that could leave the check tests out or stop before them. */
 const DESELECTING = /^(-g|--grep(=.*)?|-f|--fgrep(=.*)?|-i|--invert|-b|--bail|--forbid-only)$/;
-/** mocha's options that take their value as the next word, as the check tests' placement reads them. */
-const VALUE_OPTIONS: ReadonlySet<string> = new Set([
-  "--reporter",
-  "-R",
-  "--require",
-  "-r",
-  "--timeout",
-  "-t",
-  "--ui",
-  "-u",
-  "--config",
-  "--extension",
-  "--ignore",
-  "--reporter-option",
-  "--reporter-options",
-  "-O",
-]);
 
 const FLAVOUR: JsFlavour = {
   testModule: null,
@@ -46,8 +33,12 @@ const FLAVOUR: JsFlavour = {
   },
 };
 
-/** Given as one more file, beside the first file the command or a targeted run names. */
-function spot({ tree, words, targets }: SpotInput): Spot | NoCanaries {
+/**
+ * Given as one more file, beside the first file the command or a targeted run names; with none named,
+ * beside the files mocha's configuration names, or in ./test, where mocha looks by default. A package
+ * manager's script is read as the words it runs.
+ */
+function spot({ tree, words, targets, valueOptions, scriptWords }: SpotInput): Spot | NoCanaries {
   if (targets)
     return {
       ...jsSpot(
@@ -56,15 +47,29 @@ function spot({ tree, words, targets }: SpotInput): Spot | NoCanaries {
       ),
       args: appended,
     };
-  const at = words.findIndex((w) => w === "mocha" || w.endsWith("/mocha"));
+  if (scriptWords && "reason" in scriptWords)
+    return { unverified: `the test command does not start mocha directly (${scriptWords.reason})` };
+  const all = scriptWords ?? words;
+  const at = command.namedAt(all);
   if (at < 0) return { unverified: "the test command does not start mocha directly" };
-  const files = positionals(words, at + 1, VALUE_OPTIONS);
-  if (files.length === 0)
+  const own = all.slice(at);
+  const stop = own.find((w) => DESELECTING.test(w));
+  if (stop !== undefined)
     return {
-      unverified:
-        "mocha finds its test files by its configuration; a file of check tests given to it would be one more scope",
+      unverified: `the command's option \`${stop}\` could leave the check tests out or stop before them`,
     };
-  return { ...jsSpot(tree, files[0]), args: appended };
+  const files = positionals(own, 1, valueOptions);
+  if (files.length > 0) return { ...jsSpot(tree, files[0]), args: appended };
+  const spec = own.some((w) => /^--(config|package|spec|file)(=|$)/.test(w)) ? null : mochaConfigSpec(tree);
+  if (spec === null || "reason" in spec)
+    return {
+      unverified: `mocha finds its test files by its configuration; a file of check tests given to it would be one more scope${spec ? ` (${spec.reason})` : ""}`,
+    };
+  if (spec.length > 0) return { ...jsSpot(tree, specFolder(spec[0]!)), args: appended };
+  const found = findTestFile(tree, (r) => MOCHA_DEFAULT_FILE.test(r), skipDir, "test");
+  if (!found) return { unverified: "mocha looks for its test files in ./test, which holds none" };
+  // A check-test file named `.cjs` is not one mocha 2 to 8 find there (`.js` only): `test` and it are given.
+  return { ...jsSpot(tree, found), args: (file) => (file.endsWith(".js") ? [] : ["test", file]) };
 }
 
 const rules: CanaryRules = {

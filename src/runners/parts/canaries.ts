@@ -29,6 +29,11 @@ export interface SpotInput {
   targets: readonly string[] | null;
   /** The runner's options that take their value as the next word (from its command part). */
   valueOptions: ReadonlySet<string>;
+  /**
+   * When the command runs a package manager's script (`npm test -- <more>`): the words the script runs
+   * and the words after `--`, or why they cannot be known.
+   */
+  scriptWords?: readonly string[] | { reason: string };
   focus?: Focus;
 }
 

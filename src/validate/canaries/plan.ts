@@ -7,7 +7,7 @@ import { createHash, randomBytes, randomInt } from "node:crypto";
 import { lstatSync, lutimesSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { RepoConfig } from "../../config/index.ts";
-import { runnerOfCommand } from "../../config/index.ts";
+import { resolveScriptCommand, runnerOfCommand } from "../../config/index.ts";
 import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
 import { type RunnerName, runnerFor } from "../../runners/index.ts";
 import type { CanaryRules, SourceInput, Spot } from "../../runners/parts/canaries.ts";
@@ -84,6 +84,22 @@ function commandOf(
   return { runner, words: command.trim().split(/\s+/), targets: null };
 }
 
+/**
+ * The words a package manager's script runs (`npm test -- <more>` → the script's words and `<more>`),
+ * or why they cannot be known; nothing when the command runs no script.
+ */
+function scriptWordsOf(
+  tree: TreeFs,
+  words: readonly string[],
+): { scriptWords?: readonly string[] | { reason: string } } {
+  if (!/^(npm|pnpm|yarn)$/.test(words[0] ?? "")) return {};
+  const sep = words.indexOf("--");
+  const script = resolveScriptCommand(tree.root, (sep < 0 ? words : words.slice(0, sep)).join(" "));
+  if (script === null) return {};
+  if ("reason" in script) return { scriptWords: script };
+  return { scriptWords: [...script.command.split(/\s+/), ...(sep < 0 ? [] : words.slice(sep + 1))] };
+}
+
 /** Where the runner's check tests go in this run; or why none can. */
 function spotOf(
   rules: CanaryRules,
@@ -102,6 +118,7 @@ function spotOf(
       words: input.words,
       targets: input.targets,
       valueOptions: valueOptionsOf(input.runner),
+      ...scriptWordsOf(tree, input.words),
       ...(focus ? { focus } : {}),
     });
   } catch (err) {

@@ -1,3 +1,4 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { dirOf, lines } from "./tree-listing.ts";
 import type { SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
 
@@ -25,7 +26,7 @@ export function goImports(text: string): Set<string> {
  * Go tests run per package (`./dir`): a change's own package, and the packages whose tests import it
  * (import paths from the `module` line of go.mod).
  */
-export function goSuite(listing: TreeListing): TestSuiteMap {
+export function goSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
   const pkgOf = (rel: string): string => (dirOf(rel) === "" ? "." : `./${dirOf(rel)}`);
   const targets = new Map<string, string[]>();
   for (const rel of listing.files) {
@@ -37,7 +38,7 @@ export function goSuite(listing: TreeListing): TestSuiteMap {
   const importPath = (pkg: string): string | null =>
     mod === null ? null : pkg === "." ? mod : `${mod}/${pkg.slice(2)}`;
   return {
-    runner: "go",
+    runner,
     targets,
     related(changed) {
       const out = new Map<string, { reasons: SelectReason[]; detail: string }>();

@@ -1,3 +1,4 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
 import { baseOf, lines, stemOf } from "./tree-listing.ts";
 import type { SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
@@ -23,7 +24,7 @@ export function javaHeader(text: string): { pkg: string; imports: string[] } {
  * Java tests are classes (Maven `-Dtest=`, Gradle `--tests`, JUnitCore): test classes in a changed
  * class's package, classes importing it, and classes named after it (`FooTest`, `TestFoo`, `FooIT`).
  */
-export function javaSuite(listing: TreeListing, runner: "maven" | "gradle" | "junit"): TestSuiteMap {
+export function javaSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
   const targets = new Map<string, string[]>();
   const header = new Map<string, { pkg: string; imports: string[] }>();
   const headerOf = (rel: string) => {

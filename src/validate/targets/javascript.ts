@@ -1,3 +1,4 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
 import { resolveSpecifier } from "./js-resolve.ts";
 import { baseOf, stemOf } from "./tree-listing.ts";
@@ -42,14 +43,11 @@ export function fileTarget(targets: ReadonlyMap<string, readonly string[]>, name
 }
 
 /**
- * JavaScript/TypeScript tests (`node --test`, jest, vitest, mocha take files): a test relates to a
+ * JavaScript/TypeScript tests (the JavaScript runners take files): a test relates to a
  * change when it imports a changed file (directly or through a test helper that does) or is named
  * after it (`x.test.ts`, `x.spec.js`, `test/x.js` for `src/x.ts`).
  */
-export function javascriptSuite(
-  listing: TreeListing,
-  runner: "node-test" | "jest" | "vitest" | "mocha",
-): TestSuiteMap {
+export function javascriptSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
   const isTarget = (rel: string): boolean =>
     SOURCE.test(rel) &&
     !rel.endsWith(".d.ts") &&
@@ -144,8 +142,8 @@ export function javascriptSuite(
       }
       return out;
     },
-    // jest's and vitest's ids start with their file (`test/a.test.js > suite > name`); node's and
-    // mocha's name it only where their output does (a failure's location or stack), given as `files`.
+    // Some runners' ids start with their file (`test/a.test.js > suite > name`); others name it only
+    // where their output does (a failure's location or stack), given as `files`.
     targetOfId(id, files) {
       for (const f of files ?? []) {
         const t = fileTarget(targets, f);

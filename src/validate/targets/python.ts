@@ -1,4 +1,6 @@
+import type { TestRunnerKind } from "../../config/index.ts";
 import { isTestPath } from "../../core/test-files.ts";
+import { runnerFor } from "../../runners/index.ts";
 import { baseOf, dirOf, lines } from "./tree-listing.ts";
 import type { RelatedTest, SelectReason, TestSuiteMap, TreeListing } from "./types.ts";
 
@@ -75,22 +77,24 @@ const covers = (imported: string, name: string): boolean =>
   imported === name || imported.startsWith(`${name}.`);
 
 /**
- * Python tests: pytest takes test files (`test_*.py`, `*_test.py`), unittest dotted module names of
- * `test*.py` files. A test relates to a change when it imports a changed module (directly, through the
+ * Python tests: a runner that takes paths gets test files (`test_*.py`, `*_test.py`), one that takes
+ * dotted names the module names of `test*.py` files. A test relates to a change when it imports a changed module (directly, through the
  * package whose `__init__` imports it, or through a test helper that does), or is named after it.
  */
-export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest"): TestSuiteMap {
+export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
+  // By path: test files (`test_*.py`, `*_test.py`); by dotted name: the modules of `test*.py`.
+  const byPath = runnerFor(runner).targetForm === "path";
   const isTarget = (rel: string): boolean => {
     if (!rel.endsWith(".py") || !isTestPath(rel)) return false;
     const b = baseOf(rel);
-    return runner === "pytest" ? /^test_.*\.py$|_test\.py$/.test(b) : /^test.*\.py$/.test(b);
+    return byPath ? /^test_.*\.py$|_test\.py$/.test(b) : /^test.*\.py$/.test(b);
   };
   const targets = new Map<string, string[]>();
   const targetFile = new Map<string, string>();
   const fileTarget = new Map<string, string>();
   for (const rel of listing.files) {
     if (!isTarget(rel)) continue;
-    const t = runner === "pytest" ? rel : (moduleNames(listing, rel)[0] ?? null);
+    const t = byPath ? rel : (moduleNames(listing, rel)[0] ?? null);
     if (!t) continue;
     targets.set(t, [rel]);
     targetFile.set(t, rel);
@@ -245,7 +249,7 @@ export function pythonSuite(listing: TreeListing, runner: "pytest" | "unittest")
       return out;
     },
     targetOfId(id) {
-      if (runner === "pytest") {
+      if (byPath) {
         const file = id.split("::")[0] ?? "";
         return targets.has(file) ? file : null;
       }

@@ -1,6 +1,7 @@
 import type { RepoConfig, TestRunnerKind } from "../../config/index.ts";
 import { TreeFsError } from "../../core/tree-fs.ts";
 import { plural } from "../../core/words.ts";
+import { type Runner, runnerFor } from "../../runners/index.ts";
 import { goSuite } from "./go.ts";
 import { javaSuite } from "./java.ts";
 import { javascriptSuite } from "./javascript.ts";
@@ -39,35 +40,25 @@ export interface TestSelection {
   why: string;
 }
 
+/** The suite map of each kind of runner's targets (the runner says which kind it takes). */
+const SUITES: Record<Runner["suiteKind"], (listing: TreeListing, runner: TestRunnerKind) => TestSuiteMap> = {
+  python: pythonSuite,
+  javascript: javascriptSuite,
+  go: goSuite,
+  java: javaSuite,
+};
+
 export function suiteFor(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
-  switch (runner) {
-    case "pytest":
-    case "unittest":
-      return pythonSuite(listing, runner);
-    case "node-test":
-    case "jest":
-    case "vitest":
-    case "mocha":
-      return javascriptSuite(listing, runner);
-    case "go":
-      return goSuite(listing);
-    case "maven":
-    case "gradle":
-    case "junit":
-      return javaSuite(listing, runner);
-  }
+  return SUITES[runnerFor(runner).suiteKind](listing, runner);
 }
 
 /**
- * Whether `id` names one test the runner can run by itself: a pytest node id (`file::name`) or a unittest
- * dotted test id, whose file or module is one of the tree's tests.
+ * Whether `id` names one test the runner can run by itself (see the runner's `singleTestId`), whose file
+ * or module is one of the tree's tests.
  */
 export function singleTest(runner: TestRunnerKind, suite: TestSuiteMap, id: string): boolean {
   if (suite.targets.has(id)) return false;
-  if (runner === "pytest") return id.includes("::") && suite.targetOfId(id) !== null && !/[\n\r\0]/.test(id);
-  if (runner === "unittest")
-    return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(id) && suite.targetOfId(id) !== null;
-  return false;
+  return runnerFor(runner).singleTestId(id) && suite.targetOfId(id) !== null;
 }
 
 /** Targets a text mentions by path, dotted name or class name (tokens looked up, never searched for). */
@@ -96,7 +87,7 @@ export interface SelectInput {
   changed: readonly string[];
   /**
    * Tests that failed on the unpatched tree, as far as the job has run them: ids, with the files the
-   * runner's output named for them where its ids do not name their file (node --test, mocha).
+   * runner's output named for them where its ids do not name their file.
    */
   failedBefore?: readonly (string | { id: string; files?: readonly string[] })[];
   /** The reproducer script and the model's answer (patch, locations): tests they name are selected. */
@@ -170,8 +161,8 @@ export function selectTests(input: SelectInput): TestSelection {
     if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
     if (named && cur.named !== "module") cur.named = named;
   };
-  // A test that failed before runs by itself where the runner can name single tests (pytest node ids,
-  // unittest dotted ids), else with its file, module, package or class.
+  // A test that failed before runs by itself where the runner can name single tests (a node id, a
+  // dotted test id), else with its file, module, package or class.
   for (const failed of input.failedBefore ?? []) {
     const { id, files } = typeof failed === "string" ? { id: failed, files: undefined } : failed;
     const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id, files);
@@ -194,7 +185,7 @@ export function selectTests(input: SelectInput): TestSelection {
   const order = Object.keys(REASON_TEXT);
   for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   let tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-  // The test command names what it runs (`pytest tests/test_api.py`): related tests are chosen within it.
+  // The test command names what it runs (`<runner> tests/test_api.py`): related tests are chosen within it.
   const scope = config.validation.withinCommand === false ? null : commandScope(config);
   let within = "";
   if (scope) {
@@ -220,23 +211,9 @@ export function selectTests(input: SelectInput): TestSelection {
     why:
       tests.length === 0
         ? `no test of the ${total} found relates to the change${within}`
-        : `${tests.length} of ${plural(total, `${runner} ${TARGET_WORD[runner!]}`, `${runner} ${pluralWord(TARGET_WORD[runner!])}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
+        : `${tests.length} of ${plural(total, `${runner} ${runnerFor(runner!).targetWord}`, `${runner} ${pluralWord(runnerFor(runner!).targetWord)}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
   };
 }
-
-/** What one test target of a runner is, in words ("1 of 4 pytest test files relate to the change"). */
-const TARGET_WORD: Record<TestRunnerKind, string> = {
-  pytest: "test file",
-  unittest: "test module",
-  "node-test": "test file",
-  jest: "test file",
-  vitest: "test file",
-  mocha: "test file",
-  go: "test package",
-  maven: "test class",
-  gradle: "test class",
-  junit: "test class",
-};
 
 /** A target word's plural ("test class" → "test classes"). */
 const pluralWord = (w: string): string => (w.endsWith("s") ? `${w}es` : `${w}s`);

@@ -62,7 +62,7 @@ export interface TestSuiteMap {
    */
   targetOfId(id: string, files?: readonly string[]): string | null;
   /**
-   * Set when the runner's ids need not name their file (node --test, mocha): a whole-suite run then
+   * Set when the runner's ids need not name their file: a whole-suite run then
    * stands in for a target's unpatched results only when it attributed every test it ran.
    */
   idsMayLackFiles?: boolean;

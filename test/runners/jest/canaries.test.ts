@@ -7,7 +7,7 @@ const jest = rulesOf("jest");
 const SAMPLE =
   'const { add } = require("../src/calc");\n\ntest("adds", () => {\n  expect(add(1, 2)).toBe(3);\n});\n';
 
-test("a configuration decides jest's files (a config file or package.json's key): no check tests", () => {
+test("a configuration that chooses jest's files (a config file, package.json's settings that choose them): no check tests", () => {
   const input = (files: Record<string, string>) => ({
     tree: treeOf(files).tree,
     words: ["jest"],
@@ -17,9 +17,16 @@ test("a configuration decides jest's files (a config file or package.json's key)
   assert.deepEqual(jest.spot(input({ "jest.config.js": "", "test/a.test.js": SAMPLE })), {
     unverified: "jest's configuration (jest.config.js) decides which test files it takes",
   });
-  assert.deepEqual(jest.spot(input({ "package.json": '{"jest": {}}', "test/a.test.js": SAMPLE })), {
-    unverified: "jest's configuration (package.json) decides which test files it takes",
-  });
+  const pkg = (jestSettings: string) =>
+    jest.spot(input({ "package.json": `{"jest": ${jestSettings}}`, "test/a.test.js": SAMPLE }));
+  const decides = { unverified: "jest's configuration (package.json) decides which test files it takes" };
+  assert.deepEqual(pkg('{"testMatch": ["**/t/*.js"]}'), decides);
+  assert.deepEqual(pkg('{"roots": ["src"], "testEnvironment": "node"}'), decides);
+  assert.deepEqual(pkg('"jest.config.cjs"'), decides, "settings that are not an object may decide");
+  // Settings that do not choose files (the environment, timeouts, coverage) leave the check tests placed.
+  const neutral = pkg('{"testEnvironment": "jsdom", "testTimeout": 10000, "collectCoverage": true}');
+  assert.ok(!("unverified" in neutral));
+  assert.deepEqual(neutral.dirs, ["test"]);
   const spot = jest.spot(input({ "package.json": "{}", "test/a.test.js": SAMPLE }));
   assert.ok(!("unverified" in spot));
   assert.deepEqual(spot.dirs, ["test"]);

@@ -3,10 +3,12 @@ import { execFileSync } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { openTree } from "../../../src/core/tree-fs.ts";
+import { runnerFor } from "../../../src/runners/index.ts";
 import { createSandbox, type SandboxPort } from "../../../src/sandbox/index.ts";
 import type { TreeStates } from "../../../src/validate/index.ts";
 import { tempDir } from "../../support/temp.ts";
-import { prepareJob, validateEdit, writeRepo } from "../support/targeted-repo.ts";
+import { prepareJob, validateEdit, writeRepo } from "../../validate/support/targeted-repo.ts";
 
 // mocha 2 and 3 from the npm registry (installed once, from npm's cache when it holds them), run as a
 // web framework's own command spells it: `_mocha --require test/support/env --reporter spec`. They take
@@ -53,6 +55,8 @@ for (const version of ["2.5.3", "3.5.3"]) {
       ".github/auto-fix.yml": `test: ${COMMAND}\n`,
     });
     cpSync(modules, join(repo, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    // The version its options are worded for is the one installed.
+    assert.equal(runnerFor("mocha").installedVersion(openTree(repo)).version, version);
     const job = await prepareJob(sandbox, repo);
     jobs.push(job.states);
     assert.equal(job.config.validation.runner, "mocha");
@@ -63,6 +67,10 @@ for (const version of ["2.5.3", "3.5.3"]) {
     // Each test named before and after, by its file (the one the run was given: these reports name none).
     assert.deepEqual(fix.result.fixed, ["test/slug.js > slug > many words"]);
     assert.deepEqual(fix.result.counted, { before: 3, after: 3 });
+    assert.ok(
+      !(fix.run?.notes ?? []).some((n) => n.startsWith("mocha: ")),
+      (fix.run?.notes ?? []).join("\n"),
+    );
     assert.match(
       fix.run?.command ?? "",
       /--reporter spec --reporter xunit --reporter-options output=\.junit-mocha-[0-9a-f]{18}\.xml test\/slug\.js$/,

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createSandbox, type SandboxPort } from "../../../src/sandbox/index.ts";
-import type { TreeStates } from "../../../src/validate/index.ts";
-import { jsShop } from "../support/js-shop.ts";
-import { prepareJob, validateEdit, writeRepo } from "../support/targeted-repo.ts";
+import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
+import type { TreeStates } from "../../src/validate/index.ts";
+import { jsShop } from "../validate/support/js-shop.ts";
+import { prepareJob, validateEdit, writeRepo } from "../validate/support/targeted-repo.ts";
 
 // Real runners behind the spellings real projects use: `npm test` whose script is `node --test`, and
 // mocha started through node with the project's own `--require` and `--reporter spec`, each run in the

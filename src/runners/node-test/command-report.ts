@@ -11,3 +11,14 @@ export function nodeTestReportFlags(report: string): string[] {
     "--test-reporter-destination=stdout",
   ];
 }
+
+/** node --test's words without its reporters and their destinations (`--test-reporter x`, `…=x`). */
+export function withoutReporters(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "--test-reporter" || w === "--test-reporter-destination") i++;
+    else if (!w.startsWith("--test-reporter=") && !w.startsWith("--test-reporter-destination=")) out.push(w);
+  }
+  return out;
+}

@@ -8,15 +8,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import {
-  jsRunnerOfWord,
   parseRepoConfig,
   type RepoConfig,
   runnerOfCommand,
   type TestRunnerKind,
 } from "../../src/config/index.ts";
 import { selectTests, targetedCommand } from "../../src/validate/index.ts";
+import { runnerOfProgram } from "../../src/runners/shared/command-spelling.ts";
 import { commandScope, inScope } from "../../src/validate/targets/runner-command.ts";
-import { writeRepo } from "./support/targeted-repo.ts";
+import { writeRepo } from "../validate/support/targeted-repo.ts";
 
 function cfg(command: string, extra = ""): Pick<RepoConfig, "test" | "validation"> {
   const c = parseRepoConfig(`test: ${JSON.stringify(command)}\n${extra}`);
@@ -49,8 +49,8 @@ test("a runner is recognised however the command spells it; a test file named li
     ["node lib/mocha.js", null],
   ];
   for (const [cmd, want] of cases) assert.equal(runnerOfCommand(cmd, "unknown"), want, cmd);
-  assert.equal(jsRunnerOfWord("node_modules/jest-cli/bin/jest.js"), "jest");
-  assert.equal(jsRunnerOfWord("vendor/mocha"), null);
+  assert.equal(runnerOfProgram("node_modules/jest-cli/bin/jest.js"), "jest");
+  assert.equal(runnerOfProgram("vendor/mocha"), null);
 });
 
 test("targeted runs for a runner started by its path: its own scope is replaced by the selected tests", () => {
