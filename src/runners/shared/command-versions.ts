@@ -100,6 +100,9 @@ export function spellingFor<T>(
   const own = installed?.major == null ? undefined : table[installed.major];
   if (own !== undefined) return { spelling: own };
   if (installed === null) return { spelling: safest };
+  // A version not read changes nothing when every known version takes the same words.
+  const same = Object.values(table).every((v) => JSON.stringify(v) === JSON.stringify(safest));
+  if (installed.major === null && same) return { spelling: safest };
   const majors = Object.keys(table).map(Number);
   const range = `${Math.min(...majors)} to ${Math.max(...majors)}`;
   const why =
