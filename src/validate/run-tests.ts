@@ -18,9 +18,11 @@ import {
   planCanaries,
   type RunIntegrity,
 } from "./canaries/index.ts";
-import { fileEntryId } from "./evidence.ts";
-import { MAX_JUNIT_CHARS } from "./junit.ts";
-import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
+import { anyRunnerResults } from "../runners/index.ts";
+import type { ParsedTests, TestOutcome } from "../runners/parts/results.ts";
+import { MAX_JUNIT_CHARS, parseJUnitXml } from "../runners/shared/results-junit-xml.ts";
+import { parseOwnReport } from "../runners/shared/results-own-report.ts";
+import { parseTestOutput } from "./output.ts";
 import { suiteCommand, type TargetedCommand } from "./targets/runner-command.ts";
 
 /** One run of the repository's test suite. */
@@ -315,13 +317,8 @@ export async function runTestSuite(
   }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
-  if (
-    !parsed &&
-    (exec.stderr.includes("No module named pytest") || exec.stdout.includes("No module named pytest"))
-  )
-    reportNotes.push(
-      "pytest is not installed in the sandbox's Python (`No module named pytest`): no test ran; install it in a setup step",
-    );
+  const missing = parsed ? null : anyRunnerResults.missingRunner?.(`${exec.stdout}\n${exec.stderr}`);
+  if (missing) reportNotes.push(missing);
   // A command auto-fix could not add report options to shows that single tests pass only when its
   // output lists passing (or skipped) tests: a quiet runner lists at most its failures.
   const unavailable =
@@ -375,27 +372,8 @@ function readOwnReport(
     return { note: `test report ${rel} not read: ${err.message}` };
   }
   const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
-  // mocha's classname is the full title of the test's suites; node's is the innermost suite's, its
-  // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
-  // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
-  // as a test in no suite named after the file: an entry for the file as a whole, not a test.
-  // mocha before 6 names no test's file: a run given one file alone (`file`) ran that file's tests.
-  const sole = report.file ?? "";
-  const idOf = (classname: string, name: string, reported: string, suites: readonly string[]): string => {
-    const file = reported === "" ? sole : relFile(reported);
-    return report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, reported)
-      ? fileEntryId(file)
-      : [file, ...(report.suites === "classname" ? [classname] : suites), name].filter(Boolean).join(" > ");
-  };
-  // A report the runner wrote at its end that names no test: it ran and collected none.
-  const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
-  const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
-  return { parsed: { ...parsed, parser } };
+  return { parsed: parseOwnReport(text, report, relFile) };
 }
-
-/** Whether a test's name is the path of its file as node prints it (relative to where it ran, or whole). */
-const namesFile = (name: string, file: string): boolean =>
-  name !== "" && (name === file || file.endsWith(`/${name.replace(/^\.\//, "")}`));
 
 /**
  * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside

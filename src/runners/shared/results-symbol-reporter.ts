@@ -1,7 +1,13 @@
-import { FILE_ENTRY_NAME, fileEntryId } from "./evidence.ts";
-import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
 import {
-  capId,
+  FILE_ENTRY_NAME,
+  fileEntryId,
+  type ParsedTests,
+  put,
+  putFile,
+  type TestOutcome,
+} from "./results-outcomes.ts";
+import { SuiteStack } from "./results-suite-stack.ts";
+import {
   forEachLine,
   isSpace,
   nextSpace,
@@ -10,7 +16,7 @@ import {
   stripAnsi,
   trailingDuration,
   trimEndLinear,
-} from "./text-scan.ts";
+} from "./results-text-scan.ts";
 
 /**
  * Reporters that nest tests under suites by indentation (node's spec reporter, jest, vitest, mocha, and
@@ -124,45 +130,6 @@ function bareTitle(line: string): { indent: number; name: string } | null {
   const name = line.slice(indent);
   if (name.includes(":") || BARE_TITLE_SKIP.some((p) => name.startsWith(p))) return null;
   return { indent, name: name.trim() };
-}
-
-/**
- * A stack of enclosing suites whose joined prefix is kept per level, cut to the id cap, so that a
- * test line costs the same however deep it is nested.
- */
-class SuiteStack {
-  private levels: { indent: number; prefix: string }[] = [];
-  private root = "";
-  reset(root: string): void {
-    this.root = root;
-    this.levels.length = 0;
-  }
-  /** Leaves the suites at `indent` or deeper (`strict`: deeper only). */
-  popTo(indent: number, strict = false): void {
-    const l = this.levels;
-    while (l.length > 0 && (strict ? l[l.length - 1]!.indent > indent : l[l.length - 1]!.indent >= indent))
-      l.pop();
-  }
-  prefix(): string {
-    return this.levels.length > 0 ? this.levels[this.levels.length - 1]!.prefix : this.root;
-  }
-  join(name: string): string {
-    const p = this.prefix();
-    return capId(p === "" ? name : name === "" ? p : `${p} > ${name}`);
-  }
-  /** Leaves every suite: back to the file header. */
-  toRoot(): void {
-    this.levels.length = 0;
-  }
-  push(indent: number, name: string): void {
-    this.levels.push({ indent, prefix: this.join(name) });
-  }
-  top(): { indent: number } | undefined {
-    return this.levels[this.levels.length - 1];
-  }
-  pop(): void {
-    this.levels.pop();
-  }
 }
 
 /** A name without a trailing ` # SKIP`, duration or spaces. */
@@ -332,65 +299,4 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     return undefined;
   });
   return { parser, tests, ...(files.size > 0 ? { files } : {}) };
-}
-
-/** `ok N - name # SKIP` / `not ok N name`: the pass flag, the name and whether a directive skips it. */
-function tapLine(line: string): { indent: number; ok: boolean; name: string; skip: boolean } | null {
-  const indent = skipSpaces(line);
-  const low = line.slice(indent, indent + 7).toLowerCase();
-  const ok = !low.startsWith("not ok ");
-  if (ok && !low.startsWith("ok ")) return null;
-  let i = indent + (ok ? 3 : 7);
-  const digits = i;
-  while (line[i] !== undefined && line[i]! >= "0" && line[i]! <= "9") i++;
-  if (i === digits) return null;
-  let rest = line.slice(i);
-  if (rest.startsWith(" - ")) rest = rest.slice(3);
-  else if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(" #")) return null;
-  const hash = rest.indexOf("#");
-  let skip = false;
-  if (hash >= 0) {
-    const at = skipSpaces(rest, hash + 1);
-    const word = rest.slice(at, at + 4).toUpperCase();
-    if (word !== "SKIP" && word !== "TODO") return null;
-    skip = true;
-    rest = rest.slice(0, hash);
-  }
-  return { indent, ok, name: rest.trim(), skip };
-}
-
-/** TAP (node --test --test-reporter=tap and others): `ok N - name` / `not ok N - name`, nested by indentation. */
-export function parseTap(output: string): ParsedTests {
-  const tests = new Map<string, TestOutcome>();
-  const files = new Map<string, string[]>();
-  const pending = new SuiteStack();
-  /** The result whose YAML block follows (node's names the failure's `location`). */
-  let last: { id: string; indent: number } | null = null;
-  forEachLine(output, (line) => {
-    const indent = skipSpaces(line);
-    if (line.startsWith("# Subtest: ", indent) && line.length > indent + 11) {
-      pending.popTo(indent);
-      pending.push(indent, line.slice(indent + 11));
-      last = null;
-      return;
-    }
-    const m = tapLine(line);
-    if (!m) {
-      if (last !== null && indent > last.indent && line.startsWith("location:", indent)) {
-        let loc = line.slice(skipSpaces(line, indent + 9)).trim();
-        const q = loc[0];
-        if ((q === "'" || q === '"') && loc.endsWith(q) && loc.length > 1) loc = loc.slice(1, -1);
-        putFile(files, last.id, loc);
-      }
-      return;
-    }
-    pending.popTo(m.indent, true);
-    // The subtest this result closes is announced at the same indentation.
-    const closes = pending.top()?.indent === m.indent;
-    if (closes) pending.pop();
-    const id = pending.join(m.name);
-    put(tests, id, m.skip ? "skipped" : m.ok ? "passed" : "failed");
-    last = { id, indent: m.indent };
-  });
-  return { parser: "tap", tests, ...(files.size > 0 ? { files } : {}) };
 }

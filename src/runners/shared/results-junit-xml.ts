@@ -1,5 +1,5 @@
-import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
-import { capHead, capId } from "./text-scan.ts";
+import { type ParsedTests, put, putFile, type TestOutcome } from "./results-outcomes.ts";
+import { capHead, capId } from "./results-text-scan.ts";
 
 /** Most `<testsuite>`s a test case's id names, outermost first. */
 const MAX_SUITE_DEPTH = 32;

@@ -6,20 +6,17 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
-import {
-  parseJUnitXml,
-  parseSymbolReporter,
-  parseTap,
-  parseTestOutput,
-  runTestSuite,
-} from "../../src/validate/index.ts";
-import { MAX_JUNIT_CHARS } from "../../src/validate/junit.ts";
-import { parsePytest } from "../../src/validate/parsers.ts";
+import { parsePytest } from "../../src/runners/pytest/results-output.ts";
+import { MAX_JUNIT_CHARS, parseJUnitXml } from "../../src/runners/shared/results-junit-xml.ts";
+import { parseSymbolReporter } from "../../src/runners/shared/results-symbol-reporter.ts";
+import { parseTap } from "../../src/runners/shared/results-tap.ts";
 import {
   MAX_TEST_ID_CHARS,
   MAX_TEST_OUTPUT_CHARS,
   MAX_TEST_OUTPUT_LINES,
-} from "../../src/validate/text-scan.ts";
+} from "../../src/runners/shared/results-text-scan.ts";
+import { runTestSuite } from "../../src/validate/index.ts";
+import { parseTestOutput } from "../../src/validate/output.ts";
 
 // What the repository's tests print is written by the repository: these tests feed the parsers crafted
 // output at and past their caps and check what is read, what is cut, and that the cut is reported.

@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  parseGoTest,
-  parseJUnitXml,
-  parsePytest,
-  parseSymbolReporter,
-  parseTap,
-  parseTestOutput,
-  parseUnittest,
-} from "../../src/validate/index.ts";
+import { parseGoTest } from "../../src/runners/go/results-output.ts";
+import { parsePytest } from "../../src/runners/pytest/results-output.ts";
+import { parseJUnitXml } from "../../src/runners/shared/results-junit-xml.ts";
+import { parseSymbolReporter } from "../../src/runners/shared/results-symbol-reporter.ts";
+import { parseTap } from "../../src/runners/shared/results-tap.ts";
+import { parseUnittest } from "../../src/runners/unittest/results-output.ts";
+import { parseTestOutput } from "../../src/validate/output.ts";
 
 const obj = (m: Map<string, string>): Record<string, string> => Object.fromEntries(m);
 
