@@ -34,12 +34,17 @@ export function parseTestOutput(
   stdout: string,
   stderr: string,
 ): ParsedTests | null {
-  const { text, note } = capHeadTail(
-    `${stdout}\n${stderr}`,
-    MAX_TEST_OUTPUT_CHARS,
-    "The test output",
-    MAX_TEST_OUTPUT_LINES,
-  );
-  const r = resultsOf(framework).parseOutput(text);
+  const results = resultsOf(framework);
+  const own = results.reportStream === "stderr" ? stderr : results.reportStream === "stdout" ? stdout : null;
+  if (own !== null) {
+    const r = parseCapped(results, own);
+    if (r) return r;
+  }
+  return parseCapped(results, `${stdout}\n${stderr}`);
+}
+
+function parseCapped(results: RunnerResults, output: string): ParsedTests | null {
+  const { text, note } = capHeadTail(output, MAX_TEST_OUTPUT_CHARS, "The test output", MAX_TEST_OUTPUT_LINES);
+  const r = results.parseOutput(text);
   return r && note ? { ...r, note } : r;
 }

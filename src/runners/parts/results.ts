@@ -63,6 +63,12 @@ export interface RunnerResults {
    * runner prints a test's messages before its verdict line, from the line `before` matches.
    */
   readonly failureReport?: { header: RegExp; boundary?: RegExp; before?: RegExp };
+  /**
+   * The one stream the runner writes its results to, when what the tests print goes to the other
+   * (unittest reports on stderr): that stream is read first, so that a line a test printed is not read
+   * as a result; both are read when it names no test (a command that joined them).
+   */
+  readonly reportStream?: "stdout" | "stderr";
   /** Why no test ran when the output shows the runner itself is not installed, or null. */
   missingRunner?(output: string): string | null;
 }

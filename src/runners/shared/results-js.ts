@@ -18,16 +18,12 @@ export function firstNaming(
 /**
  * The results part of a JavaScript runner whose reporters nest tests under suites (a symbol per test:
  * node's spec reporter, jest's and vitest's trees, mocha's spec) or write TAP; `parser` names the
- * reporter's dialect, `more` reads other reporters of its output. A file that failed as a whole is the
+ * reporter's dialect. A file that failed as a whole is the
  * file's entry (`fileEntryId`). Files run side by side: a stopped run does not tell which it was in.
  */
-export function jsResults(
-  parser: string,
-  more: readonly ((text: string) => ParsedTests)[] = [],
-): RunnerResults {
+export function jsResults(parser: string): RunnerResults {
   return {
-    parseOutput: (output) =>
-      firstNaming(output, [(t) => parseSymbolReporter(t, parser), (t) => parseTap(t), ...more]),
+    parseOutput: (output) => firstNaming(output, [(t) => parseSymbolReporter(t, parser), (t) => parseTap(t)]),
     loadedName: fileOfEntry,
     tellsStoppedFile: false,
   };

@@ -5,7 +5,7 @@ import { capId } from "./results-text-scan.ts";
  * test line costs the same however deep it is nested.
  */
 export class SuiteStack {
-  private levels: { indent: number; prefix: string }[] = [];
+  private levels: { indent: number; prefix: string; name: string }[] = [];
   private root = "";
   reset(root: string): void {
     this.root = root;
@@ -29,7 +29,12 @@ export class SuiteStack {
     this.levels.length = 0;
   }
   push(indent: number, name: string): void {
-    this.levels.push({ indent, prefix: this.join(name) });
+    this.levels.push({ indent, prefix: this.join(name), name });
+  }
+  /** Whether a line at `indent` naming `name` is the innermost suite's own closing line. */
+  closes(indent: number, name: string): boolean {
+    const t = this.levels[this.levels.length - 1];
+    return t !== undefined && t.indent === indent && t.name === name;
   }
   top(): { indent: number } | undefined {
     return this.levels[this.levels.length - 1];

@@ -132,9 +132,12 @@ function bareTitle(line: string): { indent: number; name: string } | null {
   return { indent, name: name.trim() };
 }
 
-/** A name without a trailing ` # SKIP`, duration or spaces. */
+/** A name without a trailing ` # SKIP`, duration or spaces (or a skip's reason after its duration). */
 function cleanName(rest: string): string {
   let name = dropDirective(rest);
+  // node: `﹣ name (0.1ms) # reason`.
+  const hash = name.lastIndexOf(" # ");
+  if (hash > 0 && trailingDuration(name.slice(0, hash), true) >= 0) name = name.slice(0, hash);
   const paren = trailingDuration(name, true);
   if (paren >= 0) name = name.slice(0, paren);
   const bare = trailingDuration(name, false);
@@ -171,6 +174,29 @@ function jestFailure(line: string): string | null {
   const title = line.slice(at + 2).trim();
   if (title === "" || title === "Console") return null;
   return title.replaceAll(" › ", " > ");
+}
+
+/**
+ * A block of what a test printed, as jest (`  console.log`, then the message indented) and vitest
+ * (`stdout | file > test`, then the text, then a blank line) set it apart: its lines are not results.
+ */
+type Printed = "jest" | "vitest";
+
+const JEST_CONSOLE = /^ {2}console\.(?:log|error|warn|info|debug|trace)$/;
+
+function printedAt(raw: string, parser: string): Printed | null {
+  if (parser === "jest" && JEST_CONSOLE.test(trimEndLinear(raw))) return "jest";
+  if (parser === "vitest" && (raw.startsWith("stdout | ") || raw.startsWith("stderr | "))) return "vitest";
+  return null;
+}
+
+/**
+ * Whether `raw` is the first line after a printed block: jest indents every line of a message, so the
+ * block ends at the first line that starts at its first column; vitest's ends at a blank line.
+ */
+function endsPrinted(printed: Printed, raw: string): boolean {
+  if (printed === "vitest") return raw.trim() === "";
+  return raw !== "" && !isSpace(raw[0]);
 }
 
 /**
@@ -228,8 +254,12 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     }
     return false;
   };
+  let printed: Printed | null = null;
   forEachLine(stripAnsi(output), (raw) => {
     if (recap !== null) return readRecap(raw);
+    if (printed !== null && !endsPrinted(printed, raw)) return undefined;
+    printed = printedAt(raw, parser);
+    if (printed !== null) return undefined;
     recap = recapAt(raw);
     if (recap !== null) return recap === "jest" ? false : undefined;
     const line = trimEndLinear(raw);
@@ -270,12 +300,18 @@ export function parseSymbolReporter(output: string, parser = "spec"): ParsedTest
     let name = cleanName(rest);
     // jest: `○ skipped name`, `✎ todo name`.
     if (sym === "○" && name.startsWith("skipped ")) name = name.slice(8);
+    // node's spec reporter closes a suite with a line of its own (`✖ suite (3ms)`): not a test.
+    if ((parser === "node-test" || parser === "spec") && stack.closes(indent, name)) {
+      stack.popTo(indent);
+      return;
+    }
     stack.popTo(indent);
     if (sym === "▶" || sym === "❯" || (parser === "vitest" && countedSuite(name))) {
       stack.push(indent, dropTestCount(name));
       return;
     }
-    if (sym === "-" && !/#\s*SKIP|pending/i.test(rest)) return;
+    // A `- name` line is a pending test in mocha's tree (indented under its run), else only when marked.
+    if (sym === "-" && !(parser === "mocha" && indent >= 2) && !/#\s*SKIP|pending/i.test(rest)) return;
     if (isFileSummary(name)) return;
     const outcome: TestOutcome =
       sym === "✔" || sym === "✓" || sym === "√"

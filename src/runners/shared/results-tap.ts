@@ -45,6 +45,13 @@ export function parseTap(output: string): ParsedTests {
     }
     const m = tapLine(line);
     if (!m) {
+      // node's TAP marks a suite's own result in its YAML block: not a test.
+      if (last !== null && indent > last.indent && line.startsWith("type: 'suite'", indent)) {
+        tests.delete(last.id);
+        files.delete(last.id);
+        last = null;
+        return;
+      }
       if (last !== null && indent > last.indent && line.startsWith("location:", indent)) {
         let loc = line.slice(skipSpaces(line, indent + 9)).trim();
         const q = loc[0];

@@ -23,6 +23,7 @@ export const results: RunnerResults = {
   },
   loadedName: (id) => (LOADER.test(id) ? id.replace(LOADER, "") : null),
   tellsStoppedFile: true,
+  reportStream: "stderr",
   failureBlock,
   failureReport: { header: /^(?:FAIL:|ERROR:|={3,})/, boundary: /^(?:FAIL:|ERROR:|={3,})/ },
 };
