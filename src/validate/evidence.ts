@@ -11,10 +11,10 @@ import type { TestRun } from "./run-tests.ts";
 export { FILE_ENTRY_NAME, fileEntryId } from "../runners/shared/results-outcomes.ts";
 
 /**
- * A result id that stands for a file, module, package or class as a whole, not for a test (pytest's
- * collection errors, unittest's stand-ins for a module it could not import, a Go package that failed to
- * build, the entry for a test file that ran no test of its own, JUnit's class-level entries): whichever
- * runner's entry it is, as that runner tells (`loadedName`). Such an entry that failed is a load
+ * A result id that stands for a file, module, package or class as a whole, not for a test (a file
+ * that could not be collected or imported, a package that failed to build, a test file that ran no test
+ * of its own, a class that could not be loaded): whichever runner's entry it is, as that runner tells
+ * (`RunnerResults.loadedName`). Such an entry that failed is a load
  * failure; one that passed (a file that ran no test and exited 0) is not a test that ran either.
  */
 export const isLoadFailure = (id: string): boolean => anyRunnerResults.loadedName(id) !== null;

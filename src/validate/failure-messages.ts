@@ -28,7 +28,7 @@ const BOUNDARY = anyOf(REPORTS.flatMap((r) => (r.boundary ? [r.boundary] : [])))
 const HEADER = anyOf(REPORTS.map((r) => r.header));
 /** Headers of runners that print a test's messages before it, and where those messages start. */
 const BEFORE = REPORTS.flatMap((r) => (r.before ? [{ header: r.header, start: r.before }] : []));
-/** A dashed rule (unittest's) under a header: the section continues past it. */
+/** A dashed rule under a header: the section continues past it. */
 const RULE = /^-{3,}$/;
 
 /** Short names a runner may print for a test id (`path::Class::test[x]`, `pkg.Class.test`, `a > b`). */
@@ -48,7 +48,7 @@ const clean = (text: string): string => {
 function messageOf(lines: readonly string[], id: string): string | null {
   const names = namesOf(id);
   const has = (line: string) => names.some((n) => line.includes(n));
-  // A reason a runner gives on its summary line (pytest's `FAILED path::test - AssertionError: ...`).
+  // A reason a runner gives on its summary line (`RunnerResults.failureBlock`).
   const reason = lines
     .filter((l) => has(l))
     .map((l) => anyRunnerResults.failureBlock?.(l)?.reason ?? null)

@@ -32,7 +32,7 @@ export interface TestRun {
   /** Per-test outcomes when the output (or a JUnit report) could be read; null = exit code only. */
   tests: Map<string, TestOutcome> | null;
   /**
-   * The files the output names for test ids whose ids do not name them (node --test, mocha), relative
+   * The files the output names for test ids whose ids do not name them (see `ParsedTests.files`), relative
    * to the work tree where the runner printed a path inside it. Untrusted: see `fileTarget`.
    */
   files?: Map<string, string[]>;
@@ -119,8 +119,8 @@ function findReports(tree: TreeFs, globs: readonly string[], stale = false): str
 /**
  * Puts the unpatched tree's test configuration back into `workdir` before its tests run, so that the
  * tests run as the unpatched tree configures them, whatever a patch or a sandboxed command changed:
- * every file that configures tests (pytest.ini, tox.ini, conftest.py, setup.cfg, pyproject.toml,
- * package.json, jest/vitest/mocha configs, build files, the files `extra` names) that differs from the
+ * every file that configures tests (`mayHoldTestConfig`: the runners' own
+ * configuration files, settings files, build files; and the files `extra` names) that differs from the
  * pristine tree's is rewritten from it, one the pristine tree lacks is removed. Returns the paths restored.
  */
 export function restoreTestConfig(
@@ -198,8 +198,9 @@ export async function runSetup(
 
 /**
  * Runs the test command in the sandbox (network off) and reads per-test results: JUnit reports when
- * the configuration names them or the runner writes them anyway (Maven, Gradle; stale ones are removed
- * first), else the report auto-fix had the runner write (node --test, mocha), else the runner's output.
+ * the configuration names them or the runner writes them anyway (its command's `reports`; stale ones are
+ * removed first), else the report auto-fix had the runner write, else the runner's ordinary output
+ * (`parseTestOutput`).
  * The whole suite runs with its runner's report options added (`suiteCommand`), as targeted runs do
  * (`targetedCommand`): a quiet command still names every test.
  */
@@ -343,7 +344,7 @@ export async function runTestSuite(
 }
 
 /**
- * The JUnit report a targeted command wrote (mocha's xunit reporter), its ids `file > suite > name` with
+ * The JUnit report a targeted command had its runner write (`report`), its ids `file > suite > name` with
  * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
  * the run wrote none (the runner stopped before its end): the output is read instead. A report that
  * names no test is a run that collected none.

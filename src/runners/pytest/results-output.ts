@@ -87,7 +87,7 @@ const REPORT_SECTIONS = new Set(["FAILURES", "ERRORS", "PASSES"]);
  * result. The lines that report results (`-v`, the short summary) are never inside them.
  */
 function withoutReports(text: string): string {
-  if (!text.includes("=====")) return text;
+  if (!text.includes("=== ")) return text;
   const kept: string[] = [];
   let inReport = false;
   forEachLine(text, (line) => {
