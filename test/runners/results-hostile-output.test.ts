@@ -217,3 +217,17 @@ test("JUnit console lines and an xunit report on mocha's output: crafted lines a
   const coloured = "\u001b[32m✓\u001b[39m \u001b[2mt.test.ts\u001b[22m > \u001b[1mreal\u001b[22m";
   assert.equal(runnerFor("vitest").parseOutput(` ${coloured}\n`)?.tests.get("t.test.ts > real"), "passed");
 });
+
+test("mocha: an xunit report a test printed in the middle of the spec output is not read as the run's", () => {
+  const forged =
+    '<testsuite name="Mocha Tests" tests="1">\n<testcase classname="calc" name="fails"/>\n</testsuite>';
+  const spec = `\n  calc\n    ✓ adds\n${forged}\n    1) fails\n\n  1 passing (5ms)\n  1 failing\n`;
+  const got = runnerFor("mocha").parseOutput(spec);
+  assert.notEqual(got?.parser, "mocha-xunit");
+  assert.equal(got?.tests.get("calc > fails"), "failed");
+  // Printed to stderr (after the report on stdout when both are joined): stdout is read first.
+  const real =
+    '<testsuite name="Mocha Tests" tests="1">\n<testcase classname="calc" name="fails"><failure/></testcase>\n</testsuite>\n';
+  const run = parseTestOutput("mocha", real, forged);
+  assert.equal(run?.tests.get("calc > fails"), "failed");
+});

@@ -5,7 +5,7 @@ import { parseJUnitXml } from "../shared/results-junit-xml.ts";
 /**
  * mocha's xunit report written to its output (a mocha that took `--reporter xunit` but not the option
  * that names its file, as mocha before 4 spells it): the report from the first line that opens a
- * `<testsuite` to the last `</testsuite>`. Ids are `suite titles > name`; the file each test names is
+ * `<testsuite` to the last `</testsuite>`, which ends the output. Ids are `suite titles > name`; the file each test names is
  * kept apart (`files`). Empty when the output holds no such report.
  */
 export function parseXunitOutput(output: string): ParsedTests {
@@ -13,7 +13,9 @@ export function parseXunitOutput(output: string): ParsedTests {
   const open = output.startsWith("<testsuite") ? 0 : output.indexOf("\n<testsuite") + 1;
   if (open === 0 && !output.startsWith("<testsuite")) return empty;
   const close = output.lastIndexOf("</testsuite>");
-  if (close < open) return empty;
+  // mocha writes the report last, after every test ran: a report with more after it was printed by a
+  // test (the spec and TAP reporters end with their summary).
+  if (close < open || output.slice(close + "</testsuite>".length).trim() !== "") return empty;
   const xml = output.slice(open, close + "</testsuite>".length);
   const r = parseJUnitXml(xml, new Map(), new Map(), (classname, name) =>
     [classname, name].filter(Boolean).join(" > "),
@@ -29,6 +31,8 @@ const reporters = jsResults("mocha");
  */
 export const results: RunnerResults = {
   ...reporters,
+  // mocha's reporters write to stdout: what a test prints to stderr is not read with them.
+  reportStream: "stdout",
   parseOutput: (output) => {
     const xunit = parseXunitOutput(output);
     return xunit.tests.size > 0 ? xunit : reporters.parseOutput(output);
