@@ -30,9 +30,9 @@ import { API_SPECS, SearchApis } from "../src/search/search-api.ts";
 import { MAX_CODE_CHARS } from "../src/search/code-search.ts";
 import { extractReflection } from "../src/strategies/tree/answer.ts";
 import { type LanguageId, ParseTimeLimitError, parseSource } from "../src/languages/index.ts";
-import { MAX_JUNIT_CHARS } from "../src/validate/junit.ts";
-import { parseJUnitXml, parseTestOutput } from "../src/validate/parsers.ts";
-import { MAX_TEST_OUTPUT_CHARS } from "../src/validate/text-scan.ts";
+import { MAX_JUNIT_CHARS, parseJUnitXml } from "../src/runners/shared/results-junit-xml.ts";
+import { MAX_TEST_OUTPUT_CHARS } from "../src/runners/shared/results-text-scan.ts";
+import { parseTestOutput } from "../src/validate/output.ts";
 import {
   CALL_ATTACKS,
   type Case,

@@ -5,3 +5,4 @@ export type { RunnerConventions } from "./parts/conventions.ts";
 export type { RunnerResults } from "./parts/results.ts";
 export { RUNNERS, runnerFor } from "./registry.ts";
 export type { Runner } from "./types.ts";
+export { anyRunnerResults, exitCodeResults } from "./exit-code/index.ts";

@@ -3,7 +3,7 @@ import { openTree } from "../core/tree-fs.ts";
 import { plural } from "../core/words.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import { isLoadFailure } from "./evidence.ts";
-import type { TestOutcome } from "./outcomes.ts";
+import type { TestOutcome } from "../runners/parts/results.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { candidateRun, type ValidateStageInput } from "./stage.ts";
 

@@ -198,8 +198,8 @@ export class PristineTests {
 
   /**
    * For runners whose ids may lack their file: whether a whole-suite run attributed every test it
-   * named, and the targets it named a passing or skipped test of (a reporter that lists only failures,
-   * like jest without --verbose, says nothing of the rest of a file).
+   * named, and the targets it named a passing or skipped test of (a reporter that lists only failures
+   * says nothing of the rest of a file).
    */
   static #attribution = new WeakMap<PristineRun, { all: boolean; named: Set<string> }>();
 

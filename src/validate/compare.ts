@@ -1,7 +1,7 @@
 import { failureMessages, MAX_FAILURE_MESSAGES, type TestFailure } from "./failure-messages.ts";
 import { mergeIntegrity } from "./canaries/index.ts";
 import type { TestRun } from "./run-tests.ts";
-import type { TestOutcome } from "./parsers.ts";
+import type { TestOutcome } from "../runners/parts/results.ts";
 import { countRun, isLoadFailure, tamperOf, whyNotCounted } from "./evidence.ts";
 import { plural } from "../core/words.ts";
 

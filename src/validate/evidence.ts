@@ -1,3 +1,4 @@
+import { anyRunnerResults } from "../runners/index.ts";
 import type { TestRun } from "./run-tests.ts";
 
 /**
@@ -7,40 +8,19 @@ import type { TestRun } from "./run-tests.ts";
  * less than nothing. Pure functions over a run's parsed results.
  */
 
-/** The name of a runner's entry for a test file as a whole (node --test, jest, vitest), after its file. */
-export const FILE_ENTRY_NAME = "<file>";
-const FILE_ENTRY = ` > ${FILE_ENTRY_NAME}`;
-
-/** The id of a runner's entry for a test file as a whole, the file as the runner names it. */
-export const fileEntryId = (file: string): string => `${file}${FILE_ENTRY}`;
+export { FILE_ENTRY_NAME, fileEntryId } from "../runners/shared/results-outcomes.ts";
 
 /**
- * A result id that stands for a file, module, package or class as a whole, not for a test: pytest's
- * collection errors, unittest's stand-ins for a module it could not import, a Go package that failed to
- * build (or failed as a whole), the entry for a test file that ran no test of its own (node --test: it
- * failed to load, or ended before any test; jest's "Test suite failed to run"; vitest's
- * `FAIL file [ file ]`: `file > <file>`, see `fileEntryId`), JUnit 4's
- * `initializationError` for a class that could not be loaded or run and Gradle's `classMethod` for a
- * class-level failure. Such an entry that failed is a load failure; one that passed (a file that ran
- * no test and exited 0) is not a test that ran either.
+ * A result id that stands for a file, module, package or class as a whole, not for a test (a file
+ * that could not be collected or imported, a package that failed to build, a test file that ran no test
+ * of its own, a class that could not be loaded): whichever runner's entry it is, as that runner tells
+ * (`RunnerResults.loadedName`). Such an entry that failed is a load
+ * failure; one that passed (a file that ran no test and exited 0) is not a test that ran either.
  */
-export function isLoadFailure(id: string): boolean {
-  return (
-    id.endsWith("::<collection>") ||
-    id.endsWith(".<package>") ||
-    id.endsWith(FILE_ENTRY) ||
-    id.endsWith(".initializationError") ||
-    id.endsWith(".classMethod") ||
-    id.startsWith("unittest.loader._FailedTest.") ||
-    id.startsWith("unittest.loader.ModuleImportFailure.")
-  );
-}
+export const isLoadFailure = (id: string): boolean => anyRunnerResults.loadedName(id) !== null;
 
 /** The file, module, package or class a load failure stands for, as a person names it. */
-export const loadedName = (id: string): string =>
-  id
-    .replace(/::<collection>$|\.<package>$| > <file>$|\.initializationError$|\.classMethod$/, "")
-    .replace(/^unittest\.loader\.(_FailedTest|ModuleImportFailure)\./, "");
+export const loadedName = (id: string): string => anyRunnerResults.loadedName(id) ?? id;
 
 /** How many of a run's results are tests that ran (passed or failed), and how many are load failures. */
 export interface RunCount {

@@ -1,4 +1,5 @@
 import { sanitizeUntrusted } from "../core/untrusted-text.ts";
+import { anyRunnerResults } from "../runners/index.ts";
 import { relativizeSandboxPaths } from "../sandbox/index.ts";
 
 /** How one failing test failed, from the run's output: untrusted text (the repository's code wrote it). */
@@ -16,12 +17,19 @@ const MAX_SECTION_LINES = 200;
 /** The end of the output, kept when no failing test's own message could be found. */
 const OUTPUT_TAIL_LINES = 25;
 
+/** Builds one regular expression that matches where any of `parts` does. */
+const anyOf = (parts: readonly RegExp[]): RegExp =>
+  parts.length === 0 ? /(?!)/ : new RegExp(parts.map((p) => `(?:${p.source})`).join("|"));
+
+const REPORTS = anyRunnerResults.failureReports;
 /** A line that starts another test's section (or a runner's summary), ending the one before it. */
-const BOUNDARY =
-  /^(?:_{3,}\s.*\s_{3,}|={3,}|-{3,} (?:FAIL|PASS)|--- (?:FAIL|PASS|SKIP):|=== RUN|(?:not )?ok \d+|# Subtest:|FAIL:|ERROR:|\s*[✖✔×✓] )/;
+const BOUNDARY = anyOf(REPORTS.flatMap((r) => (r.boundary ? [r.boundary] : [])));
 /** A line that starts the failure section of a test (its name is checked separately). */
-const HEADER =
-  /^(?:_{3,}\s.*\s_{3,}$|={3,}|FAIL:|ERROR:|--- FAIL:|not ok \d+|\s*[✖×] |\s*\d+\) |\s*● |Tests run:.*FAIL|\[ERROR\]|FAIL\s)/;
+const HEADER = anyOf(REPORTS.map((r) => r.header));
+/** Headers of runners that print a test's messages before it, and where those messages start. */
+const BEFORE = REPORTS.flatMap((r) => (r.before ? [{ header: r.header, start: r.before }] : []));
+/** A dashed rule under a header: the section continues past it. */
+const RULE = /^-{3,}$/;
 
 /** Short names a runner may print for a test id (`path::Class::test[x]`, `pkg.Class.test`, `a > b`). */
 function namesOf(id: string): string[] {
@@ -40,10 +48,11 @@ const clean = (text: string): string => {
 function messageOf(lines: readonly string[], id: string): string | null {
   const names = namesOf(id);
   const has = (line: string) => names.some((n) => line.includes(n));
-  // pytest's short summary: `FAILED path::test - AssertionError: ...`.
+  // A reason a runner gives on its summary line (`RunnerResults.failureBlock`).
   const reason = lines
-    .filter((l) => /^(?:FAILED|ERROR) /.test(l) && has(l) && l.includes(" - "))
-    .map((l) => l.slice(l.indexOf(" - ") + 3))
+    .filter((l) => has(l))
+    .map((l) => anyRunnerResults.failureBlock?.(l)?.reason ?? null)
+    .filter((r) => r !== null)
     .at(-1);
   let best: string[] | null = null;
   let bestScore = -1;
@@ -51,16 +60,16 @@ function messageOf(lines: readonly string[], id: string): string | null {
     const line = lines[i]!;
     if (!has(line) || !HEADER.test(line)) continue;
     let section: string[];
-    if (/^--- FAIL:/.test(line)) {
-      // go test prints a test's messages before its verdict: from its `=== RUN` line to here.
+    const before = BEFORE.find((b) => b.header.test(line));
+    if (before) {
+      // A runner that prints a test's messages before its verdict: from where they start to here.
       let start = i;
-      while (start > 0 && i - start < MAX_SECTION_LINES && !/^=== RUN/.test(lines[start - 1]!)) start--;
+      while (start > 0 && i - start < MAX_SECTION_LINES && !before.start.test(lines[start - 1]!)) start--;
       section = lines.slice(start, i + 1);
     } else {
       let end = i + 1;
       while (end < lines.length && end - i < MAX_SECTION_LINES && !BOUNDARY.test(lines[end]!)) end++;
-      // A header followed by a dashed rule (unittest) continues past the rule.
-      if (end < lines.length && /^-{3,}$/.test(lines[end] ?? "")) end++;
+      if (end < lines.length && RULE.test(lines[end] ?? "")) end++;
       section = lines.slice(i, end);
     }
     const score = section.filter((l) => /error|assert|expected|exception|panic|fail/i.test(l)).length;

@@ -9,17 +9,8 @@ export {
   type ValidationResult,
   type ValidationStatus,
 } from "./compare.ts";
-export {
-  type ParsedTests,
-  parseGoTest,
-  parseJUnitXml,
-  parsePytest,
-  parseSymbolReporter,
-  parseTap,
-  parseTestOutput,
-  parseUnittest,
-  type TestOutcome,
-} from "./parsers.ts";
+export type { ParsedTests, TestOutcome } from "../runners/parts/results.ts";
+export { parseTestOutput, resultsOf } from "./output.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";
 export { DiffApplyError, reproducerRunKey, TreeStates, testRunKey } from "./tree-states.ts";
 export { validatePatched } from "./validate.ts";

@@ -1,3 +1,4 @@
+import { anyRunnerResults } from "../runners/index.ts";
 import type { TestRun } from "./run-tests.ts";
 
 /**
@@ -50,39 +51,17 @@ export function networkErrorIn(line: string): string | null {
   return t.length > 200 ? `${t.slice(0, 197)}…` : t;
 }
 
-/** A block of output that reports one failure, and the test ids it may belong to. */
+/** A block of output that reports one failure, and the network error found in it. */
 interface Block {
   /** Matches a failed test id. */
   owns: (id: string) => boolean;
   evidence: string | null;
 }
 
-/** The header of a failure's block, as pytest, unittest and the short summaries print it. */
+/** The header of a failure's block, as any runner prints it (see `failureBlock`). */
 function headerOf(line: string): Block | null {
-  // pytest: `____ test_fetch ____`, `____ TestApi.test_get ____`, `____ ERROR collecting tests/x.py ____`
-  const py = /^_{3,} (.{1,500}?) _{3,}$/.exec(line);
-  if (py) {
-    const name = py[1]!;
-    if (name.startsWith("ERROR collecting ")) {
-      const file = name.slice("ERROR collecting ".length);
-      return { owns: (id) => id.startsWith(`${file}::`) || id === file, evidence: null };
-    }
-    const tail = `::${name.replaceAll(".", "::")}`;
-    return { owns: (id) => id.endsWith(tail) || id.includes(`${tail}[`), evidence: null };
-  }
-  // pytest -r summary: `FAILED tests/x.py::test_a - URLError: <urlopen error …>`
-  const sum = /^(?:FAILED|ERROR) (\S{1,500})(?: - (.*))?$/.exec(line);
-  if (sum) {
-    const id = sum[1]!;
-    return { owns: (x) => x === id, evidence: sum[2] ? networkErrorIn(sum[2]) : null };
-  }
-  // unittest -v: `ERROR: test_get (tests.test_api.Api.test_get)` or `(tests.test_api.Api)`
-  const ut = /^(?:ERROR|FAIL): (\S{1,300}) \((\S{1,500})\)/.exec(line);
-  if (ut) {
-    const [, name, where] = ut;
-    return { owns: (x) => x === where || x === `${where}.${name}`, evidence: null };
-  }
-  return null;
+  const b = anyRunnerResults.failureBlock?.(line) ?? null;
+  return b && { owns: b.owns, evidence: b.reason === null ? null : networkErrorIn(b.reason) };
 }
 
 /**

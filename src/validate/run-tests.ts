@@ -1,15 +1,9 @@
 import type { RepoConfig } from "../config/index.ts";
-import {
-  compileGlob,
-  mayHoldTestConfig,
-  notVirtualEnv,
-  SKIPPED_DIRS,
-  testConfigChange,
-} from "../core/path-rules.ts";
+import { mayHoldTestConfig, testConfigChange } from "../core/path-rules.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
-import { type ExecResult, SANDBOX_WORKDIR, type SandboxPort } from "../sandbox/index.ts";
+import { anyRunnerResults } from "../runners/index.ts";
+import type { TestOutcome } from "../runners/parts/results.ts";
+import type { ExecResult, SandboxPort } from "../sandbox/index.ts";
 import {
   type CanaryPlan,
   checkCanaries,
@@ -18,10 +12,10 @@ import {
   planCanaries,
   type RunIntegrity,
 } from "./canaries/index.ts";
-import { fileEntryId } from "./evidence.ts";
-import { MAX_JUNIT_CHARS } from "./junit.ts";
-import { type ParsedTests, parseJUnitXml, parseTestOutput, type TestOutcome } from "./parsers.ts";
+import { findReports, findTreeFiles, onlyFilesTests, readResults, relativeFiles } from "./run-results.ts";
 import { suiteCommand, type TargetedCommand, toolTreeOf } from "./targets/runner-command.ts";
+
+export { findTreeFiles, relativeFiles } from "./run-results.ts";
 
 /** One run of the repository's test suite. */
 export interface TestRun {
@@ -30,7 +24,7 @@ export interface TestRun {
   /** Per-test outcomes when the output (or a JUnit report) could be read; null = exit code only. */
   tests: Map<string, TestOutcome> | null;
   /**
-   * The files the output names for test ids whose ids do not name them (node --test, mocha), relative
+   * The files the output names for test ids whose ids do not name them (see `ParsedTests.files`), relative
    * to the work tree where the runner printed a path inside it. Untrusted: see `fileTarget`.
    */
   files?: Map<string, string[]>;
@@ -67,58 +61,13 @@ export interface SetupRun {
   ok: boolean;
 }
 
-/** Largest JUnit report read, and the most read in all: a report past them is left out (and said so). */
-const MAX_REPORT_BYTES = MAX_JUNIT_CHARS;
-const MAX_REPORTS_BYTES = 64 * 1024 * 1024;
 /** Largest test configuration file compared and restored. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
-/** Entries a walk of a work tree visits at most. */
-const MAX_WALK_ENTRIES = 1_000_000;
-
-/**
- * Regular files (or the `kinds` asked for) under the root whose path satisfies `want`, found through
- * tree-fs (no link followed; dependency, VCS and cache folders left out), at most `maxDepth` folders
- * deep. A tree too large to walk (more than 1,000,000 entries) throws: an answer from part of it could
- * miss what matters.
- */
-export function findTreeFiles(
-  tree: TreeFs,
-  want: (rel: string) => boolean,
-  opts: { maxDepth?: number; kinds?: readonly string[] } = {},
-): string[] {
-  const maxDepth = opts.maxDepth ?? 8;
-  const kinds = opts.kinds ?? ["file"];
-  const { entries, truncated } = tree.walk({
-    maxDepth,
-    maxEntries: MAX_WALK_ENTRIES,
-    descend: (_rel, name) => !SKIPPED_DIRS.has(name),
-    keep: notVirtualEnv,
-  });
-  if (truncated) {
-    throw new TreeFsError(
-      "too-large",
-      "",
-      `the work tree holds more than ${MAX_WALK_ENTRIES} entries; it was not searched.`,
-    );
-  }
-  return entries
-    .filter((e) => e.kind !== "directory" && kinds.includes(e.kind) && want(e.rel))
-    .map((e) => e.rel);
-}
-
-/** Reports the globs name; `stale` also finds links and special files there (removed, never read). */
-function findReports(tree: TreeFs, globs: readonly string[], stale = false): string[] {
-  if (globs.length === 0) return [];
-  const matchers = globs.map(compileGlob);
-  const kinds = stale ? ["file", "link", "special"] : ["file"];
-  return findTreeFiles(tree, (rel) => matchers.some((m) => m(rel)), { kinds });
-}
-
 /**
  * Puts the unpatched tree's test configuration back into `workdir` before its tests run, so that the
  * tests run as the unpatched tree configures them, whatever a patch or a sandboxed command changed:
- * every file that configures tests (pytest.ini, tox.ini, conftest.py, setup.cfg, pyproject.toml,
- * package.json, jest/vitest/mocha configs, build files, the files `extra` names) that differs from the
+ * every file that configures tests (`mayHoldTestConfig`: the runners' own
+ * configuration files, settings files, build files; and the files `extra` names) that differs from the
  * pristine tree's is rewritten from it, one the pristine tree lacks is removed. Returns the paths restored.
  */
 export function restoreTestConfig(
@@ -196,8 +145,9 @@ export async function runSetup(
 
 /**
  * Runs the test command in the sandbox (network off) and reads per-test results: JUnit reports when
- * the configuration names them or the runner writes them anyway (Maven, Gradle; stale ones are removed
- * first), else the report auto-fix had the runner write (node --test, mocha), else the runner's output.
+ * the configuration names them or the runner writes them anyway (its command's `reports`; stale ones are
+ * removed first), else the report auto-fix had the runner write, else the runner's ordinary output
+ * (`parseTestOutput`).
  * The whole suite runs with its runner's report options added (`suiteCommand`), as targeted runs do
  * (`targetedCommand`): a quiet command still names every test.
  */
@@ -231,19 +181,7 @@ export async function runTestSuite(
     ? restoreTestConfig(opts.pristine, workdir, config.protectedPaths.filter(isPlainPath))
     : [];
   for (const stale of findReports(tree, globs, true)) tree.remove(stale);
-  // Canaries are added to the command that runs: the targeted one, or the whole suite with its runner's
-  // report options.
-  const placed =
-    opts.canaries === false
-      ? null
-      : planCanaries(
-          tree,
-          whole ? { ...config, test: { ...config.test, command: whole.command } } : config,
-          opts.targeted,
-          opts.changed && opts.changed.length > 0
-            ? focusOf(tree, opts.changed, opts.pristine ? openTree(opts.pristine) : undefined)
-            : undefined,
-        );
+  const placed = opts.canaries === false ? null : placeCanaries(tree, config, whole, opts);
   const canaries: CanaryPlan | null = placed && "command" in placed ? placed : null;
   let exec: ExecResult;
   try {
@@ -259,46 +197,10 @@ export async function runTestSuite(
     if (canaries) discardCanaries(tree, canaries);
     throw err;
   }
-  let parsed: ParsedTests | null = null;
-  const reports = findReports(tree, globs);
-  const reportNotes: string[] = [];
-  const reportFiles = new Map<string, string[]>();
-  if (reports.length > 0) {
-    const tests = new Map<string, TestOutcome>();
-    let read = 0;
-    let budget = MAX_REPORTS_BYTES;
-    for (const file of reports) {
-      let text: string;
-      try {
-        const bytes = tree.read(file, { maxBytes: Math.min(MAX_REPORT_BYTES, budget) });
-        budget -= bytes.length;
-        text = bytes.toString("utf8");
-      } catch (err) {
-        if (!(err instanceof TreeFsError)) throw err;
-        reportNotes.push(`test report ${file} not read: ${err.message}`);
-        continue;
-      }
-      const r = parseJUnitXml(text, tests, reportFiles);
-      if (r.note) reportNotes.push(`test report ${file}: ${r.note}`);
-      read++;
-    }
-    // Reports the run wrote (stale ones were removed before it) that name no test: it collected none.
-    if (read > 0) parsed = { parser: "junit-xml", tests };
-  }
-  let files = parsed ? reportFiles : undefined;
-  if (!parsed && how.report) {
-    const own = readOwnReport(tree, how.report, workdir);
-    if (own.note) reportNotes.push(own.note);
-    if (own.parsed) {
-      parsed = own.parsed;
-      files = own.parsed.files;
-    }
-  }
-  if (!parsed) {
-    parsed = parseTestOutput(config.test.framework, exec.stdout, exec.stderr);
-    files = parsed?.files;
-    if (parsed?.note) reportNotes.push(parsed.note);
-  }
+  const read = readResults(tree, globs, how, workdir, config.test.framework, exec);
+  const reportNotes = read.notes;
+  let parsed = read.parsed;
+  const files = read.files;
   let integrity: RunIntegrity | undefined;
   if (canaries) {
     const checked = checkCanaries(tree, canaries, exec, parsed, files);
@@ -315,13 +217,8 @@ export async function runTestSuite(
   }
   const count = (o: TestOutcome): number =>
     parsed ? [...parsed.tests.values()].filter((v) => v === o).length : 0;
-  if (
-    !parsed &&
-    (exec.stderr.includes("No module named pytest") || exec.stdout.includes("No module named pytest"))
-  )
-    reportNotes.push(
-      "pytest is not installed in the sandbox's Python (`No module named pytest`): no test ran; install it in a setup step",
-    );
+  const missing = parsed ? null : anyRunnerResults.missingRunner?.(`${exec.stdout}\n${exec.stderr}`);
+  if (missing) reportNotes.push(missing);
   // A command auto-fix could not add report options to shows that single tests pass only when its
   // output lists passing (or skipped) tests: a quiet runner lists at most its failures.
   const unavailable =
@@ -348,100 +245,24 @@ export async function runTestSuite(
 }
 
 /**
- * The JUnit report a targeted command wrote (mocha's xunit reporter), its ids `file > suite > name` with
- * the file relative to the work tree, as the other JavaScript runners' ids; removed once read. None when
- * the run wrote none (the runner stopped before its end): the output is read instead. A report that
- * names no test is a run that collected none.
+ * The canaries of a run, added to the command that runs: the targeted one, or the whole suite with its
+ * runner's report options; beside the tests that call the code the patch changed, when it names some.
  */
-function readOwnReport(
+function placeCanaries(
   tree: TreeFs,
-  report: NonNullable<TargetedCommand["report"]>,
-  workdir: string,
-): { parsed?: ParsedTests; note?: string } {
-  const rel = report.path;
-  let text: string;
-  try {
-    const bytes = tree.readIfExists(rel, { maxBytes: MAX_REPORT_BYTES });
-    if (bytes === null)
-      return { note: `the runner wrote no report (${rel}): it stopped before its tests ran` };
-    text = bytes.toString("utf8");
-    tree.remove(rel);
-  } catch (err) {
-    if (!(err instanceof TreeFsError)) throw err;
-    // A link, a folder or an oversized file in its place: never read, and not left in the tree.
-    try {
-      tree.remove(rel);
-    } catch (e) {
-      if (!(e instanceof TreeFsError)) throw e;
-    }
-    return { note: `test report ${rel} not read: ${err.message}` };
-  }
-  const relFile = (f: string): string => relativeFiles(new Map([["", [f]]]), workdir).get("")?.[0] ?? f;
-  // mocha's classname is the full title of the test's suites; node's is the innermost suite's, its
-  // suites' names joined by dots ("test" for a test in no suite): its suites are the elements it is in.
-  // node --test names a file that ran no test of its own (it failed to load, or ended before any test)
-  // as a test in no suite named after the file: an entry for the file as a whole, not a test.
-  // mocha before 6 names no test's file: a run given one file alone (`file`) ran that file's tests.
-  const sole = report.file ?? "";
-  const idOf = (classname: string, name: string, reported: string, suites: readonly string[]): string => {
-    const file = reported === "" ? sole : relFile(reported);
-    return report.suites === "nesting" && suites.length === 0 && file !== "" && namesFile(name, reported)
-      ? fileEntryId(file)
-      : [file, ...(report.suites === "classname" ? [classname] : suites), name].filter(Boolean).join(" > ");
-  };
-  // A report the runner wrote at its end that names no test: it ran and collected none.
-  const parsed = parseJUnitXml(text, new Map(), new Map(), idOf);
-  const parser = report.suites === "classname" ? "mocha-xunit" : "node-test-junit";
-  return { parsed: { ...parsed, parser } };
-}
-
-/** Whether a test's name is the path of its file as node prints it (relative to where it ran, or whole). */
-const namesFile = (name: string, file: string): boolean =>
-  name !== "" && (name === file || file.endsWith(`/${name.replace(/^\.\//, "")}`));
-
-/**
- * Keeps only the tests of `only` (ids `file > suite > name`, the file relative to the work tree or inside
- * it): returns how many were dropped.
- */
-function onlyFilesTests(
-  tests: Map<string, TestOutcome>,
-  only: readonly string[],
-  workdir: string,
-  named?: Map<string, string[]>,
-): number {
-  const keep = new Set(only.map((f) => f.replace(/^\.\//, "")));
-  const files = relativeFiles(
-    new Map([...tests.keys()].map((id) => [id, [id.split(" > ")[0] ?? ""]])),
-    workdir,
+  config: RepoConfig,
+  whole: { command: string } | null,
+  opts: { targeted?: Parameters<typeof planCanaries>[2]; changed?: readonly string[]; pristine?: string },
+): ReturnType<typeof planCanaries> {
+  return planCanaries(
+    tree,
+    whole ? { ...config, test: { ...config.test, command: whole.command } } : config,
+    opts.targeted,
+    opts.changed && opts.changed.length > 0
+      ? focusOf(tree, opts.changed, opts.pristine ? openTree(opts.pristine) : undefined)
+      : undefined,
   );
-  let dropped = 0;
-  for (const [id, [file]] of files) {
-    if (keep.has((file ?? "").replace(/^\.\//, ""))) continue;
-    tests.delete(id);
-    named?.delete(id);
-    dropped++;
-  }
-  return dropped;
 }
 
 /** A protected path that names one file (not a glob): the files the test command names. */
 const isPlainPath = (p: string): boolean => !/[*?{}[\]]/.test(p) && !p.endsWith("/");
-
-/**
- * The files a run's output names, made relative to the work tree when they are absolute paths inside
- * it (the sandbox's `/workspace/…`, or the host's path of the tree for a sandbox that runs in place);
- * any other path is kept as printed, to be refused when it is looked up among the tree's tests.
- */
-export function relativeFiles(files: Map<string, string[]>, workdir: string): Map<string, string[]> {
-  const roots = new Set([`${SANDBOX_WORKDIR}/`, `${resolve(workdir)}/`]);
-  try {
-    roots.add(`${realpathSync(workdir)}/`);
-  } catch {
-    // A tree that is gone has no other name.
-  }
-  const rel = (f: string): string => {
-    for (const r of roots) if (f.startsWith(r) && f.length > r.length) return f.slice(r.length);
-    return f;
-  };
-  return new Map([...files].map(([id, fs]) => [id, fs.map(rel)]));
-}

@@ -1,5 +1,6 @@
 import { availableParallelism, loadavg } from "node:os";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
+import { resultsOf } from "./output.ts";
 import type { TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
 
@@ -34,19 +35,17 @@ export function fileAllowanceMs(budgetMs: number | null, graceMs: number, load =
 }
 
 /**
- * Runners whose output tells which test file a stopped run was in (unittest as auto-fix runs it, one
- * module after the other; pytest's progress lines): only they give each file its own allowance. Others
- * (compiling first, running files side by side) keep the budget as their only limit.
+ * The allowance of one file for `runner` (see fileAllowanceMs), null when the runner has none: only a
+ * runner whose output tells which test file a stopped run was in (`tellsStoppedFile`) gives each file
+ * its own allowance. Others (compiling first, running files side by side) keep the budget as their only
+ * limit.
  */
-const SPLITTABLE = new Set(["pytest", "unittest"]);
-
-/** The allowance of one file for `runner` (see fileAllowanceMs), null when the runner has none. */
 export const allowanceFor = (
   runner: string | null | undefined,
   budgetMs: number | null,
   graceMs: number,
 ): number | null =>
-  runner && SPLITTABLE.has(runner) ? fileAllowanceMs(budgetMs, graceMs, machineLoad()) : null;
+  resultsOf(runner).tellsStoppedFile ? fileAllowanceMs(budgetMs, graceMs, machineLoad()) : null;
 
 /** How many times over its cores the machine is loaded (1 at most load it can take side by side). */
 export const machineLoad = (): number => Math.max(1, loadavg()[0]! / Math.max(1, availableParallelism()));

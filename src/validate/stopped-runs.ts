@@ -1,3 +1,4 @@
+import { anyRunnerResults } from "../runners/index.ts";
 import type { OwnerOf } from "./baseline.ts";
 import type { TestRun } from "./run-tests.ts";
 import { TestTimes } from "./test-times.ts";
@@ -46,11 +47,11 @@ export function splitStopped(
   }
   const finished = sequential ? targets.filter((t, i) => i < last && ids.has(t)) : [];
   let partial = last >= 0 && sequential ? targets[last]! : null;
-  // No test id was printed (pytest names its tests only at the end): its progress lines tell which file
-  // it was in, whatever the order it ran them in. No file is known finished (none of their results
+  // No test id was printed (a runner that names its tests only at its end): its progress lines tell
+  // which file it was in, whatever the order it ran them in. No file is known finished (none of their results
   // was read).
   if (last < 0) {
-    last = progressAt(run.exec.stdout, order);
+    last = anyRunnerResults.progressAt?.(run.exec.stdout, order) ?? -1;
     if (last >= 0) partial = targets[last]!;
   }
   const weighed = ids.size > 0 ? targets.filter((t) => ids.has(t)) : [...targets];
@@ -71,34 +72,6 @@ export function splitStopped(
     shares.set(partial, ms - done);
   }
   return { finished, partial, ids, shares };
-}
-
-/** Longest output read for progress lines. */
-const MAX_PROGRESS_SCAN = 4 * 1024 * 1024;
-
-/**
- * The index of the last target a runner's progress lines name at the start of a line (pytest's
- * `tests/test_a.py ..  [ 50%]`, then `tests/test_b.py ` when it was stopped inside it), or -1.
- */
-export function progressAt(stdout: string, order: ReadonlyMap<string, number>): number {
-  let at = -1;
-  const text = stdout.length > MAX_PROGRESS_SCAN ? stdout.slice(-MAX_PROGRESS_SCAN) : stdout;
-  let from = 0;
-  while (from < text.length) {
-    let to = text.indexOf("\n", from);
-    if (to < 0) to = text.length;
-    const space = text.indexOf(" ", from);
-    if (space > from && space < to) {
-      const i = order.get(text.slice(from, space));
-      if (
-        i !== undefined &&
-        /^[.FEsxXp]*\s*(\[\s*\d+%\])?\s*$/.test(text.slice(space + 1, Math.min(to, space + 500)))
-      )
-        at = Math.max(at, i);
-    }
-    from = to + 1;
-  }
-  return at;
 }
 
 /**

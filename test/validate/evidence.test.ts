@@ -2,14 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compareRuns, mergeResults, showsFix } from "../../src/validate/compare.ts";
 import { fileEntryId, isLoadFailure, whyNotCounted } from "../../src/validate/evidence.ts";
-import {
-  parseGoTest,
-  parseJUnitXml,
-  parsePytest,
-  parseSymbolReporter,
-  parseTestOutput,
-  parseUnittest,
-} from "../../src/validate/parsers.ts";
+import { parseGoTest } from "../../src/runners/go/results-output.ts";
+import { parsePytest } from "../../src/runners/pytest/results-output.ts";
+import { parseJUnitXml } from "../../src/runners/shared/results-junit-xml.ts";
+import { parseSymbolReporter } from "../../src/runners/shared/results-symbol-reporter.ts";
+import { parseUnittest } from "../../src/runners/unittest/results-output.ts";
+import { parseTestOutput } from "../../src/validate/output.ts";
 import type { TestRun } from "../../src/validate/run-tests.ts";
 
 const exec = (exitCode: number | null, stdout = "") =>

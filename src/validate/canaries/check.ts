@@ -7,8 +7,8 @@ import { type TreeFs, TreeFsError } from "../../core/tree-fs.ts";
 import { runnerFor } from "../../runners/index.ts";
 import type { CanaryRules } from "../../runners/parts/canaries.ts";
 import type { ExecResult } from "../../sandbox/index.ts";
-import type { ParsedTests, TestOutcome } from "../outcomes.ts";
-import { stripAnsi } from "../text-scan.ts";
+import type { ParsedTests, TestOutcome } from "../../runners/parts/results.ts";
+import { stripAnsi } from "../../runners/shared/results-text-scan.ts";
 import { removeCanaryFiles } from "./plan.ts";
 import type { CanaryPlan, IntegrityState, RunIntegrity } from "./types.ts";
 

@@ -1,5 +1,5 @@
-import { type ParsedTests, put, putFile, type TestOutcome } from "./outcomes.ts";
-import { capHead, capId } from "./text-scan.ts";
+import { type ParsedTests, put, putFile, type TestOutcome } from "./results-outcomes.ts";
+import { capHead, capId } from "./results-text-scan.ts";
 
 /** Most `<testsuite>`s a test case's id names, outermost first. */
 const MAX_SUITE_DEPTH = 32;
@@ -64,6 +64,60 @@ function hasElement(body: string, tag: string): boolean {
 }
 
 /**
+ * The `<testsuite>`s open at a position of a report (not `<testsuites>`), found in one left-to-right pass
+ * as the positions asked for grow: a tag is found with indexOf and ends at the next `>` (none left: no
+ * tag after it). The names kept are capped, and so is the depth (deeper suites are counted, not kept).
+ */
+class OpenSuites {
+  private readonly text: string;
+  private readonly suites: string[] = [];
+  private deeper = 0;
+  private scan = 0;
+  // The next opening and closing tags at or after `scan` (-1: none left), each searched for again only
+  // once the scan has passed it: the text is searched once per needle.
+  private open: number;
+  private close: number;
+
+  constructor(text: string) {
+    this.text = text;
+    this.open = text.indexOf("<testsuite");
+    this.close = text.indexOf("</testsuite>");
+  }
+
+  /** The names of the suites open at `pos` (not before the last position asked), outermost first. */
+  at(pos: number): readonly string[] {
+    const text = this.text;
+    while (this.scan < pos) {
+      if (this.open >= 0 && this.open < this.scan) this.open = text.indexOf("<testsuite", this.scan);
+      if (this.close >= 0 && this.close < this.scan) this.close = text.indexOf("</testsuite>", this.scan);
+      const { open, close } = this;
+      if ((open < 0 || open >= pos) && (close < 0 || close >= pos)) {
+        this.scan = pos;
+        break;
+      }
+      if (close >= 0 && (open < 0 || close < open)) {
+        if (this.deeper > 0) this.deeper--;
+        else this.suites.pop();
+        this.scan = close + "</testsuite>".length;
+        continue;
+      }
+      const c = text[open + "<testsuite".length];
+      const gt = text.indexOf(">", open);
+      if (gt < 0) {
+        this.scan = text.length;
+        break;
+      }
+      this.scan = gt + 1;
+      if (c !== undefined && !/[\s>/]/.test(c)) continue;
+      if (text[gt - 1] === "/") continue;
+      if (this.suites.length >= MAX_SUITE_DEPTH) this.deeper++;
+      else this.suites.push(capId(attribute(text.slice(open + "<testsuite".length, gt), "name")));
+    }
+    return this.suites;
+  }
+}
+
+/**
  * JUnit XML (surefire, gradle, pytest --junitxml, jest-junit, node --test's junit reporter): every
  * `<testcase>` and its outcome, and the `file` it names when it names one (into `files`).
  * One left-to-right pass: each `<testcase` is matched with its `/>` or the next `</testcase>`, and a
@@ -81,44 +135,7 @@ export function parseJUnitXml(
     [c, n].filter(Boolean).join("."),
 ): ParsedTests {
   const { text, note } = capHead(xml, MAX_JUNIT_CHARS, "The JUnit report");
-  // The `<testsuite>`s open where each test case starts (not `<testsuites>`), read in the same single
-  // pass: a tag is found with indexOf and ends at the next `>` (none left: no tag after it). The names
-  // kept are capped, and so is the depth (deeper suites are counted, not kept).
-  const suites: string[] = [];
-  let deeper = 0;
-  let scan = 0;
-  // The next opening and closing tags at or after `scan` (-1: none left), each searched for again only
-  // once the scan has passed it: the text is searched once per needle.
-  let open = text.indexOf("<testsuite");
-  let close = text.indexOf("</testsuite>");
-  const suitesAt = (pos: number): readonly string[] => {
-    while (scan < pos) {
-      if (open >= 0 && open < scan) open = text.indexOf("<testsuite", scan);
-      if (close >= 0 && close < scan) close = text.indexOf("</testsuite>", scan);
-      if ((open < 0 || open >= pos) && (close < 0 || close >= pos)) {
-        scan = pos;
-        break;
-      }
-      if (close >= 0 && (open < 0 || close < open)) {
-        if (deeper > 0) deeper--;
-        else suites.pop();
-        scan = close + "</testsuite>".length;
-        continue;
-      }
-      const c = text[open + "<testsuite".length];
-      const gt = text.indexOf(">", open);
-      if (gt < 0) {
-        scan = text.length;
-        break;
-      }
-      scan = gt + 1;
-      if (c !== undefined && !/[\s>/]/.test(c)) continue;
-      if (text[gt - 1] === "/") continue;
-      if (suites.length >= MAX_SUITE_DEPTH) deeper++;
-      else suites.push(capId(attribute(text.slice(open + "<testsuite".length, gt), "name")));
-    }
-    return suites;
-  };
+  const suites = new OpenSuites(text);
   const OPEN = "<testcase";
   const CLOSE = "</testcase>";
   // Position of the next `</testcase>` at or after the scan; Infinity once there is none left.
@@ -154,7 +171,7 @@ export function parseJUnitXml(
       }
     }
     const file = attribute(attrs, "file");
-    const id = idOf(attribute(attrs, "classname"), attribute(attrs, "name"), file, suitesAt(i));
+    const id = idOf(attribute(attrs, "classname"), attribute(attrs, "name"), file, suites.at(i));
     const outcome: TestOutcome =
       hasElement(body, "failure") || hasElement(body, "error")
         ? "failed"

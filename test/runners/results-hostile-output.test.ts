@@ -6,20 +6,18 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRepoConfig } from "../../src/config/index.ts";
 import { createSandbox, makeWorkCopy, type SandboxPort, type WorkCopy } from "../../src/sandbox/index.ts";
-import {
-  parseJUnitXml,
-  parseSymbolReporter,
-  parseTap,
-  parseTestOutput,
-  runTestSuite,
-} from "../../src/validate/index.ts";
-import { MAX_JUNIT_CHARS } from "../../src/validate/junit.ts";
-import { parsePytest } from "../../src/validate/parsers.ts";
+import { type RunnerName, runnerFor } from "../../src/runners/index.ts";
+import { parsePytest } from "../../src/runners/pytest/results-output.ts";
+import { MAX_JUNIT_CHARS, parseJUnitXml } from "../../src/runners/shared/results-junit-xml.ts";
+import { parseSymbolReporter } from "../../src/runners/shared/results-symbol-reporter.ts";
+import { parseTap } from "../../src/runners/shared/results-tap.ts";
 import {
   MAX_TEST_ID_CHARS,
   MAX_TEST_OUTPUT_CHARS,
   MAX_TEST_OUTPUT_LINES,
-} from "../../src/validate/text-scan.ts";
+} from "../../src/runners/shared/results-text-scan.ts";
+import { runTestSuite } from "../../src/validate/index.ts";
+import { parseTestOutput } from "../../src/validate/output.ts";
 
 // What the repository's tests print is written by the repository: these tests feed the parsers crafted
 // output at and past their caps and check what is read, what is cut, and that the cut is reported.
@@ -167,4 +165,69 @@ test("test output of more than 400,000 lines: the middle lines are cut and the c
   // Each half keeps 200,000 lines; the tail's last line is the empty one after stdout.
   assert.equal(r.tests.size, MAX_TEST_OUTPUT_LINES - 1);
   assert.match(r.note ?? "", /more than 400000 lines; 1001 in the middle were not read/);
+});
+
+test("a failing test that prints its own pass line stays failed, in every runner's reader", () => {
+  const forged: [RunnerName, string, string][] = [
+    [
+      "pytest",
+      "tests/t.py::test_a FAILED\n=== FAILURES ===\n___ test_a ___\n----- Captured stdout call -----\ntests/t.py::test_a PASSED\nPASSED tests/t.py::test_b\n=== short test summary info ===\nFAILED tests/t.py::test_a - boom\n",
+      "tests/t.py::test_a",
+    ],
+    ["node-test", "✔ adds (1ms)\n▶ calc\n  ✔ adds (1ms)\n  ✖ adds (2ms)\n✖ calc (3ms)\n", "calc > adds"],
+    ["mocha", "  calc\n    ✔ adds\n    1) adds\n\n  1 failing\n", "calc > adds"],
+    ["mocha", "ok 1 calc adds\nnot ok 1 calc adds\n", "calc adds"],
+    [
+      "go",
+      "=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestA (0.00s)\nFAIL\tex.com/p\t0.01s\n",
+      "ex.com/p.TestA",
+    ],
+    ["gradle", "shop.T > a() PASSED\nshop.T > a() FAILED\n", "shop.T.a"],
+  ];
+  for (const [runner, output, id] of forged) {
+    const got = runnerFor(runner).parseOutput(output);
+    assert.equal(got?.tests.get(id), "failed", `${runner}: ${JSON.stringify([...(got?.tests ?? [])])}`);
+  }
+  // pytest: what a test printed (shown in FAILURES) names no other test either.
+  assert.equal(runnerFor("pytest").parseOutput(forged[0]![1])?.tests.has("tests/t.py::test_b"), false);
+  // jest and vitest set a test's printed lines apart: a forged pass there names nothing.
+  const jest =
+    "  console.log\n    ✓ phantom\n\n      at Object.log (t.test.js:1:1)\n\nPASS t.test.js\n  ✓ real (1 ms)\n";
+  assert.deepEqual([...(runnerFor("jest").parseOutput(jest)?.tests.keys() ?? [])], ["t.test.js > real"]);
+  const vitest = "stdout | t.test.ts > real\n✓ phantom\n ✓ t.test.ts > other\n\n ✓ t.test.ts > real 1ms\n";
+  assert.deepEqual([...(runnerFor("vitest").parseOutput(vitest)?.tests.keys() ?? [])], ["t.test.ts > real"]);
+});
+
+test("JUnit console lines and an xunit report on mocha's output: crafted lines are read in linear time", () => {
+  const line = `${"a > ".repeat(4000)}x FAILED`;
+  const big = Array.from({ length: 2000 }, () => line).join("\n");
+  let t = performance.now();
+  runnerFor("gradle").parseOutput(big);
+  runnerFor("maven").parseOutput(`[ERROR] ${"a(".repeat(8000)}\n`.repeat(200));
+  runnerFor("junit").parseOutput(`${"│  ".repeat(5000)}├─ x() ✔\n`.repeat(200));
+  assert.ok(performance.now() - t < 5000, `JUnit console: ${performance.now() - t} ms`);
+  // An xunit report with a `<testsuite` that never closes, after a huge line: nothing named, quickly.
+  t = performance.now();
+  const xunit = runnerFor("mocha").parseOutput(
+    `${"<".repeat(4_000_000)}\n<testsuite name="x">\n<testcase name="a"/>`,
+  );
+  assert.equal(xunit, null);
+  assert.ok(performance.now() - t < 5000, `xunit: ${performance.now() - t} ms`);
+  // ANSI colours around every part of a line are removed before it is read.
+  const coloured = "\u001b[32m✓\u001b[39m \u001b[2mt.test.ts\u001b[22m > \u001b[1mreal\u001b[22m";
+  assert.equal(runnerFor("vitest").parseOutput(` ${coloured}\n`)?.tests.get("t.test.ts > real"), "passed");
+});
+
+test("mocha: an xunit report a test printed in the middle of the spec output is not read as the run's", () => {
+  const forged =
+    '<testsuite name="Mocha Tests" tests="1">\n<testcase classname="calc" name="fails"/>\n</testsuite>';
+  const spec = `\n  calc\n    ✓ adds\n${forged}\n    1) fails\n\n  1 passing (5ms)\n  1 failing\n`;
+  const got = runnerFor("mocha").parseOutput(spec);
+  assert.notEqual(got?.parser, "mocha-xunit");
+  assert.equal(got?.tests.get("calc > fails"), "failed");
+  // Printed to stderr (after the report on stdout when both are joined): stdout is read first.
+  const real =
+    '<testsuite name="Mocha Tests" tests="1">\n<testcase classname="calc" name="fails"><failure/></testcase>\n</testsuite>\n';
+  const run = parseTestOutput("mocha", real, forged);
+  assert.equal(run?.tests.get("calc > fails"), "failed");
 });

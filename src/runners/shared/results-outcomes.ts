@@ -1,24 +1,7 @@
-import { capId } from "./text-scan.ts";
+import type { TestOutcome } from "../parts/results.ts";
+import { capId } from "./results-text-scan.ts";
 
-export type TestOutcome = "passed" | "failed" | "skipped";
-
-/**
- * Per-test outcomes read from a runner's output, keyed by a stable test id. Every parser of test output
- * is linear in its input: test output is written by the repository's code and may be crafted.
- */
-export interface ParsedTests {
-  parser: string;
-  tests: Map<string, TestOutcome>;
-  /**
-   * The files a test id was reported from, as the runner printed them (a path, maybe absolute, with its
-   * line and column removed), for runners whose ids do not name their file (node --test, mocha): one
-   * or a few candidates per id, the first that is one of the tree's tests wins. Output is hostile: a
-   * path here means nothing until it is looked up among the unpatched tree's tests.
-   */
-  files?: Map<string, string[]>;
-  /** Set when the input was cut to its cap before parsing: what was left out. */
-  note?: string;
-}
+export type { ParsedTests, TestOutcome } from "../parts/results.ts";
 
 const worse = (a: TestOutcome | undefined, b: TestOutcome): TestOutcome =>
   a === "failed" || b === "failed" ? "failed" : a === "passed" || b === "passed" ? "passed" : b;
@@ -72,3 +55,14 @@ export function putFile(files: Map<string, string[]>, id: string, raw: string): 
   if (!cur) files.set(key, [file]);
   else if (cur.length < MAX_FILES_PER_ID && !cur.includes(file)) cur.push(file);
 }
+
+/** The name of a runner's entry for a test file as a whole (node --test, jest, vitest), after its file. */
+export const FILE_ENTRY_NAME = "<file>";
+const FILE_ENTRY = ` > ${FILE_ENTRY_NAME}`;
+
+/** The id of a runner's entry for a test file as a whole, the file as the runner names it. */
+export const fileEntryId = (file: string): string => `${file}${FILE_ENTRY}`;
+
+/** The file an entry for a test file as a whole stands for (see `fileEntryId`), or null for a test. */
+export const fileOfEntry = (id: string): string | null =>
+  id.endsWith(FILE_ENTRY) ? id.slice(0, -FILE_ENTRY.length) : null;

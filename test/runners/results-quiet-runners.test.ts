@@ -5,8 +5,8 @@ import { before, test } from "node:test";
 import { loadRepoConfig, type RepoConfig } from "../../src/config/index.ts";
 import { createSandbox, type SandboxPort } from "../../src/sandbox/index.ts";
 import { runTestSuite, type TestRun, targetedCommand } from "../../src/validate/index.ts";
-import { jsShop } from "./support/js-shop.ts";
-import { prepareJob, validateEdit, writeRepo } from "./support/targeted-repo.ts";
+import { jsShop } from "../validate/support/js-shop.ts";
+import { prepareJob, validateEdit, writeRepo } from "../validate/support/targeted-repo.ts";
 
 // Quiet commands (`pytest -q`, `python3 -m unittest`, `go test ./...`, the JavaScript runners' default
 // reporters) run with the real runners in the real sandbox: the whole suite and a run of selected tests

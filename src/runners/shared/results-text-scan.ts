@@ -230,3 +230,11 @@ export function stripAnsi(s: string): string {
   }
   return out + s.slice(from);
 }
+
+/** The status word (PASSED, FAILED, …) at `at`, ending at a word boundary; null when none. */
+export function statusAt(line: string, at: number, words: readonly string[]): string | null {
+  for (const w of words) {
+    if (line.startsWith(w, at) && !isWordChar(line[at + w.length])) return w;
+  }
+  return null;
+}
