@@ -45,7 +45,11 @@ const ENV_WORD = /^(env|[A-Za-z_]\w*=.*)$/;
  */
 export function runnerNamedIn(cmd: string): RunnerName | null {
   for (const part of cmd.split(SHELL_JOINS)) {
-    const words = part.replace(/["'`\\]/g, "").trim().split(/\s+/).filter(Boolean);
+    const words = part
+      .replace(/["'`\\]/g, "")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     while (words.length > 1 && ENV_WORD.test(words[0]!)) words.shift();
     let best: { name: RunnerName; at: number } | null = null;
     for (const r of RUNNERS) {
