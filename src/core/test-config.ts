@@ -21,7 +21,7 @@ export interface TestConfigRules {
   tomlTables: readonly RegExp[];
   /** Settings that configure tests wherever they stand in setup.cfg or pyproject.toml. */
   settingWords: readonly RegExp[];
-  /** Build files (`pom.xml`, `build.gradle`): a file holding one of `buildSettings` is test configuration as a whole. */
+  /** Build files (a Java build's, by name): a file holding one of `buildSettings` is test configuration as a whole. */
   buildFiles: readonly RegExp[];
   /** Build-file text that configures tests (test tasks, surefire, JUnit). */
   buildSettings: readonly RegExp[];
@@ -61,7 +61,7 @@ const SECTIONED = /^(setup\.cfg|pyproject\.toml|package\.json)$/;
 const normalisePath = (path: string): string => path.replaceAll("\\", "/").replace(/^(\.\/)+/, "");
 const baseName = (path: string): string => normalisePath(path).split("/").pop() ?? "";
 
-/** The whole file configures tests (pytest.ini, tox.ini, jest.config.js, .mocharc.yml, gradlew, ...). */
+/** The whole file configures tests (tox.ini, karma.conf.js, .nycrc, a runner's own configuration files, ...). */
 export function isTestConfigFileBy(rules: TestConfigRules, path: string): boolean {
   const p = normalisePath(path);
   const base = baseName(p);
