@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { isTestConfigFile } from "../src/core/path-rules.ts";
+import { isTestConfigFile } from "../src/runners/shared/conventions-test-config.ts";
 import { isTestPath } from "../src/core/test-files.ts";
 
 export interface VersionPair {

@@ -9,7 +9,7 @@ import {
 } from "../languages/index.ts";
 import { RUNNERS, type RunnerName, runnerFor } from "../runners/index.ts";
 import type { RepositoryFiles } from "../runners/parts/conventions.ts";
-import { runnerOfCommand as commandRunner } from "../runners/shared/command-spelling.ts";
+import { runnerOfCommand as commandRunner, runnerNamedIn } from "../runners/shared/command-spelling.ts";
 import type { ReproducerRuntime, TestRunnerKind } from "./schema.ts";
 
 /** The runner a repository's tests run under; `npm` = a package script that starts none auto-fix knows. */
@@ -231,18 +231,12 @@ export function detectProject(
   return out;
 }
 
-/** The framework a given test command most likely runs (for a command from the config or the CLI). */
+/**
+ * The framework a given test command most likely runs (for a command from the config or the CLI): the
+ * runner the runners' own spellings find in it, else `fallback`.
+ */
 export function frameworkOfCommand(cmd: string, fallback: TestFramework): TestFramework {
-  if (/\bpytest\b/.test(cmd)) return "pytest";
-  if (/\bunittest\b/.test(cmd)) return "unittest";
-  if (/\bvitest\b/.test(cmd)) return "vitest";
-  if (/\bjest\b/.test(cmd)) return "jest";
-  if (/\bmocha\b/.test(cmd)) return "mocha";
-  if (/\bnode\b.*--test\b/.test(cmd)) return "node-test";
-  if (/\bmvn\b/.test(cmd)) return "maven";
-  if (/\bgradlew?\b/.test(cmd)) return "gradle";
-  if (/\bgo\s+test\b/.test(cmd)) return "go";
-  return fallback;
+  return runnerNamedIn(cmd) ?? fallback;
 }
 
 /**

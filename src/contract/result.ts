@@ -73,7 +73,7 @@ export const RegressionTestReportSchema = z.strictObject({
   path: z.string().nullable(),
   /** The command that runs it alone from the repository root; null when none was planned. */
   command: z.string().nullable(),
-  /** The test runner it is written for, as people name it (`node --test`, `go test`); null when none. */
+  /** The test runner it is written for, as people name it (its conventions' `label`); null when none. */
   framework: z.string().nullable(),
   /** Its run on the unfixed tree (it must fail) and on the fixed one (it must pass). */
   before: ExecReportSchema.nullable(),

@@ -1,7 +1,7 @@
 /**
  * The one copy of the rules about repository paths: which files a patch may not touch (CI and
- * repository configuration, vendored and VCS data, tests, test configuration, the repository's own
- * protected globs), how a glob matches a path, and which folders walks leave out.
+ * repository configuration, vendored and VCS data, tests, test configuration as the caller's rules
+ * say, the repository's own protected globs), how a glob matches a path, and which folders walks leave out.
  *
  * Paths are repo-relative and `/`-separated, and real: callers read and write through `tree-fs`, which
  * never follows a link, so the path checked here is the path touched.
@@ -21,7 +21,7 @@ import {
   WORKSPACE_FAMILIES,
   WORKSPACE_PROTECTED_GLOBS,
 } from "./protected-lists.ts";
-import { iniTestPart, MAX_TOML_CHARS, tomlTestPart } from "./test-settings.ts";
+import { isTestConfigFileBy, type TestConfigRules, testConfigChangeBy } from "./test-config.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Folders
@@ -234,121 +234,7 @@ export function isVendoredPath(path: string, facts: PathFacts = {}): boolean {
 }
 
 /**
- * Files that only configure how tests are found and run, at any depth: the whole file is test
- * configuration. Test runners and their wrappers (gradlew, mvnw, .mvn/) count too.
- */
-const WHOLE_TEST_CONFIG: readonly RegExp[] = [
-  /^\.?pytest\.(ini|toml)$/,
-  /^tox\.ini$/,
-  /^noxfile\.py$/,
-  /^conftest\.py$/,
-  /^\.coveragerc$/,
-  /^(jest|vitest|vitest\.workspace|karma|playwright|cypress|ava|wdio|jasmine)\.(config|conf)\.[cm]?[jt]s(on)?$/,
-  /^vitest\.workspace\.[cm]?[jt]s(on)?$/,
-  /^(jest|vitest)\.setup\.[cm]?[jt]sx?$/,
-  /^setupTests\.[cm]?[jt]sx?$/,
-  /^cypress\.json$/,
-  /^jasmine\.json$/,
-  /^\.mocharc(\.[\w]+)?$/,
-  /^\.nycrc(\.[\w]+)?$/,
-  /^\.c8rc(\.[\w]+)?$/,
-  /^\.taprc$/,
-  /^(jest|vitest)\.config$/,
-  /^(gradlew|gradlew\.bat|mvnw|mvnw\.cmd)$/,
-  // vitest reads its `test` settings from the vite configuration when it has no file of its own.
-  /^vite\.config\.[cm]?[jt]s$/,
-  // Run by every Python interpreter that finds them on its path, pytest's included.
-  /^(sitecustomize|usercustomize)\.py$/,
-  // Package managers' settings: `script-shell`, `node-options` or `yarnPath` decide what `npm test` runs.
-  /^(\.npmrc|\.yarnrc|\.yarnrc\.yml|bunfig\.toml)$/,
-];
-const WHOLE_TEST_CONFIG_DIRS = [/(^|\/)\.mvn\//, /(^|\/)gradle\/wrapper\//];
-
-/** Files that mix test configuration with other settings: a patch may change only their other parts. */
-const SECTIONED_TEST_CONFIG = /^(setup\.cfg|pyproject\.toml|package\.json|pom\.xml|.*\.gradle(\.kts)?)$/;
-
-const baseName = (path: string): string => normalisePath(path).split("/").pop() ?? "";
-
-/** The whole file configures tests (pytest.ini, tox.ini, jest.config.js, .mocharc.yml, gradlew, ...). */
-export function isTestConfigFile(path: string): boolean {
-  const p = normalisePath(path);
-  const base = baseName(p);
-  return WHOLE_TEST_CONFIG.some((re) => re.test(base)) || WHOLE_TEST_CONFIG_DIRS.some((re) => re.test(p));
-}
-
-/** The file configures tests in whole or in part (the files validation restores from the unpatched tree). */
-export function mayHoldTestConfig(path: string): boolean {
-  return isTestConfigFile(path) || SECTIONED_TEST_CONFIG.test(baseName(path));
-}
-
-/** package.json keys that run or configure tests. */
-const PACKAGE_TEST_KEYS = ["scripts", "jest", "mocha", "ava", "c8", "nyc", "vitest", "jasmine", "tap", "xo"];
-/** Gradle or Maven text that configures tests; such a file is test configuration as a whole. */
-const BUILD_TEST_SETTING =
-  /\btest\w*|\bTest\b|junit|testng|surefire|failsafe|skipTests|maven\.test|testFailureIgnore|ignoreFailures|useJUnitPlatform|spock/i;
-
-function packageTestPart(text: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
-  const obj = parsed as Record<string, unknown>;
-  return JSON.stringify(PACKAGE_TEST_KEYS.map((k) => [k, obj[k] ?? null]));
-}
-
-/**
- * Whether changing `path` from `before` to `after` (null = absent) changes how tests are found or run;
- * a message the model can act on when it does, null when it does not.
- */
-export function testConfigChange(path: string, before: string | null, after: string | null): string | null {
-  if (before === after) return null;
-  const p = normalisePath(path);
-  const base = baseName(p);
-  const refuse = (what: string) =>
-    `${p} ${what}; test configuration is part of the tests, which patches may not change. Fix the code under test instead, and leave how tests are selected and run as it is.`;
-  if (isTestConfigFile(p)) return refuse("configures how tests are found and run");
-  if (base === "setup.cfg") {
-    return iniTestPart(before ?? "") === iniTestPart(after ?? "")
-      ? null
-      : refuse("has test settings (pytest, tox, coverage or test aliases) that this patch changes");
-  }
-  if (base === "pyproject.toml") {
-    const a = tomlTestPart(before ?? "");
-    const b = tomlTestPart(after ?? "");
-    if (a === null || b === null) {
-      return refuse(
-        `cannot be judged (not valid TOML, or over ${MAX_TOML_CHARS / 1024} kB), and it may hold test settings`,
-      );
-    }
-    return a === b
-      ? null
-      : refuse("has test settings (pytest, tox, coverage or test scripts) that this patch changes");
-  }
-  if (base === "package.json") {
-    const a = packageTestPart(before ?? "{}");
-    const b = packageTestPart(after ?? "{}");
-    if (b === null) return refuse("would no longer be valid JSON, and its scripts run the tests");
-    return a === b
-      ? null
-      : refuse(
-          `has test settings (${PACKAGE_TEST_KEYS.slice(0, 4).join(", ")}, ...) that this patch changes`,
-        );
-  }
-  if (base === "pom.xml" || /\.gradle(\.kts)?$/.test(base)) {
-    return BUILD_TEST_SETTING.test(before ?? "") || BUILD_TEST_SETTING.test(after ?? "")
-      ? refuse(
-          "holds test settings (test tasks, surefire/failsafe, JUnit), so the whole file is test configuration",
-        )
-      : null;
-  }
-  return null;
-}
-
-/**
- * Files a test command names (`make test` → the Makefile, `./run-tests.sh`, `pytest -c ci.ini`): they
+ * Files a test command names (`make test` → the Makefile, `./run-tests.sh`, `<runner> -c ci.ini`): they
  * decide how tests run, so they are protected like test configuration.
  */
 export function testCommandFiles(command: string | null): string[] {
@@ -411,10 +297,12 @@ export function isProtectedPath(path: string, globs: readonly string[]): boolean
 
 /**
  * Whether a patch may touch `path` at all: not CI or repository configuration, not vendored or VCS data,
- * not a test, not a test configuration file, not a protected glob. Sectioned files (pyproject.toml,
- * package.json, ...) pass here; `testConfigChange` judges what an edit does to them.
+ * not a test, not a test configuration file (by `testConfig`: every runner's and the general rules, as
+ * `runners/shared/conventions-test-config.ts` joins them), not a protected glob. Sectioned files
+ * (pyproject.toml, package.json, ...) pass here; `testConfigChangeBy` judges what an edit does to them.
  */
-export function checkEditablePath(
+export function checkEditablePathBy(
+  testConfig: TestConfigRules,
   path: string,
   protectedGlobs: readonly string[],
   facts: PathFacts = {},
@@ -445,7 +333,8 @@ export function checkEditablePath(
       message: `${p} is a test file; patches change source code only, never tests. Change the code under test instead.`,
     };
   }
-  if (isTestConfigFile(p)) return { ok: false, message: testConfigChange(p, "", null)! };
+  if (isTestConfigFileBy(testConfig, p))
+    return { ok: false, message: testConfigChangeBy(testConfig, p, "", null)! };
   if (prot?.by === "build")
     return { ok: false, message: `${p} ${BUILD_SCRIPT_WHAT}. Fix the bug in the source code instead.` };
   if (prot?.by === "glob") {

@@ -3,26 +3,28 @@
  * two texts can be compared for "same test configuration": a patch may change a settings file's other
  * parts, never this one.
  *
- * - pyproject.toml is parsed as TOML: a table spelled `[tool . pytest]`, `[tool."\u0070ytest"]`, as dotted
- *   keys or inside an inline table is the table pytest reads, and a line inside a multi-line string is
- *   not a header.
- * - setup.cfg is scanned as both readers of it scan it (pytest's iniconfig: a header starts in column
- *   0, an indented line continues the value above; setuptools' configparser): a line is counted as
- *   test configuration when either reader would take it as such.
+ * - pyproject.toml is parsed as TOML: a table spelled with spaces around its dots, with quoted or
+ *   escaped keys, as dotted keys or inside an inline table is the table a tool reads, and a line inside a
+ *   multi-line string is not a header.
+ * - setup.cfg is scanned as both kinds of its readers scan it (iniconfig: a header starts in column 0,
+ *   an indented line continues the value above; setuptools' configparser): a line is counted as test
+ *   configuration when either reader would take it as such.
+ *
+ * Which sections, tables and settings count is given by the caller (core/test-config.ts).
  */
 import { parse as parseToml } from "smol-toml";
 
-/** INI section names that configure tests (setup.cfg, tox.ini). */
-const INI_TEST_SECTION = /^(tool:pytest|pytest|tox(:.*)?|testenv(:.*)?|coverage:.*|aliases)$/;
-/** TOML tables that configure tests (pyproject.toml): pytest, tox, coverage, nox, test runners' scripts. */
-const TOML_TEST_TABLE =
-  /^(tool\.pytest|tool\.tox|tool\.coverage|tool\.nox|tool\.hatch\.envs|tool\.poe|tool\.pdm\.scripts|tool\.rye\.scripts|tool\.uv\.scripts|project\.entry-points\.pytest11|project\.entry_points\.pytest11)(\.|\[|$)/;
-/** Settings that configure tests wherever they stand (dotted keys, inline tables, setup.cfg options). */
-export const TEST_SETTING =
-  /pytest|\btox\b|coverage|\bnox\b|testpaths|addopts|python_(files|classes|functions)|test_suite|tests_require/i;
+/** Which sections, tables and settings configure tests (see core/test-config.ts). */
+export interface TestSettingRules {
+  iniSections: readonly RegExp[];
+  tomlTables: readonly RegExp[];
+  settingWords: readonly RegExp[];
+}
+
+const anyOf = (res: readonly RegExp[], text: string): boolean => res.some((re) => re.test(text));
 
 /** The test part of an INI file (setup.cfg): its test sections and test lines, in order. */
-export function iniTestPart(text: string): string {
+export function iniTestPart(text: string, rules: TestSettingRules): string {
   const out: string[] = [];
   let inTest = false;
   for (const raw of text.split(/\r?\n/)) {
@@ -34,7 +36,7 @@ export function iniTestPart(text: string): string {
       // reader takes it as a header; indented, iniconfig takes it as part of the value above and
       // configparser may take it as a header: it may enter a test section, never leave one.
       const name = line.slice(0, close).replace(/^\[+/, "").replaceAll('"', "").replaceAll("'", "").trim();
-      if (INI_TEST_SECTION.test(name)) {
+      if (anyOf(rules.iniSections, name)) {
         inTest = true;
         out.push(`[${name}]`);
         continue;
@@ -44,7 +46,7 @@ export function iniTestPart(text: string): string {
         continue;
       }
     }
-    if (inTest || TEST_SETTING.test(line)) out.push(line);
+    if (inTest || anyOf(rules.settingWords, line)) out.push(line);
   }
   return out.join("\n");
 }
@@ -81,7 +83,7 @@ function leaves(value: unknown, path: string, out: Leaf[], depth = 0): void {
  * The test part of a TOML file (pyproject.toml) as TOML readers see it, or null when the text is not
  * valid TOML or is over MAX_TOML_CHARS (and so cannot be judged).
  */
-export function tomlTestPart(text: string): string | null {
+export function tomlTestPart(text: string, rules: TestSettingRules): string | null {
   if (text.length > MAX_TOML_CHARS) return null;
   let doc: unknown;
   try {
@@ -92,7 +94,7 @@ export function tomlTestPart(text: string): string | null {
   const all: Leaf[] = [];
   leaves(doc, "", all);
   const kept = all.filter(
-    ([path, value]) => TOML_TEST_TABLE.test(path) || TEST_SETTING.test(`${path} = ${value}`),
+    ([path, value]) => anyOf(rules.tomlTables, path) || anyOf(rules.settingWords, `${path} = ${value}`),
   );
   return JSON.stringify(kept.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import { ExecError } from "../core/errors.ts";
 import { hostGitEnv } from "../core/git-env.ts";
-import { checkEditablePath, isTestConfigFile } from "../core/path-rules.ts";
+import { checkEditablePath, isTestConfigFile } from "../runners/shared/conventions-test-config.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { gitEnv, gitProblem, gitShallowClone, originOf, runGit } from "./clone.ts";
 

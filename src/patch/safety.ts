@@ -1,14 +1,15 @@
 /**
  * Which paths a patch may touch, and which changes: the rules live in core/path-rules.ts (shared with
- * the repository configuration); this adds the check of what a computed patch does to files that mix
+ * the repository configuration) and core/test-config.ts, with each runner's test configuration joined in
+ * by runners/shared/conventions-test-config.ts; this adds the check of what a computed patch does to files that mix
  * test configuration with other settings (pyproject.toml, setup.cfg, package.json, build files).
  */
-import { testConfigChange } from "../core/path-rules.ts";
+import { testConfigChange } from "../runners/shared/conventions-test-config.ts";
 import { summarise } from "./feedback.ts";
 import type { EditReport, PatchResult } from "./types.ts";
 
+export { checkEditablePath } from "../runners/shared/conventions-test-config.ts";
 export {
-  checkEditablePath,
   compileGlob,
   isCiPath,
   isProtectedPath,

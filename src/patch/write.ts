@@ -1,5 +1,6 @@
 /** Writes a computed patch to a working copy: the only step of the engine with effects. */
-import { checkEditablePath, isVirtualEnvDir, testConfigChange } from "../core/path-rules.ts";
+import { isVirtualEnvDir } from "../core/path-rules.ts";
+import { checkEditablePath, testConfigChange } from "../runners/shared/conventions-test-config.ts";
 import { openTree, splitTreePath, TreeFsError } from "../core/tree-fs.ts";
 import { encodeFile } from "./text.ts";
 import type { PatchResult } from "./types.ts";

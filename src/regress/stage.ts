@@ -1,5 +1,6 @@
 import type { RepoConfig } from "../config/index.ts";
-import { isProtectedPath, isTestConfigFile } from "../core/path-rules.ts";
+import { isProtectedPath } from "../core/path-rules.ts";
+import { isTestConfigFile } from "../runners/shared/conventions-test-config.ts";
 import { isTestPath } from "../core/test-files.ts";
 import { openTree } from "../core/tree-fs.ts";
 import { execReport } from "../contract/exec-report.ts";

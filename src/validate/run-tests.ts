@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../config/index.ts";
-import { mayHoldTestConfig, testConfigChange } from "../core/path-rules.ts";
+import { mayHoldTestConfig, testConfigChange } from "../runners/shared/conventions-test-config.ts";
 import { openTree, type TreeFs, TreeFsError } from "../core/tree-fs.ts";
 import { anyRunnerResults } from "../runners/index.ts";
 import type { TestOutcome } from "../runners/parts/results.ts";

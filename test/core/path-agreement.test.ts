@@ -7,15 +7,14 @@ import {
   ALWAYS_PROTECTED_GLOBS,
   BUILD_SCRIPT_GLOBS,
   CACHE_DIRS,
-  checkEditablePath,
   DEPENDENCY_DIRS,
   GENERATED_DIRS,
   isCiPath,
   isNonSourceDir,
-  isTestConfigFile,
   isVendoredPath,
   VCS_DIRS,
 } from "../../src/core/path-rules.ts";
+import { checkEditablePath, isTestConfigFile } from "../../src/runners/shared/conventions-test-config.ts";
 import { isTestPath } from "../../src/core/test-files.ts";
 import { forbiddenPatchPath } from "../../src/github/git.ts";
 import { walkSources } from "../../src/index/walk.ts";

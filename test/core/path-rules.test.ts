@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isProtectedPath, parseRepoConfig } from "../../src/config/index.ts";
+import { compileGlob, isCiPath, matchGlob, testCommandFiles } from "../../src/core/path-rules.ts";
 import {
   checkEditablePath,
-  compileGlob,
-  isCiPath,
   isTestConfigFile,
-  matchGlob,
-  testCommandFiles,
   testConfigChange,
-} from "../../src/core/path-rules.ts";
+} from "../../src/runners/shared/conventions-test-config.ts";
 import { createMemoryRepo } from "../../src/patch/index.ts";
 import { computePatch } from "../../src/patch/index.ts";
 

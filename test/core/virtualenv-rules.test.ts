@@ -4,13 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import {
-  checkEditablePath,
-  isNonSourceDir,
-  isVendoredPath,
-  isVirtualEnvDir,
-  notVirtualEnv,
-} from "../../src/core/path-rules.ts";
+import { isNonSourceDir, isVendoredPath, isVirtualEnvDir, notVirtualEnv } from "../../src/core/path-rules.ts";
+import { checkEditablePath } from "../../src/runners/shared/conventions-test-config.ts";
 import { openTree } from "../../src/core/tree-fs.ts";
 import { computePatch, createDiskRepo, createMemoryRepo, writePatch } from "../../src/patch/index.ts";
 

@@ -16,6 +16,7 @@ import type {
 } from "../../contract/result.ts";
 import { formatUsd } from "../../model/usage.ts";
 import { plural } from "../../core/words.ts";
+import { withoutRecaps } from "../../runners/shared/results-recap.ts";
 
 /** What the pull request body says about one run (pure rendering; the runner gathers the facts). */
 export interface PullBodyInput {
@@ -45,19 +46,6 @@ const clip = (text: string, max: number) =>
     ? text
     : `${text.slice(0, max)}\n… (${text.length - max} more characters in the artifacts)`;
 
-/**
- * pytest prints each failure twice: in full under FAILURES and again in its closing "short test summary
- * info". With the full section there, the recap is left out (its last line, the counts, stays).
- */
-export function withoutPytestRecap(text: string): string {
-  const lines = text.split("\n");
-  const start = lines.findIndex((l) => /^=+ short test summary info =+$/.test(l.trim()));
-  if (start < 0 || !lines.some((l) => /^=+ FAILURES =+$/.test(l.trim()))) return text;
-  let end = lines.length - 1;
-  while (end > start && !/\b\d+ (?:failed|passed|errors?)\b/.test(lines[end]!)) end--;
-  return end > start ? [...lines.slice(0, start), ...lines.slice(end)].join("\n") : text;
-}
-
 /** Both streams of a run, stdout first (what a person running the script sees, in order of use). */
 export function execOutput(e: ExecReport): string {
   return [e.stdout.trimEnd(), e.stderr.trimEnd()].filter((t) => t.trim() !== "").join("\n");
@@ -73,7 +61,7 @@ function execBlock(label: string, e: ExecReport | null, max: number): string[] {
         : "no exit code";
   const limit = e.limit ? `, stopped by the ${e.limit} limit` : "";
   const cut = e.truncated ? ", output shortened" : "";
-  const out = withoutPytestRecap(execOutput(e));
+  const out = withoutRecaps(execOutput(e));
   return [`${label} (${how}${limit}${cut}):`, "", fence(clip(out || "(no output)", max)), ""];
 }
 
@@ -164,7 +152,7 @@ const RUNTIME_FRAME = /^\s+at (?:async )?(?:node:|\S+ \(node:)/;
  * lines; and whether that is all of the output.
  */
 function excerptOf(e: ExecReport): { text: string; whole: boolean } {
-  const all = withoutPytestRecap(execOutput(e)).split("\n");
+  const all = withoutRecaps(execOutput(e)).split("\n");
   if (all.length <= SHOWN_LINES) return { text: all.join("\n"), whole: true };
   let at = -1;
   for (let i = all.length - 1; i >= 0 && at < 0; i--) if (FAILURE_LINE.test(all[i]!)) at = i;

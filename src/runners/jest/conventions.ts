@@ -2,7 +2,19 @@ import type { RunnerConventions } from "../parts/conventions.ts";
 import { quote } from "../shared/conventions-files.ts";
 import { jsPlan, recogniseByScript } from "../shared/conventions-js.ts";
 
+/** jest's own settings: its configuration and setup files (Create React App's `setupTests` too), package.json's `jest`. */
+const TEST_CONFIG = {
+  wholeFiles: [
+    /^jest\.(config|conf)\.[cm]?[jt]s(on)?$/,
+    /^jest\.config$/,
+    /^jest\.setup\.[cm]?[jt]sx?$/,
+    /^setupTests\.[cm]?[jt]sx?$/,
+  ],
+  packageKeys: ["jest"],
+} satisfies RunnerConventions["testConfig"];
+
 export const conventions: RunnerConventions = {
+  testConfig: TEST_CONFIG,
   label: "jest",
   languages: ["javascript", "typescript"],
   recognise: (files) => recogniseByScript(files, /jest/),

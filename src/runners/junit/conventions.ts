@@ -4,6 +4,26 @@ import type { JUnitTool } from "./tools.ts";
 /** A Gradle build's files, in either of its languages. */
 const GRADLE_FILES = ["build.gradle", "build.gradle.kts"];
 
+/** Build-file text that configures tests: a pom.xml or Gradle build file holding it is test configuration as a whole. */
+const BUILD_TEST_SETTING =
+  /\btest\w*|\bTest\b|junit|testng|surefire|failsafe|skipTests|maven\.test|testFailureIgnore|ignoreFailures|useJUnitPlatform|spock/i;
+
+/** Maven's settings: its wrapper, `.mvn/` (maven.config, jvm.config, extensions), pom.xml's test parts. */
+const MAVEN_CONFIG = {
+  wholeFiles: [/^(mvnw|mvnw\.cmd)$/],
+  wholeDirs: [/(^|\/)\.mvn\//],
+  buildFiles: [/^pom\.xml$/],
+  buildSettings: [BUILD_TEST_SETTING],
+} satisfies RunnerConventions["testConfig"];
+
+/** Gradle's settings: its wrapper and its files, build files' test parts. */
+const GRADLE_CONFIG = {
+  wholeFiles: [/^(gradlew|gradlew\.bat)$/],
+  wholeDirs: [/(^|\/)gradle\/wrapper\//],
+  buildFiles: [/\.gradle(\.kts)?$/],
+  buildSettings: [BUILD_TEST_SETTING],
+} satisfies RunnerConventions["testConfig"];
+
 /** What the three tools share: Java tests, no regression test yet, the JVM test libraries watched. */
 const shared = {
   languages: ["java"],
@@ -25,6 +45,7 @@ export const conventions: Readonly<Record<JUnitTool, RunnerConventions>> = {
   maven: {
     ...shared,
     label: "Maven",
+    testConfig: MAVEN_CONFIG,
     markFiles: ["pom.xml"],
     recognise: (files) =>
       files.has("pom.xml")
@@ -39,6 +60,7 @@ export const conventions: Readonly<Record<JUnitTool, RunnerConventions>> = {
   gradle: {
     ...shared,
     label: "Gradle",
+    testConfig: GRADLE_CONFIG,
     markFiles: GRADLE_FILES,
     recognise(files) {
       if (!GRADLE_FILES.some((f) => files.has(f))) return null;

@@ -2,7 +2,14 @@ import type { RunnerConventions } from "../parts/conventions.ts";
 import { quote } from "../shared/conventions-files.ts";
 import { jsPlan, recogniseByScript } from "../shared/conventions-js.ts";
 
+/** mocha's own settings: `.mocharc` in any format, package.json's `mocha`. */
+const TEST_CONFIG = {
+  wholeFiles: [/^\.mocharc(\.[\w]+)?$/],
+  packageKeys: ["mocha"],
+} satisfies RunnerConventions["testConfig"];
+
 export const conventions: RunnerConventions = {
+  testConfig: TEST_CONFIG,
   label: "mocha",
   languages: ["javascript", "typescript"],
   recognise: (files) => recogniseByScript(files, /mocha/),

@@ -1,3 +1,4 @@
+import type { TestConfigRules } from "../../core/test-config.ts";
 import type { TreeFs } from "../../core/tree-fs.ts";
 import type { RunnerName } from "../names.ts";
 
@@ -123,4 +124,10 @@ export interface RunnerConventions {
   readonly regressionDefault?: true;
   readonly regression: RegressionConventions;
   readonly watched: WatchedObjects;
+  /**
+   * The files, sections and settings that configure this runner (its config files, its package.json
+   * key, its pyproject tables): a patch may not change them, and validation runs the unpatched tree's.
+   * Joined with every other runner's whatever runner a repository uses (see core/test-config.ts).
+   */
+  readonly testConfig?: Partial<TestConfigRules>;
 }

@@ -71,4 +71,9 @@ export interface RunnerResults {
   readonly reportStream?: "stdout" | "stderr";
   /** Why no test ran when the output shows the runner itself is not installed, or null. */
   missingRunner?(output: string): string | null;
+  /**
+   * The output without the closing recap that repeats failures it already printed in full (pytest's
+   * "short test summary info"), for a report that shows the output to a person; unchanged when it has none.
+   */
+  withoutRecap?(output: string): string;
 }

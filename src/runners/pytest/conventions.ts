@@ -23,7 +23,16 @@ const lastLine = (text: string, re: RegExp): string =>
     ?.trim()
     .slice(0, 300) ?? "";
 
+/** pytest's own settings: its files, the conftest.py files it loads, its setup.cfg and pyproject sections. */
+const TEST_CONFIG = {
+  wholeFiles: [/^\.?pytest\.(ini|toml)$/, /^conftest\.py$/],
+  iniSections: [/^(tool:pytest|pytest)$/],
+  tomlTables: [/^(tool\.pytest|project\.entry-points\.pytest11|project\.entry_points\.pytest11)(\.|\[|$)/],
+  settingWords: [/pytest|testpaths|addopts|python_(files|classes|functions)/i],
+} satisfies RunnerConventions["testConfig"];
+
 export const conventions: RunnerConventions = {
+  testConfig: TEST_CONFIG,
   label: "pytest",
   languages: ["python"],
   recognise(files, installed) {

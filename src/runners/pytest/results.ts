@@ -1,5 +1,6 @@
 import type { FailureBlock, RunnerResults } from "../parts/results.ts";
 import { parsePytest } from "./results-output.ts";
+import { withoutRecap } from "./results-recap.ts";
 
 /** Longest output read for progress lines. */
 const MAX_PROGRESS_SCAN = 4 * 1024 * 1024;
@@ -69,4 +70,5 @@ export const results: RunnerResults = {
     output.includes("No module named pytest")
       ? "pytest is not installed in the sandbox's Python (`No module named pytest`): no test ran; install it in a setup step"
       : null,
+  withoutRecap,
 };

@@ -31,3 +31,32 @@ export function runnerOfCommand(cmd: string, framework: string): RunnerName | nu
 export function runnerOfProgram(word: string): RunnerName | null {
   return RUNNERS.find((r) => r.takesScriptArgs && r.namedAt([word]) === 0)?.name ?? null;
 }
+
+/** Words that join or wrap the commands of a shell line (`cd x && pytest`, `(go test ./...)`). */
+const SHELL_JOINS = /&&|\|\||[;|&()\n]/;
+/** A leading `NAME=value` word or `env`: it sets the environment of the command after it. */
+const ENV_WORD = /^(env|[A-Za-z_]\w*=.*)$/;
+
+/**
+ * The runner a test command starts, however it is written (shell syntax allowed: `cd api && python -m
+ * pytest -q`, `CI=1 npx jest`): each of its commands is read in turn, by every runner's own spellings,
+ * and the first one that starts a runner names it (the runner named earliest in it). Null: no command
+ * of it starts a runner auto-fix knows (`make test`, `npm test`, `tox`).
+ */
+export function runnerNamedIn(cmd: string): RunnerName | null {
+  for (const part of cmd.split(SHELL_JOINS)) {
+    const words = part
+      .replace(/["'`\\]/g, "")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
+    while (words.length > 1 && ENV_WORD.test(words[0]!)) words.shift();
+    let best: { name: RunnerName; at: number } | null = null;
+    for (const r of RUNNERS) {
+      const at = r.namedAt(words);
+      if (at >= 0 && (best === null || at < best.at)) best = { name: r.name, at };
+    }
+    if (best) return best.name;
+  }
+  return null;
+}
