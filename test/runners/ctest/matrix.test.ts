@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { before, test } from "node:test";
+import { loadRepoConfig } from "../../../src/config/index.ts";
+import { CMAKE_SETUP, CTEST_COMMAND } from "../../../src/runners/ctest/conventions.ts";
+import { createSandbox, type SandboxPort } from "../../../src/sandbox/index.ts";
+import { assertFixed, runMatrixCase, writeProject } from "../support/matrix.ts";
+import { GTEST_FILES, PLAIN_FILES, SLUG_BUG } from "./projects.ts";
+
+// CTest through the validate stage's own entry (`candidateRun`): a real CMake project configured and
+// built with the real cmake and g++ in the real sandbox, before and after a real one-line fix.
+
+let sandbox: SandboxPort;
+before(async () => {
+  sandbox = await createSandbox("bwrap");
+});
+
+const has = (cmd: string, args: string[]): boolean => {
+  try {
+    execFileSync(cmd, args, { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const noCmake =
+  (!has("cmake", ["--version"]) || !has("g++", ["--version"])) && "cmake or g++ is not installed";
+const noGtest = noCmake || (!has("sh", ["-c", "ls /usr/lib/*/libgtest.a"]) && "GoogleTest is not installed");
+
+const CONFIG = { ".github/auto-fix.yml": "timeouts:\n  test: 600\n  setup: 600\n" };
+
+/**
+ * Detection's choice for the project (the CTest runner, CMake's configure and build as the setup step,
+ * the suite rebuilt before CTest runs) and its validation. The suite command is a script (`&&`): no
+ * runner is named in it, so the whole suite runs and its output is read by every runner's parsers.
+ */
+async function validate(files: Record<string, string>) {
+  const repo = writeProject(files);
+  const config = loadRepoConfig(repo);
+  assert.equal(config.test.framework, "ctest");
+  assert.deepEqual(config.setup, CMAKE_SETUP);
+  assert.equal(config.test.command, CTEST_COMMAND);
+  const r = await runMatrixCase(sandbox, repo, SLUG_BUG);
+  assert.equal(r.validation.result.tests?.kind, "full");
+  return { ...r, runner: config.test.framework };
+}
+
+/** No canaries are placed in CTest runs: the run says "could not check", never intact. */
+function unverified(r: Awaited<ReturnType<typeof validate>>): void {
+  const integrity = r.validation.result.integrity;
+  assert.equal(integrity?.state, "unverified", JSON.stringify(integrity));
+}
+
+test("plain add_test executables: detected as ctest, per-test results before and after, the failing test fixed", {
+  skip: noCmake,
+}, async () => {
+  const r = await validate({ ...PLAIN_FILES, ...CONFIG });
+  assertFixed(r, {
+    runner: "ctest",
+    fixed: "slug_spaces",
+    others: ["slug_plain", "total_adds"],
+    canaries: false,
+  });
+  unverified(r);
+});
+
+test("GoogleTest through gtest_discover_tests: Suite.Name results before and after, the failing test fixed", {
+  skip: noGtest,
+}, async () => {
+  const r = await validate({ ...GTEST_FILES, ...CONFIG });
+  assertFixed(r, {
+    runner: "ctest",
+    fixed: "Slug.Spaces",
+    others: ["Slug.Plain", "Total.Adds"],
+    canaries: false,
+  });
+  unverified(r);
+});
+
+test("a test that does not build on either tree reads could not run, never a pass", {
+  skip: noCmake,
+}, async () => {
+  const files = { ...PLAIN_FILES, ...CONFIG };
+  files["tests/total_adds.cpp"] = '#include "total.h"\n\nint main() {\n  return no_such_function();\n}\n';
+  const r = await runMatrixCase(sandbox, writeProject(files), SLUG_BUG);
+  const v = r.validation.result;
+  assert.equal(v.status, "could-not-run", JSON.stringify(v, null, 1));
+  assert.deepEqual(v.fixed, []);
+});
