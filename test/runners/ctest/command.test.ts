@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { nameRegex } from "../../../src/runners/ctest/command.ts";
+import { runnerFor } from "../../../src/runners/index.ts";
+import { runnerOfCommand } from "../../../src/runners/shared/command-spelling.ts";
+
+// How CTest commands are named and targeted: `ctest` starts it, tests are chosen by an anchored `-R`.
+
+const ctest = runnerFor("ctest");
+const ctx = { reportName: ".junit-ctest-x.xml", reportsNamed: false };
+
+test("ctest: a plain ctest command starts it; a script (configure && build && ctest) names no runner", () => {
+  assert.equal(runnerOfCommand("ctest --test-dir build --output-on-failure", "ctest"), "ctest");
+  assert.equal(runnerOfCommand("/usr/bin/ctest --test-dir build", "ctest"), "ctest");
+  assert.equal(runnerOfCommand("cmake --build build && ctest --test-dir build", "ctest"), null);
+  assert.equal(ctest.namedAt(["make", "ctest"]), -1);
+});
+
+test("ctest: a targeted run replaces the command's selection with exactly the named tests", () => {
+  const w = ctest.targetedWords(
+    ["ctest", "--test-dir", "build", "-R", "slug", "--exclude-regex=x", "-j", "2"],
+    ["Slug.Spaces", "total_adds"],
+    ctx,
+  );
+  assert.ok(!("reason" in w));
+  assert.deepEqual(w.words, ["ctest", "--test-dir", "build", "-j", "2"]);
+  assert.deepEqual(w.args, ["-R", "^(Slug\\.Spaces|total_adds)$"]);
+  assert.ok("reason" in ctest.targetedWords(["make", "test"], ["a"], ctx));
+});
+
+test("ctest: a target is a test name, never shell or regular-expression syntax", () => {
+  for (const ok of ["slug_spaces", "Slug.Spaces", "Sizes/Param.Works/1", "ns::t-1"])
+    assert.ok(ctest.validTarget(ok), ok);
+  for (const bad of ["", "a b", ".*", "a|b", "$(x)", "-R", "a;b", "x".repeat(1001)])
+    assert.ok(!ctest.validTarget(bad), bad);
+  // `.` in a name matches only itself: `Slug.Spaces` never selects `SlugXSpaces`.
+  const re = new RegExp(nameRegex(["Slug.Spaces"]));
+  assert.ok(re.test("Slug.Spaces") && !re.test("SlugXSpaces") && !re.test("Slug.Spaces2"));
+});
+
+test("ctest: the scope is the command's -R expressions; a target is in one only when it names it alone", () => {
+  assert.deepEqual(ctest.scope(["ctest", "--test-dir", "build"]), []);
+  assert.deepEqual(ctest.scope(["ctest", "-R", "slug"]), ["slug"]);
+  assert.equal(ctest.scope(["make", "test"]), null);
+  assert.ok(ctest.inScope("a.b", [nameRegex(["a.b"])]));
+  assert.ok(!ctest.inScope("a.b", ["a"]));
+});
