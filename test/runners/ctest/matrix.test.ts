@@ -80,7 +80,7 @@ test("GoogleTest through gtest_discover_tests: Suite.Name results before and aft
 test("a test that does not build on either tree reads could not run, never a pass", {
   skip: noCmake,
 }, async () => {
-  const files = { ...PLAIN_FILES, ...CONFIG };
+  const files: Record<string, string> = { ...PLAIN_FILES, ...CONFIG };
   files["tests/total_adds.cpp"] = '#include "total.h"\n\nint main() {\n  return no_such_function();\n}\n';
   const r = await runMatrixCase(sandbox, writeProject(files), SLUG_BUG);
   const v = r.validation.result;
