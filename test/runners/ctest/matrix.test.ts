@@ -87,3 +87,13 @@ test("a test that does not build on either tree reads could not run, never a pas
   assert.equal(v.status, "could-not-run", JSON.stringify(v, null, 1));
   assert.deepEqual(v.fixed, []);
 });
+
+test("a patch that breaks the build reads no test as fixed and never passes", { skip: noCmake }, async () => {
+  const broken = { ...SLUG_BUG, to: "? '-' : no_such_name" };
+  const r = await runMatrixCase(sandbox, writeProject({ ...PLAIN_FILES, ...CONFIG }), broken);
+  const v = r.validation.result;
+  assert.notEqual(v.status, "passed", JSON.stringify(v, null, 1));
+  assert.deepEqual(v.fixed, []);
+  assert.deepEqual(r.after, {}, "no test ran on the patched tree");
+  console.log(`broken build: ${v.status}: ${v.summary}`);
+});
