@@ -24,14 +24,12 @@ export const PLAIN_FILES: Record<string, string> = {
     "add_subdirectory(tests)",
     "",
   ].join("\n"),
-  "tests/CMakeLists.txt": [
-    "foreach(t slug_spaces slug_plain total_adds)",
-    "  add_executable(${t} ${t}.cpp)",
-    "  target_link_libraries(${t} shop)",
-    "  add_test(NAME ${t} COMMAND ${t})",
-    "endforeach()",
-    "",
-  ].join("\n"),
+  "tests/CMakeLists.txt": ["slug_spaces", "slug_plain", "total_adds"]
+    .map(
+      (t) =>
+        `add_executable(${t} ${t}.cpp)\ntarget_link_libraries(${t} shop)\nadd_test(NAME ${t} COMMAND ${t})\n`,
+    )
+    .join(""),
   "tests/slug_spaces.cpp":
     '#include <cassert>\n#include "slug.h"\n\nint main() {\n  assert(slug("a b") == "a-b");\n  return 0;\n}\n',
   "tests/slug_plain.cpp":
