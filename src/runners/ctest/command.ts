@@ -76,6 +76,28 @@ function selection(words: readonly string[]): string[] {
   return out;
 }
 
+/** The build folder the command's ctest reads (`--test-dir X`), "." (where it runs) when none is named. */
+function testDir(words: readonly string[]): string {
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === "--test-dir" && words[i + 1]) return words[i + 1]!;
+    if (words[i]!.startsWith("--test-dir=")) return words[i]!.slice("--test-dir=".length) || ".";
+  }
+  return ".";
+}
+
+/**
+ * The words run after CMake rebuilds the build folder they test: the setup step built the unpatched
+ * tree, and a patched tree's copy holds that build, so CTest alone would run the unpatched binaries. The
+ * folder comes from the command's own words (no shell syntax in them); a build that fails runs no test.
+ */
+export const rebuilt = (words: readonly string[]): string[] => [
+  "cmake",
+  "--build",
+  testDir(words),
+  "&&",
+  ...words,
+];
+
 /** `--output-on-failure` makes no difference to which tests run; CTest prints every test's verdict line anyway. */
 const listingWords = (words: readonly string[]): string[] => [...words];
 
@@ -98,11 +120,11 @@ export const command: RunnerCommand = {
   ownReports: [],
   refusesSuite: () => null,
   quietTemplate: null,
-  suiteWords: (words) => ({ words: listingWords(words) }),
+  suiteWords: (words) => ({ words: rebuilt(listingWords(words)) }),
   targetedWords(words, targets) {
     const at = startAt(words);
     if (at < 0) return { reason: "the test command does not run `ctest`" };
-    return { words: withoutSelection(words), args: ["-R", nameRegex(targets)] };
+    return { words: rebuilt(withoutSelection(words)), args: ["-R", nameRegex(targets)] };
   },
   scope: (words) => (startAt(words) < 0 ? null : selection(words)),
   // A command's `-R` is a regular expression written by the repository: whether a name is among what it

@@ -23,9 +23,28 @@ test("ctest: a targeted run replaces the command's selection with exactly the na
     ctx,
   );
   assert.ok(!("reason" in w));
-  assert.deepEqual(w.words, ["ctest", "--test-dir", "build", "-j", "2"]);
+  // The build folder is rebuilt first (a patched tree's copy holds the unpatched build).
+  assert.deepEqual(w.words, ["cmake", "--build", "build", "&&", "ctest", "--test-dir", "build", "-j", "2"]);
   assert.deepEqual(w.args, ["-R", "^(Slug\\.Spaces|total_adds)$"]);
   assert.ok("reason" in ctest.targetedWords(["make", "test"], ["a"], ctx));
+});
+
+test("ctest: the whole suite runs after CMake rebuilds the folder it tests (`.` when none is named)", () => {
+  const w = ctest.suiteWords(["ctest", "--test-dir", "out/b", "--output-on-failure"], ctx);
+  assert.ok(!("reason" in w));
+  assert.deepEqual(w.words, [
+    "cmake",
+    "--build",
+    "out/b",
+    "&&",
+    "ctest",
+    "--test-dir",
+    "out/b",
+    "--output-on-failure",
+  ]);
+  const here = ctest.suiteWords(["ctest"], ctx);
+  assert.ok(!("reason" in here));
+  assert.deepEqual(here.words, ["cmake", "--build", ".", "&&", "ctest"]);
 });
 
 test("ctest: a target is a test name, never shell or regular-expression syntax", () => {
