@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { detectProject } from "../../../src/config/detect.ts";
@@ -67,6 +67,13 @@ test("ctest: a plain regression program beside plain tests, compiled with the pr
   // The bug is there: the program's assertion fails (a non-zero status, the assertion named).
   assert.notEqual(run.status, 0);
   assert.match(run.stderr, /Assertion .* failed/);
+  assert.doesNotMatch(run.stdout, /every check held/);
+  // With the fix the program runs to its end, and the run says so (a passing program prints nothing).
+  const src = join(root, "src/slug.cpp");
+  writeFileSync(src, readFileSync(src, "utf8").replace("? '_' : c", "? '-' : c"));
+  const fixed = spawnSync("sh", ["-c", r.plan.command], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  assert.equal(fixed.status, 0, fixed.stdout + fixed.stderr);
+  assert.match(fixed.stdout, /every check held/);
 });
 
 test("ctest: a GoogleTest regression test beside GoogleTest tests, read test by test", {
