@@ -97,3 +97,15 @@ test("a patch that breaks the build reads no test as fixed and never passes", { 
   assert.deepEqual(r.after, {}, "no test ran on the patched tree");
   console.log(`broken build: ${v.status}: ${v.summary}`);
 });
+
+test("a patch that ends the process with std::exit(0) in library code is never intact: could not check", {
+  skip: noCmake,
+}, async () => {
+  const attack = { ...SLUG_BUG, from: "for (char c : s)", to: "std::exit(0); for (char c : s)" };
+  const r = await runMatrixCase(sandbox, writeProject({ ...PLAIN_FILES, ...CONFIG }), attack);
+  const v = r.validation.result;
+  // CTest sees each test executable exit 0 and reports it passed; no check test can tell (none are
+  // placed in CTest runs), so the run's integrity is "could not check", never intact.
+  assert.equal(v.integrity?.state, "unverified", JSON.stringify(v, null, 1));
+  console.log(`std::exit attack: ${v.status}; integrity ${v.integrity?.state}: ${v.integrity?.detail}`);
+});
