@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { nameRegex } from "../../../src/runners/ctest/command.ts";
+import { CMAKE_SETUP, CTEST_COMMAND } from "../../../src/runners/ctest/conventions.ts";
 import { runnerFor } from "../../../src/runners/index.ts";
 import { runnerOfCommand } from "../../../src/runners/shared/command-spelling.ts";
+import { writeRepo } from "../../validate/support/targeted-repo.ts";
+import { GTEST_FILES } from "./projects.ts";
 
 // How CTest commands are named and targeted: `ctest` starts it, tests are chosen by an anchored `-R`.
 
@@ -63,4 +67,27 @@ test("ctest: the scope is the command's -R expressions; a target is in one only 
   assert.equal(ctest.scope(["make", "test"]), null);
   assert.ok(ctest.inScope("a.b", [nameRegex(["a.b"])]));
   assert.ok(!ctest.inScope("a.b", ["a"]));
+});
+
+test("ctest: a targeted run, as validation runs it, runs exactly the named GoogleTest tests with the real ctest", {
+  skip:
+    spawnSync("sh", ["-c", "command -v cmake && ls /usr/lib/*/libgtest_main.a"], { stdio: "ignore" })
+      .status !== 0 && "cmake or GoogleTest is not installed",
+}, () => {
+  const root = writeRepo(GTEST_FILES);
+  for (const step of CMAKE_SETUP) {
+    const r = spawnSync("sh", ["-c", step], { cwd: root, encoding: "utf8", timeout: 300_000 });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  }
+  const w = ctest.targetedWords(CTEST_COMMAND.split(" "), ["Slug.Spaces", "Total.Adds"], ctx);
+  assert.ok(!("reason" in w));
+  const run = spawnSync("/bin/sh", ["-c", `${w.words.join(" ")} "$@"`, "sh", ...w.args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 300_000,
+  });
+  assert.deepEqual(Object.fromEntries(ctest.parseOutput(run.stdout)?.tests ?? []), {
+    "Slug.Spaces": "failed",
+    "Total.Adds": "passed",
+  });
 });
