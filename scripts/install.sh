@@ -61,6 +61,8 @@ if [ "$test_tools" = 1 ]; then
   [ -x /usr/bin/rustc ] || missing+=(rustc)
   [ -x /usr/bin/g++ ] || missing+=(g++)
   [ -x /usr/bin/cmake ] || missing+=(cmake)
+  # GoogleTest for the CTest runner's tests (CMake's find_package(GTest) finds Debian's).
+  ls /usr/lib/*/libgtest.a >/dev/null 2>&1 || missing+=(libgtest-dev)
   # GitHub's Markdown renderer: the tests check what GitHub shows of untrusted text and model output.
   command -v cmark-gfm >/dev/null 2>&1 || missing+=(cmark-gfm)
   # The image build script's plan (tested with --dry-run) names the machine's CA bundle.

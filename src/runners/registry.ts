@@ -1,4 +1,5 @@
 import { gradle, junit, maven } from "./junit/index.ts";
+import { ctest } from "./ctest/index.ts";
 import { goTest } from "./go/index.ts";
 import { jest } from "./jest/index.ts";
 import { mocha } from "./mocha/index.ts";
@@ -21,6 +22,7 @@ const REGISTRY: Readonly<Record<RunnerName, Runner>> = {
   maven,
   gradle,
   junit,
+  ctest,
 };
 
 /** The runner called `name`. */

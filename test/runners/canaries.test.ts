@@ -16,13 +16,13 @@ const config = (command: string, framework: string, runner: string | null = null
     "test" | "validation"
   >;
 
-test("every runner either places check tests or says why not; JUnit's tools say why", () => {
+test("every runner either places check tests or says why not; JUnit's tools and CTest say why", () => {
   const none = RUNNERS.filter((r) => !r.canaries.placed).map((r) => r.name);
-  assert.deepEqual(none.sort(), ["gradle", "junit", "maven"]);
+  assert.deepEqual(none.sort(), ["ctest", "gradle", "junit", "maven"]);
   for (const r of RUNNERS) {
     const c = r.canaries;
     if (c.placed) assert.equal(typeof c.spot, "function", r.name);
-    else assert.match(c.why, new RegExp(`not placed for ${r.name} runs`));
+    else assert.match(c.why, new RegExp(`not placed for ${r.name} runs`), r.name);
   }
 });
 
