@@ -14,5 +14,6 @@ export const RUNNER_NAMES = [
   "maven",
   "gradle",
   "junit",
+  "cargo",
 ] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];

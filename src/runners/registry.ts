@@ -1,3 +1,4 @@
+import { cargoTest } from "./cargo/index.ts";
 import { gradle, junit, maven } from "./junit/index.ts";
 import { goTest } from "./go/index.ts";
 import { jest } from "./jest/index.ts";
@@ -21,6 +22,7 @@ const REGISTRY: Readonly<Record<RunnerName, Runner>> = {
   maven,
   gradle,
   junit,
+  cargo: cargoTest,
 };
 
 /** The runner called `name`. */
