@@ -1,7 +1,7 @@
 /**
  * cargo test's check tests: an integration test file `tests/<token>.rs` (cargo builds every file of
  * `tests/` as a test binary of its own, nothing is added to the command), with one test that writes the
- * proof and one that fails through `assert_eq!` as the crate's tests do. They call no code of the crate:
+ * proof beside itself (cargo runs it from the crate's root) and one that fails through `assert_eq!` as the crate's tests do. They call no code of the crate:
  * an integration test builds whether the crate has a library target or not.
  */
 import type { TreeFs } from "../../core/tree-fs.ts";
@@ -70,7 +70,7 @@ function source(input: SourceInput): CanarySource {
     "    let mut f = std::fs::OpenOptions::new()",
     "        .create(true)",
     "        .append(true)",
-    `        .open(${JSON.stringify(input.proofName)})`,
+    `        .open(concat!(env!("CARGO_MANIFEST_DIR"), ${JSON.stringify(`/${input.dir}/${input.proofName}`)}))`,
     '        .expect("open the proof file");',
     `    f.write_all(${JSON.stringify(`${input.proofValue}\n`)}.as_bytes())`,
     '        .expect("write the proof file");',

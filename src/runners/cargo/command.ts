@@ -61,7 +61,7 @@ export const command: RunnerCommand = {
   // cargo builds every test target of the crate before it runs one: a targeted run saves little, and the
   // whole suite's results are read instead.
   targetedWords: () => ({
-    reason: "cargo builds every test target of the crate at once: its whole suite runs",
+    reason: "cargo builds every test target of the crate at once",
   }),
   scope: (words) => {
     const at = cargoTestAt(words);
