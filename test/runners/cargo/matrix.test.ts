@@ -16,7 +16,10 @@ for (const command of ["cargo test --offline", "cargo t --offline", "cargo test 
   test(`cargo test as \`${command}\`: per-test results before and after, the failing test fixed, canaries proven`, {
     skip: noCargo,
   }, async () => {
-    const repo = writeProject({ ...SHOP, ".github/auto-fix.yml": `test: ${command}\ntimeouts:\n  test: 300\n` });
+    const repo = writeProject({
+      ...SHOP,
+      ".github/auto-fix.yml": `test: ${command}\ntimeouts:\n  test: 300\n`,
+    });
     const r = await runMatrixCase(sandbox, repo, SHOP_BUG);
     assertFixed(r, {
       runner: "cargo",
