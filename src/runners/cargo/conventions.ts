@@ -42,15 +42,20 @@ export const conventions: RunnerConventions = {
   label: "cargo test",
   languages: ["rust"],
   markFiles: ["Cargo.toml"],
-  recognise: (files) => {
+  recognise: (files, installed) => {
     if (!files.has("Cargo.toml")) return null;
+    const missing = installed()
+      ? []
+      : [
+          "cargo is not installed where the tests run (the sandbox finds /usr/bin/cargo: Debian's cargo and rustc packages; a rustup install in a home folder is not seen)",
+        ];
     const vendored = files.has("vendor") || files.has(".cargo/config.toml") || files.has(".cargo/config");
     return {
       testCommand: "cargo test --offline",
       // Dependencies come from the tree (vendored crates, path dependencies) or the machine's registry
       // cache: nothing is fetched, and a crate that needs the network says so.
       ...(files.has("Cargo.lock") || vendored ? { setup: ["cargo fetch --offline"] } : {}),
-      reasons: ["tests: cargo test (Cargo.toml)", "builds offline: cargo's --offline"],
+      reasons: ["tests: cargo test (Cargo.toml)", "builds offline: cargo's --offline", ...missing],
     };
   },
   installed: () => CARGO_PATHS.some((p) => existsSync(p)),

@@ -46,6 +46,30 @@ test("recognised by its Cargo.toml at the root: cargo test --offline", () => {
   assert.equal(d.testCommand, "cargo test --offline");
 });
 
+test("a missing cargo is said at detection; a crate with a lock file fetches offline as its setup", {
+  skip: noCargo,
+}, () => {
+  const root = crate({ ...SHOP, "Cargo.lock": "" });
+  const missing = detectProject(root, { runnerInstalled: () => false });
+  assert.equal(missing.framework, "cargo");
+  assert.ok(
+    missing.reasons.some((x) => /cargo is not installed where the tests run/.test(x)),
+    missing.reasons.join("; "),
+  );
+  const d = detectProject(root, { runnerInstalled: () => true });
+  assert.deepEqual(d.setup, ["cargo fetch --offline"]);
+  assert.ok(!d.reasons.some((x) => /not installed/.test(x)));
+  // A path dependency and no network: the setup step itself succeeds offline.
+  rmSync(join(root, "Cargo.lock"));
+  const dep = crate({
+    "Cargo.toml": '[package]\nname = "util"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": "pub fn one() -> i32 { 1 }\n",
+  });
+  writeFileSync(join(root, "Cargo.toml"), `${SHOP["Cargo.toml"]}util = { path = ${JSON.stringify(dep)} }\n`);
+  const fetched = cargo(root, ["fetch", "--offline"]);
+  assert.equal(fetched.status, 0, fetched.stderr);
+});
+
 test("check tests: a tests/ file cargo runs as its own binary, one passing with its proof, one failing", {
   skip: noCargo,
 }, () => {
