@@ -31,7 +31,8 @@ export function familyOf(lang: LanguageId): Family {
 
 /** What the runners of a family's languages say their tests use (`libraries`, `objects`, ...), once each. */
 function runnersWatch(fam: Family, what: "libraries" | "objects" | "extensions"): string[] {
-  const runners = RUNNERS.filter((r) => r.languages.some((l) => familyOf(l) === fam));
+  // A language the scan has no rules for (Rust) adds its runners to no family.
+  const runners = RUNNERS.filter((r) => r.languages.some((l) => languageOf(l).scanFamily === fam));
   return [...new Set(runners.flatMap((r) => r.watched[what]))];
 }
 
