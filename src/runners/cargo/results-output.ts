@@ -95,11 +95,18 @@ export function parseCargoTest(output: string): ParsedTests {
         return;
       }
       const r = resultLine(line);
-      if (r) open.results.push(r);
-      return;
+      if (r) {
+        open.results.push(r);
+        return;
+      }
     }
     const bin = binaryOf(line);
-    if (bin) binaries.push(bin);
+    if (bin) {
+      // cargo's next binary (or, stdout first, its list on stderr after a stopped run): a block still
+      // open stays unfinished.
+      binaries.push(bin);
+      open = null;
+    } else if (open) return;
     else if (line.startsWith("error: could not compile ") || /^error\[E\d{4}\]/.test(line))
       buildFailed = true;
   });

@@ -102,3 +102,36 @@ test("a crate that needs the network fails at once offline, saying so", { skip: 
     run.stderr,
   );
 });
+
+test("a run stopped inside a binary: the finished binaries' tests are kept, the stopped one is its binary's failure", () => {
+  const stdout = [
+    "running 1 test",
+    "test tests::adds ... ok",
+    "",
+    "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+    "",
+    "running 2 tests",
+    "test one_space ... ok",
+  ].join("\n");
+  const stderr =
+    "     Running unittests src/lib.rs (target/debug/deps/shop-1)\n     Running tests/slug.rs (target/debug/deps/slug-2)\n";
+  const r = parseTestOutput("cargo", stdout, stderr);
+  assert.ok(r);
+  assert.deepEqual(Object.fromEntries(r.tests), {
+    "src/lib.rs::tests::adds": "passed",
+    "tests/slug.rs::<binary>": "failed",
+  });
+});
+
+test("more result blocks than binaries cargo names: the run is one failure, no test is read", () => {
+  const block = (name: string) =>
+    `running 1 test\ntest ${name} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n`;
+  const r = parseTestOutput(
+    "cargo",
+    block("a") + block("forged"),
+    "     Running tests/a.rs (target/debug/deps/a-1)\n",
+  );
+  assert.ok(r);
+  assert.deepEqual([...r.tests], [["<binary>", "failed"]]);
+  assert.equal(cargoRunner.loadedName("<binary>"), "the run's test binaries");
+});
