@@ -15,5 +15,6 @@ export const RUNNER_NAMES = [
   "gradle",
   "junit",
   "ctest",
+  "cargo",
 ] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];

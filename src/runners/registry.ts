@@ -1,3 +1,4 @@
+import { cargoTest } from "./cargo/index.ts";
 import { gradle, junit, maven } from "./junit/index.ts";
 import { ctest } from "./ctest/index.ts";
 import { goTest } from "./go/index.ts";
@@ -23,6 +24,7 @@ const REGISTRY: Readonly<Record<RunnerName, Runner>> = {
   gradle,
   junit,
   ctest,
+  cargo: cargoTest,
 };
 
 /** The runner called `name`. */

@@ -31,6 +31,7 @@ export function familyOf(lang: LanguageId): Family {
 
 /** What the runners of a family's languages say their tests use (`libraries`, `objects`, ...), once each. */
 function runnersWatch(fam: Family, what: "libraries" | "objects" | "extensions"): string[] {
+  // A language the scan has no rules for (Rust, C++) adds its runners to no family.
   const runners = RUNNERS.filter((r) => r.languages.some((l) => languageOf(l).scanFamily === fam));
   return [...new Set(runners.flatMap((r) => r.watched[what]))];
 }

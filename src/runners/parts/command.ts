@@ -86,7 +86,7 @@ export interface RunnerCommand {
    * Which kind of test suite the runner's targets are read from: Python files or modules, JavaScript
    * files, Go packages, Java classes.
    */
-  suiteKind: "python" | "javascript" | "go" | "java";
+  suiteKind: "python" | "javascript" | "go" | "java" | "rust";
   /** What names a test target to it: a path (`tests/test_a.py`), a dotted name (a module, a class), a package folder (`./pkg`). */
   targetForm: "path" | "dotted" | "package";
   /**

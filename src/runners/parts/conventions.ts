@@ -3,7 +3,7 @@ import type { TreeFs } from "../../core/tree-fs.ts";
 import type { RunnerName } from "../names.ts";
 
 /** The languages a repository's source is told to be in (the names the configuration's detection uses). */
-export type SourceLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "cpp";
+export type SourceLanguage = "python" | "javascript" | "typescript" | "java" | "go" | "rust" | "cpp";
 
 /** A repository's files as recognition reads them: through tree-fs, bounded, no link followed. */
 export interface RepositoryFiles {

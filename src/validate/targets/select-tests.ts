@@ -6,6 +6,7 @@ import { goSuite } from "./go.ts";
 import { javaSuite } from "./java.ts";
 import { javascriptSuite } from "./javascript.ts";
 import { pythonSuite } from "./python.ts";
+import { rustSuite } from "./rust.ts";
 import {
   commandScope,
   inScope,
@@ -46,6 +47,7 @@ const SUITES: Record<Runner["suiteKind"], (listing: TreeListing, runner: TestRun
   javascript: javascriptSuite,
   go: goSuite,
   java: javaSuite,
+  rust: rustSuite,
 };
 
 export function suiteFor(listing: TreeListing, runner: TestRunnerKind): TestSuiteMap {
