@@ -2,14 +2,8 @@ import { availableParallelism } from "node:os";
 import type { RepoConfig } from "../config/index.ts";
 import type { SandboxPort } from "../sandbox/index.ts";
 import type { OwnerOf, PristineTests } from "./baseline.ts";
-import {
-  addRestored,
-  baselineLimit,
-  compareRuns,
-  mergeResults,
-  mergeRuns,
-  type ValidationResult,
-} from "./compare.ts";
+import { addRestored, baselineLimit, compareRuns, type ValidationResult } from "./compare.ts";
+import { mergeResults, mergeRuns } from "./merge-runs.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import type { RankedTest } from "./targets/rank.ts";
 import { targetedCommand, toolTreeOf } from "./targets/runner-command.ts";
