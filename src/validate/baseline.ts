@@ -6,18 +6,11 @@ import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { partOfRun, splitStopped } from "./stopped-runs.ts";
 import { targetedCommand, toolTreeOf } from "./targets/runner-command.ts";
 import { TestTimes } from "./test-times.ts";
-import type { TestSuiteMap, TreeListing } from "./targets/types.ts";
+import type { OwnerOf, TestSuiteMap, TreeListing } from "./targets/types.ts";
+
+export type { OwnerOf } from "./targets/types.ts";
 
 type RunOpts = NonNullable<Parameters<typeof runTestSuite>[4]>;
-
-/**
- * The test a test id of the runner's output belongs to (from the id, or the files the output named for
- * it); null when it cannot be told. `idsMayLackFiles`: see TestSuiteMap.
- */
-export interface OwnerOf {
-  (id: string, files?: readonly string[]): string | null;
-  idsMayLackFiles?: boolean;
-}
 
 /** A test that failed on the unpatched tree, with the files the output named for it. */
 export interface FailedTest {

@@ -1,7 +1,5 @@
 export {
   compareRuns,
-  mergeResults,
-  mergeRuns,
   type RunSummary,
   type TestsRan,
   showsFix,
@@ -9,6 +7,7 @@ export {
   type ValidationResult,
   type ValidationStatus,
 } from "./compare.ts";
+export { mergeResults, mergeRuns } from "./merge-runs.ts";
 export type { ParsedTests, TestOutcome } from "../runners/parts/results.ts";
 export { parseTestOutput, resultsOf } from "./output.ts";
 export { runSetup, runTestSuite, type SetupRun, type TestRun } from "./run-tests.ts";

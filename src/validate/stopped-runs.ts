@@ -1,5 +1,5 @@
 import { anyRunnerResults } from "../runners/index.ts";
-import type { OwnerOf } from "./baseline.ts";
+import type { OwnerOf } from "./targets/types.ts";
 import type { TestRun } from "./run-tests.ts";
 import { TestTimes } from "./test-times.ts";
 

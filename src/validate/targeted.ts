@@ -4,7 +4,8 @@ import { addRestored, baselineLimit, compareRuns, type TestsRan, type Validation
 import { MAX_FAILURE_MESSAGES } from "./failure-messages.ts";
 import { runTestSuite, type TestRun } from "./run-tests.ts";
 import { runRelated, SLOWDOWN_GRACE_MS } from "./related-runs.ts";
-import { rankTests } from "./targets/rank.ts";
+import { type RankedTest, rankTests } from "./targets/rank.ts";
+import { accountRelated, NOTHING_LEFT_OUT, namesOf, type RelatedAccount } from "./related-account.ts";
 import { allowanceFor, cheapFirst, FAILED_ONLY_TIER, isHeavy } from "./schedule.ts";
 import { type TestSelection, selectTests, suiteFor } from "./targets/select-tests.ts";
 import { targetedCommand } from "./targets/runner-command.ts";
@@ -41,13 +42,6 @@ export interface CandidateValidation {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-/** Names listed in a "not run" line before the rest are counted. */
-const NAMED_LEFT_OUT = 10;
-const namesOf = (names: readonly string[]): string =>
-  names.length <= NAMED_LEFT_OUT
-    ? names.join(", ")
-    : `${names.slice(0, NAMED_LEFT_OUT).join(", ")} and ${names.length - NAMED_LEFT_OUT} more`;
 
 /**
  * Validates one candidate: first the tests related to its change (see `selectTests`), in rank order
@@ -85,9 +79,43 @@ function relateResult(out: CandidateValidation): void {
   if (stillRelated.length > 0) result.stillFailingRelated = stillRelated;
 }
 
+/** What a candidate's validation has settled before its tests run: the selection, ranked, and the budget. */
+interface Plan {
+  input: CandidateInput;
+  /** `performance.now()` when the candidate's validation began. */
+  started: number;
+  store: PristineTests;
+  suite: TestSuiteMap | undefined;
+  selection: TestSelection;
+  /** The selected tests in the order they run (cheap first, each group in rank order). */
+  ranked: RankedTest[];
+  targets: string[];
+  budgetMs: number | null;
+  estimateOf: (target: string) => number;
+  definitions: (target: string) => number;
+  /** Runs on the unpatched tree before this candidate. */
+  runsBefore: number;
+}
+
+/** What the related tests showed. */
+interface RelatedOutcome {
+  first: ValidationResult | null;
+  run: TestRun | null;
+  command: string | null;
+  account: RelatedAccount;
+}
+
 async function validateSelected(input: CandidateInput): Promise<CandidateValidation> {
-  const started = performance.now();
-  const { sandbox, config, pristine, workdir, signal } = input;
+  const plan = planCandidate(input);
+  if (plan.selection.kind === "full") return wholeSuite(plan, NOTHING_LEFT_OUT, null);
+  const related = await relatedTests(plan);
+  if (related === null) return wholeSuite(plan, NOTHING_LEFT_OUT, null);
+  return restOfSuite(plan, related);
+}
+
+/** The tree's suite map (listed once per job and runner). */
+function suiteOf(input: CandidateInput): TestSuiteMap | undefined {
+  const { config, pristine } = input;
   const store = pristine.tests;
   const runner = config.validation.runner;
   let suite = runner ? store.suites.get(runner) : undefined;
@@ -101,6 +129,16 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
       if (!(err instanceof TreeFsError)) throw err;
     }
   }
+  return suite;
+}
+
+/** The selection step: which tests relate to the change, their estimated times, and the order they run in. */
+function planCandidate(input: CandidateInput): Plan {
+  const started = performance.now();
+  const { config, pristine } = input;
+  const store = pristine.tests;
+  const runner = config.validation.runner;
+  const suite = suiteOf(input);
   const selection = selectTests({
     ...(suite ? { suite } : {}),
     root: pristine.dir,
@@ -121,187 +159,142 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     (r) => isHeavy(store, r.test.target, r.estimateMs, allowance),
     FAILED_ONLY_TIER,
   );
-  const runsBefore = store.runCount;
-  let runOf: (target: string) => NonNullable<TestsRan["selected"][number]["run"]> = () => "ran";
-  /** What more than `run` says of a test that did not run (a batch stopped at the budget). */
-  let detailOf: (
-    target: string,
-  ) => Pick<TestsRan["selected"][number], "reason" | "stoppedAfterMs" | "unpatchedMs"> = () => ({});
-  const ran = (kind: TestsRan["kind"], command: string | null, notRun: string | null): TestsRan => ({
+  return {
+    input,
+    started,
+    store,
+    suite,
+    selection,
+    ranked,
+    targets: ranked.map((r) => r.test.target),
+    budgetMs,
+    estimateOf,
+    definitions,
+    runsBefore: store.runCount,
+  };
+}
+
+/** What the candidate's validation ran, for the report. */
+function testsRan(
+  plan: Plan,
+  account: RelatedAccount,
+  kind: TestsRan["kind"],
+  command: string | null,
+  notRun: string | null,
+): TestsRan {
+  const { selection } = plan;
+  return {
     kind,
     runner: selection.runner,
     why: selection.why,
-    selected: ranked.map(({ test: t }) => ({
+    selected: plan.ranked.map(({ test: t }) => ({
       target: t.target,
       reasons: t.reasons.map((r) => REASON_TEXT[r]),
       ...(t.detail ? { detail: t.detail } : {}),
-      run: runOf(t.target),
-      ...detailOf(t.target),
+      run: account.runOf(t.target),
+      ...account.detailOf(t.target),
     })),
     total: selection.total,
     command,
     notRun,
-    pristineRuns: store.runCount - runsBefore,
-    relatedBudgetMs: kind === "full" ? null : budgetMs,
-    durationMs: Math.round(performance.now() - started),
-  });
-  const wholeSuite = async (
-    first: ValidationResult | null,
-    firstRun: TestRun | null = null,
-  ): Promise<CandidateValidation> => {
-    const before = await store.full(signal);
-    const after = await runTestSuite(sandbox, workdir, config, signal, {
-      pristine: pristine.dir,
-      changed: input.changed,
-    });
-    const result = compareRuns(before, after);
-    addRestored(result, after);
-    baselineLimit(result, before);
-    if (first?.perTest && (result.status === "error" || !result.perTest)) {
-      // The whole suite cannot name single tests (or could not judge at all): the selected tests'
-      // per-test comparison stays the result, and the whole suite's outcome is said.
-      first.tests = ran(
-        "targeted",
-        first.command,
-        `the whole suite ran but cannot judge single tests: ${result.summary}`,
-      );
-      return { result: first, run: firstRun, selection, suite };
-    }
-    if (first && first.status === "regressions" && result.status !== "regressions") {
-      // The whole suite cannot undo what the selected tests showed.
-      result.status = "regressions";
-      result.regressions = [...new Set([...first.regressions, ...result.regressions])];
-      const failures = [...(first.failures ?? []), ...(result.failures ?? [])];
-      if (failures.length > 0) result.failures = failures.slice(0, MAX_FAILURE_MESSAGES);
-      result.summary = `${first.summary}; whole suite: ${result.summary}`;
-    }
-    result.tests = ran(first ? "targeted+rest" : "full", config.test.command, null);
-    return { result, run: after, selection, suite };
+    pristineRuns: plan.store.runCount - plan.runsBefore,
+    relatedBudgetMs: kind === "full" ? null : plan.budgetMs,
+    durationMs: Math.round(performance.now() - plan.started),
   };
-  if (selection.kind === "full") return wholeSuite(null);
+}
 
-  const targets = ranked.map((r) => r.test.target);
-  let first: ValidationResult | null = null;
-  let run: TestRun | null = null;
-  let command: string | null = null;
-  /** What of the related tests did not run, for the report. */
-  const leftOut: string[] = [];
-  let overBudget = false;
-  /** Related test files whose unpatched run did not finish in time: the whole suite holds them too. */
-  let unfinished: string[] = [];
-  if (targets.length > 0) {
-    const cmd = targetedCommand(config, targets);
-    if ("reason" in cmd) return wholeSuite(null);
-    const ownerOf: OwnerOf = Object.assign(
-      (id: string, files?: readonly string[]) => suite?.targetOfId(id, files) ?? null,
-      { idsMayLackFiles: suite?.idsMayLackFiles === true },
+/**
+ * The whole suite on both trees, after the related tests (`related`: what they showed, null when none
+ * ran first): it cannot undo a regression they showed, and a whole suite that cannot name single tests
+ * leaves their per-test comparison the result.
+ */
+async function wholeSuite(
+  plan: Plan,
+  account: RelatedAccount,
+  related: Pick<RelatedOutcome, "first" | "run"> | null,
+): Promise<CandidateValidation> {
+  const { sandbox, config, pristine, workdir, signal } = plan.input;
+  const { selection, suite } = plan;
+  const first = related?.first ?? null;
+  const before = await plan.store.full(signal);
+  const after = await runTestSuite(sandbox, workdir, config, signal, {
+    pristine: pristine.dir,
+    changed: plan.input.changed,
+  });
+  const result = compareRuns(before, after);
+  addRestored(result, after);
+  baselineLimit(result, before);
+  if (first?.perTest && (result.status === "error" || !result.perTest)) {
+    // The whole suite cannot name single tests (or could not judge at all): the selected tests'
+    // per-test comparison stays the result, and the whole suite's outcome is said.
+    first.tests = testsRan(
+      plan,
+      account,
+      "targeted",
+      first.command,
+      `the whole suite ran but cannot judge single tests: ${result.summary}`,
     );
-    const related = await runRelated({
-      sandbox,
-      config,
-      pristine,
-      workdir,
-      changed: input.changed,
-      signal,
-      ranked,
-      budgetMs,
-      started,
-      ownerOf,
-      estimate: estimateOf,
-      definitions,
-      slowdownGraceMs: input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS,
-      ...(input.parallel !== undefined ? { parallel: input.parallel } : {}),
-    });
-    first = related.result;
-    run = related.run;
-    command = related.commands.join(" + ") || null;
-    const status = new Map<
-      string,
-      "over-budget" | "after-regression" | "unpatched-too-slow" | "needs-network"
-    >();
-    for (const t of related.overBudget) status.set(t, "over-budget");
-    for (const t of related.afterRegression) status.set(t, "after-regression");
-    for (const { target } of related.givenUp) status.set(target, "unpatched-too-slow");
-    for (const { target } of related.timedOut) status.set(target, "unpatched-too-slow");
-    for (const { target } of related.network) status.set(target, "needs-network");
-    unfinished = [...related.givenUp.map((g) => g.target), ...related.timedOut.map((x) => x.target)];
-    const details = new Map<string, ReturnType<typeof detailOf>>();
-    for (const st of related.stopped) {
-      for (const t of st.targets) {
-        status.set(t, "over-budget");
-        details.set(t, {
-          reason: st.reason,
-          stoppedAfterMs: st.afterMs,
-          ...(st.unpatchedMs !== null ? { unpatchedMs: Math.round(st.unpatchedMs) } : {}),
-        });
-      }
-    }
-    for (const [t, ms] of related.longerThanBudget) {
-      details.set(t, {
-        reason: `its run on the unpatched tree took ${seconds(ms)}, longer than the budget`,
-        unpatchedMs: Math.round(ms),
-      });
-    }
-    if (related.givenUp.length > 0) {
-      const limit = Math.max(...related.givenUp.map((g) => g.limitMs));
-      for (const g of related.givenUp) {
-        details.set(g.target, {
-          reason: `its run on the unpatched tree was stopped after ${seconds(g.limitMs)}, not finished`,
-        });
-      }
-      leftOut.push(
-        `${namesOf(related.givenUp.map((g) => g.target))} (${countOf(related.givenUp.length, "related test")}, could not be judged here (timed out before the patch): their run on the unpatched tree did not finish within ${seconds(limit)}, at least the budget, so they are given up for this job)`,
-      );
-    }
-    for (const { target, ms } of related.timedOut) {
-      details.set(target, {
-        reason: `its run on the unpatched tree was stopped at its own limit after ${seconds(ms)}, not finished`,
-      });
-    }
-    if (related.timedOut.length > 0) {
-      const names = related.timedOut.map((x) => x.target);
-      leftOut.push(
-        `${namesOf(names)} (${countOf(names.length, "related test")}, could not be judged here (timed out before the patch): their run on the unpatched tree did not finish within its own limit, so they were not run after it)`,
-      );
-    }
-    for (const { target, line } of related.network) details.set(target, { reason: line });
-    if (related.network.length > 0) {
-      const names = related.network.map((x) => x.target);
-      leftOut.push(
-        `${namesOf(names)} (${countOf(names.length, "related test")}, needs the network (not judged here): their tests failed on the unpatched tree only with network errors, networking being off, so they were not run after the patch)`,
-      );
-    }
-    runOf = (t) => status.get(t) ?? "ran";
-    detailOf = (t) => details.get(t) ?? {};
-    for (const st of related.stopped) {
-      overBudget = true;
-      leftOut.push(
-        `${namesOf(st.targets)} (${countOf(st.targets.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests: ${st.reason})`,
-      );
-    }
-    if (related.overBudget.length > 0) {
-      overBudget = true;
-      const longer = related.overBudget.filter((t) => related.longerThanBudget.has(t));
-      const rest = related.overBudget.filter((t) => !related.longerThanBudget.has(t));
-      if (rest.length > 0) {
-        leftOut.push(
-          `${namesOf(rest)} (${countOf(rest.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests, validation.related-budget)`,
-        );
-      }
-      if (longer.length > 0) {
-        leftOut.push(
-          `${namesOf(longer)} (${countOf(longer.length, "related test")}, over the ${seconds(budgetMs ?? 0)} budget for related tests: their run on the unpatched tree alone took longer)`,
-        );
-      }
-    }
-    if (related.afterRegression.length > 0) {
-      leftOut.push(
-        `${namesOf(related.afterRegression)} (${countOf(related.afterRegression.length, "related test")}, not run: the tests that ran already show a regression, so the patch is rejected)`,
-      );
-    }
+    return { result: first, run: related?.run ?? null, selection, suite };
   }
+  if (first && first.status === "regressions" && result.status !== "regressions") {
+    // The whole suite cannot undo what the selected tests showed.
+    result.status = "regressions";
+    result.regressions = [...new Set([...first.regressions, ...result.regressions])];
+    const failures = [...(first.failures ?? []), ...(result.failures ?? [])];
+    if (failures.length > 0) result.failures = failures.slice(0, MAX_FAILURE_MESSAGES);
+    result.summary = `${first.summary}; whole suite: ${result.summary}`;
+  }
+  result.tests = testsRan(plan, account, first ? "targeted+rest" : "full", config.test.command, null);
+  return { result, run: after, selection, suite };
+}
+
+/**
+ * The related tests within their budget (`runRelated`); null when they cannot be run as selected (the
+ * whole suite runs instead).
+ */
+async function relatedTests(plan: Plan): Promise<RelatedOutcome | null> {
+  const { input, targets, suite } = plan;
+  if (targets.length === 0) return { first: null, run: null, command: null, account: NOTHING_LEFT_OUT };
+  const cmd = targetedCommand(input.config, targets);
+  if ("reason" in cmd) return null;
+  const ownerOf: OwnerOf = Object.assign(
+    (id: string, files?: readonly string[]) => suite?.targetOfId(id, files) ?? null,
+    { idsMayLackFiles: suite?.idsMayLackFiles === true },
+  );
+  const related = await runRelated({
+    sandbox: input.sandbox,
+    config: input.config,
+    pristine: input.pristine,
+    workdir: input.workdir,
+    changed: input.changed,
+    signal: input.signal,
+    ranked: plan.ranked,
+    budgetMs: plan.budgetMs,
+    started: plan.started,
+    ownerOf,
+    estimate: plan.estimateOf,
+    definitions: plan.definitions,
+    slowdownGraceMs: input.slowdownGraceMs ?? SLOWDOWN_GRACE_MS,
+    ...(input.parallel !== undefined ? { parallel: input.parallel } : {}),
+  });
+  return {
+    first: related.result,
+    run: related.run,
+    command: related.commands.join(" + ") || null,
+    account: accountRelated(related, plan.budgetMs),
+  };
+}
+
+/**
+ * The verdict step after the related tests: the rest of the suite runs when the configuration asks for
+ * it or it fits the budget, else the result says why it did not run.
+ */
+async function restOfSuite(plan: Plan, related: RelatedOutcome): Promise<CandidateValidation> {
+  const { config } = plan.input;
+  const { selection, suite, targets } = plan;
+  const { first, run, command, account } = related;
   const withLeftOut = (rest: string | null): string | null =>
-    [...leftOut, ...(rest ? [rest] : [])].join("; ") || null;
+    [...account.leftOut, ...(rest ? [rest] : [])].join("; ") || null;
   // Single tests (a failed-before test id) do not count against the suite's files or modules.
   const wholeTargets = suite ? targets.filter((t) => suite.targets.has(t)).length : targets.length;
   const rest = selection.total !== null ? selection.total - wholeTargets : null;
@@ -309,10 +302,10 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
     rest !== null ? `the other ${rest} test${rest === 1 ? "" : "s"} of the suite` : "the rest of the suite";
   if (first?.status === "regressions") {
     const left = rest === 0 ? null : `${restText}: not run, the selected tests already show a regression`;
-    first.tests = ran("targeted", command, withLeftOut(left));
+    first.tests = testsRan(plan, account, "targeted", command, withLeftOut(left));
     return { result: first, run, selection, suite };
   }
-  if (config.validation.mode === "full") return wholeSuite(first, run);
+  if (config.validation.mode === "full") return wholeSuite(plan, account, related);
   const unjudged = (): ValidationResult => ({
     ...compareRuns(null, null),
     status: "no-tests",
@@ -325,16 +318,35 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
   if (targets.length === 0 && selection.total === 0) {
     // The runner finds no test in the tree: the command runs as it is, so that what it does (zero tests,
     // nothing collected) is what the result says, never "no test relates".
-    return wholeSuite(null);
+    return wholeSuite(plan, NOTHING_LEFT_OUT, null);
   }
-  if (rest === 0) {
+  const notRun = (why: string | null): CandidateValidation => {
     const result = first ?? unjudged();
-    result.tests = ran("targeted", command, withLeftOut(null));
+    result.tests = testsRan(
+      plan,
+      account,
+      "targeted",
+      command,
+      withLeftOut(why && `${restText}: not run, ${why}`),
+    );
     return { result, run, selection, suite };
-  }
-  // The rest of the suite when it fits the budget: its time estimated from what ran (the unpatched whole
-  // suite when the job has it, else the selected tests' time per test), doubled when the unpatched
-  // whole suite must run too.
+  };
+  if (rest === 0) return notRun(null);
+  const why = await whyNotWhole(plan, related);
+  return why === null ? wholeSuite(plan, account, related) : notRun(why);
+}
+
+/**
+ * The budget step for the rest of the suite: why it does not run (the related tests took the budget,
+ * it holds a file that did not finish unpatched, its estimate is over the budget, its unpatched run did
+ * not finish within it), or null when it runs. Its time is estimated from what ran (the unpatched whole
+ * suite when the job has it, else the selected tests' time per test), doubled when the unpatched whole
+ * suite must run too.
+ */
+async function whyNotWhole(plan: Plan, related: RelatedOutcome): Promise<string | null> {
+  const { config, signal } = plan.input;
+  const { store, targets, selection } = plan;
+  const { run, account } = related;
   const budget = config.validation.budgetMs;
   const known = store.fullResult;
   const perTarget = run && targets.length > 0 ? run.exec.durationMs / targets.length : null;
@@ -344,37 +356,24 @@ async function validateSelected(input: CandidateInput): Promise<CandidateValidat
       : perTarget !== null && selection.total !== null
         ? perTarget * selection.total * 2
         : null;
-  const notRun = (why: string): CandidateValidation => {
-    const result = first ?? unjudged();
-    result.tests = ran("targeted", command, withLeftOut(`${restText}: not run, ${why}`));
-    return { result, run, selection, suite };
-  };
-  if (overBudget) return notRun("the related tests already took the budget for related tests");
+  if (account.overBudget) return "the related tests already took the budget for related tests";
+  const unfinished = account.unfinished;
   if (unfinished.length > 0) {
     // The rest of the suite holds these files too: its unpatched run would wait on them until the budget.
-    return notRun(
-      `it holds ${namesOf(unfinished)}, which did not finish on the unpatched tree within ${unfinished.length === 1 ? "its" : "their"} own limit`,
-    );
+    return `it holds ${namesOf(unfinished)}, which did not finish on the unpatched tree within ${unfinished.length === 1 ? "its" : "their"} own limit`;
   }
   if (store.fullTooSlowMs !== null && (known === undefined || known === null)) {
-    return notRun(
-      `the whole suite did not finish within ${seconds(store.fullTooSlowMs)} on the unpatched tree`,
-    );
+    return `the whole suite did not finish within ${seconds(store.fullTooSlowMs)} on the unpatched tree`;
   }
   if (estimate !== null && estimate > budget) {
-    return notRun(
-      `its estimated time (${seconds(estimate)}${known ? "" : ", with the unpatched run, from the selected tests' time per test"}) is over the ${seconds(budget)} budget (validation.budget)`,
-    );
+    return `its estimated time (${seconds(estimate)}${known ? "" : ", with the unpatched run, from the selected tests' time per test"}) is over the ${seconds(budget)} budget (validation.budget)`;
   }
-  if (budget <= 0) return notRun("the budget is 0 s (validation.budget)");
+  if (budget <= 0) return "the budget is 0 s (validation.budget)";
   if (known === undefined) {
     // No estimate, or one that fits: the unpatched whole suite runs within the budget, or is given up.
     const before = await store.fullWithin(budget, signal);
-    if (!before) {
-      return notRun(
-        `the whole suite did not finish within the ${seconds(budget)} budget on the unpatched tree`,
-      );
-    }
+    if (!before)
+      return `the whole suite did not finish within the ${seconds(budget)} budget on the unpatched tree`;
   }
-  return wholeSuite(first, run);
+  return null;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compareRuns, mergeResults, showsFix } from "../../src/validate/compare.ts";
+import { compareRuns, showsFix } from "../../src/validate/compare.ts";
+import { mergeResults } from "../../src/validate/merge-runs.ts";
 import { fileEntryId, isLoadFailure, whyNotCounted } from "../../src/validate/evidence.ts";
 import { parseGoTest } from "../../src/runners/go/results-output.ts";
 import { parsePytest } from "../../src/runners/pytest/results-output.ts";

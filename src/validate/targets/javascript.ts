@@ -67,79 +67,16 @@ export function javascriptSuite(listing: TreeListing, runner: TestRunnerKind): T
     }
     return s;
   };
-  const testName = (rel: string): string =>
-    baseOf(rel)
-      .replace(/\.(test|spec)(?=\.)/, "")
-      .split(".")[0]!;
   return {
     runner,
     targets,
     related(changed) {
       const out = new Map<string, RelatedTest>();
-      /** `depth`: 0 or absent a direct import, 1 through the library's files, 2+ through test helpers. */
-      const add = (rel: string, reason: SelectReason, detail: string, depth = 0) => {
-        if (!targets.has(rel)) return;
-        const cur = out.get(rel);
-        if (!cur) {
-          out.set(rel, { reasons: [reason], detail, ...(depth > 0 ? { depth } : {}) });
-          return;
-        }
-        if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
-        if (reason === "imports-changed" && depth < (cur.depth ?? 0)) {
-          if (depth === 0) delete cur.depth;
-          else cur.depth = depth;
-        }
-      };
+      const add = adder(out, targets);
       const sources = changed.filter((c) => SOURCE.test(c));
-      const stems = new Map(sources.filter((c) => !isTestPath(c)).map((c) => [stemOf(c), c]));
-      for (const rel of targets.keys()) {
-        const n = testName(rel).replace(/^test[-_]|[-_]test$/g, "");
-        const hit = stems.get(n);
-        if (hit) add(rel, "named-after-changed", hit);
-      }
-      // The library's own files that load a changed file, one import after the other (`index.js`
-      // requires `lib/app.js`, which requires the change): a test loading any of them loads the change.
-      const related = new Map<string, { root: string; depth: number }>(
-        sources.map((c) => [c, { root: c, depth: 0 }]),
-      );
-      const library = listing.files
-        .filter((f) => SOURCE.test(f) && !isTestPath(f))
-        .slice(0, MAX_LIBRARY_FILES);
-      let frontier = sources.filter((c) => !isTestPath(c));
-      while (frontier.length > 0 && library.length > 0) {
-        const next: string[] = [];
-        const wanted = new Set(frontier);
-        for (const lib of library) {
-          if (related.has(lib)) continue;
-          const hit = [...imports(lib)].find((i) => wanted.has(i));
-          if (hit === undefined) continue;
-          related.set(lib, { root: related.get(hit)!.root, depth: 1 });
-          next.push(lib);
-        }
-        frontier = next;
-      }
-      const reached = new Set<string>();
-      for (let round = 0; round < 5; round++) {
-        let grew = false;
-        for (const rel of testSide) {
-          if (reached.has(rel)) continue;
-          let via: { root: string; depth: number } | undefined;
-          for (const i of imports(rel)) {
-            const r = related.get(i);
-            if (r && (via === undefined || r.depth < via.depth)) via = r;
-          }
-          if (via === undefined) continue;
-          reached.add(rel);
-          grew = true;
-          add(rel, "imports-changed", via.root, via.depth);
-          if (!targets.has(rel)) {
-            const importers = testSide.filter((f) => imports(f).has(rel));
-            if (importers.length < HELPER_FAN_OUT)
-              related.set(rel, { root: via.root, depth: Math.max(2, via.depth + 1) });
-          }
-        }
-        if (!grew) break;
-      }
+      namedAfterChange(targets, sources, add);
+      const related = libraryImporters(listing, sources, imports);
+      testImporters(targets, testSide, imports, related, add);
       return out;
     },
     // Some runners' ids start with their file (`test/a.test.js > suite > name`); others name it only
@@ -155,4 +92,104 @@ export function javascriptSuite(listing: TreeListing, runner: TestRunnerKind): T
     idsMayLackFiles: true,
     aliases: (target) => [target, baseOf(target)],
   };
+}
+
+const testName = (rel: string): string =>
+  baseOf(rel)
+    .replace(/\.(test|spec)(?=\.)/, "")
+    .split(".")[0]!;
+
+/** `depth`: 0 or absent a direct import, 1 through the library's files, 2+ through test helpers. */
+type AddRelated = (rel: string, reason: SelectReason, detail: string, depth?: number) => void;
+
+/** Records a test file's tie to the change in `out`, keeping the closest import depth. */
+function adder(out: Map<string, RelatedTest>, targets: ReadonlyMap<string, string[]>): AddRelated {
+  return (rel, reason, detail, depth = 0) => {
+    if (!targets.has(rel)) return;
+    const cur = out.get(rel);
+    if (!cur) {
+      out.set(rel, { reasons: [reason], detail, ...(depth > 0 ? { depth } : {}) });
+      return;
+    }
+    if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    if (reason === "imports-changed" && depth < (cur.depth ?? 0)) {
+      if (depth === 0) delete cur.depth;
+      else cur.depth = depth;
+    }
+  };
+}
+
+/** Tests named after a changed file (`x.test.ts`, `x.spec.js`, `test/x.js` for `src/x.ts`). */
+function namedAfterChange(
+  targets: ReadonlyMap<string, string[]>,
+  sources: readonly string[],
+  add: AddRelated,
+): void {
+  const stems = new Map(sources.filter((c) => !isTestPath(c)).map((c) => [stemOf(c), c]));
+  for (const rel of targets.keys()) {
+    const n = testName(rel).replace(/^test[-_]|[-_]test$/g, "");
+    const hit = stems.get(n);
+    if (hit) add(rel, "named-after-changed", hit);
+  }
+}
+
+type Reach = Map<string, { root: string; depth: number }>;
+
+/**
+ * The library's own files that load a changed file, one import after the other (`index.js` requires
+ * `lib/app.js`, which requires the change): a test loading any of them loads the change.
+ */
+function libraryImporters(
+  listing: TreeListing,
+  sources: readonly string[],
+  imports: (rel: string) => Set<string>,
+): Reach {
+  const related: Reach = new Map(sources.map((c) => [c, { root: c, depth: 0 }]));
+  const library = listing.files.filter((f) => SOURCE.test(f) && !isTestPath(f)).slice(0, MAX_LIBRARY_FILES);
+  let frontier = sources.filter((c) => !isTestPath(c));
+  while (frontier.length > 0 && library.length > 0) {
+    const next: string[] = [];
+    const wanted = new Set(frontier);
+    for (const lib of library) {
+      if (related.has(lib)) continue;
+      const hit = [...imports(lib)].find((i) => wanted.has(i));
+      if (hit === undefined) continue;
+      related.set(lib, { root: related.get(hit)!.root, depth: 1 });
+      next.push(lib);
+    }
+    frontier = next;
+  }
+  return related;
+}
+
+/** Tests importing the change or a file that loads it, passed on through test helpers (not widely shared ones). */
+function testImporters(
+  targets: ReadonlyMap<string, string[]>,
+  testSide: readonly string[],
+  imports: (rel: string) => Set<string>,
+  related: Reach,
+  add: AddRelated,
+): void {
+  const reached = new Set<string>();
+  for (let round = 0; round < 5; round++) {
+    let grew = false;
+    for (const rel of testSide) {
+      if (reached.has(rel)) continue;
+      let via: { root: string; depth: number } | undefined;
+      for (const i of imports(rel)) {
+        const r = related.get(i);
+        if (r && (via === undefined || r.depth < via.depth)) via = r;
+      }
+      if (via === undefined) continue;
+      reached.add(rel);
+      grew = true;
+      add(rel, "imports-changed", via.root, via.depth);
+      if (!targets.has(rel)) {
+        const importers = testSide.filter((f) => imports(f).has(rel));
+        if (importers.length < HELPER_FAN_OUT)
+          related.set(rel, { root: via.root, depth: Math.max(2, via.depth + 1) });
+      }
+    }
+    if (!grew) break;
+  }
 }

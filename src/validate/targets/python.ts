@@ -101,151 +101,15 @@ export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestS
     fileTarget.set(rel, t);
   }
   const testSide = listing.files.filter((f) => f.endsWith(".py") && isTestPath(f));
-  const known = new Set<string>();
-  for (const rel of listing.files) for (const n of moduleNames(listing, rel)) known.add(n);
-  const importsOf = new Map<string, Set<string>>();
-  /**
-   * The modules a file imports: `from a import b` imports the module a.b when there is one, else names
-   * from a's namespace (a itself).
-   */
-  const imports = (rel: string): Set<string> => {
-    let s = importsOf.get(rel);
-    if (!s) {
-      s = new Set<string>();
-      const text = listing.read(rel) ?? "";
-      for (const imp of pythonImports(
-        text,
-        moduleNames(listing, rel)[0] ?? null,
-        rel.endsWith("__init__.py"),
-      )) {
-        const subs = imp.names.filter((n) => known.has(`${imp.module}.${n}`));
-        for (const n of subs) s.add(`${imp.module}.${n}`);
-        if (subs.length < imp.names.length || imp.names.length === 0) s.add(imp.module);
-      }
-      importsOf.set(rel, s);
-    }
-    return s;
-  };
-
+  const imports = importIndex(listing);
   return {
     runner,
     targets,
     related(changed) {
       const out = new Map<string, RelatedTest>();
-      const add = (
-        rel: string,
-        reason: SelectReason,
-        detail: string,
-        depth?: number,
-        named?: "module" | "package",
-      ) => {
-        const t = fileTarget.get(rel);
-        if (!t) return;
-        const cur = out.get(t);
-        if (!cur) {
-          out.set(t, {
-            reasons: [reason],
-            detail,
-            ...(depth !== undefined ? { depth } : {}),
-            ...(named ? { named } : {}),
-          });
-          return;
-        }
-        if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
-        if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
-        if (named && cur.named !== "module") cur.named = named;
-      };
-      // Names under which the change is imported: the modules (and their submodules), and packages whose
-      // __init__ imports them (only an import of the package itself, not of its other submodules).
-      const names = new Map<string, string>();
-      /** How far each name is from the change: 0 the changed module, 1 a package importing it, 2+ helpers. */
-      const depthOf = new Map<string, number>();
-      const exact = new Set<string>();
-      for (const rel of changed) {
-        if (!rel.endsWith(".py")) continue;
-        for (const n of moduleNames(listing, rel)) {
-          names.set(n, rel);
-          depthOf.set(n, 0);
-        }
-        const parts = rel.split("/");
-        for (let i = parts.length - 1; i > 0; i--) {
-          const init = `${parts.slice(0, i).join("/")}/__init__.py`;
-          if (init === rel || !listing.has(init)) break;
-          const own = moduleNames(listing, rel);
-          if ([...imports(init)].some((imp) => own.some((n) => covers(imp, n)))) {
-            for (const n of moduleNames(listing, init)) {
-              if (!names.has(n)) {
-                exact.add(n);
-                depthOf.set(n, 1);
-              }
-              names.set(n, rel);
-            }
-          }
-        }
-      }
-      // Named after: test_<module>, <module>_test, and a test folder test_<package>; after the module
-      // itself, or only after the package it is in (a weaker tie: `test_asyncio/` for asyncio/threads.py).
-      const wanted = new Map<string, "module" | "package">();
-      for (const rel of changed) {
-        if (!rel.endsWith(".py") || isTestPath(rel)) continue;
-        const parts = rel.slice(0, -3).split("/");
-        if (parts[parts.length - 1] === "__init__") parts.pop();
-        const last = parts[parts.length - 1];
-        const pkg = parts.length > 1 ? parts[parts.length - 2] : undefined;
-        if (pkg && !wanted.has(pkg.replace(/^_+/, ""))) wanted.set(pkg.replace(/^_+/, ""), "package");
-        if (last) wanted.set(last.replace(/^_+/, ""), "module");
-      }
-      for (const rel of fileTarget.keys()) {
-        const stem = baseOf(rel).slice(0, -3);
-        const folder = baseOf(dirOf(rel));
-        let best: [string, "module" | "package"] | null = null;
-        for (const [n, kind] of wanted) {
-          if (
-            stem === `test_${n}` ||
-            stem === `${n}_test` ||
-            stem === `${n}_tests` ||
-            stem === `test${n}` ||
-            folder === `test_${n}`
-          ) {
-            if (!best || (best[1] === "package" && kind === "module")) best = [n, kind];
-          }
-        }
-        if (best) add(rel, "named-after-changed", best[0], undefined, best[1]);
-      }
-      // Imports, passed on through test helpers and test packages (not through widely shared helpers).
-      const related = new Map(names);
-      const reached = new Set<string>();
-      for (let round = 0; round < 5; round++) {
-        let grew = false;
-        for (const rel of testSide) {
-          if (reached.has(rel)) continue;
-          const match = (imp: string, n: string) => (exact.has(n) ? imp === n : covers(imp, n));
-          // The closest of the names it imports.
-          let via: [string, string] | null = null;
-          for (const imp of imports(rel)) {
-            for (const entry of related) {
-              if (!match(imp, entry[0])) continue;
-              if (!via || (depthOf.get(entry[0]) ?? 0) < (depthOf.get(via[0]) ?? 0)) via = entry;
-            }
-          }
-          if (via === null) continue;
-          reached.add(rel);
-          grew = true;
-          const depth = depthOf.get(via[0]) ?? 0;
-          add(rel, "imports-changed", via[1], depth);
-          const own = moduleNames(listing, rel);
-          const importers = testSide.filter((f) =>
-            [...imports(f)].some((i) => own.some((n) => covers(i, n))),
-          );
-          if (importers.length < HELPER_FAN_OUT) {
-            for (const n of own) {
-              related.set(n, via[1]);
-              if (!depthOf.has(n)) depthOf.set(n, Math.max(2, depth + 1));
-            }
-          }
-        }
-        if (!grew) break;
-      }
+      const add = adder(out, fileTarget);
+      namedAfterChange(changed, fileTarget, add);
+      importersOfChange(listing, testSide, imports, changedNames(listing, changed, imports), add);
       return out;
     },
     targetOfId(id) {
@@ -266,4 +130,186 @@ export function pythonSuite(listing: TreeListing, runner: TestRunnerKind): TestS
       return [...new Set([target, rel, baseOf(rel), ...moduleNames(listing, rel)])];
     },
   };
+}
+
+/**
+ * The modules a file imports (read once): `from a import b` imports the module a.b when there is one,
+ * else names from a's namespace (a itself).
+ */
+function importIndex(listing: TreeListing): (rel: string) => Set<string> {
+  const known = new Set<string>();
+  for (const rel of listing.files) for (const n of moduleNames(listing, rel)) known.add(n);
+  const importsOf = new Map<string, Set<string>>();
+  return (rel) => {
+    let s = importsOf.get(rel);
+    if (!s) {
+      s = new Set<string>();
+      const text = listing.read(rel) ?? "";
+      for (const imp of pythonImports(
+        text,
+        moduleNames(listing, rel)[0] ?? null,
+        rel.endsWith("__init__.py"),
+      )) {
+        const subs = imp.names.filter((n) => known.has(`${imp.module}.${n}`));
+        for (const n of subs) s.add(`${imp.module}.${n}`);
+        if (subs.length < imp.names.length || imp.names.length === 0) s.add(imp.module);
+      }
+      importsOf.set(rel, s);
+    }
+    return s;
+  };
+}
+
+type AddRelated = (
+  rel: string,
+  reason: SelectReason,
+  detail: string,
+  depth?: number,
+  named?: "module" | "package",
+) => void;
+
+/** Records a test file's tie to the change in `out` (under its target), keeping the closest depth. */
+function adder(out: Map<string, RelatedTest>, fileTarget: ReadonlyMap<string, string>): AddRelated {
+  return (rel, reason, detail, depth, named) => {
+    const t = fileTarget.get(rel);
+    if (!t) return;
+    const cur = out.get(t);
+    if (!cur) {
+      out.set(t, {
+        reasons: [reason],
+        detail,
+        ...(depth !== undefined ? { depth } : {}),
+        ...(named ? { named } : {}),
+      });
+      return;
+    }
+    if (!cur.reasons.includes(reason)) cur.reasons.push(reason);
+    if (depth !== undefined && (cur.depth === undefined || depth < cur.depth)) cur.depth = depth;
+    if (named && cur.named !== "module") cur.named = named;
+  };
+}
+
+/** The names the change is imported under, each with the changed file it stands for. */
+interface ChangedNames {
+  names: Map<string, string>;
+  /** How far each name is from the change: 0 the changed module, 1 a package importing it, 2+ helpers. */
+  depthOf: Map<string, number>;
+  /** Package names matched only as themselves, not through their other submodules. */
+  exact: Set<string>;
+}
+
+/**
+ * Names under which the change is imported: the modules (and their submodules), and packages whose
+ * __init__ imports them (only an import of the package itself, not of its other submodules).
+ */
+function changedNames(
+  listing: TreeListing,
+  changed: readonly string[],
+  imports: (rel: string) => Set<string>,
+): ChangedNames {
+  const names = new Map<string, string>();
+  const depthOf = new Map<string, number>();
+  const exact = new Set<string>();
+  for (const rel of changed) {
+    if (!rel.endsWith(".py")) continue;
+    for (const n of moduleNames(listing, rel)) {
+      names.set(n, rel);
+      depthOf.set(n, 0);
+    }
+    const parts = rel.split("/");
+    for (let i = parts.length - 1; i > 0; i--) {
+      const init = `${parts.slice(0, i).join("/")}/__init__.py`;
+      if (init === rel || !listing.has(init)) break;
+      const own = moduleNames(listing, rel);
+      if ([...imports(init)].some((imp) => own.some((n) => covers(imp, n)))) {
+        for (const n of moduleNames(listing, init)) {
+          if (!names.has(n)) {
+            exact.add(n);
+            depthOf.set(n, 1);
+          }
+          names.set(n, rel);
+        }
+      }
+    }
+  }
+  return { names, depthOf, exact };
+}
+
+/**
+ * Named after: test_<module>, <module>_test, and a test folder test_<package>; after the module itself,
+ * or only after the package it is in (a weaker tie: `test_asyncio/` for asyncio/threads.py).
+ */
+function namedAfterChange(
+  changed: readonly string[],
+  fileTarget: ReadonlyMap<string, string>,
+  add: AddRelated,
+): void {
+  const wanted = new Map<string, "module" | "package">();
+  for (const rel of changed) {
+    if (!rel.endsWith(".py") || isTestPath(rel)) continue;
+    const parts = rel.slice(0, -3).split("/");
+    if (parts[parts.length - 1] === "__init__") parts.pop();
+    const last = parts[parts.length - 1];
+    const pkg = parts.length > 1 ? parts[parts.length - 2] : undefined;
+    if (pkg && !wanted.has(pkg.replace(/^_+/, ""))) wanted.set(pkg.replace(/^_+/, ""), "package");
+    if (last) wanted.set(last.replace(/^_+/, ""), "module");
+  }
+  for (const rel of fileTarget.keys()) {
+    const stem = baseOf(rel).slice(0, -3);
+    const folder = baseOf(dirOf(rel));
+    let best: [string, "module" | "package"] | null = null;
+    for (const [n, kind] of wanted) {
+      if (
+        stem === `test_${n}` ||
+        stem === `${n}_test` ||
+        stem === `${n}_tests` ||
+        stem === `test${n}` ||
+        folder === `test_${n}`
+      ) {
+        if (!best || (best[1] === "package" && kind === "module")) best = [n, kind];
+      }
+    }
+    if (best) add(rel, "named-after-changed", best[0], undefined, best[1]);
+  }
+}
+
+/** Imports of the change, passed on through test helpers and test packages (not through widely shared helpers). */
+function importersOfChange(
+  listing: TreeListing,
+  testSide: readonly string[],
+  imports: (rel: string) => Set<string>,
+  { names, depthOf, exact }: ChangedNames,
+  add: AddRelated,
+): void {
+  const related = new Map(names);
+  const reached = new Set<string>();
+  const match = (imp: string, n: string) => (exact.has(n) ? imp === n : covers(imp, n));
+  for (let round = 0; round < 5; round++) {
+    let grew = false;
+    for (const rel of testSide) {
+      if (reached.has(rel)) continue;
+      // The closest of the names it imports.
+      let via: [string, string] | null = null;
+      for (const imp of imports(rel)) {
+        for (const entry of related) {
+          if (!match(imp, entry[0])) continue;
+          if (!via || (depthOf.get(entry[0]) ?? 0) < (depthOf.get(via[0]) ?? 0)) via = entry;
+        }
+      }
+      if (via === null) continue;
+      reached.add(rel);
+      grew = true;
+      const depth = depthOf.get(via[0]) ?? 0;
+      add(rel, "imports-changed", via[1], depth);
+      const own = moduleNames(listing, rel);
+      const importers = testSide.filter((f) => [...imports(f)].some((i) => own.some((n) => covers(i, n))));
+      if (importers.length < HELPER_FAN_OUT) {
+        for (const n of own) {
+          related.set(n, via[1]);
+          if (!depthOf.has(n)) depthOf.set(n, Math.max(2, depth + 1));
+        }
+      }
+    }
+    if (!grew) break;
+  }
 }

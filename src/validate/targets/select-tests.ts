@@ -133,6 +133,34 @@ export function selectTests(input: SelectInput): TestSelection {
     }
     suite = suiteFor(listing, runner!);
   }
+  const picked = pickTests(input, runner!, suite);
+  const { tests, within } = withinCommand(config, runner!, picked);
+  const total = suite.targets.size;
+  if (unnarrowed !== null) return { kind: "full", runner, tests, total, why: unnarrowed };
+  if (tests.length > MAX_TARGETS) {
+    return full(
+      `${tests.length} of ${total} tests relate to the change (over ${MAX_TARGETS}): the whole suite runs`,
+      total,
+    );
+  }
+  return {
+    kind: "targeted",
+    runner,
+    tests,
+    total,
+    why:
+      tests.length === 0
+        ? `no test of the ${total} found relates to the change${within}`
+        : `${tests.length} of ${plural(total, `${runner} ${runnerFor(runner!).targetWord}`, `${runner} ${pluralWord(runnerFor(runner!).targetWord)}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
+  };
+}
+
+/**
+ * The related tests of the suite: those that failed before (alone where the runner can name single
+ * tests), that import or are named after a changed module, and that the reproducer or the model names;
+ * a single test whose whole file or module is selected anyway runs with it. Sorted by target.
+ */
+function pickTests(input: SelectInput, runner: TestRunnerKind, suite: TestSuiteMap): SelectedTest[] {
   const picked = new Map<string, SelectedTest>();
   const add = (
     target: string,
@@ -140,8 +168,8 @@ export function selectTests(input: SelectInput): TestSelection {
     detail?: string,
     how: { depth?: number | undefined; named?: "module" | "package" | undefined } = {},
   ) => {
-    if (!validTarget(runner!, target)) return;
-    if (!suite.targets.has(target) && !singleTest(runner!, suite, target)) return;
+    if (!validTarget(runner, target)) return;
+    if (!suite.targets.has(target) && !singleTest(runner, suite, target)) return;
     const { depth, named } = how;
     const cur = picked.get(target);
     if (!cur) {
@@ -167,7 +195,7 @@ export function selectTests(input: SelectInput): TestSelection {
   // dotted test id), else with its file, module, package or class.
   for (const failed of input.failedBefore ?? []) {
     const { id, files } = typeof failed === "string" ? { id: failed, files: undefined } : failed;
-    const t = singleTest(runner!, suite, id) ? id : suite.targetOfId(id, files);
+    const t = singleTest(runner, suite, id) ? id : suite.targetOfId(id, files);
     // The report names the failed test when it selects its whole file, module, package or class.
     if (t) add(t, "failed-before", t === id ? undefined : `failed: ${id}`);
   }
@@ -186,35 +214,27 @@ export function selectTests(input: SelectInput): TestSelection {
   }
   const order = Object.keys(REASON_TEXT);
   for (const t of picked.values()) t.reasons.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-  let tests = [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  return [...picked.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+}
+
+/** The related tests within what the test command runs (`<runner> tests/test_api.py`), and the words for it. */
+function withinCommand(
+  config: SelectInput["config"],
+  runner: TestRunnerKind,
+  picked: SelectedTest[],
+): { tests: SelectedTest[]; within: string } {
   // The test command names what it runs (`<runner> tests/test_api.py`): related tests are chosen within it.
   const scope = config.validation.withinCommand === false ? null : commandScope(config);
   let within = "";
+  let tests = picked;
   if (scope) {
-    const inside = tests.filter((t) => inScope(runner!, t.target, scope));
+    const inside = tests.filter((t) => inScope(runner, t.target, scope));
     const outside = tests.length - inside.length;
     const named = scope.slice(0, 5).join(" ") + (scope.length > 5 ? " …" : "");
     within = ` within what the test command runs (\`${named}\`${outside > 0 ? `; ${outside} related ${outside === 1 ? "test" : "tests"} outside it left out, validation.within-command` : ""})`;
     tests = inside;
   }
-  const total = suite.targets.size;
-  if (unnarrowed !== null) return { kind: "full", runner, tests, total, why: unnarrowed };
-  if (tests.length > MAX_TARGETS) {
-    return full(
-      `${tests.length} of ${total} tests relate to the change (over ${MAX_TARGETS}): the whole suite runs`,
-      total,
-    );
-  }
-  return {
-    kind: "targeted",
-    runner,
-    tests,
-    total,
-    why:
-      tests.length === 0
-        ? `no test of the ${total} found relates to the change${within}`
-        : `${tests.length} of ${plural(total, `${runner} ${runnerFor(runner!).targetWord}`, `${runner} ${pluralWord(runnerFor(runner!).targetWord)}`)} ${tests.length === 1 ? "relates" : "relate"} to the change${within}`,
-  };
+  return { tests, within };
 }
 
 /** A target word's plural ("test class" → "test classes"). */

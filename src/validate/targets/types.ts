@@ -69,3 +69,12 @@ export interface TestSuiteMap {
   /** Names by which a text (a reproducer, the model's answer) may mention a target. */
   aliases(target: string): string[];
 }
+
+/**
+ * The test a test id of the runner's output belongs to (from the id, or the files the output named for
+ * it); null when it cannot be told. `idsMayLackFiles`: see TestSuiteMap.
+ */
+export interface OwnerOf {
+  (id: string, files?: readonly string[]): string | null;
+  idsMayLackFiles?: boolean;
+}
