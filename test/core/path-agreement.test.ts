@@ -173,6 +173,8 @@ test("the lists of folders to skip live in core/path-rules alone, and the index 
     "src/runners/shared/canaries-args.ts:vendor",
     // cargo's setup fetches offline when the crate's dependencies are vendored in the tree.
     "src/runners/cargo/conventions.ts:vendor",
+    // CTest's setup configures CMake into build/, the folder its test command then runs in.
+    "src/runners/ctest/conventions.ts:build",
   ]);
   const root = new URL("../../src/", import.meta.url).pathname;
   for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
