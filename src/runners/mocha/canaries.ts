@@ -8,14 +8,13 @@ import {
   appended,
   CANARY_DEFAULTS,
   deselectingAfter,
-  isOption,
   positionals,
   skipDir,
 } from "../shared/canaries-args.ts";
 import { findTestFile } from "../shared/canaries-sample.ts";
 import { MOCHA_DEFAULT_FILE, mochaConfigSpec, specFolder } from "./canaries-config.ts";
 import { command } from "./command.ts";
-import { type JsFlavour, jsCanary, jsSpot } from "../shared/canaries-js.ts";
+import { type JsFlavour, jsCanary, jsSpot, targetedJsSpot } from "../shared/canaries-js.ts";
 
 /** Options that could leave the check tests out or stop before them. */
 const DESELECTING = /^(-g|--grep(=.*)?|-f|--fgrep(=.*)?|-i|--invert|-b|--bail|--forbid-only)$/;
@@ -39,14 +38,7 @@ const FLAVOUR: JsFlavour = {
  * manager's script is read as the words it runs.
  */
 function spot({ tree, words, targets, valueOptions, scriptWords }: SpotInput): Spot | NoCanaries {
-  if (targets)
-    return {
-      ...jsSpot(
-        tree,
-        targets.find((t) => !isOption(t)),
-      ),
-      args: appended,
-    };
+  if (targets) return targetedJsSpot(tree, targets);
   if (scriptWords && "reason" in scriptWords)
     return { unverified: `the test command does not start mocha directly (${scriptWords.reason})` };
   const all = scriptWords ?? words;

@@ -8,11 +8,10 @@ import {
   appended,
   CANARY_DEFAULTS,
   deselectingAfter,
-  isOption,
   positionals,
   skipDir,
 } from "../shared/canaries-args.ts";
-import { countsOne, type JsFlavour, jsCanary, jsSpot } from "../shared/canaries-js.ts";
+import { countsOne, type JsFlavour, jsCanary, jsSpot, targetedJsSpot } from "../shared/canaries-js.ts";
 import { findTestFile } from "../shared/canaries-sample.ts";
 
 /** Options that could leave the check tests out or stop before them. */
@@ -34,14 +33,7 @@ const FLAVOUR: JsFlavour = {
 };
 
 function spot({ tree, words, targets, valueOptions, focus }: SpotInput): Spot | NoCanaries {
-  if (targets)
-    return {
-      ...jsSpot(
-        tree,
-        targets.find((t) => !isOption(t)),
-      ),
-      args: appended,
-    };
+  if (targets) return targetedJsSpot(tree, targets);
   const at = words.indexOf("--test");
   if (at < 0 || !/(^|\/)node$/.test(words[0] ?? ""))
     return { unverified: "the test command does not run `node --test`" };

@@ -1,12 +1,6 @@
 import type { RunnerCommand } from "../parts/command.ts";
-import {
-  asPathArg,
-  pathInScope,
-  positionals,
-  REL_PATH,
-  sizedTarget,
-  withoutPositionals,
-} from "../shared/command-words.ts";
+import { asPathArg, pathInScope, positionals, withoutPositionals } from "../shared/command-words.ts";
+import { JS_FILE_TARGETS } from "../shared/command-js.ts";
 import { nodeTestReportFlags, withoutReporters } from "./command-report.ts";
 
 /** node's options (with `--test`) that take their value as the next word. */
@@ -34,17 +28,8 @@ export const command: RunnerCommand = {
   namedAt: (words) => (startAt(words) >= 0 ? 0 : -1),
   argsAfter: startAt,
   takesScriptArgs: false,
-  targetForm: "path",
-  suiteKind: "javascript",
-  singleTestId: () => false,
-  targetWord: "test file",
-  validTarget: (t) => sizedTarget(t) && REL_PATH.test(t),
-  targetArgs: (targets) => targets.map(asPathArg),
+  ...JS_FILE_TARGETS,
   valueOptions: VALUE_OPTIONS,
-  listingWords: (words) => [...words],
-  ownReports: [],
-  refusesSuite: () => null,
-  quietTemplate: null,
   suiteWords(words, ctx) {
     // Its junit reporter writes a report naming each test's file, and its spec reporter the output.
     const ws = withoutReporters(words);

@@ -272,6 +272,17 @@ export function jsSpot(tree: TreeFs, arg: string | null | undefined): { dirs: st
   return { dirs: [d ?? ""], ...sampleAt(tree, arg) };
 }
 
+/** A targeted run's check tests: one more file given beside its first target. */
+export function targetedJsSpot(tree: TreeFs, targets: readonly string[]): Spot {
+  return {
+    ...jsSpot(
+      tree,
+      targets.find((t) => !isOption(t)),
+    ),
+    args: appended,
+  };
+}
+
 /** How jest or vitest is told apart from its configuration, and the files it takes by its default rules. */
 export interface DefaultRules {
   /** The runner's name as the run's note gives it. */
@@ -318,14 +329,7 @@ export function defaultRulesSpot(input: SpotInput, rules: DefaultRules): Spot | 
     return {
       unverified: `${rules.label}'s configuration (${config ?? "package.json"}) decides which test files it takes`,
     };
-  if (targets)
-    return {
-      ...jsSpot(
-        tree,
-        targets.find((t) => !isOption(t)),
-      ),
-      args: appended,
-    };
+  if (targets) return targetedJsSpot(tree, targets);
   return {
     ...jsSpot(
       tree,

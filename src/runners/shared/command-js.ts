@@ -52,6 +52,23 @@ export function jsTargeted(
   return { words: [...words], args: [...flags, ...paths] };
 }
 
+/**
+ * What every JavaScript runner shares whatever starts it: test files named by path, no report of its
+ * own, no listing words added.
+ */
+export const JS_FILE_TARGETS = {
+  targetForm: "path",
+  suiteKind: "javascript",
+  singleTestId: () => false,
+  targetWord: "test file",
+  validTarget: (t: string) => sizedTarget(t) && REL_PATH.test(t),
+  targetArgs: (targets: readonly string[]) => targets.map(asPathArg),
+  listingWords: (words: readonly string[]) => [...words],
+  ownReports: [],
+  refusesSuite: () => null,
+  quietTemplate: null,
+} as const satisfies Partial<RunnerCommand>;
+
 /** The members every JavaScript runner started from `node_modules` shares. */
 export function jsCommandBase(
   tool: JsTool<unknown>,
@@ -84,17 +101,8 @@ export function jsCommandBase(
     title: tool.name,
     spelled: true,
     takesScriptArgs: true,
-    targetForm: "path",
-    suiteKind: "javascript",
-    singleTestId: () => false,
-    targetWord: "test file",
-    validTarget: (t) => sizedTarget(t) && REL_PATH.test(t),
-    targetArgs: (targets) => targets.map(asPathArg),
+    ...JS_FILE_TARGETS,
     valueOptions: values,
-    listingWords: (words) => [...words],
-    ownReports: [],
-    refusesSuite: () => null,
-    quietTemplate: null,
     scope: (words) => {
       const i = at(words);
       return i < 0 ? null : positionals(words, i, values);
